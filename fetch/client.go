@@ -1,0 +1,664 @@
+// Package fetch is amber's recording HTTP/1.1 client, the only code of the crawler that
+// talks to the network. Each Do returns an Exchange holding the exact request and response
+// bytes as they crossed the wire, for WARC records. It also holds the address guard, the
+// --connect-to host mapping and the robots.txt policy and cache.
+package fetch
+
+import (
+	"bufio"
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"net/netip"
+	"net/url"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"golang.org/x/net/idna"
+)
+
+// Fetcher fetches one URL and returns its recorded exchange. *Client is the plain HTTP
+// implementation.
+type Fetcher interface {
+	Do(ctx context.Context, req Request) (*Exchange, error)
+}
+
+var _ Fetcher = (*Client)(nil)
+
+// Request is one request to make.
+type Request struct {
+	URL    string // absolute http or https URL; a fragment is ignored
+	Method string // "" means GET
+	// Header holds extra request headers (Referer, Cookie, ...), written in sorted order
+	// after the client's own. The client writes Host, Accept-Encoding: gzip and
+	// Connection: keep-alive itself (values given here for those, and for Content-Length,
+	// Transfer-Encoding, TE, Trailer, Upgrade, Keep-Alive and Proxy-Connection, are
+	// ignored); User-Agent and Accept default to Config.UserAgent and "*/*" unless set here.
+	Header http.Header
+}
+
+// Client is the recording HTTP/1.1 client. It is safe for concurrent use.
+type Client struct {
+	cfg    Config
+	dialer net.Dialer
+	// lookup resolves host names; tests replace it so that no test leaves 127.0.0.1.
+	lookup func(ctx context.Context, host string) ([]netip.Addr, error)
+
+	mu     sync.Mutex         // guards idle and closed
+	idle   map[string][]*conn // keep-alive connections by poolKey, most recent last
+	closed bool
+}
+
+// conn is one connection to a server.
+type conn struct {
+	nc        net.Conn
+	br        *bufio.Reader
+	key       string
+	remoteIP  string
+	tls       *TLSInfo
+	idleSince time.Time
+}
+
+const maxIdleTime = 60 * time.Second
+
+// NewClient validates cfg, applies the defaults and returns a Client.
+func NewClient(cfg Config) (*Client, error) {
+	cfg, err := cfg.withDefaults()
+	if err != nil {
+		return nil, err
+	}
+	c := &Client{cfg: cfg, idle: map[string][]*conn{}}
+	c.dialer = net.Dialer{KeepAlive: 30 * time.Second}
+	if !cfg.AllowPrivate {
+		c.dialer.Control = guardControl
+	}
+	c.lookup = func(ctx context.Context, host string) ([]netip.Addr, error) {
+		return net.DefaultResolver.LookupNetIP(ctx, "ip", host)
+	}
+	return c, nil
+}
+
+// Close closes the idle connections. A Client may still be used after Close, but it no
+// longer keeps connections alive.
+func (c *Client) Close() error {
+	c.mu.Lock()
+	idle := c.idle
+	c.idle = map[string][]*conn{}
+	c.closed = true
+	c.mu.Unlock()
+	for _, cs := range idle {
+		for _, cn := range cs {
+			cn.nc.Close()
+		}
+	}
+	return nil
+}
+
+// target is a prepared request.
+type target struct {
+	url        string
+	method     string
+	scheme     string
+	hostname   string // lowercase ASCII, unbracketed
+	port       string
+	dialHost   string
+	dialPort   string
+	serverName string
+	key        string
+	request    []byte
+}
+
+// Do performs one request. No redirect is followed (a 3xx is a result) and any HTTP status
+// is a result with a nil error. A response cut short after its header arrived is a result
+// with Truncated set. When there is no response at all the error is an *Error.
+func (c *Client) Do(ctx context.Context, req Request) (*Exchange, error) {
+	start := time.Now()
+	t, err := c.prepare(req)
+	if err != nil {
+		return nil, &Error{Kind: InvalidURL, URL: req.URL, Err: err}
+	}
+	deadline := start.Add(c.cfg.ResponseTimeout)
+	if d, ok := ctx.Deadline(); ok && d.Before(deadline) {
+		deadline = d
+	}
+	for attempt := 0; ; attempt++ {
+		cn, reused, err := c.getConn(ctx, t, deadline)
+		if err != nil {
+			return nil, err
+		}
+		ex, retry, err := c.roundTrip(ctx, cn, t, deadline)
+		if retry && reused && attempt == 0 {
+			continue // the server closed an idle connection; try a fresh one
+		}
+		return ex, err
+	}
+}
+
+func (c *Client) prepare(req Request) (*target, error) {
+	u, err := url.Parse(req.URL)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrInvalidURL, err)
+	}
+	t := &target{url: req.URL, method: req.Method, scheme: strings.ToLower(u.Scheme)}
+	if t.method == "" {
+		t.method = http.MethodGet
+	}
+	if !validToken(t.method) {
+		return nil, fmt.Errorf("%w: method %q", ErrInvalidURL, t.method)
+	}
+	defPort := ""
+	switch t.scheme {
+	case "http":
+		defPort = "80"
+	case "https":
+		defPort = "443"
+	default:
+		return nil, fmt.Errorf("%w: scheme %q", ErrInvalidURL, u.Scheme)
+	}
+	host := u.Hostname()
+	if host == "" {
+		return nil, fmt.Errorf("%w: empty host", ErrInvalidURL)
+	}
+	host = strings.ToLower(host)
+	if !isASCII(host) {
+		if host, err = idna.Lookup.ToASCII(host); err != nil {
+			return nil, fmt.Errorf("%w: host: %w", ErrInvalidURL, err)
+		}
+	}
+	if strings.ContainsAny(host, " \t\r\n\x00/\\@") {
+		return nil, fmt.Errorf("%w: host %q", ErrInvalidURL, host)
+	}
+	t.hostname = host
+	t.port = u.Port()
+	if t.port == "" {
+		t.port = defPort
+	} else if n, err := strconv.Atoi(t.port); err != nil || n < 1 || n > 65535 {
+		return nil, fmt.Errorf("%w: port %q", ErrInvalidURL, t.port)
+	}
+	hostHeader := bracket(host)
+	if t.port != defPort {
+		hostHeader += ":" + t.port
+	}
+
+	t.dialHost, t.dialPort = host, t.port
+	for _, m := range c.cfg.ConnectTo {
+		if m.matches(host, t.port) {
+			if m.ToHost != "" {
+				t.dialHost = strings.ToLower(m.ToHost)
+			}
+			if m.ToPort != "" {
+				t.dialPort = m.ToPort
+			}
+			break
+		}
+	}
+	if t.scheme == "https" {
+		t.serverName = host
+	}
+	t.key = t.scheme + "|" + net.JoinHostPort(t.dialHost, t.dialPort) + "|" + t.serverName
+
+	path := u.EscapedPath()
+	if path == "" {
+		path = "/"
+	}
+	if !strings.HasPrefix(path, "/") {
+		return nil, fmt.Errorf("%w: path %q", ErrInvalidURL, path)
+	}
+	target := path
+	if u.ForceQuery || u.RawQuery != "" {
+		target += "?" + escapeQuery(u.RawQuery)
+	}
+
+	b := make([]byte, 0, 256)
+	b = append(b, t.method...)
+	b = append(b, ' ')
+	b = append(b, target...)
+	b = append(b, " HTTP/1.1\r\nHost: "...)
+	b = append(b, hostHeader...)
+	b = append(b, "\r\n"...)
+	ua := c.cfg.UserAgent
+	if v := req.Header.Get("User-Agent"); v != "" {
+		ua = v
+	}
+	b = appendField(b, "User-Agent", ua)
+	if req.Header.Get("Accept") == "" {
+		b = appendField(b, "Accept", "*/*")
+	}
+	b = appendField(b, "Accept-Encoding", "gzip")
+	if u.User != nil && req.Header.Get("Authorization") == "" {
+		pw, _ := u.User.Password()
+		b = appendField(b, "Authorization", "Basic "+
+			base64.StdEncoding.EncodeToString([]byte(u.User.Username()+":"+pw)))
+	}
+	keys := make([]string, 0, len(req.Header))
+	for k := range req.Header {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
+		ck := http.CanonicalHeaderKey(k)
+		if clientOwned[ck] {
+			continue
+		}
+		if !validToken(k) {
+			return nil, fmt.Errorf("%w: header name %q", ErrInvalidURL, k)
+		}
+		for _, v := range req.Header[k] {
+			if !validHeaderValue(v) {
+				return nil, fmt.Errorf("%w: header %s value", ErrInvalidURL, k)
+			}
+			b = appendField(b, k, v)
+		}
+	}
+	if t.method == http.MethodPost || t.method == http.MethodPut || t.method == http.MethodPatch {
+		b = appendField(b, "Content-Length", "0")
+	}
+	b = appendField(b, "Connection", "keep-alive")
+	b = append(b, "\r\n"...)
+	t.request = b
+	return t, nil
+}
+
+// clientOwned header fields are written by the client (or never sent).
+var clientOwned = map[string]bool{
+	"Host": true, "User-Agent": true, "Accept-Encoding": true, "Connection": true,
+	"Content-Length": true, "Transfer-Encoding": true, "Te": true, "Trailer": true,
+	"Upgrade": true, "Keep-Alive": true, "Proxy-Connection": true,
+}
+
+func appendField(b []byte, k, v string) []byte {
+	b = append(b, k...)
+	b = append(b, ": "...)
+	b = append(b, v...)
+	return append(b, "\r\n"...)
+}
+
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= 0x80 {
+			return false
+		}
+	}
+	return true
+}
+
+// validToken reports whether s is an RFC 9110 token (method, field name).
+func validToken(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c <= ' ' || c >= 0x7f || strings.IndexByte(`"(),/:;<=>?@[\]{}`, c) >= 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// validHeaderValue rejects control characters other than HTAB (CR/LF would split the
+// request).
+func validHeaderValue(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; (c < ' ' && c != '\t') || c == 0x7f {
+			return false
+		}
+	}
+	return true
+}
+
+// escapeQuery percent-encodes the bytes a query may not carry on the request line.
+func escapeQuery(q string) string {
+	const hex = "0123456789ABCDEF"
+	var b []byte
+	for i := 0; i < len(q); i++ {
+		c := q[i]
+		if c <= ' ' || c >= 0x7f || c == '"' || c == '<' || c == '>' || c == '`' || c == '#' {
+			if b == nil {
+				b = append(make([]byte, 0, len(q)+8), q[:i]...)
+			}
+			b = append(b, '%', hex[c>>4], hex[c&15])
+		} else if b != nil {
+			b = append(b, c)
+		}
+	}
+	if b == nil {
+		return q
+	}
+	return string(b)
+}
+
+// getConn returns an idle connection for t or dials a new one.
+func (c *Client) getConn(ctx context.Context, t *target, deadline time.Time) (*conn, bool, error) {
+	if cn := c.takeIdle(t.key); cn != nil {
+		return cn, true, nil
+	}
+	cn, err := c.dial(ctx, t, deadline)
+	return cn, false, err
+}
+
+func (c *Client) takeIdle(key string) *conn {
+	now := time.Now()
+	var stale []*conn
+	var found *conn
+	c.mu.Lock()
+	cs := c.idle[key]
+	for len(cs) > 0 {
+		cn := cs[len(cs)-1]
+		cs = cs[:len(cs)-1]
+		if now.Sub(cn.idleSince) > maxIdleTime {
+			stale = append(stale, cn)
+			continue
+		}
+		found = cn
+		break
+	}
+	if len(cs) == 0 {
+		delete(c.idle, key)
+	} else {
+		c.idle[key] = cs
+	}
+	c.mu.Unlock()
+	for _, cn := range stale {
+		cn.nc.Close()
+	}
+	return found
+}
+
+func (c *Client) putIdle(cn *conn) {
+	cn.idleSince = time.Now()
+	cn.nc.SetDeadline(time.Time{})
+	c.mu.Lock()
+	if c.closed || c.cfg.MaxIdlePerHost < 0 || len(c.idle[cn.key]) >= c.cfg.MaxIdlePerHost {
+		c.mu.Unlock()
+		cn.nc.Close()
+		return
+	}
+	c.idle[cn.key] = append(c.idle[cn.key], cn)
+	c.mu.Unlock()
+}
+
+// dial resolves, connects (through the address guard) and, for https, handshakes.
+func (c *Client) dial(ctx context.Context, t *target, deadline time.Time) (*conn, error) {
+	fail := func(k ErrorKind, err error) (*conn, error) {
+		return nil, &Error{Kind: k, URL: t.url, Err: err}
+	}
+	connectBy := time.Now().Add(c.cfg.ConnectTimeout)
+	if deadline.Before(connectBy) {
+		connectBy = deadline
+	}
+	dctx, cancel := context.WithDeadline(ctx, connectBy)
+	defer cancel()
+
+	var addrs []netip.Addr
+	if ip, err := netip.ParseAddr(t.dialHost); err == nil {
+		addrs = []netip.Addr{ip}
+	} else {
+		addrs, err = c.lookup(dctx, t.dialHost)
+		if err != nil {
+			if k, ok := ctxKind(ctx, nil); ok {
+				return fail(k, err)
+			}
+			return fail(DNS, err)
+		}
+		if len(addrs) == 0 {
+			return fail(DNS, fmt.Errorf("fetch: no addresses for %s", t.dialHost))
+		}
+	}
+
+	var nc net.Conn
+	var errs []error
+	allBlocked := true
+	for _, ip := range addrs {
+		var err error
+		nc, err = c.dialer.DialContext(dctx, "tcp", net.JoinHostPort(ip.Unmap().String(), t.dialPort))
+		if err == nil {
+			break
+		}
+		errs = append(errs, err)
+		if !errors.Is(err, ErrBlocked) {
+			allBlocked = false
+		}
+		if dctx.Err() != nil {
+			break
+		}
+	}
+	if nc == nil {
+		err := errors.Join(errs...)
+		if allBlocked {
+			return fail(Blocked, err)
+		}
+		if k, ok := ctxKind(ctx, nil); ok {
+			return fail(k, err)
+		}
+		return fail(Connect, err)
+	}
+	cn := &conn{nc: nc, key: t.key}
+	if ap, err := netip.ParseAddrPort(nc.RemoteAddr().String()); err == nil {
+		cn.remoteIP = ap.Addr().Unmap().WithZone("").String()
+	}
+	if t.scheme == "https" {
+		if err := c.handshake(dctx, ctx, cn, t); err != nil {
+			nc.Close()
+			return nil, err
+		}
+	}
+	cn.br = bufio.NewReaderSize(cn.nc, 16<<10)
+	return cn, nil
+}
+
+// ctxKind classifies an error that happened because a context ended: Canceled when the
+// caller canceled, Timeout when a deadline passed.
+func ctxKind(ctx, inner context.Context) (ErrorKind, bool) {
+	if err := ctx.Err(); err != nil {
+		if errors.Is(err, context.Canceled) {
+			return Canceled, true
+		}
+		return Timeout, true
+	}
+	if inner != nil && inner.Err() != nil {
+		return Timeout, true
+	}
+	return 0, false
+}
+
+func (c *Client) handshake(dctx, ctx context.Context, cn *conn, t *target) error {
+	info := &TLSInfo{}
+	cfg := &tls.Config{
+		ServerName:         t.serverName,
+		InsecureSkipVerify: true, // verified below, so that the outcome can be recorded
+		NextProtos:         []string{"http/1.1"},
+		MinVersion:         tls.VersionTLS10,
+		CipherSuites:       allCipherSuites,
+		VerifyConnection: func(cs tls.ConnectionState) error {
+			err := verifyChain(cs, t.hostname, c.cfg.RootCAs)
+			info.Verified = err == nil
+			if err != nil {
+				info.VerifyError = err.Error()
+				if c.cfg.VerifyTLS {
+					return err
+				}
+			}
+			return nil
+		},
+	}
+	tc := tls.Client(cn.nc, cfg)
+	if err := tc.HandshakeContext(dctx); err != nil {
+		if k, ok := ctxKind(ctx, dctx); ok {
+			return &Error{Kind: k, URL: t.url, Err: err}
+		}
+		var ne net.Error
+		if errors.As(err, &ne) && ne.Timeout() {
+			return &Error{Kind: Timeout, URL: t.url, Err: err}
+		}
+		return &Error{Kind: TLS, URL: t.url, Err: err}
+	}
+	st := tc.ConnectionState()
+	info.Version = tls.VersionName(st.Version)
+	info.CipherSuite = tls.CipherSuiteName(st.CipherSuite)
+	cn.nc = tc
+	cn.tls = info
+	return nil
+}
+
+// allCipherSuites offers the insecure suites too: an archive wants the capture, and the
+// session parameters are recorded in TLSInfo.
+var allCipherSuites = func() []uint16 {
+	var ids []uint16
+	for _, s := range tls.CipherSuites() {
+		ids = append(ids, s.ID)
+	}
+	for _, s := range tls.InsecureCipherSuites() {
+		ids = append(ids, s.ID)
+	}
+	return ids
+}()
+
+func verifyChain(cs tls.ConnectionState, host string, roots *x509.CertPool) error {
+	if len(cs.PeerCertificates) == 0 {
+		return errors.New("fetch: no peer certificate")
+	}
+	opts := x509.VerifyOptions{Roots: roots, DNSName: host, Intermediates: x509.NewCertPool()}
+	for _, ic := range cs.PeerCertificates[1:] {
+		opts.Intermediates.AddCert(ic)
+	}
+	_, err := cs.PeerCertificates[0].Verify(opts)
+	return err
+}
+
+// roundTrip writes the request and reads the response on cn. retry is true when nothing at
+// all came back on the connection (a stale keep-alive connection).
+func (c *Client) roundTrip(ctx context.Context, cn *conn, t *target, deadline time.Time) (ex *Exchange, retry bool, err error) {
+	fail := func(k ErrorKind, err error) (*Exchange, bool, error) {
+		return nil, false, &Error{Kind: k, URL: t.url, Err: err}
+	}
+	stop := context.AfterFunc(ctx, func() { cn.nc.SetDeadline(time.Unix(1, 0)) })
+	reusable := false
+	defer func() {
+		if !stop() || !reusable {
+			cn.nc.Close()
+			return
+		}
+		c.putIdle(cn)
+	}()
+
+	raw := &rawStore{threshold: c.cfg.SpillThreshold, dir: c.cfg.TempDir}
+	ex = &Exchange{
+		URL:      t.url,
+		Method:   t.method,
+		Request:  t.request,
+		RemoteIP: cn.remoteIP,
+		maxBody:  c.cfg.MaxResponseSize,
+		raw:      raw,
+	}
+	if cn.tls != nil {
+		info := *cn.tls
+		ex.TLS = &info
+	}
+	ok := false
+	defer func() {
+		if !ok {
+			raw.remove()
+		}
+	}()
+
+	now := time.Now()
+	firstBy := now.Add(c.cfg.FirstByteTimeout)
+	if deadline.Before(firstBy) {
+		firstBy = deadline
+	}
+	ex.Started = now.UTC()
+	cn.nc.SetDeadline(firstBy)
+	if _, err := cn.nc.Write(t.request); err != nil {
+		if k, ok := ctxKind(ctx, nil); ok {
+			return fail(k, err)
+		}
+		if isTimeout(err) {
+			return fail(Timeout, err)
+		}
+		return nil, true, &Error{Kind: Broken, URL: t.url, Err: err}
+	}
+	if _, err := cn.br.Peek(1); err != nil {
+		if k, ok := ctxKind(ctx, nil); ok {
+			return fail(k, err)
+		}
+		if isTimeout(err) {
+			return fail(Timeout, fmt.Errorf("no first byte within %v: %w", c.cfg.FirstByteTimeout, err))
+		}
+		return nil, true, &Error{Kind: Broken, URL: t.url, Err: err}
+	}
+	cn.nc.SetReadDeadline(deadline)
+
+	w := &wire{br: cn.br, rec: ex.raw, limit: c.cfg.MaxResponseSize}
+	budget := MaxHeaderBytes
+	var h *head
+	for interim := 0; ; interim++ {
+		h, err = w.readHead(&budget)
+		if err != nil {
+			if k, ok := ctxKind(ctx, nil); ok {
+				return fail(k, err)
+			}
+			switch {
+			case errors.Is(err, ErrSpill):
+				return nil, false, err
+			case isTimeout(err):
+				return fail(Timeout, err)
+			case errors.Is(err, ErrHeaderTooLarge), errors.Is(err, ErrMalformed):
+				return fail(Protocol, err)
+			}
+			return fail(Broken, err)
+		}
+		if h.status >= 200 || h.status == http.StatusSwitchingProtocols {
+			break
+		}
+		if interim == 10 {
+			return fail(Protocol, fmt.Errorf("%w: too many interim responses", ErrMalformed))
+		}
+	}
+	ex.StatusCode = h.status
+	ex.Proto = h.proto
+	ex.Header = h.header
+	ex.bodyStart = ex.raw.size
+	f := bodyFraming(t.method, h)
+	ex.chunked = f.chunked
+
+	complete, berr := w.readBody(f)
+	if !complete {
+		if errors.Is(berr, context.Canceled) || errors.Is(ctx.Err(), context.Canceled) {
+			return fail(Canceled, berr)
+		}
+		switch {
+		case errors.Is(berr, ErrSpill):
+			return nil, false, berr
+		case errors.Is(berr, errLimit):
+			ex.Truncated = "length"
+		case isTimeout(berr) || ctx.Err() != nil:
+			ex.Truncated = "time"
+		case errors.Is(berr, ErrMalformed):
+			ex.Truncated = "unspecified"
+		default:
+			ex.Truncated = "disconnect"
+		}
+	}
+	if err := ex.raw.finish(); err != nil {
+		return nil, false, err
+	}
+	ex.Duration = time.Since(now)
+	reusable = complete && f.keepAlive && cn.br.Buffered() == 0 && ctx.Err() == nil
+	ok = true
+	return ex, false, nil
+}
+
+func isTimeout(err error) bool {
+	var ne net.Error
+	return errors.Is(err, os.ErrDeadlineExceeded) || (errors.As(err, &ne) && ne.Timeout())
+}

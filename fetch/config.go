@@ -1,0 +1,212 @@
+package fetch
+
+import (
+	"crypto/x509"
+	"fmt"
+	"net"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Defaults applied by NewClient to zero Config fields.
+const (
+	DefaultConnectTimeout   = 10 * time.Second
+	DefaultFirstByteTimeout = 30 * time.Second
+	DefaultResponseTimeout  = 3 * time.Minute
+	DefaultMaxResponseSize  = 100 << 20
+	DefaultSpillThreshold   = 1 << 20
+	DefaultMaxIdlePerHost   = 4
+)
+
+// MaxHeaderBytes bounds the response header section (status line, header lines and any
+// interim 1xx responses). A larger header is a Protocol error.
+const MaxHeaderBytes = 1 << 20
+
+// Config configures a Client. Zero fields take the documented defaults.
+type Config struct {
+	// UserAgent is sent as User-Agent unless a request sets its own. Required.
+	UserAgent string
+	// AllowPrivate allows connecting to loopback, private (RFC 1918, fc00::/7), link-local,
+	// unspecified, multicast and CGNAT (100.64.0.0/10) addresses (design §6). The check is
+	// made on the address actually dialled.
+	AllowPrivate bool
+	// ConnectTo maps dial targets like curl --connect-to; the first match wins. The Host
+	// header and the TLS server name stay those of the URL.
+	ConnectTo []ConnectTo
+	// VerifyTLS makes a certificate that does not verify a TLS error. When false (the
+	// default) the handshake never fails on certificates and the verification outcome is
+	// recorded in Exchange.TLS.
+	VerifyTLS bool
+	// RootCAs verifies server certificates; nil means the system roots.
+	RootCAs *x509.CertPool
+	// ConnectTimeout bounds DNS, TCP connect and TLS handshake; default 10s.
+	ConnectTimeout time.Duration
+	// FirstByteTimeout bounds the wait from the request written to the first response
+	// byte; default 30s.
+	FirstByteTimeout time.Duration
+	// ResponseTimeout bounds the whole exchange, from the start of Do; default 3m. A body
+	// still arriving then is kept with Truncated="time".
+	ResponseTimeout time.Duration
+	// MaxResponseSize bounds the raw response bytes kept (header and body as on the wire)
+	// and the decoded payload from Exchange.Body; default 100 MiB. A longer response is kept
+	// up to the limit with Truncated="length".
+	MaxResponseSize int64
+	// SpillThreshold: raw responses larger than this are stored in a temporary file;
+	// default 1 MiB.
+	SpillThreshold int64
+	// TempDir holds the spill files; default os.TempDir().
+	TempDir string
+	// MaxIdlePerHost is the number of idle keep-alive connections kept per (scheme, dial
+	// address, TLS server name); default 4; negative disables keep-alive reuse.
+	MaxIdlePerHost int
+}
+
+func (c Config) withDefaults() (Config, error) {
+	if strings.TrimSpace(c.UserAgent) == "" {
+		return c, fmt.Errorf("%w: empty UserAgent", ErrConfig)
+	}
+	if !validHeaderValue(c.UserAgent) {
+		return c, fmt.Errorf("%w: UserAgent has control characters", ErrConfig)
+	}
+	durs := []struct {
+		name string
+		v    *time.Duration
+		def  time.Duration
+	}{
+		{"ConnectTimeout", &c.ConnectTimeout, DefaultConnectTimeout},
+		{"FirstByteTimeout", &c.FirstByteTimeout, DefaultFirstByteTimeout},
+		{"ResponseTimeout", &c.ResponseTimeout, DefaultResponseTimeout},
+	}
+	for _, d := range durs {
+		if *d.v < 0 {
+			return c, fmt.Errorf("%w: negative %s", ErrConfig, d.name)
+		}
+		if *d.v == 0 {
+			*d.v = d.def
+		}
+	}
+	if c.MaxResponseSize < 0 || c.SpillThreshold < 0 {
+		return c, fmt.Errorf("%w: negative size", ErrConfig)
+	}
+	if c.MaxResponseSize == 0 {
+		c.MaxResponseSize = DefaultMaxResponseSize
+	}
+	if c.SpillThreshold == 0 {
+		c.SpillThreshold = DefaultSpillThreshold
+	}
+	if c.TempDir == "" {
+		c.TempDir = os.TempDir()
+	}
+	if c.MaxIdlePerHost == 0 {
+		c.MaxIdlePerHost = DefaultMaxIdlePerHost
+	}
+	c.ConnectTo = append([]ConnectTo(nil), c.ConnectTo...) // the caller's slice stays as it was
+	for i, m := range c.ConnectTo {
+		if err := m.validate(); err != nil {
+			return c, fmt.Errorf("%w: ConnectTo[%d]: %w", ErrConfig, i, err)
+		}
+		c.ConnectTo[i].Host = strings.ToLower(m.Host)
+	}
+	return c, nil
+}
+
+// ConnectTo is one curl --connect-to mapping: a request to Host:Port is dialled at
+// ToHost:ToPort. An empty Host or Port matches any; an empty ToHost or ToPort keeps the
+// URL's. Hosts are stored without IPv6 brackets.
+type ConnectTo struct {
+	Host   string
+	Port   string
+	ToHost string
+	ToPort string
+}
+
+// ParseConnectTo parses curl's "HOST:PORT:CONNECT-TO-HOST:CONNECT-TO-PORT". Any field may
+// be empty; IPv6 addresses are written in brackets ("[::1]:443:[::1]:8443"); ports are
+// decimal 1-65535. Errors wrap ErrConnectTo.
+func ParseConnectTo(s string) (ConnectTo, error) {
+	bad := func(why string) (ConnectTo, error) {
+		return ConnectTo{}, fmt.Errorf("%w %q: %s", ErrConnectTo, s, why)
+	}
+	host, rest, err := cutHost(s)
+	if err != nil {
+		return bad(err.Error())
+	}
+	rest, ok := strings.CutPrefix(rest, ":")
+	if !ok {
+		return bad("want HOST:PORT:CONNECT-TO-HOST:CONNECT-TO-PORT")
+	}
+	port, rest, ok := strings.Cut(rest, ":")
+	if !ok {
+		return bad("want HOST:PORT:CONNECT-TO-HOST:CONNECT-TO-PORT")
+	}
+	toHost, rest, err := cutHost(rest)
+	if err != nil {
+		return bad(err.Error())
+	}
+	toPort, ok := strings.CutPrefix(rest, ":")
+	if !ok {
+		return bad("want HOST:PORT:CONNECT-TO-HOST:CONNECT-TO-PORT")
+	}
+	c := ConnectTo{Host: strings.ToLower(host), Port: port, ToHost: toHost, ToPort: toPort}
+	if err := c.validate(); err != nil {
+		return bad(err.Error())
+	}
+	return c, nil
+}
+
+// cutHost reads a host field (bracketed IPv6 or up to the next ':') from the front of s.
+func cutHost(s string) (host, rest string, err error) {
+	if strings.HasPrefix(s, "[") {
+		end := strings.IndexByte(s, ']')
+		if end < 0 {
+			return "", "", fmt.Errorf("unclosed '['")
+		}
+		host = s[1:end]
+		if ip := net.ParseIP(host); ip == nil || !strings.Contains(host, ":") {
+			return "", "", fmt.Errorf("bad IPv6 address %q", host)
+		}
+		return host, s[end+1:], nil
+	}
+	i := strings.IndexByte(s, ':')
+	if i < 0 {
+		return s, "", nil
+	}
+	return s[:i], s[i:], nil
+}
+
+func (c ConnectTo) validate() error {
+	for _, p := range []string{c.Port, c.ToPort} {
+		if p == "" {
+			continue
+		}
+		n, err := strconv.Atoi(p)
+		if err != nil || n < 1 || n > 65535 || strconv.Itoa(n) != p {
+			return fmt.Errorf("bad port %q", p)
+		}
+	}
+	for _, h := range []string{c.Host, c.ToHost} {
+		if strings.ContainsAny(h, "[]/@ \t\r\n") || (strings.Contains(h, ":") && net.ParseIP(h) == nil) {
+			return fmt.Errorf("bad host %q", h)
+		}
+	}
+	return nil
+}
+
+// String renders the mapping in the syntax ParseConnectTo reads.
+func (c ConnectTo) String() string {
+	return bracket(c.Host) + ":" + c.Port + ":" + bracket(c.ToHost) + ":" + c.ToPort
+}
+
+func bracket(h string) string {
+	if strings.Contains(h, ":") {
+		return "[" + h + "]"
+	}
+	return h
+}
+
+// matches reports whether the mapping applies to host (lowercase, unbracketed) and port.
+func (c ConnectTo) matches(host, port string) bool {
+	return (c.Host == "" || c.Host == host) && (c.Port == "" || c.Port == port)
+}

@@ -1,0 +1,381 @@
+package fetch
+
+import (
+	"bufio"
+	"bytes"
+	"compress/flate"
+	"compress/gzip"
+	"compress/zlib"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"strings"
+	"time"
+)
+
+// Exchange is one recorded request/response. The caller must Close it (that removes the
+// temporary file of a large response).
+type Exchange struct {
+	URL        string
+	Method     string
+	Request    []byte      // exact request bytes written to the connection
+	StatusCode int         // final status (interim 1xx responses are in the raw bytes only)
+	Proto      string      // "HTTP/1.1" or "HTTP/1.0" as the server wrote it
+	Header     http.Header // final response header (parsed copy; trailers excluded)
+	RemoteIP   string      // IP actually connected to (no port, no brackets)
+	Started    time.Time   // UTC, when the request was written
+	Duration   time.Duration
+	// Truncated is "" for a complete response, else the WARC-Truncated value: "length"
+	// (MaxResponseSize reached), "time" (ResponseTimeout or the context deadline reached
+	// after the header arrived), "disconnect" (the server closed before the framing said
+	// the body ended, e.g. a lying Content-Length) or "unspecified" (unparsable chunked
+	// framing; what arrived is kept).
+	Truncated string
+	TLS       *TLSInfo // nil for http
+
+	raw       *rawStore
+	bodyStart int64 // offset of the final response's body in raw
+	chunked   bool
+	maxBody   int64
+}
+
+// TLSInfo describes the TLS session of an https exchange.
+type TLSInfo struct {
+	Version     string // "TLS 1.3"
+	CipherSuite string // IANA name, "TLS_AES_128_GCM_SHA256"
+	Verified    bool   // the chain and host name verified against the roots
+	VerifyError string // why not, when !Verified
+}
+
+// Response returns a reader over the exact raw response bytes: any interim 1xx responses,
+// the status line, the header and the body as on the wire (chunked framing and content
+// encoding untouched), up to Truncated. It may be called several times, also concurrently;
+// each reader is independent. ResponseSize is its length.
+func (e *Exchange) Response() (io.ReadCloser, error) {
+	if e.raw == nil {
+		return nil, fmt.Errorf("fetch: exchange closed")
+	}
+	return io.NopCloser(e.raw.section(0)), nil
+}
+
+// ResponseSize returns the number of raw response bytes.
+func (e *Exchange) ResponseSize() int64 {
+	if e.raw == nil {
+		return 0
+	}
+	return e.raw.size
+}
+
+// Body returns the payload decoded for extraction: chunked transfer coding removed and
+// Content-Encoding gzip, x-gzip and deflate (zlib or raw) undone; other codings (br, zstd)
+// are left as they are. At most MaxResponseSize decoded bytes are returned, then the reader
+// fails with ErrBodyLimit, so a decompression bomb stops there. A body labelled gzip that is
+// not gzip is returned as is. For a truncated exchange decoding ends quietly (io.EOF) where
+// the data ends. Responses without a body (HEAD, 1xx, 204, 304) give an empty body.
+func (e *Exchange) Body() (io.ReadCloser, error) {
+	if e.raw == nil {
+		return nil, fmt.Errorf("fetch: exchange closed")
+	}
+	var r io.Reader = e.raw.section(e.bodyStart)
+	if e.chunked {
+		r = &dechunker{br: bufio.NewReaderSize(r, 16<<10)}
+	}
+	var closers []io.Closer
+	codings := contentCodings(e.Header)
+	for i := len(codings) - 1; i >= 0; i-- {
+		dec, ok, err := decoder(codings[i], r)
+		if err != nil {
+			for _, c := range closers {
+				c.Close()
+			}
+			return nil, err
+		}
+		if !ok {
+			break
+		}
+		r = dec
+		if c, ok := dec.(io.Closer); ok {
+			closers = append(closers, c)
+		}
+	}
+	return &bodyReader{r: r, left: e.maxBody, lenient: e.Truncated != "", closers: closers}, nil
+}
+
+// Close releases the raw response storage (removing its temporary file). It is idempotent.
+func (e *Exchange) Close() error {
+	if e.raw == nil {
+		return nil
+	}
+	err := e.raw.remove()
+	e.raw = nil
+	return err
+}
+
+// contentCodings lists the Content-Encoding codings in order of application, lowercase,
+// without "identity".
+func contentCodings(h http.Header) []string {
+	var out []string
+	for _, v := range h.Values("Content-Encoding") {
+		for _, c := range strings.Split(v, ",") {
+			c = strings.ToLower(strings.TrimSpace(c))
+			if c != "" && c != "identity" {
+				out = append(out, c)
+			}
+		}
+	}
+	return out
+}
+
+// decoder wraps r to undo coding. ok is false when the coding is unknown or the data does
+// not look encoded, in which case r is to be used as is.
+func decoder(coding string, r io.Reader) (io.Reader, bool, error) {
+	switch coding {
+	case "gzip", "x-gzip":
+		br := bufio.NewReaderSize(r, 4096)
+		magic, _ := br.Peek(2)
+		if !bytes.Equal(magic, []byte{0x1f, 0x8b}) {
+			return br, true, nil // labelled gzip but not gzip: return as is
+		}
+		zr, err := gzip.NewReader(br)
+		if err != nil {
+			return br, true, nil
+		}
+		return &gzipReader{zr: zr}, true, nil
+	case "deflate":
+		br := bufio.NewReaderSize(r, 4096)
+		h, _ := br.Peek(2)
+		if len(h) == 2 && h[0]&0x0f == 8 && (uint16(h[0])<<8|uint16(h[1]))%31 == 0 {
+			zr, err := zlib.NewReader(br)
+			if err != nil {
+				return br, true, nil
+			}
+			return zr, true, nil
+		}
+		return flate.NewReader(br), true, nil
+	}
+	return r, false, nil
+}
+
+// gzipReader tolerates garbage after the last complete gzip member, as browsers do.
+type gzipReader struct {
+	zr *gzip.Reader
+	n  int64
+}
+
+func (g *gzipReader) Read(p []byte) (int, error) {
+	n, err := g.zr.Read(p)
+	g.n += int64(n)
+	if err != nil && g.n > 0 && errors.Is(err, gzip.ErrHeader) {
+		err = io.EOF
+	}
+	return n, err
+}
+
+func (g *gzipReader) Close() error { return g.zr.Close() }
+
+// bodyReader caps the decoded payload and, for truncated exchanges, turns the decoding
+// error at the cut into io.EOF.
+type bodyReader struct {
+	r       io.Reader
+	left    int64
+	lenient bool
+	closers []io.Closer
+	err     error
+}
+
+func (b *bodyReader) Read(p []byte) (int, error) {
+	if b.err != nil {
+		return 0, b.err
+	}
+	if b.left <= 0 {
+		// Distinguish "exactly at the limit" from "more to come".
+		var one [1]byte
+		n, err := b.r.Read(one[:])
+		for n == 0 && err == nil {
+			n, err = b.r.Read(one[:])
+		}
+		if n > 0 {
+			b.err = ErrBodyLimit
+		} else {
+			b.err = b.fix(err)
+		}
+		return 0, b.err
+	}
+	if int64(len(p)) > b.left {
+		p = p[:b.left]
+	}
+	n, err := b.r.Read(p)
+	b.left -= int64(n)
+	if err != nil {
+		b.err = b.fix(err)
+		err = b.err
+	}
+	return n, err
+}
+
+func (b *bodyReader) fix(err error) error {
+	if err == io.EOF || b.lenient {
+		return io.EOF
+	}
+	return fmt.Errorf("fetch: decode body: %w", err)
+}
+
+func (b *bodyReader) Close() error {
+	var err error
+	for _, c := range b.closers {
+		if cerr := c.Close(); cerr != nil && err == nil {
+			err = cerr
+		}
+	}
+	b.err = errors.New("fetch: body reader closed")
+	return err
+}
+
+// rawStore holds raw response bytes in memory up to a threshold and in a temporary file
+// beyond it.
+type rawStore struct {
+	mem       []byte
+	f         *os.File
+	fw        *bufio.Writer
+	size      int64
+	threshold int64
+	dir       string
+}
+
+func (s *rawStore) Write(p []byte) (int, error) {
+	if s.f == nil && s.size+int64(len(p)) > s.threshold {
+		f, err := os.CreateTemp(s.dir, "amber-fetch-*.http")
+		if err != nil {
+			return 0, fmt.Errorf("%w: %w", ErrSpill, err)
+		}
+		s.f = f
+		s.fw = bufio.NewWriterSize(f, 64<<10)
+		if _, err := s.fw.Write(s.mem); err != nil {
+			return 0, fmt.Errorf("%w: %w", ErrSpill, err)
+		}
+		s.mem = nil
+	}
+	if s.f != nil {
+		n, err := s.fw.Write(p)
+		s.size += int64(n)
+		if err != nil {
+			return n, fmt.Errorf("%w: %w", ErrSpill, err)
+		}
+		return n, nil
+	}
+	s.mem = append(s.mem, p...)
+	s.size += int64(len(p))
+	return len(p), nil
+}
+
+// finish flushes the spill file so that section readers see every byte.
+func (s *rawStore) finish() error {
+	if s.fw != nil {
+		if err := s.fw.Flush(); err != nil {
+			return fmt.Errorf("%w: %w", ErrSpill, err)
+		}
+	}
+	return nil
+}
+
+func (s *rawStore) section(off int64) io.Reader {
+	if off > s.size {
+		off = s.size
+	}
+	if s.f != nil {
+		return io.NewSectionReader(s.f, off, s.size-off)
+	}
+	return bytes.NewReader(s.mem[off:])
+}
+
+func (s *rawStore) remove() error {
+	s.mem = nil
+	if s.f == nil {
+		return nil
+	}
+	name := s.f.Name()
+	err := s.f.Close()
+	if rerr := os.Remove(name); rerr != nil && err == nil {
+		err = rerr
+	}
+	s.f = nil
+	return err
+}
+
+// dechunker decodes chunked transfer coding leniently: it returns the data up to the
+// terminating chunk (trailers are skipped) and an error where the framing breaks.
+type dechunker struct {
+	br   *bufio.Reader
+	left int64 // bytes left in the current chunk
+	done bool
+	err  error
+}
+
+var errChunk = fmt.Errorf("%w: bad chunked framing", ErrMalformed)
+
+func (d *dechunker) Read(p []byte) (int, error) {
+	for {
+		if d.err != nil {
+			return 0, d.err
+		}
+		if d.done {
+			return 0, io.EOF
+		}
+		if d.left > 0 {
+			if int64(len(p)) > d.left {
+				p = p[:d.left]
+			}
+			n, err := d.br.Read(p)
+			d.left -= int64(n)
+			if err == io.EOF {
+				err = io.ErrUnexpectedEOF
+			}
+			if err != nil {
+				d.err = err
+			}
+			if d.left == 0 && d.err == nil {
+				d.err = d.crlf()
+			}
+			if n > 0 {
+				return n, nil
+			}
+			continue
+		}
+		line, err := readLine(d.br, maxChunkLine)
+		if err != nil {
+			d.err = eofToUnexpected(err)
+			continue
+		}
+		size, ok := parseChunkSize(line)
+		if !ok {
+			d.err = errChunk
+			continue
+		}
+		if size == 0 {
+			d.done = true
+			continue
+		}
+		d.left = size
+	}
+}
+
+// crlf consumes the line ending after a chunk's data.
+func (d *dechunker) crlf() error {
+	line, err := readLine(d.br, maxChunkLine)
+	if err != nil {
+		return eofToUnexpected(err)
+	}
+	if len(bytes.TrimRight(line, "\r\n")) != 0 {
+		return errChunk
+	}
+	return nil
+}
+
+func eofToUnexpected(err error) error {
+	if err == io.EOF {
+		return io.ErrUnexpectedEOF
+	}
+	return err
+}

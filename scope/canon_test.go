@@ -1,0 +1,193 @@
+package scope
+
+import (
+	"errors"
+	"testing"
+)
+
+func TestCanonicalize(t *testing.T) {
+	tests := []struct {
+		in       string
+		standard string // "" = error
+		brozzler string // "" = same as standard
+	}{
+		// §2.1, item by item.
+		{"  HTTP://WWW.Example.COM  ", "http://www.example.com/", ""},                          // trim, lowercase scheme and host
+		{"http://bücher.ch/", "http://xn--bcher-kva.ch/", ""},                                  // IDN to punycode
+		{"http://BÜCHER.ch./", "http://xn--bcher-kva.ch/", ""},                                 // IDN mapping, trailing dot
+		{"http://example.com./x", "http://example.com/x", ""},                                  // trailing dot
+		{"http://example.com../x", "http://example.com/x", ""},                                 // all trailing dots (idempotent)
+		{"http://example.com:80/a", "http://example.com/a", ""},                                // default port
+		{"https://example.com:443/", "https://example.com/", ""},                               // default port
+		{"http://example.com:443/", "http://example.com:443/", ""},                             // :443 is only default for https
+		{"https://example.com:80/", "https://example.com:80/", ""},                             // :80 is only default for http
+		{"http://example.com:0080/", "http://example.com/", ""},                                // port numerically
+		{"http://example.com:/", "http://example.com/", ""},                                    // empty port
+		{"http://example.com", "http://example.com/", ""},                                      // empty path
+		{"http://example.com?q", "http://example.com/?q", ""},                                  // empty path with query
+		{"http://example.com/a/./b/../c", "http://example.com/a/c", ""},                        // dot segments
+		{"http://example.com/a/b/..", "http://example.com/a/", ""},                             // dot segments
+		{"http://example.com/..", "http://example.com/", ""},                                   // above the root
+		{"http://example.com/a#frag", "http://example.com/a", ""},                              // fragment
+		{"http://example.com/a?b=1#f?g", "http://example.com/a?b=1", ""},                       // fragment after query
+		{"http://example.com/%7Euser/%41", "http://example.com/~user/A", ""},                   // unnecessary escapes
+		{"http://example.com/t%ef", "http://example.com/t%EF", ""},                             // uppercase escapes
+		{"http://example.com/a b", "http://example.com/a%20b", ""},                             // necessary escapes
+		{"http://example.com/é?é", "http://example.com/%C3%A9?%C3%A9", ""},                     // non-ASCII path and query
+		{"http://example.com/?q=a b&r=%2f", "http://example.com/?q=a%20b&r=%2F", ""},           // query: escape, uppercase, no decoding
+		{"http://example.com/100%", "http://example.com/100%25", ""},                           // stray percent
+		{"http://example.com/?", "http://example.com/", ""},                                    // empty query separator
+		{`http://example.com\a\b?x=\y`, `http://example.com/a/b?x=\y`, ""},                     // backslashes before ?
+		{`http:\\example.com\a`, "http://example.com/a", ""},                                   // backslashes in the authority too
+		{"http://example.com/Path/File.HTML?Q=A", "http://example.com/Path/File.HTML?Q=A", ""}, // case kept
+		{"http://example.com/a//b", "http://example.com/a//b", "http://example.com/a/b"},       // // kept (standard) / collapsed (brozzler)
+		{"http://example.com//", "http://example.com//", "http://example.com/"},
+		{"http://exa\tmple.com/a\nb", "http://example.com/ab", ""}, // tabs and newlines removed
+		{"http://user:p%41ss@Example.com/x", "http://user:pAss@example.com/x", ""},
+		{"http://[::FFFF:1.2.3.4]:8080/", "http://[::ffff:1.2.3.4]:8080/", ""},
+		{"http://1.2.3.4/", "http://1.2.3.4/", ""},
+		{"http://a_b.example/", "http://a_b.example/", ""},
+		{"HTTPS://Example.com:8443/App/", "https://example.com:8443/App/", ""},
+		// Other schemes: only scheme case and fragment.
+		{"mailto:Foo@Example.com", "mailto:Foo@Example.com", ""},
+		{"JavaScript:void(0)#x", "javascript:void(0)", ""},
+		{"FTP://Example.com/a#b", "ftp://Example.com/a", ""},
+		// Errors.
+		{"", "", ""},
+		{"/relative/path", "", ""},
+		{"//example.com/x", "", ""},
+		{"http://", "", ""},
+		{"http:///x", "", ""},
+		{"http:foo", "", ""},
+		{"http://exa mple.com/", "", ""},
+		{"http://example.com:99999/", "", ""},
+		{"http://example.com:x/", "", ""},
+		{"http://.../", "", ""},
+		{"http://a,b.com/", "", ""},
+		{"http://[fe80::1%25en0]/", "", ""},
+	}
+	for _, tt := range tests {
+		for _, f := range []Flavour{Standard, Brozzler} {
+			want := tt.standard
+			if f == Brozzler && tt.brozzler != "" {
+				want = tt.brozzler
+			}
+			t.Run(string(f)+"/"+tt.in, func(t *testing.T) {
+				got, err := Canonicalize(tt.in, f)
+				if want == "" {
+					if !errors.Is(err, ErrURL) {
+						t.Fatalf("Canonicalize(%q) = %q, %v; want an ErrURL", tt.in, got, err)
+					}
+					return
+				}
+				if err != nil || got != want {
+					t.Fatalf("Canonicalize(%q) = %q, %v; want %q", tt.in, got, err, want)
+				}
+				again, err := Canonicalize(got, f)
+				if err != nil || again != got {
+					t.Fatalf("not idempotent: Canonicalize(%q) = %q, %v", got, again, err)
+				}
+			})
+		}
+	}
+}
+
+func TestSURT(t *testing.T) {
+	tests := []struct{ in, want string }{
+		// §2.2 table (the URL is canonicalised first).
+		{"http://www.archive.org", "http://(org,archive,www,)/"},
+		{"http://www.archive.org:8080/movies/movies.php", "http://(org,archive,www,:8080)/movies/movies.php"},
+		{"http://user:pass@www.archive.org/x", "http://(org,archive,www,@user:pass)/x"},
+		{"http://127.2.34.5/foo", "http://(127.2.34.5)/foo"},
+		{"http://archive.org/ABOUT/Team.html", "http://(org,archive,)/about/team.html"},
+		{"http://bücher.ch/", "http://(ch,xn--bcher-kva,)/"},
+		// More: scheme kept, query not sorted, www kept, IPv6 not reversed.
+		{"https://archive.org/", "https://(org,archive,)/"},
+		{"http://archive.org/x?b=2&a=1", "http://(org,archive,)/x?b=2&a=1"},
+		{"http://[::1]:8080/", "http://([::1]:8080)/"},
+		{"http://localhost/", "http://(localhost,)/"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.in, func(t *testing.T) {
+			c, err := Canonicalize(tt.in, Standard)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := SURT(c); got != tt.want {
+				t.Errorf("SURT(%q) = %q, want %q", c, got, tt.want)
+			}
+		})
+	}
+	// SURT adds no path of its own, and takes anything.
+	for in, want := range map[string]string{
+		"http://ca.gov":        "http://(gov,ca,)",
+		"HTTP://CA.GOV/A":      "http://(gov,ca,)/a",
+		"not a url":            "not a url",
+		"":                     "",
+		"http://":              "http://()",
+		"http://[::1":          "http://([::1)",
+		"http://a@":            "http://(@a)",
+		"https://(org,archive": "https://((org,archive,)",
+	} {
+		if got := SURT(in); got != want {
+			t.Errorf("SURT(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+func TestSSURT(t *testing.T) {
+	tests := []struct{ in, want string }{
+		// §2.3 examples.
+		{"http://foo.example.org/path?q", "org,example,foo,//http:/path?q"},
+		{"https://example.com:8443/app/", "com,example,//8443:https:/app/"},
+		// Userinfo, case kept, query sorted on &, IP addresses.
+		{"https://user@example.com:8443/App/", "com,example,//8443:https@user:/App/"},
+		{"http://example.com/P?b=2&a=1&A=0", "com,example,//http:/P?A=0&a=1&b=2"},
+		{"http://www.example.com/", "com,example,www,//http:/"},
+		{"http://10.0.0.1/x", "10.0.0.1//http:/x"},
+		{"http://[::1]/x", "[::1]//http:/x"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.in, func(t *testing.T) {
+			c, err := Canonicalize(tt.in, Brozzler)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := SSURT(c); got != tt.want {
+				t.Errorf("SSURT(%q) = %q, want %q", c, got, tt.want)
+			}
+		})
+	}
+	if got := SSURT("garbage"); got != "garbage" {
+		t.Errorf("SSURT(garbage) = %q", got)
+	}
+}
+
+func TestSeedPrefix(t *testing.T) {
+	// §3.1 table, and the traps around it.
+	tests := []struct{ seed, want string }{
+		{"https://archive.org/", "http://(org,archive,)/"},
+		{"https://archive.org/about.html", "http://(org,archive,)/"},
+		{"https://archive.org/about", "http://(org,archive,)/"},
+		{"https://archive.org/about/", "http://(org,archive,)/about/"},
+		{"http://ca.gov", "http://(gov,ca,"},
+		{"http://www.ca.gov", "http://(gov,ca,www,"},
+		{"http://example.com:8080/app/", "http://(com,example,:8080)/app/"},
+		{"http://example.com:8080", "http://(com,example,:8080"},
+		{"http://ca.gov?x=1", "http://(gov,ca,"},                           // query never counts; no slash
+		{"http://ca.gov/a?next=/b/c", "http://(gov,ca,)/"},                 // a slash in the query does not make a directory
+		{"http://Example.COM/Dir/Page.html", "http://(com,example,)/dir/"}, // lowercased
+		{"http://1.2.3.4/x/", "http://(1.2.3.4)/x/"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.seed, func(t *testing.T) {
+			c, err := Canonicalize(tt.seed, Standard)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := seedPrefix(c, rawHasSlashPath(tt.seed)); got != tt.want {
+				t.Errorf("prefix of %q = %q, want %q", tt.seed, got, tt.want)
+			}
+		})
+	}
+}

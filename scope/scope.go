@@ -1,0 +1,689 @@
+// Package scope decides which URLs a crawl captures: canonical URLs, scope SURTs and SSURTs,
+// accept and block rules, seed prefixes, and the in/out decision with a reason, in the two
+// flavours of spec/scope.md (Standard, after Archive-It's Heritrix crawler, and Brozzler).
+//
+// Deciding is pure: no I/O, deterministic, and safe for concurrent use with PromoteRedirect.
+package scope
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"sync/atomic"
+)
+
+// Errors returned (wrapped, with the offending text) by this package.
+var (
+	// ErrURL: a URL is relative, unparsable, has no host or an invalid host or port, or a seed
+	// is not http(s).
+	ErrURL = errors.New("scope: invalid URL")
+	// ErrRule: a rule has an unknown kind, no matcher, an empty value, an invalid regex, a surt
+	// without "(", or an invalid host.
+	ErrRule = errors.New("scope: invalid rule")
+	// ErrSeedType: a seed type is not one of the four names.
+	ErrSeedType = errors.New("scope: invalid seed type")
+	// ErrConfig: a Config has an unknown flavour or a negative hop limit.
+	ErrConfig = errors.New("scope: invalid config")
+)
+
+// Flavour selects the scope behaviour: Standard (Heritrix) or Brozzler (spec/scope.md).
+type Flavour string
+
+// The two flavours.
+const (
+	Standard Flavour = "standard"
+	Brozzler Flavour = "brozzler"
+)
+
+// ParseFlavour accepts "" (meaning Standard), "standard" and "brozzler", case-insensitively.
+// Errors wrap ErrConfig.
+func ParseFlavour(s string) (Flavour, error) {
+	switch strings.ToLower(strings.TrimSpace(s)) {
+	case "", string(Standard):
+		return Standard, nil
+	case string(Brozzler):
+		return Brozzler, nil
+	}
+	return "", fmt.Errorf("%w: unknown flavour %q (want standard or brozzler)", ErrConfig, s)
+}
+
+// SeedType is a seed's Archive-It seed type.
+type SeedType string
+
+// The four seed types.
+const (
+	OnePage      SeedType = "one-page"
+	OnePagePlus  SeedType = "one-page+"
+	StandardSeed SeedType = "standard"
+	StandardPlus SeedType = "standard+"
+)
+
+// ParseSeedType accepts "" (meaning StandardSeed), the four names and Archive-It's spellings
+// (One-Page, One-Page+, Standard, Standard+), case-insensitively, with surrounding space
+// ignored. Errors wrap ErrSeedType and quote s.
+func ParseSeedType(s string) (SeedType, error) {
+	switch t := SeedType(strings.ToLower(strings.TrimSpace(s))); t {
+	case "":
+		return StandardSeed, nil
+	case OnePage, OnePagePlus, StandardSeed, StandardPlus:
+		return t, nil
+	}
+	return "", fmt.Errorf("%w: %q (want one-page, one-page+, standard or standard+)", ErrSeedType, s)
+}
+
+// Reasons a Decision carries (spec/scope.md §4). Rule decisions carry ReasonAcceptPrefix or
+// ReasonBlockPrefix followed by the rule's String().
+const (
+	ReasonSeed         = "seed"         // the URL is a seed (hop path ""): seeds are never scope-checked
+	ReasonScheme       = "scheme"       // not http or https
+	ReasonPrerequisite = "prerequisite" // robots.txt (last hop P)
+	ReasonTrap         = "trap"         // pathological or too deep path (Standard)
+	ReasonEmbed        = "embed"        // transclusion (Standard) or a page's embed (Brozzler)
+	ReasonMaxHops      = "max-hops"     // too many hops from the seed
+	ReasonSeedPrefix   = "seed-prefix"  // in a seed's prefix (Standard) or automatic rule (Brozzler)
+	ReasonOneHopOff    = "one-hop-off"  // one hop off an in-scope page (standard+, one-page+)
+	ReasonOutOfScope   = "out-of-scope" // nothing let it in
+	ReasonAcceptPrefix = "accept:"      // + rule text
+	ReasonBlockPrefix  = "block:"       // + rule text
+)
+
+const (
+	defaultMaxHops     = 100 // Standard flavour, and Brozzler standard(+) seeds
+	maxRedirectPromote = 5   // Standard: a seed redirect chain shorter than this promotes
+	maxPathSegments    = 20  // Standard trap: more path segments than this
+	maxSegmentRepeats  = 3   // Standard trap: one segment this often in a row
+)
+
+// Hop letters (spec/scope.md §1).
+const (
+	hopLink         = 'L'
+	hopEmbed        = 'E'
+	hopSpeculative  = 'X'
+	hopRedirect     = 'R'
+	hopInferred     = 'I'
+	hopPrerequisite = 'P'
+	hopSitemap      = 'M'
+)
+
+// Seed is one seed of the crawl with its own rules and limits.
+type Seed struct {
+	URL        string   // as given; New canonicalises it
+	Type       SeedType // "" means StandardSeed; Archive-It spellings are accepted
+	Accept     []Rule   // added to the collection's accept rules for URLs from this seed
+	Block      []Rule   // added to the collection's block rules for URLs from this seed
+	MaxHops    *int     // nil: inherit Config.MaxHops
+	MaxHopsOff *int     // nil: inherit Config.MaxHopsOff (Brozzler flavour only)
+	// RedirectedFrom, when set, says this seed is the redirect target of that seed URL, as
+	// PromoteRedirect recorded it (so a resumed crawl can restore promotions). Standard: it is a
+	// seed like the others (with the original's type if Type is ""). Brozzler: it adds to the
+	// accept rules of the original seed (§3.2) instead of being a seed of its own.
+	RedirectedFrom string
+}
+
+// Config is the scope of one crawl.
+type Config struct {
+	Flavour    Flavour // "" means Standard
+	Accept     []Rule  // collection-level accept rules
+	Block      []Rule  // collection-level block rules
+	MaxHops    *int    // nil: 100 (Standard) or the seed type's number (Brozzler, §4.2)
+	MaxHopsOff *int    // nil: the seed type's number (Brozzler only; ignored by Standard)
+	Seeds      []Seed
+}
+
+// Candidate is a URL to decide. URL, Via, ViaRedirect and Seed are canonical URLs (Decide does
+// not canonicalise them; anything else gives a well-defined but unhelpful answer, never a panic).
+type Candidate struct {
+	URL         string
+	Hops        string // the candidate's full hop path, e.g. "LLE"; "" for a seed
+	Via         string // the URL it was found on
+	ViaHopsOff  int    // the via's offHops (Standard) or hops_off (Brozzler)
+	ViaRedirect string // the via's final redirect URL, if it redirected (parent_regex)
+	Seed        string // source seed; "" or unknown means the first seed
+}
+
+// Decision is the outcome for a Candidate.
+type Decision struct {
+	In      bool
+	Reason  string // one of the Reason constants, or ReasonAcceptPrefix/ReasonBlockPrefix + rule
+	HopsOff int    // the offHops/hops_off the URL gets when In (0 otherwise)
+}
+
+// seedState is a seed as Decide uses it. Fields are immutable after creation except auto.
+type seedState struct {
+	url        string
+	typ        SeedType
+	rules      *ruleSet // seed-level rules; nil when none
+	maxHops    int
+	maxHopsOff int
+	auto       atomic.Pointer[[]string] // Brozzler: the seed's automatic SSURT accept prefixes
+}
+
+// Scope decides scope for one crawl. It is safe for concurrent use.
+type Scope struct {
+	flavour  Flavour
+	coll     *ruleSet              // collection rules; nil when none
+	seeds    map[string]*seedState // seeds given to New (read-only after New)
+	first    *seedState            // default source seed
+	extra    sync.Map              // string -> *seedState: promoted seeds and redirect aliases
+	prefixes atomic.Pointer[rnode] // Standard: the shared seed prefix tree (persistent)
+	mu       sync.Mutex            // serialises writers of prefixes, extra and seedState.auto
+	cfgHops  *int
+	cfgOff   *int
+}
+
+// New validates cfg and builds its scope: seeds are canonicalised (errors wrap ErrURL; seeds
+// must be http or https), seed types parsed (ErrSeedType), rules compiled (ErrRule), flavour and
+// hop limits checked (ErrConfig). A seed listed twice keeps its first entry.
+func New(cfg Config) (*Scope, error) {
+	fl, err := ParseFlavour(string(cfg.Flavour))
+	if err != nil {
+		return nil, err
+	}
+	if err := checkHops(cfg.MaxHops, cfg.MaxHopsOff); err != nil {
+		return nil, err
+	}
+	s := &Scope{flavour: fl, seeds: map[string]*seedState{}, cfgHops: cfg.MaxHops, cfgOff: cfg.MaxHopsOff}
+	if s.coll, err = compileRules(cfg.Block, cfg.Accept, fl); err != nil {
+		return nil, fmt.Errorf("collection rules: %w", err)
+	}
+	var redirected []Seed
+	for _, sd := range cfg.Seeds {
+		if sd.RedirectedFrom != "" {
+			redirected = append(redirected, sd)
+			continue
+		}
+		if err := s.addSeed(sd, nil); err != nil {
+			return nil, err
+		}
+	}
+	for _, sd := range redirected {
+		origin := s.lookup(sd.RedirectedFrom)
+		if origin == nil {
+			if c, err := Canonicalize(sd.RedirectedFrom, fl); err == nil {
+				origin = s.lookup(c)
+			}
+		}
+		if fl == Brozzler && origin != nil {
+			target, err := canonicalSeed(sd.URL, fl)
+			if err != nil {
+				return nil, err
+			}
+			s.brozzlerRedirect(origin, target)
+			if s.seeds[target] == nil {
+				s.extra.Store(target, origin)
+			}
+			continue
+		}
+		if err := s.addSeed(sd, origin); err != nil {
+			return nil, err
+		}
+	}
+	if s.first == nil {
+		st := &seedState{typ: StandardSeed}
+		st.maxHops, st.maxHopsOff = s.limits(StandardSeed, nil, nil)
+		st.auto.Store(&[]string{})
+		s.first = st
+	}
+	return s, nil
+}
+
+func checkHops(hops, off *int) error {
+	if hops != nil && *hops < 0 {
+		return fmt.Errorf("%w: negative max_hops %d", ErrConfig, *hops)
+	}
+	if off != nil && *off < 0 {
+		return fmt.Errorf("%w: negative max_hops_off %d", ErrConfig, *off)
+	}
+	return nil
+}
+
+func canonicalSeed(raw string, fl Flavour) (string, error) {
+	c, err := Canonicalize(raw, fl)
+	if err != nil {
+		return "", fmt.Errorf("seed: %w", err)
+	}
+	if !strings.HasPrefix(c, "http://") && !strings.HasPrefix(c, "https://") {
+		return "", fmt.Errorf("seed: %w: %q: scheme is not http or https", ErrURL, raw)
+	}
+	return c, nil
+}
+
+// addSeed adds a seed given to New; origin is the seed it was redirected from, if known.
+func (s *Scope) addSeed(sd Seed, origin *seedState) error {
+	c, err := canonicalSeed(sd.URL, s.flavour)
+	if err != nil {
+		return err
+	}
+	typ, err := ParseSeedType(string(sd.Type))
+	if err != nil {
+		return fmt.Errorf("seed %q: %w", sd.URL, err)
+	}
+	if sd.Type == "" && origin != nil {
+		typ = origin.typ
+	}
+	if err := checkHops(sd.MaxHops, sd.MaxHopsOff); err != nil {
+		return fmt.Errorf("seed %q: %w", sd.URL, err)
+	}
+	if _, dup := s.seeds[c]; dup {
+		return nil
+	}
+	st := &seedState{url: c, typ: typ}
+	if st.rules, err = compileRules(sd.Block, sd.Accept, s.flavour); err != nil {
+		return fmt.Errorf("seed %q: %w", sd.URL, err)
+	}
+	st.maxHops, st.maxHopsOff = s.limits(typ, sd.MaxHops, sd.MaxHopsOff)
+	if s.flavour == Brozzler {
+		st.auto.Store(&[]string{seedSSURT(c)})
+	} else if typ == StandardSeed || typ == StandardPlus {
+		s.prefixes.Store(insert(s.prefixes.Load(), seedPrefix(c, rawHasSlashPath(sd.URL)), -1))
+	}
+	s.seeds[c] = st
+	if s.first == nil {
+		s.first = st
+	}
+	return nil
+}
+
+// limits resolves max_hops and max_hops_off for a seed: the seed's value, else the
+// collection's, else the default (Standard: 100 hops; Brozzler: §4.2's table).
+func (s *Scope) limits(typ SeedType, hops, off *int) (int, int) {
+	h, o := defaultMaxHops, 0
+	if s.flavour == Brozzler {
+		switch typ {
+		case StandardPlus:
+			o = 1
+		case OnePage:
+			h = 0
+		case OnePagePlus:
+			h, o = 1, 1
+		}
+	}
+	switch {
+	case hops != nil:
+		h = *hops
+	case s.cfgHops != nil:
+		h = *s.cfgHops
+	}
+	switch {
+	case off != nil:
+		o = *off
+	case s.cfgOff != nil:
+		o = *s.cfgOff
+	}
+	return h, o
+}
+
+// seedPrefix derives the Standard flavour's SURT prefix of a canonical seed URL (§3.1).
+// hadSlash says whether the seed as written had a path; without one the prefix opens every
+// subdomain. The query never takes part.
+func seedPrefix(canonical string, hadSlash bool) string {
+	p, _ := split(canonical)
+	p.pathq, _, _ = strings.Cut(p.pathq, "?")
+	p.pathq, _, _ = strings.Cut(p.pathq, "#")
+	if !hadSlash {
+		p.pathq = ""
+	}
+	v := string(appendSURT(nil, &p, surtForm{forceHTTP: true}))
+	if i := strings.LastIndexByte(v, '/'); i > strings.Index(v, "//")+1 {
+		v = v[:i+1]
+	}
+	if !strings.HasSuffix(v, "/") {
+		v = strings.TrimSuffix(v, ")")
+	}
+	return v
+}
+
+// seedSSURT is the Brozzler automatic accept prefix of a canonical URL: its SSURT without query.
+func seedSSURT(canonical string) string {
+	p, _ := split(canonical)
+	p.pathq, _, _ = strings.Cut(p.pathq, "?")
+	p.pathq, _, _ = strings.Cut(p.pathq, "#")
+	return string(appendSSURT(nil, &p))
+}
+
+// lookup finds a seed (or promoted seed, or Brozzler redirect alias) by canonical URL.
+func (s *Scope) lookup(u string) *seedState {
+	if st, ok := s.seeds[u]; ok {
+		return st
+	}
+	if v, ok := s.extra.Load(u); ok {
+		return v.(*seedState)
+	}
+	return nil
+}
+
+// Flavour returns the scope's flavour.
+func (s *Scope) Flavour() Flavour { return s.flavour }
+
+// SeedType returns the type of a seed (canonical URL, or a URL that canonicalises to one),
+// including seeds promoted by PromoteRedirect. In the Brozzler flavour a recorded seed redirect
+// target reports the type of its seed.
+func (s *Scope) SeedType(seed string) (SeedType, bool) {
+	st := s.lookup(seed)
+	if st == nil {
+		if c, err := Canonicalize(seed, s.flavour); err == nil {
+			st = s.lookup(c)
+		}
+	}
+	if st == nil {
+		return "", false
+	}
+	return st.typ, true
+}
+
+// SeedPrefixes returns the Standard flavour's seed SURT prefixes (sorted; including promoted
+// seeds), or for the Brozzler flavour the automatic SSURT accept prefixes of the given seed.
+// It is meant for explanations (amber scope check) and reports.
+func (s *Scope) SeedPrefixes(seed string) []string {
+	var out []string
+	if s.flavour == Brozzler {
+		st := s.lookup(seed)
+		if st == nil {
+			if c, err := Canonicalize(seed, s.flavour); err == nil {
+				st = s.lookup(c)
+			}
+		}
+		if st != nil {
+			out = append(out, *st.auto.Load()...)
+		}
+		return out
+	}
+	s.prefixes.Load().each("", func(p string) { out = append(out, p) })
+	return out
+}
+
+// PromoteRedirect records that target was reached from seed by a chain of redirects only (hops
+// is the target's hop path, e.g. "R" or "RR"); seed and target are URLs (canonicalised here).
+// Standard flavour (§3.1): for a standard or standard+ seed and a chain shorter than 5, target
+// becomes a seed of the same type (with the seed's rules and limits) and its prefix joins the
+// shared set. Brozzler flavour (§3.2): the target's SSURT (query removed) joins the seed's
+// automatic accept rules, and when only the scheme changed the seed's SSURT with the new scheme
+// too. It returns true when the scope changed. It is safe for concurrent use with Decide.
+func (s *Scope) PromoteRedirect(seed, target, hops string) bool {
+	if hops == "" || strings.Trim(hops, string(hopRedirect)) != "" {
+		return false
+	}
+	sc, err := Canonicalize(seed, s.flavour)
+	if err != nil {
+		return false
+	}
+	tc, err := canonicalSeed(target, s.flavour)
+	if err != nil || tc == sc {
+		return false
+	}
+	origin := s.lookup(sc)
+	if origin == nil {
+		return false
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.flavour == Brozzler {
+		changed := s.brozzlerRedirect(origin, tc)
+		if _, loaded := s.extra.LoadOrStore(tc, origin); !loaded && s.seeds[tc] == nil {
+			changed = true
+		}
+		return changed
+	}
+	if len(hops) >= maxRedirectPromote || (origin.typ != StandardSeed && origin.typ != StandardPlus) {
+		return false
+	}
+	changed := false
+	prefix := seedPrefix(tc, true)
+	if root := s.prefixes.Load(); !root.anyPrefix([]byte(prefix)) {
+		s.prefixes.Store(insert(root, prefix, -1))
+		changed = true
+	}
+	if s.lookup(tc) == nil {
+		st := &seedState{url: tc, typ: origin.typ, rules: origin.rules, maxHops: origin.maxHops, maxHopsOff: origin.maxHopsOff}
+		st.auto.Store(&[]string{})
+		s.extra.Store(tc, st)
+		changed = true
+	}
+	return changed
+}
+
+// brozzlerRedirect adds a seed redirect target's accept prefixes to origin (§3.2), as brozzler's
+// note_seed_redirect does; a prefix already covered by one of the seed's prefixes is skipped.
+// Callers hold s.mu (or are New).
+func (s *Scope) brozzlerRedirect(origin *seedState, target string) bool {
+	tp, _ := split(target)
+	sp, _ := split(origin.url)
+	var add []string
+	if tp.user == sp.user && tp.host == sp.host && tp.port == sp.port && tp.scheme != sp.scheme {
+		sp.scheme = tp.scheme
+		sp.pathq, _, _ = strings.Cut(sp.pathq, "?")
+		add = append(add, string(appendSSURT(nil, &sp)))
+	}
+	add = append(add, seedSSURT(target))
+	cur := *origin.auto.Load()
+	changed := false
+	for _, a := range add {
+		redundant := false
+		for _, p := range cur {
+			if strings.HasPrefix(a, p) {
+				redundant = true
+				break
+			}
+		}
+		if !redundant {
+			cur = append(cur[:len(cur):len(cur)], a)
+			changed = true
+		}
+	}
+	if changed {
+		origin.auto.Store(&cur)
+	}
+	return changed
+}
+
+// Decide decides whether the candidate is in scope (spec/scope.md §4.1 for Standard, §4.2 for
+// Brozzler) and says why. It is pure, deterministic, allocation-light and safe for concurrent
+// use; it never panics.
+func (s *Scope) Decide(c Candidate) Decision {
+	var t target
+	t.url, t.via, t.viaRedirect = c.URL, c.Via, c.ViaRedirect
+	t.surtLen, t.ssurtLen = -1, -1
+	p, ok := split(c.URL)
+	if !ok || (p.scheme != "http" && p.scheme != "https") {
+		return Decision{Reason: ReasonScheme}
+	}
+	if p.host == "" {
+		return Decision{Reason: ReasonOutOfScope}
+	}
+	t.p = p
+	if c.Hops == "" {
+		return Decision{In: true, Reason: ReasonSeed}
+	}
+	if c.Hops[len(c.Hops)-1] == hopPrerequisite {
+		return Decision{In: true, Reason: ReasonPrerequisite, HopsOff: c.ViaHopsOff}
+	}
+	st := s.first
+	if c.Seed != "" {
+		if x := s.lookup(c.Seed); x != nil {
+			st = x
+		}
+	}
+	if s.flavour == Brozzler {
+		t.brozzler = true
+		return s.decideBrozzler(&t, &c, st)
+	}
+	return s.decideStandard(&t, &c, st)
+}
+
+// levels holds the candidate rules of the collection and the seed for one decision.
+type levels struct {
+	coll, seed       *ruleSet
+	collSet, seedSet idSet
+}
+
+func (l *levels) init(t *target, coll, seed *ruleSet) {
+	l.coll, l.seed = coll, seed
+	if coll != nil {
+		coll.candidates(t, &l.collSet)
+	}
+	if seed != nil {
+		seed.candidates(t, &l.seedSet)
+	}
+}
+
+// block returns the first matching block rule: collection rules first, then the seed's.
+func (l *levels) block(t *target) (string, bool) {
+	if l.coll != nil {
+		if r, ok := l.coll.first(t, &l.collSet, 0, l.coll.nBlock); ok {
+			return r.reason, true
+		}
+	}
+	if l.seed != nil {
+		if r, ok := l.seed.first(t, &l.seedSet, 0, l.seed.nBlock); ok {
+			return r.reason, true
+		}
+	}
+	return "", false
+}
+
+// accept returns the first matching accept rule: collection rules first, then the seed's.
+func (l *levels) accept(t *target) (string, bool) {
+	if l.coll != nil {
+		if r, ok := l.coll.first(t, &l.collSet, l.coll.nBlock, len(l.coll.rules)); ok {
+			return r.reason, true
+		}
+	}
+	if l.seed != nil {
+		if r, ok := l.seed.first(t, &l.seedSet, l.seed.nBlock, len(l.seed.rules)); ok {
+			return r.reason, true
+		}
+	}
+	return "", false
+}
+
+// decideStandard follows spec/scope.md §4.1 from step 3 on.
+func (s *Scope) decideStandard(t *target, c *Candidate, st *seedState) Decision {
+	var l levels
+	l.init(t, s.coll, st.rules)
+	if reason, ok := l.block(t); ok {
+		return Decision{Reason: reason}
+	}
+	if isTrap(t.p.pathq) {
+		return Decision{Reason: ReasonTrap}
+	}
+	h := c.Hops
+	if transcluded(h) {
+		return Decision{In: true, Reason: ReasonEmbed, HopsOff: c.ViaHopsOff}
+	}
+	if len(h) > st.maxHops {
+		return Decision{Reason: ReasonMaxHops}
+	}
+	if reason, ok := l.accept(t); ok {
+		return Decision{In: true, Reason: reason}
+	}
+	if s.prefixes.Load().anyPrefix(t.surt()) {
+		return Decision{In: true, Reason: ReasonSeedPrefix}
+	}
+	switch st.typ {
+	case StandardPlus:
+		if c.ViaHopsOff < 1 {
+			return Decision{In: true, Reason: ReasonOneHopOff, HopsOff: c.ViaHopsOff + 1}
+		}
+	case OnePagePlus:
+		if strings.IndexByte(h[:len(h)-1], hopLink) < 0 {
+			return Decision{In: true, Reason: ReasonOneHopOff, HopsOff: c.ViaHopsOff + 1}
+		}
+	}
+	return Decision{Reason: ReasonOutOfScope}
+}
+
+// transcluded is §4.1 step 5: after the last L (or M) of the hop path there is at least one
+// letter, at most one X, and at most two letters other than R.
+func transcluded(h string) bool {
+	n, x, other := 0, 0, 0
+	for i := len(h) - 1; i >= 0; i-- {
+		c := h[i]
+		if c == hopLink || c == hopSitemap {
+			break
+		}
+		n++
+		if c == hopSpeculative {
+			x++
+		}
+		if c != hopRedirect {
+			other++
+		}
+	}
+	return n >= 1 && x <= 1 && other <= 2
+}
+
+// isTrap is §4.1 step 4: a path segment repeated 3 or more times in a row, or more than 20
+// segments. Segments are the parts between slashes of the path (query excluded); empty ones
+// (from "//") count, the empty part after a final slash does not.
+func isTrap(pathq string) bool {
+	if len(pathq) == 0 || pathq[0] != '/' {
+		return false
+	}
+	segs, run := 0, 0
+	prevStart, prevEnd := 0, -1
+	start := 1
+	for i := 1; i <= len(pathq); i++ {
+		if i < len(pathq) && pathq[i] != '/' && pathq[i] != '?' && pathq[i] != '#' {
+			continue
+		}
+		if i == len(pathq) || pathq[i] != '/' {
+			if i == start {
+				break // the empty part after a final slash is not a segment
+			}
+		}
+		segs++
+		if segs > maxPathSegments {
+			return true
+		}
+		if prevEnd >= 0 && i-start == prevEnd-prevStart && pathq[start:i] == pathq[prevStart:prevEnd] {
+			run++
+			if run >= maxSegmentRepeats {
+				return true
+			}
+		} else {
+			run = 1
+		}
+		prevStart, prevEnd = start, i
+		if i == len(pathq) || pathq[i] != '/' {
+			break
+		}
+		start = i + 1
+	}
+	return false
+}
+
+// decideBrozzler follows spec/scope.md §4.2.
+func (s *Scope) decideBrozzler(t *target, c *Candidate, st *seedState) Decision {
+	h := c.Hops
+	last := h[len(h)-1]
+	outlink := last != hopEmbed && last != hopRedirect && last != hopInferred
+	var l levels
+	if !outlink {
+		l.init(t, s.coll, st.rules)
+		if reason, ok := l.block(t); ok {
+			return Decision{Reason: reason}
+		}
+		return Decision{In: true, Reason: ReasonEmbed, HopsOff: c.ViaHopsOff}
+	}
+	if strings.Count(h[:len(h)-1], string(hopLink)) >= st.maxHops {
+		return Decision{Reason: ReasonMaxHops}
+	}
+	l.init(t, s.coll, st.rules)
+	if reason, ok := l.block(t); ok {
+		return Decision{Reason: reason}
+	}
+	ss := t.ssurt()
+	for _, p := range *st.auto.Load() {
+		if len(ss) >= len(p) && string(ss[:len(p)]) == p {
+			return Decision{In: true, Reason: ReasonSeedPrefix}
+		}
+	}
+	if reason, ok := l.accept(t); ok {
+		return Decision{In: true, Reason: reason}
+	}
+	if c.ViaHopsOff < st.maxHopsOff {
+		return Decision{In: true, Reason: ReasonOneHopOff, HopsOff: c.ViaHopsOff + 1}
+	}
+	return Decision{Reason: ReasonOutOfScope}
+}

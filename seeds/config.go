@@ -1,0 +1,347 @@
+package seeds
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/amber-crawler/amber/scope"
+)
+
+// ErrConfig is wrapped by every error about a crawl configuration.
+var ErrConfig = errors.New("seeds: invalid config")
+
+// Config is a crawl configuration as written in YAML. Zero values mean "use the default"; the
+// defaults are applied by Defaults and documented on each field. Durations are Go durations
+// ("1s", "500ms", "2h"); sizes are bytes, optionally with a unit ("1GB", "100MiB").
+type Config struct {
+	// Collection names the crawl (warcinfo, default crawl directory name). Default "amber".
+	Collection string `yaml:"collection,omitempty"`
+	// Operator says who runs the crawl (warcinfo `operator`), e.g. "Jane Doe <jane@example.org>".
+	Operator string `yaml:"operator,omitempty"`
+	// Description is free text for warcinfo.
+	Description string `yaml:"description,omitempty"`
+	// Seeds are the crawl's seeds; each is a URL string or a map with url, type, accept, block,
+	// max_hops, max_hops_off, redirected_from.
+	Seeds []SeedSpec `yaml:"seeds,omitempty"`
+	// SeedsFile names a plain-text seeds file, relative to the config file.
+	SeedsFile string `yaml:"seeds_file,omitempty"`
+	// Scope holds the collection-level scope rules.
+	Scope ScopeSpec `yaml:"scope,omitempty"`
+	// Fetcher is "http" (default).
+	Fetcher string `yaml:"fetcher,omitempty"`
+	// Workers is the number of URLs fetched at once across all hosts. Default 8.
+	Workers int `yaml:"workers,omitempty"`
+	// UserAgent is sent with every request. Default DefaultUserAgent.
+	UserAgent string `yaml:"user_agent,omitempty"`
+	// Limits bound the crawl.
+	Limits Limits `yaml:"limits,omitempty"`
+	// Politeness spaces requests to one host.
+	Politeness Politeness `yaml:"politeness,omitempty"`
+	// Network holds connection settings.
+	Network Network `yaml:"network,omitempty"`
+	// WARC holds WARC output settings.
+	WARC WARC `yaml:"warc,omitempty"`
+}
+
+// DefaultUserAgent names amber and says where a site owner finds out about the crawl. Real
+// crawls should set their own contact (--user-agent or user_agent).
+const DefaultUserAgent = "Mozilla/5.0 (compatible; amber/0.1; +https://github.com/amber-crawler/amber; contact: set --user-agent)"
+
+// SeedSpec is one seed in a config.
+type SeedSpec struct {
+	URL            string     `yaml:"url"`
+	Type           string     `yaml:"type,omitempty"`
+	Accept         []RuleSpec `yaml:"accept,omitempty"`
+	Block          []RuleSpec `yaml:"block,omitempty"`
+	MaxHops        *int       `yaml:"max_hops,omitempty"`
+	MaxHopsOff     *int       `yaml:"max_hops_off,omitempty"`
+	RedirectedFrom string     `yaml:"redirected_from,omitempty"`
+}
+
+// UnmarshalYAML accepts a bare URL string as well as the map form.
+func (s *SeedSpec) UnmarshalYAML(n *yaml.Node) error {
+	if n.Kind == yaml.ScalarNode {
+		s.URL = n.Value
+		return nil
+	}
+	type plain SeedSpec
+	var p plain
+	if err := n.Decode(&p); err != nil {
+		return err
+	}
+	*s = SeedSpec(p)
+	return nil
+}
+
+// ScopeSpec is the collection-level scope configuration.
+type ScopeSpec struct {
+	// Flavour is "standard" or "brozzler"; empty follows the fetcher (http: standard).
+	Flavour    string     `yaml:"flavour,omitempty"`
+	Accept     []RuleSpec `yaml:"accept,omitempty"`
+	Block      []RuleSpec `yaml:"block,omitempty"`
+	MaxHops    *int       `yaml:"max_hops,omitempty"`
+	MaxHopsOff *int       `yaml:"max_hops_off,omitempty"`
+}
+
+// RuleSpec is a scope rule as written: a "kind:value" string or a map of matchers.
+type RuleSpec struct {
+	Text string            // the string form, when written as a string
+	Map  map[string]string // the map form, when written as a map
+}
+
+// UnmarshalYAML accepts both forms.
+func (r *RuleSpec) UnmarshalYAML(n *yaml.Node) error {
+	switch n.Kind {
+	case yaml.ScalarNode:
+		r.Text = n.Value
+		return nil
+	case yaml.MappingNode:
+		return n.Decode(&r.Map)
+	}
+	return fmt.Errorf("line %d: a rule is a `kind:value` string or a map of matchers", n.Line)
+}
+
+// MarshalYAML writes the rule back in the form it was written in.
+func (r RuleSpec) MarshalYAML() (any, error) {
+	if r.Map != nil {
+		return r.Map, nil
+	}
+	return r.Text, nil
+}
+
+// Rule parses the rule.
+func (r RuleSpec) Rule() (scope.Rule, error) {
+	if r.Map != nil {
+		return scope.RuleFromMap(r.Map)
+	}
+	return scope.ParseRule(r.Text)
+}
+
+// String renders the rule as written.
+func (r RuleSpec) String() string {
+	if r.Map == nil {
+		return r.Text
+	}
+	keys := make([]string, 0, len(r.Map))
+	for k := range r.Map {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	parts := make([]string, len(keys))
+	for i, k := range keys {
+		parts[i] = k + ": " + r.Map[k]
+	}
+	return "{" + strings.Join(parts, ", ") + "}"
+}
+
+// Limits bound a crawl. Zero means no limit.
+type Limits struct {
+	// URLs is the most URLs fetched (responses received), over the whole crawl including resumes.
+	URLs int64 `yaml:"urls,omitempty"`
+	// Time bounds one run of `amber crawl`.
+	Time time.Duration `yaml:"time,omitempty"`
+	// Bytes is the most response bytes downloaded, over the whole crawl.
+	Bytes ByteSize `yaml:"bytes,omitempty"`
+	// ResponseSize bounds one response's raw bytes; a longer one is kept truncated. Default 100MiB.
+	ResponseSize ByteSize `yaml:"response_size,omitempty"`
+}
+
+// Politeness spaces requests to one host.
+type Politeness struct {
+	// HostDelay is the pause between the end of one fetch and the start of the next on the same
+	// host. Default 1s. robots.txt Crawl-delay raises it for that host.
+	HostDelay *time.Duration `yaml:"host_delay,omitempty"`
+	// HostConcurrency is how many requests may be open to one host at once. Default 1.
+	HostConcurrency int `yaml:"host_concurrency,omitempty"`
+	// IgnoreRobots skips robots.txt (and, later, robots meta tags).
+	IgnoreRobots bool `yaml:"ignore_robots,omitempty"`
+	// MaxAttempts is how often a URL is tried on network errors and 5xx. Default 3.
+	MaxAttempts int `yaml:"max_attempts,omitempty"`
+	// RetryDelay is the wait before the first retry; it doubles with each attempt. Default 10s.
+	RetryDelay time.Duration `yaml:"retry_delay,omitempty"`
+}
+
+// Network holds connection settings.
+type Network struct {
+	// AllowPrivate lets the crawl connect to loopback and private addresses (refused by default).
+	AllowPrivate bool `yaml:"allow_private,omitempty"`
+	// ConnectTo maps host:port pairs to other addresses, curl's --connect-to syntax.
+	ConnectTo []string `yaml:"connect_to,omitempty"`
+	// VerifyTLS refuses sites with invalid certificates (default: capture them, record the problem).
+	VerifyTLS bool `yaml:"verify_tls,omitempty"`
+	// Timeouts: connect (default 10s), first byte (30s), whole response (3m).
+	ConnectTimeout   time.Duration `yaml:"connect_timeout,omitempty"`
+	FirstByteTimeout time.Duration `yaml:"first_byte_timeout,omitempty"`
+	ResponseTimeout  time.Duration `yaml:"response_timeout,omitempty"`
+}
+
+// WARC holds WARC output settings.
+type WARC struct {
+	// Prefix starts every WARC file name. Default: the collection name.
+	Prefix string `yaml:"prefix,omitempty"`
+	// MaxSize rotates files at this size. Default 1GB.
+	MaxSize ByteSize `yaml:"max_size,omitempty"`
+}
+
+// ByteSize is a number of bytes, written as a number or with a unit (KB, MB, GB, KiB, MiB, GiB).
+type ByteSize int64
+
+// UnmarshalYAML accepts a number or a string with a unit.
+func (b *ByteSize) UnmarshalYAML(n *yaml.Node) error {
+	v, err := ParseByteSize(n.Value)
+	if err != nil {
+		return fmt.Errorf("line %d: %w", n.Line, err)
+	}
+	*b = v
+	return nil
+}
+
+// ParseByteSize parses "1234", "10KB", "1.5GB", "100MiB" (case-insensitive; B optional).
+func ParseByteSize(s string) (ByteSize, error) {
+	t := strings.ToUpper(strings.TrimSpace(s))
+	units := []struct {
+		suffix string
+		mult   float64
+	}{
+		{"KIB", 1 << 10}, {"MIB", 1 << 20}, {"GIB", 1 << 30}, {"TIB", 1 << 40},
+		{"KB", 1e3}, {"MB", 1e6}, {"GB", 1e9}, {"TB", 1e12},
+		{"K", 1e3}, {"M", 1e6}, {"G", 1e9}, {"T", 1e12}, {"B", 1},
+	}
+	mult := 1.0
+	for _, u := range units {
+		if strings.HasSuffix(t, u.suffix) {
+			mult = u.mult
+			t = strings.TrimSpace(strings.TrimSuffix(t, u.suffix))
+			break
+		}
+	}
+	f, err := strconv.ParseFloat(t, 64)
+	if err != nil || f < 0 || f*mult > 1<<62 {
+		return 0, fmt.Errorf("%w: %q is not a size (like 1000, 10MB or 1GiB)", ErrConfig, s)
+	}
+	return ByteSize(f * mult), nil
+}
+
+// LoadConfig reads a YAML crawl configuration. Unknown keys are errors (a misspelt key must not
+// silently do nothing). A seeds_file is read relative to the config's directory and its seeds are
+// appended to Seeds.
+func LoadConfig(path string) (*Config, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("seeds: %w", err)
+	}
+	c, err := ParseConfig(data, path)
+	if err != nil {
+		return nil, err
+	}
+	if c.SeedsFile != "" {
+		p := c.SeedsFile
+		if !filepath.IsAbs(p) {
+			p = filepath.Join(filepath.Dir(path), p)
+		}
+		ss, err := ParseFile(p)
+		if err != nil {
+			return nil, fmt.Errorf("%s: seeds_file: %w", path, err)
+		}
+		for _, s := range ss {
+			c.Seeds = append(c.Seeds, SeedSpec{URL: s.URL, Type: string(s.Type)})
+		}
+		c.SeedsFile = ""
+	}
+	return c, nil
+}
+
+// ParseConfig parses a YAML crawl configuration; name is used in error messages.
+func ParseConfig(data []byte, name string) (*Config, error) {
+	var c Config
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	dec.KnownFields(true)
+	// An empty document decodes to io.EOF: an empty config is valid.
+	if err := dec.Decode(&c); err != nil && !errors.Is(err, io.EOF) {
+		return nil, fmt.Errorf("%w: %s: %v", ErrConfig, name, err)
+	}
+	return &c, nil
+}
+
+// Marshal renders the configuration as YAML (the effective configuration, crawl.yaml).
+func (c *Config) Marshal() ([]byte, error) {
+	var buf bytes.Buffer
+	enc := yaml.NewEncoder(&buf)
+	enc.SetIndent(2)
+	if err := enc.Encode(c); err != nil {
+		return nil, fmt.Errorf("seeds: marshal config: %w", err)
+	}
+	if err := enc.Close(); err != nil {
+		return nil, fmt.Errorf("seeds: marshal config: %w", err)
+	}
+	return buf.Bytes(), nil
+}
+
+// ScopeConfig builds the scope configuration from the seeds and rules, with errors that name the
+// rule and where it came from. defaultFlavour applies when the config does not set one.
+func (c *Config) ScopeConfig(defaultFlavour scope.Flavour) (scope.Config, error) {
+	sc := scope.Config{Flavour: defaultFlavour, MaxHops: c.Scope.MaxHops, MaxHopsOff: c.Scope.MaxHopsOff}
+	switch c.Scope.Flavour {
+	case "":
+	case string(scope.Standard), string(scope.Brozzler):
+		sc.Flavour = scope.Flavour(c.Scope.Flavour)
+	default:
+		return sc, fmt.Errorf("%w: scope.flavour %q: want standard or brozzler", ErrConfig, c.Scope.Flavour)
+	}
+	var err error
+	if sc.Accept, err = parseRules(c.Scope.Accept, "scope.accept"); err != nil {
+		return sc, err
+	}
+	if sc.Block, err = parseRules(c.Scope.Block, "scope.block"); err != nil {
+		return sc, err
+	}
+	if len(c.Seeds) == 0 {
+		return sc, fmt.Errorf("%w: no seeds", ErrConfig)
+	}
+	for i, s := range c.Seeds {
+		where := fmt.Sprintf("seeds[%d] (%s)", i, s.URL)
+		if err := CheckURL(s.URL); err != nil {
+			return sc, fmt.Errorf("%s: %w", where, err)
+		}
+		t, err := scope.ParseSeedType(s.Type)
+		if err != nil {
+			return sc, fmt.Errorf("%w: %s: %w", ErrConfig, where, err)
+		}
+		seed := scope.Seed{URL: s.URL, Type: t, MaxHops: s.MaxHops, MaxHopsOff: s.MaxHopsOff, RedirectedFrom: s.RedirectedFrom}
+		if s.RedirectedFrom != "" {
+			if err := CheckURL(s.RedirectedFrom); err != nil {
+				return sc, fmt.Errorf("%s: redirected_from: %w", where, err)
+			}
+		}
+		if seed.Accept, err = parseRules(s.Accept, where+".accept"); err != nil {
+			return sc, err
+		}
+		if seed.Block, err = parseRules(s.Block, where+".block"); err != nil {
+			return sc, err
+		}
+		sc.Seeds = append(sc.Seeds, seed)
+	}
+	return sc, nil
+}
+
+func parseRules(specs []RuleSpec, where string) ([]scope.Rule, error) {
+	var out []scope.Rule
+	for i, s := range specs {
+		r, err := s.Rule()
+		if err != nil {
+			return nil, fmt.Errorf("%w: %s[%d] %s: %w", ErrConfig, where, i, s, err)
+		}
+		out = append(out, r)
+	}
+	return out, nil
+}

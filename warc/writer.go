@@ -1,0 +1,930 @@
+package warc
+
+import (
+	"bufio"
+	"bytes"
+	"crypto/rand"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/klauspost/compress/gzip"
+	gowarc "github.com/nlnwa/gowarc/v2"
+)
+
+const (
+	defaultPrefix  = "amber"
+	defaultMaxSize = int64(1e9)
+	openSuffix     = ".open"
+	warcSuffix     = ".warc.gz"
+	// dateLayout is the WARC-Date layout: WARC 1.1 allows fractions of a second.
+	dateLayout = "2006-01-02T15:04:05.000000Z"
+	// profileRevisit is the revisit profile written on revisit records.
+	profileRevisit = gowarc.ProfileIdenticalPayloadDigestV1_1
+	conformsTo     = "http://iipc.github.io/warc-specifications/specifications/warc-format/warc-1.1/"
+
+	contentTypeResponse = "application/http; msgtype=response"
+	contentTypeRequest  = "application/http; msgtype=request"
+)
+
+// Writer writes captures into size-rotated WARC files and appends their CDXJ lines.
+// It is safe for concurrent use: records are built and compressed by the calling goroutine,
+// and only the append to the file (and to the CDXJ index) happens under the Writer's mutex.
+type Writer struct {
+	cfg       Config
+	hostname  string
+	recOpts   []gowarc.WarcRecordOption
+	marshaler gowarc.Marshaler
+	now       func() time.Time
+	recovered []Recovered
+
+	// dedupMu guards pending: payload digests whose first capture is being written right now,
+	// so that a second capture of the same payload at the same moment becomes a revisit of it
+	// instead of a second full response.
+	dedupMu sync.Mutex
+	pending map[string]dedupRef
+
+	mu     sync.Mutex // guards the fields below: the open WARC file, its bookkeeping and the CDXJ file
+	closed bool
+	serial int           // serial number of the next file
+	f      *os.File      // the current NAME.warc.gz.open, nil when none is open
+	bw     *bufio.Writer // buffers f; flushed at the end of every capture
+	name   string        // base name of f without ".open"
+	size   int64         // bytes written to f, buffered ones included
+	infoID string        // WARC-Record-ID of f's warcinfo record
+	writes int           // captures and resources written to f
+	cdx    *os.File      // CDXJ index opened for appending, nil without an index
+}
+
+// NewWriter creates Dir (and the CDXJ file's directory), runs Recover on them, and returns a
+// Writer whose file serial numbers continue after the highest serial found in Dir for the
+// prefix. No file is created before the first write.
+func NewWriter(cfg Config) (*Writer, error) {
+	if cfg.Dir == "" {
+		return nil, fmt.Errorf("%w: empty Dir", ErrConfig)
+	}
+	if cfg.Prefix == "" {
+		cfg.Prefix = defaultPrefix
+	}
+	if strings.ContainsAny(cfg.Prefix, `/\`) {
+		return nil, fmt.Errorf("%w: prefix %q contains a path separator", ErrConfig, cfg.Prefix)
+	}
+	if cfg.MaxSize <= 0 {
+		cfg.MaxSize = defaultMaxSize
+	}
+	if cfg.TempDir == "" {
+		cfg.TempDir = os.TempDir()
+	}
+	host := cfg.Hostname
+	if host == "" {
+		h, err := os.Hostname()
+		if err != nil || h == "" {
+			h = "localhost"
+		}
+		host = h
+	}
+	if err := os.MkdirAll(cfg.Dir, 0o755); err != nil {
+		return nil, fmt.Errorf("create warc dir: %w", err)
+	}
+	rec, err := Recover(cfg.Dir, cfg.CDXJPath)
+	if err != nil {
+		return nil, fmt.Errorf("recover warc dir: %w", err)
+	}
+	serial, err := nextSerial(cfg.Dir, cfg.Prefix)
+	if err != nil {
+		return nil, err
+	}
+	w := &Writer{
+		cfg:       cfg,
+		hostname:  sanitizeHostname(host),
+		marshaler: gowarc.NewMarshaler(),
+		now:       time.Now,
+		recovered: rec,
+		serial:    serial,
+		recOpts: []gowarc.WarcRecordOption{
+			gowarc.WithVersion(gowarc.V1_1),
+			gowarc.WithBufferTmpDir(cfg.TempDir),
+			gowarc.WithDefaultDigestAlgorithm("sha1"),
+			gowarc.WithDefaultDigestEncoding(gowarc.Base32),
+			gowarc.WithAddMissingDigest(true),
+			gowarc.WithAddMissingContentLength(true),
+			// Recorded bytes are evidence: never rewrite them.
+			gowarc.WithFixSyntaxErrors(false),
+			gowarc.WithFixContentLength(false),
+			gowarc.WithFixDigest(false),
+		},
+	}
+	if cfg.CDXJPath != "" {
+		if err := os.MkdirAll(filepath.Dir(cfg.CDXJPath), 0o755); err != nil {
+			return nil, fmt.Errorf("create cdxj dir: %w", err)
+		}
+		f, err := os.OpenFile(cfg.CDXJPath, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+		if err != nil {
+			return nil, fmt.Errorf("open cdxj: %w", err)
+		}
+		w.cdx = f
+	}
+	return w, nil
+}
+
+// Recovered returns what NewWriter's Recover run did (nil when there was nothing to do).
+func (w *Writer) Recovered() []Recovered { return w.recovered }
+
+// prepared is a built record and its compressed gzip member.
+type prepared struct {
+	rec gowarc.WarcRecord
+	sp  *spool
+}
+
+func (w *Writer) closePrepared(ps []*prepared) {
+	for _, p := range ps {
+		if p == nil {
+			continue
+		}
+		if p.rec != nil {
+			_ = p.rec.Close()
+		}
+		if p.sp != nil {
+			_ = p.sp.Close()
+		}
+	}
+}
+
+// WriteCapture writes the capture's request, response (or revisit) and metadata records,
+// linked by WARC-Concurrent-To, into one file, then appends the CDXJ line of the
+// response/revisit, then stores the payload digest in Dedup.
+//
+// A revisit (profile identical-payload-digest 1.1, headers-only block) is written instead of a
+// response when Dedup knows the payload digest, the status is 2xx, the payload is not empty
+// and the response is not truncated. Only such responses are stored in Dedup. The request
+// record is left out when Request is empty. Safe for concurrent use.
+func (w *Writer) WriteCapture(c Capture) (Result, error) {
+	if c.URL == "" {
+		return Result{}, fmt.Errorf("%w: empty URL", ErrInvalid)
+	}
+	if c.Response == nil {
+		return Result{}, fmt.Errorf("%w: no response for %s", ErrInvalid, c.URL)
+	}
+	meta, err := metadataBlock(c)
+	if err != nil {
+		return Result{}, err
+	}
+	infoID, err := w.currentInfoID()
+	if err != nil {
+		return Result{}, err
+	}
+	date := c.Date
+	if date.IsZero() {
+		date = w.now()
+	}
+	dateStr := date.UTC().Format(dateLayout)
+	respID, reqID, metaID := newRecordID(), newRecordID(), newRecordID()
+
+	var ps []*prepared
+	defer func() { w.closePrepared(ps) }()
+
+	// Response, possibly turned into a revisit.
+	rb := newRecordBuilder(gowarc.Response, w.recOpts...)
+	w.commonHeaders(rb, respID, dateStr, c.URL, c.IP, infoID)
+	rb.AddWarcHeader(gowarc.ContentType, contentTypeResponse)
+	if c.Truncated != "" {
+		rb.AddWarcHeader(gowarc.WarcTruncated, c.Truncated)
+	}
+	n, err := rb.ReadFrom(c.Response)
+	if err != nil {
+		_ = rb.Close()
+		return Result{}, fmt.Errorf("read response of %s: %w", c.URL, err)
+	}
+	if n == 0 {
+		_ = rb.Close()
+		return Result{}, fmt.Errorf("%w: empty response for %s", ErrInvalid, c.URL)
+	}
+	resp, err := build(rb)
+	if err != nil {
+		return Result{}, fmt.Errorf("build response record of %s: %w", c.URL, err)
+	}
+	main := &prepared{rec: resp}
+	ps = append(ps, main)
+
+	res := Result{RecordID: respID}
+	var httpHeader http.Header
+	var headerBytes []byte
+	payloadLen := int64(0)
+	if b, ok := resp.Block().(gowarc.HttpResponseBlock); ok {
+		res.Status = b.HttpStatusCode()
+		if h := b.HttpHeader(); h != nil {
+			httpHeader = *h
+		}
+		headerBytes = b.ProtocolHeaderBytes()
+		payloadLen = b.Size() - int64(len(headerBytes))
+	}
+	if b, ok := resp.Block().(gowarc.PayloadBlock); ok {
+		res.PayloadDigest = b.PayloadDigest()
+	}
+	dedupable := w.cfg.Dedup != nil && c.Truncated == "" && res.Status >= 200 && res.Status <= 299 &&
+		payloadLen > 0 && res.PayloadDigest != ""
+	if dedupable {
+		ref, ok, claimed, err := w.lookupOrClaim(res.PayloadDigest, dedupRef{c.URL, date})
+		if err != nil {
+			return Result{}, fmt.Errorf("dedup lookup: %w", err)
+		}
+		if claimed {
+			defer w.release(res.PayloadDigest)
+		}
+		refURI, refDate := ref.uri, ref.date
+		if ok {
+			rv := newRecordBuilder(gowarc.Revisit, w.recOpts...)
+			w.commonHeaders(rv, respID, dateStr, c.URL, c.IP, infoID)
+			rv.AddWarcHeader(gowarc.WarcProfile, profileRevisit)
+			rv.AddWarcHeader(gowarc.WarcRefersToTargetURI, refURI)
+			rv.AddWarcHeader(gowarc.WarcRefersToDate, refDate.UTC().Format(dateLayout))
+			rv.AddWarcHeader(gowarc.ContentType, contentTypeResponse)
+			rv.AddWarcHeader(gowarc.WarcPayloadDigest, res.PayloadDigest)
+			if _, err := rv.Write(headerBytes); err != nil {
+				_ = rv.Close()
+				return Result{}, fmt.Errorf("build revisit record of %s: %w", c.URL, err)
+			}
+			rec, err := build(rv)
+			if err != nil {
+				return Result{}, fmt.Errorf("build revisit record of %s: %w", c.URL, err)
+			}
+			_ = resp.Close()
+			main.rec = rec
+			res.Revisit = true
+		}
+	}
+
+	if len(c.Request) > 0 {
+		qb := newRecordBuilder(gowarc.Request, w.recOpts...)
+		w.commonHeaders(qb, reqID, dateStr, c.URL, c.IP, infoID)
+		qb.AddWarcHeader(gowarc.WarcConcurrentTo, respID)
+		qb.AddWarcHeader(gowarc.ContentType, contentTypeRequest)
+		if _, err := qb.Write(c.Request); err != nil {
+			_ = qb.Close()
+			return Result{}, fmt.Errorf("build request record of %s: %w", c.URL, err)
+		}
+		rec, err := build(qb)
+		if err != nil {
+			return Result{}, fmt.Errorf("build request record of %s: %w", c.URL, err)
+		}
+		// Chronological order: request, response, metadata.
+		ps = []*prepared{{rec: rec}, main}
+	}
+
+	mb := newRecordBuilder(gowarc.Metadata, w.recOpts...)
+	w.commonHeaders(mb, metaID, dateStr, c.URL, "", infoID)
+	mb.AddWarcHeader(gowarc.WarcConcurrentTo, respID)
+	mb.AddWarcHeader(gowarc.ContentType, gowarc.ApplicationWarcFields)
+	if _, err := mb.Write(meta); err != nil {
+		_ = mb.Close()
+		return Result{}, fmt.Errorf("build metadata record of %s: %w", c.URL, err)
+	}
+	mrec, err := build(mb)
+	if err != nil {
+		return Result{}, fmt.Errorf("build metadata record of %s: %w", c.URL, err)
+	}
+	ps = append(ps, &prepared{rec: mrec})
+
+	mime := ""
+	hasMime := false
+	if ct := httpHeader.Get("Content-Type"); ct != "" {
+		mime, hasMime = strings.TrimSpace(strings.SplitN(ct, ";", 2)[0]), true
+	}
+	if res.Revisit {
+		mime, hasMime = "warc/revisit", true
+	}
+	line := cdxLine{
+		key:    CDXKey(c.URL),
+		date:   date,
+		URL:    c.URL,
+		Digest: strings.TrimPrefix(res.PayloadDigest, "sha1:"),
+	}
+	if hasMime {
+		line.Mime = &mime
+	}
+	if res.Status > 0 {
+		s := strconv.Itoa(res.Status)
+		line.Status = &s
+	}
+
+	mainIdx := len(ps) - 2
+	if err := w.commit(ps, infoID, mainIdx, &res, &line); err != nil {
+		return Result{}, err
+	}
+	if dedupable && !res.Revisit {
+		if err := w.cfg.Dedup.StoreDigest(res.PayloadDigest, c.URL, date); err != nil {
+			return res, fmt.Errorf("dedup store: %w", err)
+		}
+	}
+	return res, nil
+}
+
+// dedupRef is the first capture of a payload.
+type dedupRef struct {
+	uri  string
+	date time.Time
+}
+
+// lookupOrClaim finds the first capture of a payload digest, in the captures being written now
+// or in Dedup. When there is none it claims the digest for self (claimed=true): the caller
+// stores it in Dedup after writing and then calls release.
+func (w *Writer) lookupOrClaim(digest string, self dedupRef) (ref dedupRef, found, claimed bool, err error) {
+	w.dedupMu.Lock()
+	defer w.dedupMu.Unlock()
+	if r, ok := w.pending[digest]; ok {
+		return r, true, false, nil
+	}
+	// The lookup is a read of the local store; holding dedupMu across it is what makes
+	// "look up, else claim" atomic.
+	uri, date, ok, err := w.cfg.Dedup.LookupDigest(digest)
+	if err != nil || ok {
+		return dedupRef{uri, date}, ok, false, err
+	}
+	if w.pending == nil {
+		w.pending = make(map[string]dedupRef)
+	}
+	w.pending[digest] = self
+	return dedupRef{}, false, true, nil
+}
+
+// release ends a claim made by lookupOrClaim.
+func (w *Writer) release(digest string) {
+	w.dedupMu.Lock()
+	delete(w.pending, digest)
+	w.dedupMu.Unlock()
+}
+
+// WriteResource writes a resource record (e.g. a screenshot: uri "urn:screenshot:<page URL>")
+// and its CDXJ line. concurrentTo, if not empty, is the WARC-Record-ID of a related record
+// (the page's response); it may be in another file. contentType "" is written as
+// application/octet-stream. Safe for concurrent use.
+func (w *Writer) WriteResource(uri, contentType string, date time.Time, body []byte, concurrentTo string) (Result, error) {
+	if uri == "" {
+		return Result{}, fmt.Errorf("%w: empty resource URI", ErrInvalid)
+	}
+	if contentType == "" {
+		contentType = "application/octet-stream"
+	}
+	if strings.ContainsAny(contentType, "\r\n") {
+		return Result{}, fmt.Errorf("%w: content type %q", ErrInvalid, contentType)
+	}
+	infoID, err := w.currentInfoID()
+	if err != nil {
+		return Result{}, err
+	}
+	if date.IsZero() {
+		date = w.now()
+	}
+	id := newRecordID()
+	b := newRecordBuilder(gowarc.Resource, w.recOpts...)
+	w.commonHeaders(b, id, date.UTC().Format(dateLayout), uri, "", infoID)
+	if concurrentTo != "" {
+		if !strings.HasPrefix(concurrentTo, "<") {
+			concurrentTo = "<" + concurrentTo + ">"
+		}
+		b.AddWarcHeader(gowarc.WarcConcurrentTo, concurrentTo)
+	}
+	b.AddWarcHeader(gowarc.ContentType, contentType)
+	if _, err := b.Write(body); err != nil {
+		_ = b.Close()
+		return Result{}, fmt.Errorf("build resource record of %s: %w", uri, err)
+	}
+	rec, err := build(b)
+	if err != nil {
+		return Result{}, fmt.Errorf("build resource record of %s: %w", uri, err)
+	}
+	ps := []*prepared{{rec: rec}}
+	defer w.closePrepared(ps)
+
+	res := Result{RecordID: id, PayloadDigest: rec.WarcHeader().Get(gowarc.WarcPayloadDigest)}
+	if res.PayloadDigest == "" {
+		res.PayloadDigest = rec.WarcHeader().Get(gowarc.WarcBlockDigest)
+		rec.WarcHeader().Set(gowarc.WarcPayloadDigest, res.PayloadDigest)
+	}
+	mime := contentType
+	line := cdxLine{
+		key:    CDXKey(uri),
+		date:   date,
+		URL:    uri,
+		Mime:   &mime,
+		Digest: strings.TrimPrefix(res.PayloadDigest, "sha1:"),
+	}
+	if err := w.commit(ps, infoID, 0, &res, &line); err != nil {
+		return Result{}, err
+	}
+	return res, nil
+}
+
+// Close finishes the current file (flush, fsync, rename away ".open") and closes the CDXJ
+// index. Later writes return ErrClosed; a second Close returns nil.
+func (w *Writer) Close() error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.closed {
+		return nil
+	}
+	w.closed = true
+	var errs []error
+	if err := w.closeFileLocked(); err != nil {
+		errs = append(errs, err)
+	}
+	if w.cdx != nil {
+		if err := w.cdx.Sync(); err != nil {
+			errs = append(errs, fmt.Errorf("sync cdxj: %w", err))
+		}
+		if err := w.cdx.Close(); err != nil {
+			errs = append(errs, fmt.Errorf("close cdxj: %w", err))
+		}
+		w.cdx = nil
+	}
+	return errors.Join(errs...)
+}
+
+// commonHeaders adds the headers every capture record carries, in a readable order.
+func (w *Writer) commonHeaders(b gowarc.WarcRecordBuilder, id, date, uri, ip, infoID string) {
+	b.AddWarcHeader(gowarc.WarcRecordID, id)
+	b.AddWarcHeader(gowarc.WarcDate, date)
+	b.AddWarcHeader(gowarc.WarcTargetURI, uri)
+	if ip != "" {
+		b.AddWarcHeader(gowarc.WarcIPAddress, ip)
+	}
+	b.AddWarcHeader(gowarc.WarcWarcinfoID, infoID)
+}
+
+// build builds a record; gowarc's validation findings on recorded bytes are kept as they are
+// (the bytes are what the server sent), only hard errors fail.
+func build(b gowarc.WarcRecordBuilder) (rec gowarc.WarcRecord, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("gowarc: %v", r)
+		}
+	}()
+	rec, _, err = b.Build()
+	if err != nil {
+		if rec != nil {
+			_ = rec.Close()
+		} else {
+			_ = b.Close()
+		}
+		return nil, err
+	}
+	return rec, nil
+}
+
+// currentInfoID opens a file if none is open (or rotates a full one) and returns its warcinfo ID.
+func (w *Writer) currentInfoID() (string, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if err := w.ensureFileLocked(); err != nil {
+		return "", err
+	}
+	return w.infoID, nil
+}
+
+// commit appends the prepared records (compressing them first when needed) to the current
+// file and the CDXJ line for ps[mainIdx]; on a write error the file is cut back to where the
+// capture started.
+func (w *Writer) commit(ps []*prepared, infoID string, mainIdx int, res *Result, line *cdxLine) error {
+	// Compress outside the lock with the warcinfo ID seen so far; redo it under the lock in the
+	// rare case another capture rotated the file in between.
+	for _, p := range ps {
+		if err := w.compress(p); err != nil {
+			return err
+		}
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if err := w.ensureFileLocked(); err != nil {
+		return err
+	}
+	if w.infoID != infoID {
+		for _, p := range ps {
+			p.rec.WarcHeader().Set(gowarc.WarcWarcinfoID, w.infoID)
+			if err := w.compress(p); err != nil {
+				return err
+			}
+		}
+	}
+	start := w.size
+	offsets := make([]int64, len(ps))
+	for i, p := range ps {
+		offsets[i] = w.size
+		n, err := p.sp.WriteTo(w.bw)
+		w.size += n
+		if err != nil {
+			return w.undoLocked(start, fmt.Errorf("write %s: %w", w.name, err))
+		}
+	}
+	if err := w.bw.Flush(); err != nil {
+		return w.undoLocked(start, fmt.Errorf("write %s: %w", w.name, err))
+	}
+	w.writes++
+	res.Filename = w.name
+	res.Offset = offsets[mainIdx]
+	res.Length = ps[mainIdx].sp.Size()
+	if w.cdx != nil {
+		line.Filename = w.name
+		line.Offset = strconv.FormatInt(res.Offset, 10)
+		line.Length = strconv.FormatInt(res.Length, 10)
+		b, err := line.marshal()
+		if err != nil {
+			return fmt.Errorf("cdxj line: %w", err)
+		}
+		if _, err := w.cdx.Write(b); err != nil {
+			return fmt.Errorf("append cdxj: %w", err)
+		}
+	}
+	return nil
+}
+
+// undoLocked cuts the current file back to start after a failed write and returns cause.
+func (w *Writer) undoLocked(start int64, cause error) error {
+	w.bw.Reset(w.f)
+	if err := w.f.Truncate(start); err != nil {
+		return errors.Join(cause, fmt.Errorf("truncate %s: %w", w.name, err))
+	}
+	if _, err := w.f.Seek(start, io.SeekStart); err != nil {
+		return errors.Join(cause, fmt.Errorf("seek %s: %w", w.name, err))
+	}
+	w.size = start
+	return cause
+}
+
+var gzipPool = sync.Pool{New: func() any {
+	zw, _ := gzip.NewWriterLevel(io.Discard, gzip.DefaultCompression)
+	return zw
+}}
+
+// compress (re)writes p.rec as one gzip member into p.sp.
+func (w *Writer) compress(p *prepared) (err error) {
+	if p.sp == nil {
+		p.sp = &spool{dir: w.cfg.TempDir}
+	} else if err := p.sp.Reset(); err != nil {
+		return err
+	}
+	zw := gzipPool.Get().(*gzip.Writer)
+	defer gzipPool.Put(zw)
+	zw.Reset(p.sp)
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("marshal record: gowarc: %v", r)
+		}
+	}()
+	if _, _, err := w.marshaler.Marshal(zw, p.rec, 0); err != nil {
+		return fmt.Errorf("marshal record: %w", err)
+	}
+	if err := zw.Close(); err != nil {
+		return fmt.Errorf("compress record: %w", err)
+	}
+	return nil
+}
+
+// ensureFileLocked rotates a full file and opens a new one when none is open.
+func (w *Writer) ensureFileLocked() error {
+	if w.closed {
+		return ErrClosed
+	}
+	// A file holds at least one capture, however small MaxSize is.
+	if w.f != nil && w.writes > 0 && w.size >= w.cfg.MaxSize {
+		if err := w.closeFileLocked(); err != nil {
+			return fmt.Errorf("rotate warc: %w", err)
+		}
+	}
+	if w.f == nil {
+		return w.openFileLocked()
+	}
+	return nil
+}
+
+// openFileLocked creates the next NAME.warc.gz.open and writes its warcinfo record.
+func (w *Writer) openFileLocked() error {
+	var f *os.File
+	var name string
+	for {
+		ts := w.now().UTC()
+		name = fmt.Sprintf("%s-%s%03d-%05d-%s%s", w.cfg.Prefix, ts.Format("20060102150405"),
+			ts.Nanosecond()/int(time.Millisecond), w.serial, w.hostname, warcSuffix)
+		w.serial++
+		path := filepath.Join(w.cfg.Dir, name)
+		if _, err := os.Lstat(path); err == nil {
+			continue
+		}
+		var err error
+		f, err = os.OpenFile(path+openSuffix, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+		if errors.Is(err, os.ErrExist) {
+			continue
+		}
+		if err != nil {
+			return fmt.Errorf("create warc: %w", err)
+		}
+		break
+	}
+	id := newRecordID()
+	b := newRecordBuilder(gowarc.Warcinfo, w.recOpts...)
+	b.AddWarcHeader(gowarc.WarcRecordID, id)
+	b.AddWarcHeader(gowarc.WarcDate, w.now().UTC().Format(dateLayout))
+	b.AddWarcHeader(gowarc.WarcFilename, name)
+	b.AddWarcHeader(gowarc.ContentType, gowarc.ApplicationWarcFields)
+	content, err := w.warcinfoBlock()
+	if err == nil {
+		_, err = b.Write(content)
+	}
+	if err != nil {
+		_ = b.Close()
+		return w.abandon(f, err)
+	}
+	rec, err := build(b)
+	if err != nil {
+		return w.abandon(f, fmt.Errorf("build warcinfo: %w", err))
+	}
+	p := &prepared{rec: rec}
+	defer w.closePrepared([]*prepared{p})
+	if err := w.compress(p); err != nil {
+		return w.abandon(f, err)
+	}
+	bw := bufio.NewWriterSize(f, 256<<10)
+	n, err := p.sp.WriteTo(bw)
+	if err == nil {
+		err = bw.Flush()
+	}
+	if err != nil {
+		return w.abandon(f, fmt.Errorf("write warcinfo: %w", err))
+	}
+	w.f, w.bw, w.name, w.size, w.infoID, w.writes = f, bw, name, n, id, 0
+	return nil
+}
+
+func (w *Writer) abandon(f *os.File, cause error) error {
+	name := f.Name()
+	_ = f.Close()
+	_ = os.Remove(name)
+	return cause
+}
+
+// closeFileLocked flushes, syncs and closes the current file and renames it away from ".open".
+func (w *Writer) closeFileLocked() error {
+	if w.f == nil {
+		return nil
+	}
+	f, name := w.f, w.name
+	w.f, w.bw, w.name, w.size, w.infoID = nil, nil, "", 0, ""
+	var errs []error
+	if err := f.Sync(); err != nil {
+		errs = append(errs, fmt.Errorf("sync %s: %w", name, err))
+	}
+	if err := f.Close(); err != nil {
+		errs = append(errs, fmt.Errorf("close %s: %w", name, err))
+	}
+	path := filepath.Join(w.cfg.Dir, name)
+	if len(errs) == 0 {
+		if err := os.Rename(path+openSuffix, path); err != nil {
+			errs = append(errs, fmt.Errorf("rename %s: %w", name, err))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// warcinfoBlock renders the warcinfo content as application/warc-fields.
+func (w *Writer) warcinfoBlock() ([]byte, error) {
+	var b bytes.Buffer
+	add := func(name, value string) {
+		if value = cleanValue(value); value != "" {
+			b.WriteString(name)
+			b.WriteString(": ")
+			b.WriteString(value)
+			b.WriteString("\r\n")
+		}
+	}
+	in := w.cfg.Info
+	add("software", in.Software)
+	add("hostname", w.hostname)
+	add("operator", in.Operator)
+	add("isPartOf", in.Collection)
+	add("collection", in.Collection)
+	add("description", in.Description)
+	add("format", "WARC File Format 1.1")
+	add("conformsTo", conformsTo)
+	if len(in.Config) > 0 {
+		s, err := jsonString(string(in.Config))
+		if err != nil {
+			return nil, fmt.Errorf("encode crawl config: %w", err)
+		}
+		add("crawl-config", s)
+	}
+	return b.Bytes(), nil
+}
+
+// metadataBlock renders the capture's metadata record content as application/warc-fields.
+func metadataBlock(c Capture) ([]byte, error) {
+	var b bytes.Buffer
+	add := func(name, value string) {
+		b.WriteString(name)
+		b.WriteString(": ")
+		b.WriteString(value)
+		b.WriteString("\r\n")
+	}
+	if v := cleanValue(c.Via); v != "" {
+		add("via", v)
+	}
+	hops := cleanValue(c.Hops)
+	if hops == "" {
+		hops = "-"
+	}
+	add("hopsFromSeed", hops)
+	if v := cleanValue(c.Seed); v != "" {
+		add("sourceSeed", v)
+	}
+	for _, o := range c.Outlinks {
+		u := strings.ReplaceAll(cleanValue(o.URL), " ", "%20")
+		if u == "" {
+			continue
+		}
+		hop := strings.ReplaceAll(cleanValue(o.Hop), " ", "")
+		if hop == "" {
+			hop = "-"
+		}
+		ctx := cleanValue(o.Context)
+		if ctx == "" {
+			ctx = "-"
+		}
+		add("outlink", u+" "+hop+" "+ctx)
+	}
+	for _, f := range c.Extra {
+		if !isToken(f.Name) {
+			return nil, fmt.Errorf("%w: metadata field name %q", ErrInvalid, f.Name)
+		}
+		add(f.Name, cleanValue(f.Value))
+	}
+	return b.Bytes(), nil
+}
+
+// cleanValue makes s fit on one warc-fields line.
+func cleanValue(s string) string {
+	if strings.ContainsAny(s, "\r\n\t") {
+		s = strings.NewReplacer("\r\n", " ", "\r", " ", "\n", " ", "\t", " ").Replace(s)
+	}
+	return strings.TrimSpace(s)
+}
+
+func isToken(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c >= '0' && c <= '9':
+		case strings.IndexByte("!#$%&'*+-.^_`|~", c) >= 0:
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// jsonString encodes s as a JSON string without HTML escaping.
+func jsonString(s string) (string, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(s); err != nil {
+		return "", err
+	}
+	return strings.TrimSuffix(b.String(), "\n"), nil
+}
+
+// gowarcMu serialises the construction of gowarc builders and readers: gowarc v2.0.1 calls
+// uuid.EnableRandPool, an unsynchronised write to a global, every time it builds options.
+var gowarcMu sync.Mutex
+
+func newRecordBuilder(t gowarc.RecordType, opts ...gowarc.WarcRecordOption) gowarc.WarcRecordBuilder {
+	gowarcMu.Lock()
+	defer gowarcMu.Unlock()
+	return gowarc.NewRecordBuilder(t, opts...)
+}
+
+func newWarcReader(r io.Reader, opts ...gowarc.WarcRecordOption) (*gowarc.WarcFileReader, error) {
+	gowarcMu.Lock()
+	defer gowarcMu.Unlock()
+	return gowarc.NewWarcFileReaderFromStream(r, 0, opts...)
+}
+
+// newRecordID returns a fresh "<urn:uuid:...>" (version 4).
+func newRecordID() string {
+	var u [16]byte
+	_, _ = rand.Read(u[:]) // crypto/rand.Read never fails on supported platforms
+	u[6] = u[6]&0x0f | 0x40
+	u[8] = u[8]&0x3f | 0x80
+	return fmt.Sprintf("<urn:uuid:%x-%x-%x-%x-%x>", u[0:4], u[4:6], u[6:8], u[8:10], u[10:16])
+}
+
+func sanitizeHostname(h string) string {
+	b := []byte(h)
+	for i, c := range b {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '.' || c == '-') {
+			b[i] = '-'
+		}
+	}
+	return string(b)
+}
+
+// nextSerial returns one more than the highest serial of PREFIX-TIMESTAMP-SERIAL-HOST.warc.gz[.open]
+// files in dir, or 0.
+func nextSerial(dir, prefix string) (int, error) {
+	re := regexp.MustCompile(`^` + regexp.QuoteMeta(prefix) + `-\d{17}-(\d+)-.*\.warc(\.gz)?(\.open)?$`)
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return 0, fmt.Errorf("list warc dir: %w", err)
+	}
+	next := 0
+	for _, e := range entries {
+		m := re.FindStringSubmatch(e.Name())
+		if m == nil {
+			continue
+		}
+		n, err := strconv.Atoi(m[1])
+		if err == nil && n+1 > next {
+			next = n + 1
+		}
+	}
+	return next, nil
+}
+
+// spool holds one compressed record: in memory up to spoolMem bytes, then in a temp file.
+type spool struct {
+	dir string
+	buf bytes.Buffer
+	f   *os.File
+	n   int64
+}
+
+const spoolMem = 4 << 20
+
+func (s *spool) Write(p []byte) (int, error) {
+	if s.f == nil && s.buf.Len()+len(p) > spoolMem {
+		f, err := os.CreateTemp(s.dir, "amber-warc-*")
+		if err != nil {
+			return 0, fmt.Errorf("spool record: %w", err)
+		}
+		s.f = f
+		if _, err := f.Write(s.buf.Bytes()); err != nil {
+			return 0, fmt.Errorf("spool record: %w", err)
+		}
+		s.buf = bytes.Buffer{}
+	}
+	var n int
+	var err error
+	if s.f != nil {
+		n, err = s.f.Write(p)
+	} else {
+		n, err = s.buf.Write(p)
+	}
+	s.n += int64(n)
+	return n, err
+}
+
+// Size is the number of bytes held.
+func (s *spool) Size() int64 { return s.n }
+
+// WriteTo copies everything held to dst; it may be called several times.
+func (s *spool) WriteTo(dst io.Writer) (int64, error) {
+	if s.f == nil {
+		n, err := dst.Write(s.buf.Bytes())
+		return int64(n), err
+	}
+	if _, err := s.f.Seek(0, io.SeekStart); err != nil {
+		return 0, err
+	}
+	return io.Copy(dst, s.f)
+}
+
+// Reset empties the spool for reuse.
+func (s *spool) Reset() error {
+	err := s.Close()
+	s.buf.Reset()
+	s.n = 0
+	return err
+}
+
+// Close releases the temp file, if any.
+func (s *spool) Close() error {
+	if s.f == nil {
+		return nil
+	}
+	name := s.f.Name()
+	err := s.f.Close()
+	if rerr := os.Remove(name); err == nil {
+		err = rerr
+	}
+	s.f = nil
+	return err
+}

@@ -1,0 +1,50 @@
+# amber — make demo: crawl the bundled example site; make test: the whole test suite.
+
+GO       ?= go
+BIN      := bin
+AMBER    := $(BIN)/amber
+TESTSITE := $(BIN)/testsite
+FUZZTIME ?= 10s
+
+.PHONY: all build demo test test-short bench fuzz tools vet clean
+
+all: build
+
+build:
+	$(GO) build -o $(AMBER) ./cmd/amber
+	$(GO) build -o $(TESTSITE) ./internal/testsite/cmd/testsite
+
+# The independent WARC readers the tests use (warcio.js).
+tools: node_modules/warcio/package.json
+
+node_modules/warcio/package.json: package.json
+	npm install --no-audit --no-fund
+	touch $@
+
+demo: build
+	./scripts/demo.sh
+
+vet:
+	$(GO) vet ./...
+	@test -z "$$(gofmt -l . 2>/dev/null | grep -v '^node_modules/')" || { echo "gofmt needed:"; gofmt -l . | grep -v '^node_modules/'; exit 1; }
+
+test: tools vet
+	$(GO) test -race -count=1 -timeout 30m ./...
+
+test-short:
+	$(GO) test -short -count=1 ./...
+
+# Benchmarks print figures (pages/s, MB/s, decisions/s); they assert nothing.
+bench: build
+	$(GO) test -run '^$$' -bench Crawl10k -benchtime 1x ./cmd/amber/
+	$(GO) test -run '^$$' -bench . -benchmem ./scope/ ./extract/ ./frontier/ ./warc/ ./fetch/
+
+fuzz:
+	@for pkg in ./seeds ./report ./scope ./extract ./fetch ./warc; do \
+	  for f in $$($(GO) test -list '^Fuzz' $$pkg | grep '^Fuzz'); do \
+	    echo "== $$pkg $$f"; $(GO) test -run '^$$' -fuzz "^$$f$$" -fuzztime $(FUZZTIME) $$pkg || exit 1; \
+	  done; \
+	done
+
+clean:
+	rm -rf $(BIN) crawls

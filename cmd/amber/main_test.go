@@ -1,0 +1,131 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/amber-crawler/amber/crawl"
+	"github.com/amber-crawler/amber/internal/crawltest"
+	"github.com/amber-crawler/amber/internal/testsite"
+)
+
+func startBasic(t testing.TB) *testsite.Server {
+	t.Helper()
+	site, err := testsite.Start(filepath.Join(crawltest.ModuleRoot(t), "testdata", "sites", "basic"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { site.Close() })
+	return site
+}
+
+func TestCrawlCommand(t *testing.T) {
+	site := startBasic(t)
+	dir := filepath.Join(t.TempDir(), "crawl")
+	seedsFile := filepath.Join(t.TempDir(), "seeds.txt")
+	os.WriteFile(seedsFile, []byte("# the museum\nhttp://www.example.com/ standard\n"), 0o644)
+	args := []string{"crawl", "--dir", dir, "--connect-to", site.ConnectTo(), "--allow-private",
+		"--host-delay", "0", "--retry-delay", "10ms", "--collection", "museum", seedsFile, "--quiet"}
+	var stdout, stderr bytes.Buffer
+	if err := run(context.Background(), args, nil, &stdout, &stderr); err != nil {
+		t.Fatalf("run: %v\n%s", err, stderr.String())
+	}
+	if !strings.Contains(stdout.String(), "Crawl finished") {
+		t.Errorf("stdout = %q", stdout.String())
+	}
+	eff, err := os.ReadFile(filepath.Join(dir, crawl.ConfigFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"collection: museum", "http://www.example.com/", "allow_private: true"} {
+		if !strings.Contains(string(eff), want) {
+			t.Errorf("crawl.yaml lacks %q:\n%s", want, eff)
+		}
+	}
+	warcs, _ := filepath.Glob(filepath.Join(dir, crawl.WARCDir, "museum-*.warc.gz"))
+	if len(warcs) != 1 {
+		t.Errorf("WARC files = %v, want one named museum-*", warcs)
+	}
+
+	// The same --dir again: already finished, nothing fetched, exit status 0.
+	stdout.Reset()
+	if err := run(context.Background(), []string{"crawl", "--dir", dir, "--quiet"}, nil, &stdout, &stderr); err != nil {
+		t.Fatalf("second run: %v", err)
+	}
+	if !strings.Contains(stdout.String(), "already finished") {
+		t.Errorf("second run stdout = %q", stdout.String())
+	}
+}
+
+func TestCrawlCommandErrors(t *testing.T) {
+	tmp := t.TempDir()
+	bad := filepath.Join(tmp, "bad-seeds.txt")
+	os.WriteFile(bad, []byte("http://www.example.com/\nhttp://www.example.org/ wide\n"), 0o644)
+	badCfg := filepath.Join(tmp, "bad.yaml")
+	os.WriteFile(badCfg, []byte("seeds: [http://www.example.com/]\nscope:\n  block: [\"regex:(\"]\n"), 0o644)
+	tests := []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"malformed seed line", []string{"crawl", "--dir", filepath.Join(tmp, "a"), bad}, "bad-seeds.txt:2"},
+		{"no seeds", []string{"crawl", "--dir", filepath.Join(tmp, "b")}, "no seeds"},
+		{"bad rule", []string{"crawl", "--dir", filepath.Join(tmp, "c"), "--config", badCfg}, "scope.block[0]"},
+		{"bad connect-to", []string{"crawl", "--dir", filepath.Join(tmp, "d"), "--connect-to", "nonsense", "http://a.example/"}, "connect-to"},
+		{"bad size", []string{"crawl", "--dir", filepath.Join(tmp, "e"), "--size-limit", "lots", "http://a.example/"}, "--size-limit"},
+		{"unknown flag", []string{"crawl", "--nope", "http://a.example/"}, "nope"},
+		{"unknown command", []string{"crawlx"}, "unknown command"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var stdout, stderr bytes.Buffer
+			err := run(context.Background(), tt.args, nil, &stdout, &stderr)
+			if err == nil {
+				t.Fatal("no error")
+			}
+			if !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("error %q does not mention %q", err, tt.want)
+			}
+		})
+	}
+	// Nothing was crawled for the malformed seeds file.
+	if _, err := os.Stat(filepath.Join(tmp, "a")); !os.IsNotExist(err) {
+		t.Errorf("crawl directory created despite a malformed seeds file: %v", err)
+	}
+}
+
+var (
+	buildOnce sync.Once
+	builtPath string
+	buildErr  error
+)
+
+// amberBinary builds cmd/amber once per test binary.
+func amberBinary(t testing.TB) string {
+	t.Helper()
+	buildOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "amber-bin-")
+		if err != nil {
+			buildErr = err
+			return
+		}
+		builtPath = filepath.Join(dir, "amber")
+		cmd := exec.Command("go", "build", "-o", builtPath, ".")
+		cmd.Dir = filepath.Join(crawltest.ModuleRoot(t), "cmd", "amber")
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			buildErr = err
+			t.Logf("%s", out)
+		}
+	})
+	if buildErr != nil {
+		t.Fatalf("build amber: %v", buildErr)
+	}
+	return builtPath
+}

@@ -1,0 +1,167 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net/url"
+	"strings"
+
+	"github.com/amber-crawler/amber/scope"
+	"github.com/amber-crawler/amber/seeds"
+)
+
+// checkInput is one candidate read from standard input by `amber scope check`.
+type checkInput struct {
+	URL         string `json:"url"`
+	Hops        string `json:"hops"`
+	Via         string `json:"via"`
+	ViaHopsOff  int    `json:"via_hops_off"`
+	ViaRedirect string `json:"via_redirect"`
+	Seed        string `json:"seed"`
+}
+
+// checkOutput is one decision printed by `amber scope check`.
+type checkOutput struct {
+	URL       string `json:"url"`
+	Canonical string `json:"canonical"`
+	Decision  string `json:"decision"`
+	Reason    string `json:"reason"`
+}
+
+func runScope(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
+	if len(args) == 0 || args[0] != "check" {
+		return usageError{"usage: amber scope check --config FILE [--flavour standard|brozzler] [URL ...]"}
+	}
+	fs := flag.NewFlagSet("amber scope check", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	configPath := fs.String("config", "", "crawl config (YAML) whose seeds and rules to check against (required)")
+	flavour := fs.String("flavour", "", "standard or brozzler (default: the config's, else follows the fetcher)")
+	urls, err := parseInterspersed(fs, args[1:])
+	if errors.Is(err, flag.ErrHelp) {
+		return nil
+	}
+	if err != nil {
+		return usageError{err.Error()}
+	}
+	if *configPath == "" {
+		return usageError{"amber scope check: --config is required"}
+	}
+	cfg, err := seeds.LoadConfig(*configPath)
+	if err != nil {
+		return err
+	}
+	if *flavour != "" {
+		cfg.Scope.Flavour = *flavour
+	}
+	def := scope.Standard
+	if cfg.Fetcher == "browser" {
+		def = scope.Brozzler
+	}
+	sc, err := cfg.ScopeConfig(def)
+	if err != nil {
+		return err
+	}
+	s, err := scope.New(sc)
+	if err != nil {
+		return err
+	}
+	firstSeed, err := scope.Canonicalize(sc.Seeds[0].URL, sc.Flavour)
+	if err != nil {
+		return fmt.Errorf("seed %q: %w", sc.Seeds[0].URL, err)
+	}
+
+	w := bufio.NewWriter(stdout)
+	defer w.Flush()
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	check := func(in checkInput) (checkOutput, error) {
+		out := checkOutput{URL: in.URL, Decision: "out"}
+		canon, err := scope.Canonicalize(in.URL, sc.Flavour)
+		if err != nil {
+			if u, perr := url.Parse(strings.TrimSpace(in.URL)); perr == nil && u.Scheme != "" && u.Scheme != "http" && u.Scheme != "https" {
+				out.Canonical, out.Reason = strings.TrimSpace(in.URL), scope.ReasonScheme
+				return out, nil
+			}
+			return out, fmt.Errorf("url %q: %w", in.URL, err)
+		}
+		c := scope.Candidate{URL: canon, Hops: in.Hops, ViaHopsOff: in.ViaHopsOff}
+		if c.Hops == "" {
+			c.Hops = "L"
+		}
+		if c.Seed, err = canonicalOr(in.Seed, firstSeed, sc.Flavour); err != nil {
+			return out, fmt.Errorf("seed: %w", err)
+		}
+		if c.Via, err = canonicalOr(in.Via, c.Seed, sc.Flavour); err != nil {
+			return out, fmt.Errorf("via: %w", err)
+		}
+		if c.ViaRedirect, err = canonicalOr(in.ViaRedirect, "", sc.Flavour); err != nil {
+			return out, fmt.Errorf("via_redirect: %w", err)
+		}
+		d := s.Decide(c)
+		out.Canonical, out.Reason = canon, d.Reason
+		if d.In {
+			out.Decision = "in"
+		}
+		return out, nil
+	}
+
+	if len(urls) > 0 {
+		for _, u := range urls {
+			out, err := check(checkInput{URL: u})
+			if err != nil {
+				return err
+			}
+			if err := enc.Encode(out); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	sc2 := bufio.NewScanner(stdin)
+	sc2.Buffer(nil, 1<<20)
+	n := 0
+	for sc2.Scan() {
+		n++
+		line := bytes.TrimSpace(sc2.Bytes())
+		if len(line) == 0 {
+			continue
+		}
+		var in checkInput
+		dec := json.NewDecoder(bytes.NewReader(line))
+		dec.DisallowUnknownFields()
+		if err := dec.Decode(&in); err != nil {
+			return fmt.Errorf("stdin line %d: %w", n, err)
+		}
+		if in.URL == "" {
+			return fmt.Errorf("stdin line %d: no \"url\"", n)
+		}
+		out, err := check(in)
+		if err != nil {
+			return fmt.Errorf("stdin line %d: %w", n, err)
+		}
+		if err := enc.Encode(out); err != nil {
+			return err
+		}
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+	}
+	if err := sc2.Err(); err != nil {
+		return fmt.Errorf("stdin: %w", err)
+	}
+	return nil
+}
+
+// canonicalOr canonicalises s, or returns def when s is empty.
+func canonicalOr(s, def string, f scope.Flavour) (string, error) {
+	if s == "" {
+		return def, nil
+	}
+	return scope.Canonicalize(s, f)
+}

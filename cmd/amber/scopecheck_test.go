@@ -1,0 +1,115 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/amber-crawler/amber/internal/crawltest"
+)
+
+func museumsConfig(t *testing.T) string {
+	return filepath.Join(crawltest.ModuleRoot(t), "testdata", "scope", "museums.yaml")
+}
+
+func TestScopeCheckArgs(t *testing.T) {
+	var stdout, stderr bytes.Buffer
+	args := []string{"scope", "check", "--config", museumsConfig(t),
+		"https://www.example.com/about.html", "http://example.com/", "http://www.example.com/login/x", "mailto:a@b.c"}
+	if err := run(context.Background(), args, nil, &stdout, &stderr); err != nil {
+		t.Fatalf("%v\n%s", err, stderr.String())
+	}
+	want := []checkOutput{
+		{URL: "https://www.example.com/about.html", Canonical: "https://www.example.com/about.html", Decision: "in", Reason: "seed-prefix"},
+		{URL: "http://example.com/", Canonical: "http://example.com/", Decision: "out", Reason: "out-of-scope"},
+		{URL: "http://www.example.com/login/x", Canonical: "http://www.example.com/login/x", Decision: "out", Reason: "block:contains:/login host:example.com"},
+		{URL: "mailto:a@b.c", Canonical: "mailto:a@b.c", Decision: "out", Reason: "scheme"},
+	}
+	if diff := cmp.Diff(want, decodeOutputs(t, stdout.String())); diff != "" {
+		t.Errorf("decisions (-want +got):\n%s", diff)
+	}
+}
+
+func TestScopeCheckStdin(t *testing.T) {
+	in := strings.Join([]string{
+		// An embed of a page two links deep is in from any host.
+		`{"url": "http://cdn.example.io/a.png", "hops": "LLE", "via": "http://www.example.com/x/y.html"}`,
+		// One hop off a standard+ seed is in; two hops off is not.
+		`{"url": "http://elsewhere.example/", "hops": "L", "seed": "https://news.example.org/2026/", "via": "https://news.example.org/2026/a.html"}`,
+		`{"url": "http://elsewhere.example/b", "hops": "LL", "seed": "https://news.example.org/2026/", "via": "http://elsewhere.example/", "via_hops_off": 1}`,
+		// A one-page seed's accept rule is honoured in the standard flavour.
+		`{"url": "https://example.net/files/a.pdf", "seed": "https://example.net/report.html", "via": "https://example.net/report.html"}`,
+		// The seen seed redirect's target is a seed: its site is in scope.
+		`{"url": "http://example.edu/courses/", "seed": "http://example.edu/"}`,
+		``,
+		`{"url": "http://www.example.com/disk.iso", "hops": "LE"}`,
+		`{"url": "http://www.example.com/deep", "hops": "` + strings.Repeat("L", 101) + `"}`,
+	}, "\n")
+	var stdout, stderr bytes.Buffer
+	args := []string{"scope", "check", "--config", museumsConfig(t)}
+	if err := run(context.Background(), args, strings.NewReader(in), &stdout, &stderr); err != nil {
+		t.Fatalf("%v\n%s", err, stderr.String())
+	}
+	got := decodeOutputs(t, stdout.String())
+	wantDecisions := []struct{ decision, reason string }{
+		{"in", "embed"}, {"in", "one-hop-off"}, {"out", "out-of-scope"},
+		{"in", "accept:surt:http://(net,example,)/files/"}, {"in", "seed-prefix"},
+		{"out", "block:regex:.*\\.iso$"}, {"out", "max-hops"},
+	}
+	if len(got) != len(wantDecisions) {
+		t.Fatalf("got %d decisions, want %d:\n%s", len(got), len(wantDecisions), stdout.String())
+	}
+	for i, w := range wantDecisions {
+		if got[i].Decision != w.decision || got[i].Reason != w.reason {
+			t.Errorf("line %d (%s): %s/%s, want %s/%s", i+1, got[i].URL, got[i].Decision, got[i].Reason, w.decision, w.reason)
+		}
+	}
+
+	// Malformed input: an error that names the line.
+	stdout.Reset()
+	bad := `{"url": "http://www.example.com/"}` + "\n" + `{"url": 12}` + "\n"
+	err := run(context.Background(), args, strings.NewReader(bad), &stdout, &stderr)
+	if err == nil || !strings.Contains(err.Error(), "line 2") {
+		t.Errorf("err = %v, want one naming line 2", err)
+	}
+	for _, bad := range []string{`{"hops": "L"}`, `{"url": "http://a/", "extra": 1}`, `not json`} {
+		if err := run(context.Background(), args, strings.NewReader(bad), &stdout, &stderr); err == nil || !strings.Contains(err.Error(), "line 1") {
+			t.Errorf("%s: err = %v, want one naming line 1", bad, err)
+		}
+	}
+}
+
+func TestScopeCheckBrozzlerFlavour(t *testing.T) {
+	var stdout, stderr bytes.Buffer
+	// Brozzler scopes in only the seed's protocol and string prefix.
+	args := []string{"scope", "check", "--config", museumsConfig(t), "--flavour", "brozzler",
+		"http://www.example.com/about.html", "https://www.example.com/about.html"}
+	if err := run(context.Background(), args, nil, &stdout, &stderr); err != nil {
+		t.Fatalf("%v\n%s", err, stderr.String())
+	}
+	got := decodeOutputs(t, stdout.String())
+	if len(got) != 2 || got[0].Decision != "in" || got[1].Decision != "out" {
+		t.Errorf("brozzler decisions: %+v", got)
+	}
+}
+
+func decodeOutputs(t *testing.T, s string) []checkOutput {
+	t.Helper()
+	var out []checkOutput
+	for _, line := range strings.Split(strings.TrimSpace(s), "\n") {
+		if line == "" {
+			continue
+		}
+		var o checkOutput
+		if err := json.Unmarshal([]byte(line), &o); err != nil {
+			t.Fatalf("output line %q: %v", line, err)
+		}
+		out = append(out, o)
+	}
+	return out
+}

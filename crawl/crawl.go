@@ -1,0 +1,364 @@
+package crawl
+
+import (
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"golang.org/x/sync/errgroup"
+
+	"github.com/amber-crawler/amber/fetch"
+	"github.com/amber-crawler/amber/frontier"
+	"github.com/amber-crawler/amber/report"
+	"github.com/amber-crawler/amber/scope"
+	"github.com/amber-crawler/amber/warc"
+)
+
+// Why a run of the crawl ended (Result.End).
+const (
+	EndFinished        = "finished"         // nothing left to fetch
+	EndLimit           = "limit"            // a URL, byte or time limit was reached
+	EndCancelled       = "cancelled"        // the context was cancelled (Ctrl-C)
+	EndAlreadyFinished = "already-finished" // the crawl directory holds a finished crawl; nothing was done
+)
+
+// Paths inside the crawl directory (design §3).
+const (
+	ConfigFile   = "crawl.yaml"
+	StateDir     = "state"
+	WARCDir      = "warcs"
+	CDXJFile     = "indexes/index.cdxj"
+	CrawlLogFile = "logs/crawl.log"
+)
+
+// Keys of the crawl's own records in the frontier's meta store.
+const (
+	metaFinished = "crawl/finished"
+	metaFetched  = "crawl/count/fetched"
+	metaBytes    = "crawl/count/bytes"
+	metaPromoted = "crawl/promoted/" // + target URL -> "seed\x00hops"
+)
+
+// Result says how a run ended and what the crawl holds so far.
+type Result struct {
+	End     string         // one of the End* constants
+	Fetched int64          // URLs with a response, over all runs of this crawl
+	Bytes   int64          // raw response bytes, over all runs
+	Stats   frontier.Stats // the frontier's counts at the end of the run
+}
+
+// crawler is one run of a crawl: the components and the counters the workers share.
+type crawler struct {
+	cfg    Config
+	log    *slog.Logger
+	scope  *scope.Scope
+	front  *frontier.Frontier
+	client *fetch.Client
+	warc   *warc.Writer
+	clog   *report.CrawlLog
+	robots *robotsGate
+
+	fetched  atomic.Int64 // responses received (all runs)
+	bytes    atomic.Int64 // raw response bytes (all runs)
+	reserved atomic.Int64 // fetched + claims under way that may become responses; bounds LimitURLs
+	limitHit atomic.Bool
+	done     atomic.Bool // the frontier said nothing is left
+
+	hostsMu sync.Mutex          // guards hosts
+	hosts   map[string]struct{} // hosts whose favicon was inferred in this run
+}
+
+// Run runs the crawl described by cfg until it finishes, reaches a limit, or ctx is cancelled,
+// and leaves the crawl directory consistent in every case: WARC files closed and renamed, the
+// frontier flushed (URLs in flight go back to the queue on the next run). Running it again on
+// the same directory resumes the crawl; on a finished crawl it returns EndAlreadyFinished.
+// Errors are fatal conditions (the directory cannot be written, the state cannot be opened); a
+// URL that fails is an outcome recorded in crawl.log, not an error.
+func Run(ctx context.Context, cfg Config) (Result, error) {
+	if err := cfg.setDefaults(); err != nil {
+		return Result{}, err
+	}
+	for _, d := range []string{StateDir, WARCDir, filepath.Dir(CDXJFile), filepath.Dir(CrawlLogFile)} {
+		if err := os.MkdirAll(filepath.Join(cfg.Dir, d), 0o755); err != nil {
+			return Result{}, fmt.Errorf("crawl: %w", err)
+		}
+	}
+	front, err := frontier.Open(frontier.Config{
+		Dir:             filepath.Join(cfg.Dir, StateDir),
+		HostDelay:       cfg.HostDelay,
+		HostConcurrency: cfg.HostConcurrency,
+		MaxAttempts:     cfg.MaxAttempts,
+	})
+	if err != nil {
+		return Result{}, fmt.Errorf("crawl: open frontier: %w", err)
+	}
+	defer front.Close()
+
+	if v, ok, err := front.Meta(metaFinished); err != nil {
+		return Result{}, fmt.Errorf("crawl: %w", err)
+	} else if ok {
+		cfg.Logger.Info("crawl already finished; nothing to do", "dir", cfg.Dir, "finished", string(v))
+		c := &crawler{front: front}
+		c.loadCounters()
+		return c.result(EndAlreadyFinished), nil
+	}
+
+	if len(cfg.EffectiveConfig) > 0 {
+		if err := os.WriteFile(filepath.Join(cfg.Dir, ConfigFile), cfg.EffectiveConfig, 0o644); err != nil {
+			return Result{}, fmt.Errorf("crawl: write %s: %w", ConfigFile, err)
+		}
+	}
+	sc, err := scope.New(cfg.Scope)
+	if err != nil {
+		return Result{}, fmt.Errorf("crawl: %w", err)
+	}
+	client, err := fetch.NewClient(cfg.Fetch)
+	if err != nil {
+		return Result{}, fmt.Errorf("crawl: %w", err)
+	}
+	defer client.Close()
+
+	recovered, err := warc.Recover(filepath.Join(cfg.Dir, WARCDir), filepath.Join(cfg.Dir, CDXJFile))
+	if err != nil {
+		return Result{}, fmt.Errorf("crawl: recover warcs: %w", err)
+	}
+	for _, r := range recovered {
+		cfg.Logger.Warn("recovered WARC file left open by an earlier run", "file", fmt.Sprintf("%+v", r))
+	}
+	w, err := warc.NewWriter(warc.Config{
+		Dir:      filepath.Join(cfg.Dir, WARCDir),
+		Prefix:   cfg.WARCPrefix,
+		MaxSize:  cfg.WARCMaxSize,
+		CDXJPath: filepath.Join(cfg.Dir, CDXJFile),
+		Dedup:    front,
+		Info: warc.Info{
+			Software:    cfg.Software,
+			Operator:    cfg.Operator,
+			Collection:  cfg.Collection,
+			Description: cfg.Description,
+			Config:      cfg.EffectiveConfig,
+		},
+	})
+	if err != nil {
+		return Result{}, fmt.Errorf("crawl: %w", err)
+	}
+	clog, err := report.OpenCrawlLog(filepath.Join(cfg.Dir, CrawlLogFile))
+	if err != nil {
+		w.Close()
+		return Result{}, fmt.Errorf("crawl: %w", err)
+	}
+
+	c := &crawler{
+		cfg:    cfg,
+		log:    cfg.Logger,
+		scope:  sc,
+		front:  front,
+		client: client,
+		warc:   w,
+		clog:   clog,
+		hosts:  make(map[string]struct{}),
+	}
+	c.robots = newRobotsGate(c)
+	c.loadCounters()
+	end, runErr := c.run(ctx)
+
+	// Shut down in the designed order: the workers have stopped; close the WARC (it loses its
+	// .open), then crawl.log, then record counters and the end in the frontier (closed by defer).
+	if err := w.Close(); err != nil && runErr == nil {
+		runErr = fmt.Errorf("crawl: close warc: %w", err)
+	}
+	if err := clog.Close(); err != nil && runErr == nil {
+		runErr = fmt.Errorf("crawl: %w", err)
+	}
+	if err := c.saveCounters(); err != nil && runErr == nil {
+		runErr = err
+	}
+	if runErr == nil && end == EndFinished {
+		if err := front.PutMeta(metaFinished, []byte(time.Now().UTC().Format(time.RFC3339))); err != nil {
+			runErr = fmt.Errorf("crawl: %w", err)
+		}
+	}
+	return c.result(end), runErr
+}
+
+func (c *crawler) result(end string) Result {
+	return Result{End: end, Fetched: c.fetched.Load(), Bytes: c.bytes.Load(), Stats: c.front.Stats()}
+}
+
+// run seeds the frontier and runs the workers until the crawl ends.
+func (c *crawler) run(ctx context.Context) (string, error) {
+	if err := c.restorePromotions(); err != nil {
+		return "", err
+	}
+	if err := c.addSeeds(); err != nil {
+		return "", err
+	}
+	c.log.Info("crawl started", "dir", c.cfg.Dir, "seeds", len(c.cfg.Scope.Seeds), "workers", c.cfg.Workers)
+
+	runCtx := ctx
+	if c.cfg.TimeLimit > 0 {
+		var cancel context.CancelFunc
+		runCtx, cancel = context.WithTimeoutCause(ctx, c.cfg.TimeLimit, errTimeLimit)
+		defer cancel()
+	}
+	stopProgress := c.startProgress(runCtx)
+	defer stopProgress()
+
+	g, gctx := errgroup.WithContext(runCtx)
+	for i := range c.cfg.Workers {
+		g.Go(func() error { return c.worker(gctx, i+1) })
+	}
+	err := g.Wait()
+	switch {
+	case err != nil:
+		return "", err
+	case c.done.Load():
+		return EndFinished, nil
+	case c.limitHit.Load() || errors.Is(context.Cause(runCtx), errTimeLimit):
+		return EndLimit, nil
+	default:
+		return EndCancelled, nil
+	}
+}
+
+var errTimeLimit = errors.New("crawl: time limit reached")
+
+// addSeeds queues every seed (already-seen seeds of a resumed crawl are no-ops).
+func (c *crawler) addSeeds() error {
+	var batch []frontier.URL
+	for _, s := range c.cfg.Scope.Seeds {
+		u, err := scope.Canonicalize(s.URL, c.cfg.Scope.Flavour)
+		if err != nil {
+			return fmt.Errorf("crawl: seed %q: %w", s.URL, err)
+		}
+		batch = append(batch, frontier.URL{URL: u, Host: hostKey(u), Seed: u, Priority: -1})
+	}
+	if _, err := c.front.AddBatch(batch); err != nil {
+		return fmt.Errorf("crawl: add seeds: %w", err)
+	}
+	return nil
+}
+
+// worker claims URLs and processes them until the crawl ends. It returns an error only for a
+// fatal condition; ctx cancellation is a normal end.
+func (c *crawler) worker(ctx context.Context, id int) error {
+	for {
+		if ctx.Err() != nil || c.limitHit.Load() {
+			return nil
+		}
+		if !c.reserve() {
+			c.limitHit.Store(true)
+			return nil
+		}
+		cl, err := c.front.Claim(ctx)
+		if err != nil {
+			c.unreserve()
+			switch {
+			case errors.Is(err, frontier.ErrDone):
+				c.done.Store(true)
+				return nil
+			case ctx.Err() != nil:
+				return nil
+			default:
+				return fmt.Errorf("crawl: claim: %w", err)
+			}
+		}
+		if err := c.process(ctx, id, cl); err != nil {
+			return err
+		}
+	}
+}
+
+// reserve takes one unit of the URL and byte limits for a claim about to be made.
+func (c *crawler) reserve() bool {
+	if c.cfg.LimitBytes > 0 && c.bytes.Load() >= c.cfg.LimitBytes {
+		return false
+	}
+	if c.cfg.LimitURLs <= 0 {
+		return true
+	}
+	if c.reserved.Add(1) > c.cfg.LimitURLs {
+		c.reserved.Add(-1)
+		return false
+	}
+	return true
+}
+
+// unreserve gives back a reservation whose claim got no response.
+func (c *crawler) unreserve() {
+	if c.cfg.LimitURLs > 0 {
+		c.reserved.Add(-1)
+	}
+}
+
+func (c *crawler) loadCounters() {
+	get := func(key string) int64 {
+		v, ok, err := c.front.Meta(key)
+		if err != nil || !ok || len(v) != 8 {
+			return 0
+		}
+		return int64(binary.BigEndian.Uint64(v))
+	}
+	c.fetched.Store(get(metaFetched))
+	c.bytes.Store(get(metaBytes))
+	c.reserved.Store(c.fetched.Load())
+}
+
+func (c *crawler) saveCounters() error {
+	put := func(key string, n int64) error {
+		var b [8]byte
+		binary.BigEndian.PutUint64(b[:], uint64(n))
+		return c.front.PutMeta(key, b[:])
+	}
+	if err := put(metaFetched, c.fetched.Load()); err != nil {
+		return fmt.Errorf("crawl: save counters: %w", err)
+	}
+	if err := put(metaBytes, c.bytes.Load()); err != nil {
+		return fmt.Errorf("crawl: save counters: %w", err)
+	}
+	return nil
+}
+
+// startProgress logs a progress line now and then and saves the counters, so a killed crawl
+// resumes with counts close to the truth. It returns a function that stops it.
+func (c *crawler) startProgress(ctx context.Context) func() {
+	if c.cfg.ProgressEvery < 0 {
+		return func() {}
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		t := time.NewTicker(c.cfg.ProgressEvery)
+		defer t.Stop()
+		start := time.Now()
+		startFetched := c.fetched.Load()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-t.C:
+			}
+			s := c.front.Stats()
+			n := c.fetched.Load()
+			el := time.Since(start)
+			c.log.Info("progress",
+				"fetched", n, "queued", s.Queued, "inflight", s.InFlight, "failed", s.Failed,
+				"rejected", s.Rejected, "bytes", c.bytes.Load(),
+				"rate", fmt.Sprintf("%.1f/s", float64(n-startFetched)/el.Seconds()),
+				"elapsed", el.Round(time.Second))
+			if err := c.saveCounters(); err != nil {
+				c.log.Warn("save counters", "err", err)
+			}
+		}
+	}()
+	return func() { cancel(); wg.Wait() }
+}

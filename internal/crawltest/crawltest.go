@@ -1,0 +1,94 @@
+// Package crawltest holds helpers shared by the end-to-end tests: reading a crawl directory's
+// crawl.log and checking WARC files with warcio.js, a reader we did not write.
+package crawltest
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+
+	"github.com/amber-crawler/amber/report"
+)
+
+// ReadCrawlLog parses every line of a crawl.log.
+func ReadCrawlLog(t testing.TB, path string) []report.Line {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var out []report.Line
+	sc := bufio.NewScanner(f)
+	sc.Buffer(nil, 1<<20)
+	for sc.Scan() {
+		if strings.TrimSpace(sc.Text()) == "" {
+			continue
+		}
+		l, err := report.ParseLine(sc.Text())
+		if err != nil {
+			t.Fatalf("crawl.log: %v: %q", err, sc.Text())
+		}
+		out = append(out, l)
+	}
+	if err := sc.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// ModuleRoot finds the directory holding go.mod, from the test's working directory up.
+func ModuleRoot(t testing.TB) string {
+	t.Helper()
+	_, file, _, _ := runtime.Caller(0)
+	return filepath.Clean(filepath.Join(filepath.Dir(file), "..", ".."))
+}
+
+// Warcio returns the command prefix for warcio.js's CLI, or skips the test when node or the
+// package is missing — except in CI (CI=true), where that is a failure.
+func Warcio(t testing.TB) []string {
+	t.Helper()
+	cli := filepath.Join(ModuleRoot(t), "node_modules", "warcio", "dist", "cli.js")
+	_, errNode := exec.LookPath("node")
+	_, errCLI := os.Stat(cli)
+	if errNode != nil || errCLI != nil {
+		msg := fmt.Sprintf("warcio.js not available (node: %v, %s: %v); run `make tools`", errNode, cli, errCLI)
+		if os.Getenv("CI") == "true" {
+			t.Fatal(msg)
+		}
+		t.Skip(msg)
+	}
+	return []string{"node", cli}
+}
+
+// WarcioCDXJ indexes a WARC file with warcio.js (`warcio cdx-index`) and returns its lines.
+// warcio.js parses every record, so an unreadable file fails here.
+func WarcioCDXJ(t testing.TB, warcPath string) []string {
+	t.Helper()
+	cmd := Warcio(t)
+	var stdout, stderr bytes.Buffer
+	c := exec.Command(cmd[0], append(cmd[1:], "cdx-index", warcPath)...)
+	c.Stdout, c.Stderr = &stdout, &stderr
+	if err := c.Run(); err != nil {
+		var ee *exec.ExitError
+		errors.As(err, &ee)
+		t.Fatalf("warcio cdx-index %s: %v\n%s", warcPath, err, stderr.String())
+	}
+	if stderr.Len() > 0 {
+		t.Errorf("warcio cdx-index %s wrote to stderr:\n%s", warcPath, stderr.String())
+	}
+	var lines []string
+	for _, l := range strings.Split(stdout.String(), "\n") {
+		if strings.TrimSpace(l) != "" {
+			lines = append(lines, l)
+		}
+	}
+	return lines
+}

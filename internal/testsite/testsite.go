@@ -1,0 +1,176 @@
+// Package testsite serves the multi-host test sites of testdata/ on loopback, for end-to-end
+// tests and `make demo`. One listener serves every host: the Host header picks the directory
+// (ROOT/HOST/PATH), so a crawl reaches it with --connect-to ::127.0.0.1:PORT.
+//
+// ROOT/_routes.txt may list special answers, one per line: `HOST PATH STATUS [LOCATION]`
+// (a redirect, a 500, ...). A path ending in "/" serves its index.html.
+package testsite
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"mime"
+	"net"
+	"net/http"
+	"os"
+	"path"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+)
+
+// route is a special answer from _routes.txt.
+type route struct {
+	status   int
+	location string
+}
+
+// Server is a running test site.
+type Server struct {
+	Addr string // 127.0.0.1:PORT
+
+	root   string
+	routes map[string]route // "host path" -> answer
+	extra  map[string]http.Handler
+	srv    *http.Server
+	ln     net.Listener
+
+	mu   sync.Mutex     // guards hits
+	hits map[string]int // "host path?query" -> requests
+}
+
+// Start serves root (a directory of host directories) on 127.0.0.1 on a free port.
+func Start(root string) (*Server, error) {
+	s := &Server{root: root, routes: map[string]route{}, extra: map[string]http.Handler{}, hits: map[string]int{}}
+	if err := s.loadRoutes(filepath.Join(root, "_routes.txt")); err != nil {
+		return nil, err
+	}
+	return s, s.listen("127.0.0.1:0")
+}
+
+// StartHandler serves an arbitrary handler (generated sites) with hit counting.
+func StartHandler(h http.Handler) (*Server, error) {
+	s := &Server{routes: map[string]route{}, extra: map[string]http.Handler{"": h}, hits: map[string]int{}}
+	return s, s.listen("127.0.0.1:0")
+}
+
+// Handle makes host serve h instead of files (for hosts whose answers are computed).
+func (s *Server) Handle(host string, h http.Handler) { s.extra[host] = h }
+
+func (s *Server) listen(addr string) error {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return fmt.Errorf("testsite: %w", err)
+	}
+	s.ln = ln
+	s.Addr = ln.Addr().String()
+	s.srv = &http.Server{Handler: s, ReadHeaderTimeout: 10 * time.Second}
+	go s.srv.Serve(ln)
+	return nil
+}
+
+// ConnectTo is the --connect-to value that sends every host and port to this server.
+func (s *Server) ConnectTo() string {
+	host, port, _ := net.SplitHostPort(s.Addr)
+	return "::" + host + ":" + port
+}
+
+// Hits returns how often host served path (path may include a query).
+func (s *Server) Hits(host, p string) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.hits[host+" "+p]
+}
+
+// Close stops the server.
+func (s *Server) Close() error {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	return s.srv.Shutdown(ctx)
+}
+
+func (s *Server) loadRoutes(p string) error {
+	f, err := os.Open(p)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("testsite: %w", err)
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	n := 0
+	for sc.Scan() {
+		n++
+		fs := strings.Fields(sc.Text())
+		if len(fs) == 0 || strings.HasPrefix(fs[0], "#") {
+			continue
+		}
+		if len(fs) < 3 {
+			return fmt.Errorf("testsite: %s:%d: want HOST PATH STATUS [LOCATION]", p, n)
+		}
+		code, err := strconv.Atoi(fs[2])
+		if err != nil {
+			return fmt.Errorf("testsite: %s:%d: %w", p, n, err)
+		}
+		r := route{status: code}
+		if len(fs) > 3 {
+			r.location = fs[3]
+		}
+		s.routes[fs[0]+" "+fs[1]] = r
+	}
+	return sc.Err()
+}
+
+// ServeHTTP answers from routes, computed hosts, or files.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	host := r.Host
+	if h, _, err := net.SplitHostPort(host); err == nil {
+		host = h
+	}
+	host = strings.ToLower(host)
+	s.mu.Lock()
+	s.hits[host+" "+r.URL.RequestURI()]++
+	s.mu.Unlock()
+
+	if h, ok := s.extra[host]; ok {
+		h.ServeHTTP(w, r)
+		return
+	}
+	if h, ok := s.extra[""]; ok {
+		h.ServeHTTP(w, r)
+		return
+	}
+	if rt, ok := s.routes[host+" "+r.URL.Path]; ok {
+		if rt.location != "" {
+			w.Header().Set("Location", rt.location)
+		}
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		w.WriteHeader(rt.status)
+		fmt.Fprintf(w, "<html><body><h1>%d %s</h1></body></html>\n", rt.status, http.StatusText(rt.status))
+		return
+	}
+	p := path.Clean("/" + r.URL.Path)
+	if strings.HasSuffix(r.URL.Path, "/") {
+		p = path.Join(p, "index.html")
+	}
+	file := filepath.Join(s.root, host, filepath.FromSlash(p))
+	data, err := os.ReadFile(file)
+	if err != nil {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		w.WriteHeader(http.StatusNotFound)
+		fmt.Fprint(w, "<html><body><h1>404 Not Found</h1></body></html>\n")
+		return
+	}
+	ct := mime.TypeByExtension(path.Ext(p))
+	if ct == "" {
+		ct = http.DetectContentType(data)
+	}
+	w.Header().Set("Content-Type", ct)
+	w.Header().Set("Last-Modified", "Mon, 02 Jan 2006 15:04:05 GMT")
+	w.Write(data)
+}

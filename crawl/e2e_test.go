@@ -23,9 +23,9 @@ import (
 // basicConfig crawls testdata/sites/basic from http://www.example.com/ into dir.
 func basicConfig(t *testing.T, site *testsite.Server, dir string) crawl.Config {
 	t.Helper()
-	ct, err := fetch.ParseConnectTo(site.ConnectTo())
-	if err != nil {
-		t.Fatal(err)
+	var cts []fetch.ConnectTo
+	if site != nil {
+		cts = connectTo(t, site)
 	}
 	return crawl.Config{
 		Dir:             dir,
@@ -39,9 +39,18 @@ func basicConfig(t *testing.T, site *testsite.Server, dir string) crawl.Config {
 		Fetch: fetch.Config{
 			UserAgent:    "amber-test/1.0",
 			AllowPrivate: true,
-			ConnectTo:    []fetch.ConnectTo{ct},
+			ConnectTo:    cts,
 		},
 	}
+}
+
+func connectTo(t *testing.T, site *testsite.Server) []fetch.ConnectTo {
+	t.Helper()
+	ct, err := fetch.ParseConnectTo(site.ConnectTo())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return []fetch.ConnectTo{ct}
 }
 
 func startBasic(t *testing.T) *testsite.Server {

@@ -1,0 +1,414 @@
+package report
+
+import (
+	"crypto/rand"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/url"
+	"os"
+	"sort"
+	"strconv"
+	"sync"
+	"time"
+)
+
+// Event actions (event.action), as in Elastic's web crawler events. A denied discovery is a
+// url-discover event with event.type "denied" and a crawler.url.deny_reason, as Elastic's
+// crawler writes it.
+const (
+	ActionCrawlStart  = "crawl-start"
+	ActionCrawlEnd    = "crawl-end"
+	ActionURLSeed     = "url-seed"
+	ActionURLFetch    = "url-fetch"
+	ActionURLDiscover = "url-discover"
+	ActionURLOutput   = "url-output"
+)
+
+// Why a crawl ended: the reason of CrawlEnd and of Input.EndReason.
+const (
+	EndFinished  = "finished"  // nothing left to fetch
+	EndLimit     = "limit"     // a crawl limit was reached (also "limit:KIND")
+	EndCancelled = "cancelled" // the operator stopped it
+	EndFailed    = "failed"    // an error stopped it
+)
+
+// Why a discovered URL was not queued: the reason of URLDiscoverDenied
+// (crawler.url.deny_reason). Already seen URLs are not an event.
+const (
+	DenyOutOfScope = "out_of_scope" // scope said no; the scope reason goes in crawler.url.scope_reason
+	DenyRobots     = "robots"       // robots.txt disallows it
+	DenyNofollow   = "nofollow"     // rel=nofollow or a robots meta nofollow
+	DenyLimit      = "limit"        // a limit (hops, per-host, URL length) keeps it out
+)
+
+// ErrEventsClosed is returned by the methods of an Events log after Close.
+var ErrEventsClosed = errors.New("report: events log closed")
+
+// EventsConfig configures an Events log.
+type EventsConfig struct {
+	CrawlID string           // crawler.crawl.id, written on every event
+	Version string           // service.version; empty leaves it out
+	Now     func() time.Time // clock for @timestamp; default time.Now
+}
+
+// URLInfo is the URL an event is about.
+type URLInfo struct {
+	URL  string // url.full (url.scheme, url.domain, url.port, url.path, url.query are derived)
+	Hops string // crawler.url.hops; its length is crawler.url.crawl_depth
+	Via  string // crawler.url.via
+	Seed string // crawler.url.seed
+}
+
+// Event is a free-form event, for what the dedicated methods do not cover.
+type Event struct {
+	Action  string            // event.action (required)
+	Type    string            // event.type; default "info"
+	Outcome string            // event.outcome: success, failure or unknown; empty leaves it out
+	Reason  string            // event.reason; empty leaves it out
+	Message string            // message
+	URL     *URLInfo          // url.* and crawler.url.* fields, when not nil
+	Labels  map[string]string // written as labels.KEY, so they never clash with reserved fields
+}
+
+// Events appends structured events to logs/events.jsonl: one JSON object per line with flat
+// ECS field names, as Elastic's web crawler writes its event logs. Each line is built first and
+// written with one write call, so a killed crawl leaves whole lines, and concurrent callers
+// never interleave. Safe for concurrent use.
+type Events struct {
+	cfg  EventsConfig
+	host string
+	pid  int
+
+	mu sync.Mutex // guards f
+	f  *os.File
+}
+
+// OpenEvents opens (or creates) path for appending, like OpenCrawlLog: on resume new events
+// follow the old ones, and a torn last line left by a killed process is ended with a newline
+// first so that the next event starts on its own line.
+func OpenEvents(path string, cfg EventsConfig) (*Events, error) {
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR|os.O_APPEND, 0o644)
+	if err != nil {
+		return nil, fmt.Errorf("report: open events log: %w", err)
+	}
+	if st, err := f.Stat(); err == nil && st.Size() > 0 {
+		last := make([]byte, 1)
+		if _, err := f.ReadAt(last, st.Size()-1); err == nil && last[0] != '\n' {
+			if _, err := f.Write([]byte("\n")); err != nil {
+				f.Close()
+				return nil, fmt.Errorf("report: repair events log: %w", err)
+			}
+		}
+	}
+	host, _ := os.Hostname()
+	return &Events{cfg: cfg, host: host, pid: os.Getpid(), f: f}, nil
+}
+
+// Close syncs and closes the file. Later calls return ErrEventsClosed; Close itself may be
+// called again.
+func (e *Events) Close() error {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.f == nil {
+		return nil
+	}
+	err := e.f.Sync()
+	if cerr := e.f.Close(); err == nil {
+		err = cerr
+	}
+	e.f = nil
+	return err
+}
+
+// CrawlStart records the start (or, with resume, the resumption) of a crawl with its number
+// of seeds.
+func (e *Events) CrawlStart(resume bool, seeds int) error {
+	o := e.begin(ActionCrawlStart, "start")
+	o.flag("crawler.crawl.resume", resume)
+	o.num("crawler.crawl.seed_urls.count", int64(seeds))
+	msg := "Starting a crawl"
+	if resume {
+		msg = "Resuming a crawl"
+	}
+	o.str("message", msg+" with "+strconv.Itoa(seeds)+" seeds")
+	return e.write(o)
+}
+
+// CrawlEnd records the end of a crawl: reason is one of the End constants (or "limit:KIND"),
+// message says more (which limit, which error). event.outcome is success for finished and
+// limit, failure for failed, unknown for cancelled.
+func (e *Events) CrawlEnd(reason, message string) error {
+	o := e.begin(ActionCrawlEnd, "end")
+	kind := reason
+	if len(kind) > len(EndLimit) && kind[:len(EndLimit)+1] == EndLimit+":" {
+		kind = EndLimit
+	}
+	outcome := "unknown"
+	switch kind {
+	case EndFinished, EndLimit:
+		outcome = "success"
+	case EndFailed:
+		outcome = "failure"
+	}
+	o.str("event.outcome", outcome)
+	o.str("event.reason", reason)
+	o.flag("crawler.crawl.resume_possible", kind != EndFinished)
+	if message == "" {
+		message = "Crawl ended: " + reason
+	}
+	o.str("message", message)
+	return e.write(o)
+}
+
+// URLSeed records a seed added to the crawl, with its seed type.
+func (e *Events) URLSeed(u URLInfo, seedType string) error {
+	o := e.begin(ActionURLSeed, "start")
+	o.url(u)
+	o.str("crawler.url.seed_type", seedType)
+	o.str("message", "Added a seed: "+u.URL)
+	return e.write(o)
+}
+
+// URLFetch records a fetch: status is the HTTP status or a negative Heritrix code (no
+// response), bytes the response body size (<0: none), dur the time the fetch took.
+// event.outcome is success for 2xx and 3xx, failure for 4xx, 5xx and no response.
+func (e *Events) URLFetch(u URLInfo, status int, bytes int64, dur time.Duration) error {
+	o := e.begin(ActionURLFetch, "access")
+	o.url(u)
+	outcome := "unknown"
+	switch {
+	case status >= 200 && status < 400:
+		outcome = "success"
+	case status >= 400 || status < 0:
+		outcome = "failure"
+	}
+	o.str("event.outcome", outcome)
+	end := o.at
+	o.str("event.start", end.Add(-dur).UTC().Format(eventTime))
+	o.str("event.end", end.UTC().Format(eventTime))
+	o.num("event.duration", dur.Nanoseconds())
+	o.str("http.request.method", "get")
+	if status > 0 {
+		o.num("http.response.status_code", int64(status))
+	}
+	o.num("crawler.url.status_code", int64(status))
+	if bytes >= 0 {
+		o.num("http.response.body.bytes", bytes)
+	}
+	if status > 0 {
+		o.str("message", "Fetched "+u.URL+" with status "+strconv.Itoa(status))
+	} else {
+		o.str("message", "No response for "+u.URL+": "+statusText(status))
+	}
+	return e.write(o)
+}
+
+// URLDiscover records a URL found on a page and queued.
+func (e *Events) URLDiscover(u URLInfo) error {
+	o := e.begin(ActionURLDiscover, "allowed")
+	o.url(u)
+	o.str("message", "Discovered "+u.URL)
+	return e.write(o)
+}
+
+// URLDiscoverDenied records a URL found on a page and not queued: reason is one of the Deny
+// constants; for DenyOutOfScope, scopeReason is the scope decision's reason (spec/scope.md:
+// out-of-scope, block:RULE, max-hops, …), written as crawler.url.scope_reason.
+func (e *Events) URLDiscoverDenied(u URLInfo, reason, scopeReason string) error {
+	o := e.begin(ActionURLDiscover, "denied")
+	o.url(u)
+	o.str("crawler.url.deny_reason", reason)
+	msg := "Denied " + u.URL + ": " + reason
+	if scopeReason != "" {
+		o.str("crawler.url.scope_reason", scopeReason)
+		msg += " (" + scopeReason + ")"
+	}
+	o.str("message", msg)
+	return e.write(o)
+}
+
+// URLOutput records where a capture was written: the WARC file name and the offset of its
+// record in the file.
+func (e *Events) URLOutput(u URLInfo, warcFile string, offset int64) error {
+	o := e.begin(ActionURLOutput, "info")
+	o.url(u)
+	o.str("event.module", "warc")
+	o.str("event.outcome", "success")
+	o.str("crawler.output.warc.file", warcFile)
+	o.num("crawler.output.warc.offset", offset)
+	o.str("message", "Wrote "+u.URL+" to "+warcFile+" at offset "+strconv.FormatInt(offset, 10))
+	return e.write(o)
+}
+
+// Event records a free-form event. Action is required.
+func (e *Events) Event(ev Event) error {
+	if ev.Action == "" {
+		return errors.New("report: event without an action")
+	}
+	typ := ev.Type
+	if typ == "" {
+		typ = "info"
+	}
+	o := e.begin(ev.Action, typ)
+	if ev.URL != nil {
+		o.url(*ev.URL)
+	}
+	if ev.Outcome != "" {
+		o.str("event.outcome", ev.Outcome)
+	}
+	if ev.Reason != "" {
+		o.str("event.reason", ev.Reason)
+	}
+	keys := make([]string, 0, len(ev.Labels))
+	for k := range ev.Labels {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		o.str("labels."+k, ev.Labels[k])
+	}
+	if ev.Message != "" {
+		o.str("message", ev.Message)
+	}
+	return e.write(o)
+}
+
+const eventTime = "2006-01-02T15:04:05.000Z"
+
+// begin starts an event with the fields every event carries.
+func (e *Events) begin(action, typ string) *object {
+	o := &object{b: make([]byte, 0, 512), at: e.cfg.Now()}
+	o.b = append(o.b, '{')
+	o.str("@timestamp", o.at.UTC().Format(eventTime))
+	o.str("event.id", rand.Text())
+	o.str("event.kind", "event")
+	o.str("event.action", action)
+	o.str("event.type", typ)
+	o.str("crawler.crawl.id", e.cfg.CrawlID)
+	o.str("service.type", "crawler")
+	o.str("service.name", "amber")
+	if e.cfg.Version != "" {
+		o.str("service.version", e.cfg.Version)
+	}
+	o.num("process.pid", int64(e.pid))
+	if e.host != "" {
+		o.str("host.name", e.host)
+	}
+	return o
+}
+
+func (e *Events) write(o *object) error {
+	o.b = append(o.b, '}', '\n')
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.f == nil {
+		return ErrEventsClosed
+	}
+	if _, err := e.f.Write(o.b); err != nil {
+		return fmt.Errorf("report: write events log: %w", err)
+	}
+	return nil
+}
+
+// object builds one JSON object with its keys in the order they are added.
+type object struct {
+	b  []byte
+	at time.Time
+	n  int
+}
+
+func (o *object) key(k string) {
+	if o.n > 0 {
+		o.b = append(o.b, ',')
+	}
+	o.n++
+	o.b = appendJSONString(o.b, k)
+	o.b = append(o.b, ':')
+}
+
+func (o *object) str(k, v string) {
+	o.key(k)
+	o.b = appendJSONString(o.b, v)
+}
+
+func (o *object) num(k string, v int64) {
+	o.key(k)
+	o.b = strconv.AppendInt(o.b, v, 10)
+}
+
+func (o *object) flag(k string, v bool) {
+	o.key(k)
+	o.b = strconv.AppendBool(o.b, v)
+}
+
+func (o *object) url(u URLInfo) {
+	o.str("url.full", u.URL)
+	if p, err := url.Parse(u.URL); err == nil {
+		if p.Scheme != "" {
+			o.str("url.scheme", p.Scheme)
+		}
+		if h := p.Hostname(); h != "" {
+			o.str("url.domain", h)
+		}
+		if port := p.Port(); port != "" {
+			if n, err := strconv.Atoi(port); err == nil {
+				o.num("url.port", int64(n))
+			}
+		}
+		path := p.EscapedPath()
+		if path == "" {
+			path = "/"
+		}
+		o.str("url.path", path)
+		if p.RawQuery != "" {
+			o.str("url.query", p.RawQuery)
+		}
+	}
+	o.str("crawler.url.hops", u.Hops)
+	o.num("crawler.url.crawl_depth", int64(len(u.Hops)))
+	if u.Via != "" {
+		o.str("crawler.url.via", u.Via)
+	}
+	if u.Seed != "" {
+		o.str("crawler.url.seed", u.Seed)
+	}
+}
+
+func appendJSONString(b []byte, s string) []byte {
+	js, err := json.Marshal(s)
+	if err != nil {
+		return append(b, `""`...)
+	}
+	return append(b, js...)
+}
+
+// statusText describes a negative Heritrix status code.
+func statusText(status int) string {
+	switch status {
+	case StatusDNSFailed:
+		return "DNS lookup failed"
+	case StatusConnectFailed:
+		return "connection failed"
+	case StatusConnectBroken:
+		return "connection broken"
+	case StatusTimeout:
+		return "timeout"
+	case StatusInvalidURL:
+		return "invalid or refused URL"
+	case StatusRetriesFailed:
+		return "retries exhausted"
+	case StatusTooManyHops:
+		return "too many hops"
+	case StatusOutOfScope:
+		return "out of scope"
+	case StatusRobots:
+		return "disallowed by robots.txt"
+	case 0:
+		return "not fetched"
+	}
+	return "status " + strconv.Itoa(status)
+}

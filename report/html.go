@@ -1,0 +1,353 @@
+package report
+
+import (
+	"bytes"
+	"html/template"
+	"sort"
+	"strconv"
+	"time"
+)
+
+// htmlMaxURLs bounds the out-of-scope URLs listed in report.html so the page stays usable on
+// large crawls; scope-report.txt and scope-report.json list them all.
+const htmlMaxURLs = 5000
+
+// chartTop is the number of bars in each chart.
+const chartTop = 15
+
+type htmlFigure struct {
+	ID, Label, Value string
+	Time             bool // depends on elapsed time (masked in tests)
+}
+
+type htmlBar struct {
+	Label, Value, Class string
+	Y, W, TextY         int
+}
+
+type htmlChart struct {
+	ID, Title string
+	Bars      []htmlBar
+	Height    int
+}
+
+type htmlSeed struct {
+	URL, Type, Status, Redirect, Final, Class string
+	Code                                      int
+}
+
+type htmlURL struct {
+	ScopeURL
+	Host string
+}
+
+type htmlPage struct {
+	Collection, Status    string
+	Started, Ended        string
+	Duration              string
+	Figures               []htmlFigure
+	Seeds                 []htmlSeed
+	Charts                []htmlChart
+	Hosts                 []ScopeHost
+	Totals                ScopeCounts
+	URLs                  []htmlURL
+	URLHosts, URLReasons  []string
+	TotalURLs, ShownLimit int
+	Truncated             bool
+}
+
+// Chart geometry in SVG units: labels on the left, bars after them, values after the bars.
+const (
+	chartBarW = 300
+	chartRowH = 22
+)
+
+func makeChart(id, title string, ts []tally, value func(tally) int64, label func(int64) string, class func(tally) string) htmlChart {
+	c := htmlChart{ID: id, Title: title}
+	if len(ts) > chartTop {
+		ts = ts[:chartTop]
+	}
+	var maxV int64 = 1
+	for _, t := range ts {
+		maxV = max(maxV, value(t))
+	}
+	for i, t := range ts {
+		v := value(t)
+		w := int(float64(v) / float64(maxV) * chartBarW)
+		if v > 0 && w < 1 {
+			w = 1
+		}
+		c.Bars = append(c.Bars, htmlBar{
+			Label: clip(t.key, 30), Value: label(v), Class: class(t),
+			Y: i * chartRowH, W: w, TextY: i*chartRowH + 15,
+		})
+	}
+	c.Height = max(len(c.Bars)*chartRowH, chartRowH)
+	return c
+}
+
+func clip(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[:n-1]) + "…"
+}
+
+func statusClass(code string) string {
+	n, _ := strconv.Atoi(code)
+	switch {
+	case n >= 200 && n < 300:
+		return "ok"
+	case n >= 300 && n < 400:
+		return "redir"
+	case n >= 400 && n < 500:
+		return "client"
+	case n >= 500:
+		return "server"
+	}
+	return "other"
+}
+
+func fmtTime(t time.Time) string {
+	if t.IsZero() {
+		return "-"
+	}
+	return t.UTC().Format("2006-01-02 15:04:05Z")
+}
+
+func (s *summary) htmlPage() htmlPage {
+	rep := s.scopeReport()
+	p := htmlPage{
+		Collection: s.in.Collection,
+		Status:     crawlStatus(s.in.EndReason),
+		Started:    fmtTime(s.in.Started),
+		Ended:      fmtTime(s.ended),
+		Duration:   conventionalDuration(s.duration),
+		Hosts:      rep.Hosts,
+		Totals:     rep.Totals,
+		ShownLimit: htmlMaxURLs,
+	}
+	var crawled int
+	for _, r := range s.seeds {
+		if r.crawled {
+			crawled++
+		}
+		hs := htmlSeed{URL: r.url, Type: r.typ, Code: r.status, Redirect: r.redirect, Class: statusClass(itoa(r.status))}
+		if r.crawled {
+			hs.Status = "CRAWLED"
+		} else {
+			hs.Status = "NOTCRAWLED"
+			hs.Class = "other"
+		}
+		if r.final != r.url {
+			hs.Final = r.final + " (" + itoa(r.finalCode) + ")"
+		}
+		p.Seeds = append(p.Seeds, hs)
+	}
+	urisPerSec, kbPerSec := s.rates()
+	p.Figures = []htmlFigure{
+		{ID: "seeds", Label: "seeds crawled", Value: itoa(crawled) + " / " + itoa(len(s.seeds))},
+		{ID: "captured", Label: "URLs captured", Value: i64(s.captured)},
+		{ID: "bytes", Label: "bytes captured", Value: displayBytes(s.bytes)},
+		{ID: "hosts", Label: "hosts visited", Value: itoa(len(s.hostsByCaptured()))},
+		{ID: "novel", Label: "new", Value: i64(s.novel)},
+		{ID: "duplicates", Label: "duplicates", Value: i64(s.dup)},
+		{ID: "out-of-scope", Label: "out of scope", Value: i64(s.outOfScope)},
+		{ID: "blocked", Label: "blocked by a rule", Value: i64(s.blocked)},
+		{ID: "robots", Label: "blocked by robots.txt", Value: i64(s.robots)},
+		{ID: "queued", Label: "left queued", Value: i64(s.queued)},
+		{ID: "failed", Label: "failed", Value: i64(s.failed)},
+		{ID: "duration", Label: "duration", Value: conventionalDuration(s.duration), Time: true},
+		{ID: "rate", Label: "URLs/s, KiB/s", Value: decimal(urisPerSec, 2, 0) + ", " + i64(kbPerSec), Time: true},
+	}
+
+	count := func(t tally) int64 { return t.count }
+	size := func(t tally) int64 { return t.bytes }
+	none := func(tally) string { return "" }
+	p.Charts = append(p.Charts,
+		makeChart("chart-status", "Status codes (URLs)", s.codes, count, i64, func(t tally) string { return statusClass(t.key) }),
+		makeChart("chart-mime", "MIME types (URLs)", s.mimes, count, i64, none),
+	)
+	hostTallies := func(metric func(*hostStats) int64) []tally {
+		hs := s.hostsByCaptured()
+		sortHosts(hs, metric)
+		var ts []tally
+		for _, h := range hs {
+			if metric(h) > 0 {
+				ts = append(ts, tally{key: h.host, count: h.captured, bytes: h.bytes})
+			}
+		}
+		return ts
+	}
+	p.Charts = append(p.Charts,
+		makeChart("chart-hosts-urls", "Top hosts by URLs", hostTallies(func(h *hostStats) int64 { return h.captured }), count, i64, none),
+		makeChart("chart-hosts-bytes", "Top hosts by bytes", hostTallies(func(h *hostStats) int64 { return h.bytes }), size, displayBytes, none),
+	)
+
+	hosts, reasons := map[string]bool{}, map[string]bool{}
+	for _, h := range rep.Hosts {
+		for _, u := range h.URLs {
+			p.TotalURLs++
+			hosts[h.Host] = true
+			reasons[u.Reason] = true
+			if len(p.URLs) < htmlMaxURLs {
+				p.URLs = append(p.URLs, htmlURL{ScopeURL: u, Host: h.Host})
+			}
+		}
+	}
+	p.Truncated = p.TotalURLs > len(p.URLs)
+	p.URLHosts, p.URLReasons = keys(hosts), keys(reasons)
+	return p
+}
+
+func keys(m map[string]bool) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+func (s *summary) html() ([]byte, error) {
+	var b bytes.Buffer
+	if err := pageTemplate.Execute(&b, s.htmlPage()); err != nil {
+		return nil, err
+	}
+	return b.Bytes(), nil
+}
+
+var pageTemplate = template.Must(template.New("report").Parse(`<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:">
+<title>amber crawl report: {{.Collection}}</title>
+<style>
+body{font:14px/1.4 system-ui,-apple-system,"Segoe UI",sans-serif;margin:0 auto;max-width:1200px;padding:1em 2em;color:#222}
+h1{font-size:1.5em;margin:.3em 0}h2{font-size:1.2em;margin-top:1.6em;border-bottom:1px solid #ccc}
+.meta{color:#555}
+.figures{display:flex;flex-wrap:wrap;gap:.6em;margin:1em 0}
+.figure{border:1px solid #ddd;border-radius:6px;padding:.5em .8em;min-width:9em;background:#fafafa}
+.figure .v{font-size:1.4em;font-weight:600}.figure .l{color:#555;font-size:.9em}
+table{border-collapse:collapse;width:100%;margin:.5em 0}
+th,td{text-align:left;padding:.25em .5em;border-bottom:1px solid #eee;vertical-align:top}
+th{background:#f3f3f3}td.n,th.n{text-align:right}
+td.u{word-break:break-all}
+.charts{display:grid;grid-template-columns:repeat(auto-fit,minmax(520px,1fr));gap:1em}
+figure{margin:0}svg{max-width:100%;height:auto}
+svg text{font-size:12px;fill:#222}
+rect.bar{fill:#5b7db1}rect.ok{fill:#3a8a3a}rect.redir{fill:#3a6fb0}rect.client{fill:#d08a1e}rect.server{fill:#c0392b}rect.other{fill:#888}
+span.ok{color:#2c6e2c}span.redir{color:#2c5a94}span.client{color:#a86c0f}span.server,span.other{color:#b03a2e}
+.filters{display:flex;gap:1em;align-items:center;margin:.5em 0}
+code{background:#f3f3f3;padding:0 .2em}
+</style>
+</head>
+<body>
+<h1>Crawl report: {{.Collection}}</h1>
+<p class="meta">Status: <b id="crawl-status">{{.Status}}</b> · started <span data-time>{{.Started}}</span> · ended <span data-time>{{.Ended}}</span> · duration <span data-time>{{.Duration}}</span></p>
+
+<div class="figures" id="figures">
+{{- range .Figures}}
+<div class="figure" id="fig-{{.ID}}"><div class="v"{{if .Time}} data-time{{end}}>{{.Value}}</div><div class="l">{{.Label}}</div></div>
+{{- end}}
+</div>
+
+<h2 id="seeds">Seeds</h2>
+<table id="seeds-table">
+<thead><tr><th class="n">code</th><th>status</th><th>seed</th><th>type</th><th>redirect</th><th>ends at</th></tr></thead>
+<tbody>
+{{- range .Seeds}}
+<tr><td class="n"><span class="{{.Class}}">{{.Code}}</span></td><td>{{.Status}}</td><td class="u">{{.URL}}</td><td>{{.Type}}</td><td class="u">{{.Redirect}}</td><td class="u">{{.Final}}</td></tr>
+{{- end}}
+</tbody>
+</table>
+
+<h2 id="charts">What was captured</h2>
+<div class="charts">
+{{- range .Charts}}
+<figure id="{{.ID}}">
+<figcaption><b>{{.Title}}</b></figcaption>
+{{- if .Bars}}
+<svg xmlns="http://www.w3.org/2000/svg" width="590" height="{{.Height}}" viewBox="0 0 590 {{.Height}}" role="img" aria-label="{{.Title}}">
+{{- range .Bars}}
+<g><text x="0" y="{{.TextY}}">{{.Label}}</text><rect class="bar {{.Class}}" x="200" y="{{.Y}}" width="{{.W}}" height="18" rx="2"></rect><text x="{{.W}}" dx="206" y="{{.TextY}}">{{.Value}}</text></g>
+{{- end}}
+</svg>
+{{- else}}
+<p>nothing captured</p>
+{{- end}}
+</figure>
+{{- end}}
+</div>
+
+<h2 id="scope">Scope</h2>
+<table id="scope-hosts">
+<thead><tr><th>host</th><th class="n">captured</th><th class="n">out of scope</th><th class="n">robots.txt</th><th class="n">blocked</th><th class="n">queued</th><th class="n">failed</th><th>suggested rule</th></tr></thead>
+<tbody>
+{{- range .Hosts}}
+<tr data-host="{{.Host}}"><td>{{.Host}}</td><td class="n">{{.Captured}}</td><td class="n">{{.OutOfScope}}</td><td class="n">{{.Robots}}</td><td class="n">{{.Blocked}}</td><td class="n">{{.Queued}}</td><td class="n">{{.Failed}}</td><td>{{if .SuggestedRule}}<code>{{.SuggestedRule}}</code>{{end}}</td></tr>
+{{- end}}
+</tbody>
+<tfoot><tr><th>total</th><th class="n">{{.Totals.Captured}}</th><th class="n">{{.Totals.OutOfScope}}</th><th class="n">{{.Totals.Robots}}</th><th class="n">{{.Totals.Blocked}}</th><th class="n">{{.Totals.Queued}}</th><th class="n">{{.Totals.Failed}}</th><th></th></tr></tfoot>
+</table>
+
+<h3>URLs left out</h3>
+<div class="filters">
+<label>host <select id="filter-host"><option value="">all hosts</option>{{range .URLHosts}}<option value="{{.}}">{{.}}</option>{{end}}</select></label>
+<label>reason <select id="filter-reason"><option value="">all reasons</option>{{range .URLReasons}}<option value="{{.}}">{{.}}</option>{{end}}</select></label>
+<span><span id="shown-count">{{len .URLs}}</span> of {{.TotalURLs}} shown</span>
+</div>
+{{- if .Truncated}}
+<p>Only the first {{.ShownLimit}} URLs are listed here; scope-report.txt and scope-report.json list them all.</p>
+{{- end}}
+<table id="scope-urls">
+<thead><tr><th>host</th><th>reason</th><th>hops</th><th>URL</th><th>via</th><th>seed</th></tr></thead>
+<tbody>
+{{- range .URLs}}
+<tr data-host="{{.Host}}" data-reason="{{.Reason}}"><td>{{.Host}}</td><td>{{.Reason}}</td><td>{{.Hops}}</td><td class="u">{{.URL}}</td><td class="u">{{.Via}}</td><td class="u">{{.Seed}}</td></tr>
+{{- end}}
+</tbody>
+</table>
+
+<script>
+(function () {
+  "use strict";
+  var hostSel = document.getElementById("filter-host");
+  var reasonSel = document.getElementById("filter-reason");
+  var rows = document.querySelectorAll("#scope-urls tbody tr");
+  var shown = document.getElementById("shown-count");
+
+  function apply() {
+    var h = hostSel.value, r = reasonSel.value, n = 0;
+    for (var i = 0; i < rows.length; i++) {
+      var ok = (!h || rows[i].getAttribute("data-host") === h) &&
+               (!r || rows[i].getAttribute("data-reason") === r);
+      rows[i].hidden = !ok;
+      if (ok) { n++; }
+    }
+    shown.textContent = String(n);
+  }
+
+  function select(sel, value) {
+    for (var i = 0; i < sel.options.length; i++) {
+      if (sel.options[i].value === value) { sel.selectedIndex = i; return; }
+    }
+  }
+
+  // A link to report.html#host=H&reason=R opens with the filter set.
+  var params = new URLSearchParams(location.hash.replace(/^#/, ""));
+  if (params.has("host")) { select(hostSel, params.get("host")); }
+  if (params.has("reason")) { select(reasonSel, params.get("reason")); }
+
+  hostSel.addEventListener("change", apply);
+  reasonSel.addEventListener("change", apply);
+  apply();
+  document.body.setAttribute("data-ready", "true");
+})();
+</script>
+</body>
+</html>
+`))

@@ -1,0 +1,90 @@
+package report
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
+)
+
+// States of a URL in the frontier, as reported in URLState.State.
+const (
+	StateQueued   = "queued"   // waiting to be fetched
+	StateInflight = "inflight" // claimed by a worker when the crawl stopped
+	StateDone     = "done"     // finished with a response (any HTTP status)
+	StateFailed   = "failed"   // finished without a response (network error, retries exhausted)
+	StateRejected = "rejected" // never queued: out of scope, blocked by a rule or by robots.txt
+)
+
+// Input is everything the reports are made from. It is plain data: the crawl fills it from the
+// frontier and crawl.log at the end of a crawl, and `amber report` from a crawl directory.
+type Input struct {
+	Collection string    // the crawl's name
+	Started    time.Time // when the crawl started; zero if unknown
+	Ended      time.Time // when it ended; zero for a crawl that did not end (killed, running)
+	// EndReason is why the crawl ended: "finished", "cancelled", "failed", "limit" or
+	// "limit:KIND" (KIND one of documents, bytes, size, time). Empty for a crawl that did not end.
+	EndReason string
+	Seeds     []SeedInfo
+	Lines     []Line     // crawl.log, in file order
+	URLs      []URLState // every URL the frontier knows, including rejected ones
+}
+
+// SeedInfo is one seed as the archivist listed it.
+type SeedInfo struct {
+	URL  string
+	Type string // Archive-It seed type: one-page, one-page+, standard, standard+
+}
+
+// URLState is one URL as the frontier knows it at the end of (or during) a crawl.
+type URLState struct {
+	URL    string
+	Host   string // used only when URL does not parse; otherwise the host is taken from URL
+	State  string // one of the State constants
+	Status int    // last HTTP status or negative Heritrix code; 0 if never fetched
+	Reason string // scope reason for rejected URLs (spec/scope.md names: "out-of-scope", "block:RULE", "max-hops", …; "robots")
+	Hops   string // hop path from the seed
+	Via    string
+	Seed   string // source seed
+}
+
+// ReadCrawlLog reads a crawl.log file. Lines that do not parse are skipped: they are torn
+// lines left by a killed crawl (OpenCrawlLog ends them with a newline on resume). A last line
+// without its newline is kept only if it has all 13 columns and parses, so a line cut by a kill
+// never counts with wrong values. A missing file is an error wrapping fs.ErrNotExist.
+func ReadCrawlLog(path string) ([]Line, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("report: read crawl.log: %w", err)
+	}
+	defer f.Close()
+	lines, err := readCrawlLog(f)
+	if err != nil {
+		return nil, fmt.Errorf("report: read crawl.log: %w", err)
+	}
+	return lines, nil
+}
+
+func readCrawlLog(r io.Reader) ([]Line, error) {
+	br := bufio.NewReaderSize(r, 64<<10)
+	var lines []Line
+	for {
+		s, err := br.ReadString('\n')
+		if err != nil && !errors.Is(err, io.EOF) {
+			return lines, err
+		}
+		complete := strings.HasSuffix(s, "\n")
+		s = strings.TrimRight(s, "\r\n")
+		if s != "" && (complete || len(strings.Fields(s)) >= 13) {
+			if l, perr := ParseLine(s); perr == nil {
+				lines = append(lines, l)
+			}
+		}
+		if err != nil {
+			return lines, nil
+		}
+	}
+}

@@ -1,0 +1,477 @@
+package report
+
+import (
+	"bytes"
+	"encoding/json"
+	"flag"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files in testdata/golden")
+
+var reportFiles = []string{
+	SeedsReportFile, HostsReportFile, MimetypeReportFile, ResponseCodeReportFile,
+	CrawlReportFile, ScopeReportFile, ScopeReportJSONFile, HTMLReportFile,
+}
+
+// writeFixture writes the fixture's crawl.log, reads it back as `amber report` does, and
+// writes the reports; it returns the reports directory.
+func writeFixture(t *testing.T) (string, Input) {
+	t.Helper()
+	in := fixture()
+	dir := t.TempDir()
+	logPath := filepath.Join(dir, "crawl.log")
+	cl, err := OpenCrawlLog(logPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range in.Lines {
+		if err := cl.Write(l); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := cl.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if in.Lines, err = ReadCrawlLog(logPath); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "reports")
+	if err := Write(out, in); err != nil {
+		t.Fatal(err)
+	}
+	return out, in
+}
+
+func TestWriteGolden(t *testing.T) {
+	dir, _ := writeFixture(t)
+	for _, name := range reportFiles {
+		t.Run(name, func(t *testing.T) {
+			got, err := os.ReadFile(filepath.Join(dir, name))
+			if err != nil {
+				t.Fatal(err)
+			}
+			got = MaskTimes(got)
+			golden := filepath.Join("testdata", "golden", name)
+			if *update {
+				if err := os.MkdirAll(filepath.Dir(golden), 0o755); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.WriteFile(golden, got, 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			want, err := os.ReadFile(golden)
+			if err != nil {
+				t.Fatalf("%v (run go test -update)", err)
+			}
+			if diff := cmp.Diff(string(want), string(got)); diff != "" {
+				t.Errorf("%s differs from %s (-want +got):\n%s", name, golden, diff)
+			}
+		})
+	}
+}
+
+// TestWriteDeterministic: the same Input gives the same bytes, unmasked, and a second Write
+// replaces the files.
+func TestWriteDeterministic(t *testing.T) {
+	in := fixture()
+	a, b := t.TempDir(), t.TempDir()
+	if err := Write(a, in); err != nil {
+		t.Fatal(err)
+	}
+	if err := Write(b, in); err != nil {
+		t.Fatal(err)
+	}
+	if err := Write(b, in); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range reportFiles {
+		x, _ := os.ReadFile(filepath.Join(a, name))
+		y, _ := os.ReadFile(filepath.Join(b, name))
+		if !bytes.Equal(x, y) {
+			t.Errorf("%s differs between two writes", name)
+		}
+	}
+	entries, _ := os.ReadDir(b)
+	if len(entries) != len(reportFiles) {
+		t.Errorf("%d files in the reports directory, want %d (temporary files left?)", len(entries), len(reportFiles))
+	}
+}
+
+func TestMaskTimes(t *testing.T) {
+	in := fixture()
+	other := fixture()
+	other.Ended = other.Ended.Add(17*time.Minute + 3*time.Second)
+	other.Started = other.Started.Add(-time.Hour)
+	a, b := t.TempDir(), t.TempDir()
+	if err := Write(a, in); err != nil {
+		t.Fatal(err)
+	}
+	if err := Write(b, other); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range reportFiles {
+		x, _ := os.ReadFile(filepath.Join(a, name))
+		y, _ := os.ReadFile(filepath.Join(b, name))
+		if name == CrawlReportFile || name == HTMLReportFile {
+			if bytes.Equal(x, y) {
+				t.Errorf("%s: unmasked reports of different durations are equal", name)
+			}
+		}
+		if diff := cmp.Diff(string(MaskTimes(x)), string(MaskTimes(y))); diff != "" {
+			t.Errorf("%s: masked reports differ:\n%s", name, diff)
+		}
+	}
+}
+
+// TestUnfinishedCrawl: a killed crawl (no end, no end reason) still gets consistent reports.
+func TestUnfinishedCrawl(t *testing.T) {
+	in := fixture()
+	in.Ended, in.EndReason = time.Time{}, ""
+	dir := t.TempDir()
+	if err := Write(dir, in); err != nil {
+		t.Fatal(err)
+	}
+	got, _ := os.ReadFile(filepath.Join(dir, CrawlReportFile))
+	for _, want := range []string{"crawl status: Unfinished\n", "duration: 3s500ms\n"} {
+		if !strings.Contains(string(got), want) {
+			t.Errorf("crawl-report.txt lacks %q:\n%s", want, got)
+		}
+	}
+}
+
+func TestScopeReportJSON(t *testing.T) {
+	dir, _ := writeFixture(t)
+	data, err := os.ReadFile(filepath.Join(dir, ScopeReportJSONFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rep ScopeReport
+	if err := json.Unmarshal(data, &rep); err != nil {
+		t.Fatal(err)
+	}
+	rules := map[string]string{}
+	counts := map[string]ScopeCounts{}
+	for _, h := range rep.Hosts {
+		rules[h.Host] = h.SuggestedRule
+		c := h.ScopeCounts
+		c.Reasons = nil
+		counts[h.Host] = c
+	}
+	wantRules := map[string]string{
+		"other.example.org":    "surt:http://(org,example,other,)/docs/",
+		"news.example.net":     "surt:http://(net,example,news,",
+		"twitter.com":          "surt:http://(com,twitter,",
+		"intranet.example.com": "surt:http://(com,example,intranet,:8080)/app/",
+		"docs.example.org":     "surt:http://(org,example,docs,)/other/",
+		"ads.example.biz":      "surt:http://(biz,example,ads,)/track/",
+		"www.example.com":      "", // max-hops and block: no accept rule brings them in
+	}
+	for host, want := range wantRules {
+		if got := rules[host]; got != want {
+			t.Errorf("%s: suggested rule %q, want %q", host, got, want)
+		}
+	}
+	wantCounts := map[string]ScopeCounts{
+		"www.example.com":  {Captured: 8, OutOfScope: 1, Robots: 1, Blocked: 1, Queued: 2},
+		"docs.example.org": {Captured: 2, OutOfScope: 2, Blocked: 1},
+		"down.example.net": {Failed: 1},
+		"slow.example.com": {Queued: 1},
+	}
+	for host, want := range wantCounts {
+		if diff := cmp.Diff(want, counts[host]); diff != "" {
+			t.Errorf("%s counts (-want +got):\n%s", host, diff)
+		}
+	}
+	wantTotals := ScopeCounts{Captured: 13, OutOfScope: 11, Robots: 1, Blocked: 2, Queued: 3, Failed: 1,
+		Reasons: map[string]int64{"out-of-scope": 10, "max-hops": 1}}
+	if diff := cmp.Diff(wantTotals, rep.Totals); diff != "" {
+		t.Errorf("totals (-want +got):\n%s", diff)
+	}
+}
+
+func TestSeedsReport(t *testing.T) {
+	dir, _ := writeFixture(t)
+	got, _ := os.ReadFile(filepath.Join(dir, SeedsReportFile))
+	// Heritrix's order: never fetched, then negative codes, then positive codes descending.
+	want := "[code] [status] [seed] [redirect]\n" +
+		"0 NOTCRAWLED http://slow.example.com/\n" +
+		"-6 NOTCRAWLED http://down.example.net/\n" +
+		"301 CRAWLED http://example.com/ https://www.example.com/\n" +
+		"200 CRAWLED https://docs.example.org/guide/\n"
+	if diff := cmp.Diff(want, string(got)); diff != "" {
+		t.Errorf("seeds-report.txt (-want +got):\n%s", diff)
+	}
+}
+
+func TestSuggestRule(t *testing.T) {
+	rec := func(urls ...string) []*record {
+		var rs []*record
+		for _, u := range urls {
+			rs = append(rs, &record{url: u, kind: kindOutOfScope, reason: "out-of-scope"})
+		}
+		return rs
+	}
+	tests := []struct {
+		name string
+		in   []*record
+		want string
+	}{
+		{"one directory", rec("http://a.example.org/x/1.html", "https://a.example.org/x/2.html"), "surt:http://(org,example,a,)/x/"},
+		{"common parent", rec("http://a.example.org/x/y/1.html", "http://a.example.org/x/z/2.html"), "surt:http://(org,example,a,)/x/"},
+		{"directory case folded", rec("http://A.example.org/Docs/a"), "surt:http://(org,example,a,)/docs/"},
+		{"root only", rec("http://a.example.org/1.html", "http://a.example.org/x/2.html"), "surt:http://(org,example,a,"},
+		{"not a prefix of segment", rec("http://a.example.org/abc/1", "http://a.example.org/abd/2"), "surt:http://(org,example,a,"},
+		{"port", rec("http://a.example.org:8080/x/1"), "surt:http://(org,example,a,:8080)/x/"},
+		{"default port dropped", rec("https://a.example.org:443/x/1"), "surt:http://(org,example,a,)/x/"},
+		{"ports differ", rec("http://a.example.org:8080/x/1", "http://a.example.org/x/2"), "surt:http://(org,example,a,"},
+		{"ipv4", rec("http://127.2.34.5/x/1"), "surt:http://(127.2.34.5)/x/"},
+		{"ipv4 root", rec("http://127.2.34.5/1"), "surt:http://(127.2.34.5)/"},
+		{"no url left out by scope", []*record{{url: "http://a.example.org/x", kind: kindOutOfScope, reason: "max-hops"}}, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got, _ := suggestRule(tt.in); got != tt.want {
+				t.Errorf("suggestRule = %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestHeritrixFormats(t *testing.T) {
+	for _, tt := range []struct {
+		got, want string
+	}{
+		// Values from Heritrix 3.3 reports (netarchivesuite test data) and ArchiveUtils' docs.
+		{conventionalDuration(41968 * time.Millisecond), "41s968ms"},
+		{conventionalDuration(0), "0ms"},
+		{conventionalDuration(5*24*time.Hour + 12*time.Hour + 13*time.Minute + 12*time.Second + 113*time.Millisecond), "5d12h13m12s113ms"},
+		{conventionalDuration(time.Hour), "1h"},
+		{displayBytes(153399), "150 KiB"},
+		{displayBytes(7405), "7.2 KiB"},
+		{displayBytes(145994), "143 KiB"},
+		{displayBytes(0), "0 B"},
+		{displayBytes(1023), "1,023 B"},
+		{displayBytes(5 << 30), "5.0 GiB"},
+		{decimal(0.36, 2, 0), "0.36"},
+		{decimal(12.5, 2, 0), "12.5"},
+		{decimal(3, 2, 0), "3"},
+		{decimal(1234567.891, 2, 0), "1,234,567.89"},
+	} {
+		if tt.got != tt.want {
+			t.Errorf("got %q, want %q", tt.got, tt.want)
+		}
+	}
+}
+
+func TestReadCrawlLogTorn(t *testing.T) {
+	l := fixture().Lines[3]
+	whole := l.Format() + "\n"
+	tests := []struct {
+		name string
+		data string
+		want int
+	}{
+		{"complete", whole + whole, 2},
+		{"torn last line", whole + whole[:40], 1},
+		{"torn last line in the JSON column", whole + whole[:len(whole)-5], 1},
+		{"last line without newline", whole + strings.TrimSuffix(whole, "\n"), 2},
+		{"torn line repaired mid-file", whole + whole[:40] + "\n" + whole, 2},
+		{"empty", "", 0},
+		{"blank lines", "\n\n" + whole + "\n", 1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p := filepath.Join(t.TempDir(), "crawl.log")
+			if err := os.WriteFile(p, []byte(tt.data), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			got, err := ReadCrawlLog(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(got) != tt.want {
+				t.Fatalf("%d lines, want %d", len(got), tt.want)
+			}
+			for _, g := range got {
+				if g.URL != l.URL || g.Size != l.Size {
+					t.Errorf("line = %+v", g)
+				}
+			}
+		})
+	}
+	if _, err := ReadCrawlLog(filepath.Join(t.TempDir(), "missing.log")); !os.IsNotExist(unwrapAll(err)) {
+		t.Errorf("missing file: err = %v", err)
+	}
+}
+
+func unwrapAll(err error) error {
+	for {
+		u, ok := err.(interface{ Unwrap() error })
+		if !ok {
+			return err
+		}
+		err = u.Unwrap()
+	}
+}
+
+// heritrixCrawlLogColumns are the crawl.log fields as Heritrix's documentation names them
+// (wiki "Logs", crawl.log), in order; the 13th is the JSON "extra" column of Heritrix 3.
+var heritrixCrawlLogColumns = []string{
+	"Timestamp", "Fetch Status Code", "Document Size", "Downloaded URI", "Discovery Path",
+	"Referrer", "Mime Type", "Worker Thread ID", "Fetch Timestamp", "SHA1 Digest",
+	"Source Tag", "Annotations", "Extra",
+}
+
+// heritrixHostsColumns are the hosts-report.txt columns of Heritrix 3's HostsReport.
+var heritrixHostsColumns = []string{
+	"#urls", "#bytes", "host", "#robots", "#remaining", "#novel-urls", "#novel-bytes",
+	"#dup-by-hash-urls", "#dup-by-hash-bytes", "#not-modified-urls", "#not-modified-bytes",
+}
+
+// parseColumns reads whitespace-separated rows into maps keyed by column name, as a
+// generic Heritrix log/report reader does.
+func parseColumns(t *testing.T, data string, names []string, header bool) []map[string]string {
+	t.Helper()
+	lines := strings.Split(strings.TrimSuffix(data, "\n"), "\n")
+	if header {
+		var got []string
+		for _, f := range strings.Fields(lines[0]) {
+			got = append(got, strings.Trim(f, "[]"))
+		}
+		if diff := cmp.Diff(names, got); diff != "" {
+			t.Fatalf("header (-want +got):\n%s", diff)
+		}
+		lines = lines[1:]
+	}
+	var rows []map[string]string
+	for _, ln := range lines {
+		f := strings.Fields(ln)
+		if len(f) != len(names) {
+			t.Fatalf("%d columns, want %d: %q", len(f), len(names), ln)
+		}
+		row := map[string]string{}
+		for i, n := range names {
+			row[n] = f[i]
+		}
+		rows = append(rows, row)
+	}
+	return rows
+}
+
+// TestParseWithHeritrixColumns reads crawl.log and hosts-report.txt with the column
+// definitions of Heritrix's documentation, and checks that the hosts report agrees with
+// crawl.log.
+func TestParseWithHeritrixColumns(t *testing.T) {
+	dir, in := writeFixture(t)
+	logData, err := os.ReadFile(filepath.Join(filepath.Dir(dir), "crawl.log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	logRows := parseColumns(t, string(logData), heritrixCrawlLogColumns, false)
+	type hostFig struct{ urls, bytes, robots int64 }
+	fromLog := map[string]*hostFig{}
+	for i, row := range logRows {
+		if _, err := time.Parse("2006-01-02T15:04:05.000Z", row["Timestamp"]); err != nil {
+			t.Errorf("row %d: Timestamp %q: %v", i, row["Timestamp"], err)
+		}
+		if ft := row["Fetch Timestamp"]; ft != "-" {
+			ts, dur, ok := strings.Cut(ft, "+")
+			if _, err := time.Parse("20060102150405", ts[:14]); err != nil || len(ts) != 17 || !ok {
+				t.Errorf("row %d: Fetch Timestamp %q", i, ft)
+			}
+			if _, err := strconv.Atoi(dur); err != nil {
+				t.Errorf("row %d: fetch duration %q", i, dur)
+			}
+		}
+		if !strings.HasPrefix(row["Worker Thread ID"], "#") {
+			t.Errorf("row %d: Worker Thread ID %q", i, row["Worker Thread ID"])
+		}
+		if d := row["SHA1 Digest"]; d != "-" && !strings.HasPrefix(d, "sha1:") {
+			t.Errorf("row %d: SHA1 Digest %q", i, d)
+		}
+		if !json.Valid([]byte(row["Extra"])) {
+			t.Errorf("row %d: Extra %q is not JSON", i, row["Extra"])
+		}
+		if row["Downloaded URI"] != in.Lines[i].URL {
+			t.Errorf("row %d: Downloaded URI %q, want %q", i, row["Downloaded URI"], in.Lines[i].URL)
+		}
+		u, err := url.Parse(row["Downloaded URI"])
+		if err != nil {
+			t.Fatal(err)
+		}
+		status, err := strconv.Atoi(row["Fetch Status Code"])
+		if err != nil {
+			t.Fatalf("row %d: status %q", i, row["Fetch Status Code"])
+		}
+		h := fromLog[u.Hostname()]
+		if h == nil {
+			h = &hostFig{}
+			fromLog[u.Hostname()] = h
+		}
+		switch {
+		case status > 0:
+			h.urls++
+			if n, err := strconv.ParseInt(row["Document Size"], 10, 64); err == nil {
+				h.bytes += n
+			}
+		case status == StatusRobots:
+			h.robots++
+		}
+	}
+
+	hostsData, err := os.ReadFile(filepath.Join(dir, HostsReportFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	hostRows := parseColumns(t, string(hostsData), heritrixHostsColumns, true)
+	seen := map[string]bool{}
+	for _, row := range hostRows {
+		host := row["host"]
+		seen[host] = true
+		num := func(col string) int64 {
+			n, err := strconv.ParseInt(row[col], 10, 64)
+			if err != nil {
+				t.Fatalf("%s: %s = %q", host, col, row[col])
+			}
+			return n
+		}
+		want := fromLog[host]
+		if want == nil {
+			want = &hostFig{}
+		}
+		if num("#urls") != want.urls || num("#bytes") != want.bytes || num("#robots") != want.robots {
+			t.Errorf("%s: urls/bytes/robots = %d/%d/%d, crawl.log says %d/%d/%d", host,
+				num("#urls"), num("#bytes"), num("#robots"), want.urls, want.bytes, want.robots)
+		}
+		if n := num("#novel-urls") + num("#dup-by-hash-urls") + num("#not-modified-urls"); n != num("#urls") {
+			t.Errorf("%s: novel+dup+not-modified = %d, #urls = %d", host, n, num("#urls"))
+		}
+		if n := num("#novel-bytes") + num("#dup-by-hash-bytes") + num("#not-modified-bytes"); n != num("#bytes") {
+			t.Errorf("%s: novel+dup+not-modified bytes = %d, #bytes = %d", host, n, num("#bytes"))
+		}
+	}
+	for host, f := range fromLog {
+		if f.urls > 0 && !seen[host] {
+			t.Errorf("host %s with %d captures missing from hosts-report.txt", host, f.urls)
+		}
+	}
+	if seen["other.example.org"] {
+		t.Error("a host only ever out of scope is in hosts-report.txt")
+	}
+	if got := hostRows[0]["host"]; got != "www.example.com" {
+		t.Errorf("first host %q, want the one with most URLs", got)
+	}
+	if !seen["slow.example.com"] || !seen["down.example.net"] {
+		t.Error("hosts with only queued or failed URLs are missing (Heritrix lists zero-success hosts)")
+	}
+}

@@ -35,6 +35,15 @@
 //	"css/@import"     @import in a text/css body
 //
 // and Favicon uses "inferred".
+//
+// # Search documents
+//
+// ParseDocument also returns, from the same pass over an HTML page, its search document
+// (title, visible text, headings, links, meta description and keywords, canonical URL,
+// custom fields) in the schema of Elastic's web crawler, honouring data-elastic-exclude and
+// data-elastic-include; ParseBinary does the same for PDF files. NewSearchDocument turns
+// either into the SearchDocument written to documents.jsonl, with its id, content_hash and
+// url_* fields. DocConfig holds the limits and the content hash fields.
 package extract
 
 import (
@@ -63,6 +72,11 @@ type Outlink struct {
 	URL     string // absolute, resolved against the base URL, fragment dropped (not canonicalised)
 	Hop     byte   // one of HopLink, HopEmbed, HopRedirect, HopInferred (HopSpeculative is reserved)
 	Context string // where the URL was found, e.g. "a/@href", "css/url()" (see the package doc)
+
+	// NoFollow is set when every a or area linking the URL has rel="nofollow": a crawl that
+	// obeys robots does not follow it. A page-wide <meta name=robots content=nofollow> is
+	// Result.NoFollow and does not set it.
+	NoFollow bool
 }
 
 // Result is what Parse learns from one body.
@@ -74,6 +88,10 @@ type Result struct {
 	Title    string // text of the first <title> outside SVG, spaces collapsed and trimmed
 	NoFollow bool   // <meta name=robots> content has "nofollow" or "none"
 	NoIndex  bool   // <meta name=robots> content has "noindex" or "none"
+
+	// Document is the search document of an HTML page, set by ParseDocument only. It is
+	// extracted for noindex pages too; a crawl that obeys robots writes none for them.
+	Document *Document
 }
 
 // Parse extracts from body according to the media type of contentType: text/html and
@@ -83,7 +101,7 @@ type Result struct {
 func Parse(pageURL, contentType string, body []byte) (Result, error) {
 	switch mediaType(contentType) {
 	case "text/html", "application/xhtml+xml":
-		return HTML(pageURL, body)
+		return parseHTML(pageURL, contentType, body, nil)
 	case "text/css":
 		links, err := CSS(pageURL, body)
 		if err != nil {
@@ -95,6 +113,40 @@ func Parse(pageURL, contentType string, body []byte) (Result, error) {
 		return Result{}, err
 	}
 	return Result{Base: pageURL}, nil
+}
+
+// ParseDocument is Parse that also extracts, for an HTML page and in the same pass over the
+// body, its search document (Result.Document) within the limits of cfg. For other types it
+// is Parse (see ParseBinary for PDF).
+//
+// The page is decoded to UTF-8 from, in order: a byte order mark; the charset parameter of
+// contentType; a <meta charset> or <meta http-equiv=Content-Type> in its first 1024 bytes;
+// else windows-1252. A charset declared only in the markup, or none, gives way to UTF-8
+// when the whole body is valid UTF-8. Invalid bytes become U+FFFD, so every string of the
+// document is valid UTF-8.
+//
+// The text (body_content) is that of the text nodes of the page, entities decoded, with
+// runs of white space (Unicode White_Space, no-break space included) collapsed to one
+// space and trimmed. Block elements and <br> separate words; inline elements (a, b, span,
+// em, ...) do not. Left out, as in Elastic's crawler: comments, the title (its own field),
+// and the content of script, style, noscript, template, iframe, object, embed, video,
+// audio, canvas, svg, math, noframes, noembed and datalist. An element with
+// data-elastic-exclude is left out with its content, except the parts under an element
+// with data-elastic-include, nested to any depth (include wins on an element with both).
+// Links inside excluded parts are still outlinks and document links.
+//
+// Headings are the texts of h1-h6 outside excluded parts (each limited like the title),
+// distinct, in document order; links are the distinct absolute URLs of a[href] in
+// document order (nofollow ones too). Custom fields come from <meta class="elastic"
+// name=N content=V> (or class "swiftype") and from elements with data-elastic-name=N (or
+// data-swiftype-name): their text, or their content attribute when they have one;
+// names are trimmed and lower-cased, see Document for rejected names.
+func ParseDocument(pageURL, contentType string, body []byte, cfg DocConfig) (Result, error) {
+	switch mediaType(contentType) {
+	case "text/html", "application/xhtml+xml":
+		return parseHTML(pageURL, contentType, body, &cfg)
+	}
+	return Parse(pageURL, contentType, body)
 }
 
 // mediaType returns the lower-cased media type of a Content-Type value, tolerating
@@ -140,9 +192,11 @@ func RefreshURL(pageURL, headerValue string) (string, bool) {
 
 // link is an outlink before resolution: the raw reference and where it came from.
 type link struct {
-	ref     string
-	hop     byte
-	context string
+	ref      string
+	hop      byte
+	context  string
+	nofollow bool // an a or area with rel=nofollow
+	anchor   bool // an a[href] of the top-level document: a search document link
 }
 
 // resolveAll resolves refs against r, drops the skipped ones and de-duplicates by (URL, hop).
@@ -154,24 +208,32 @@ func resolveAll(r *resolver, refs []link) []Outlink {
 		url string
 		hop byte
 	}
-	seen := make(map[key]struct{}, len(refs))
-	raw := make(map[key]struct{}, len(refs)) // references already resolved
+	seen := make(map[key]int, len(refs)) // index in out
+	raw := make(map[key]int, len(refs))  // references already resolved: index in out, or -1
 	var out []Outlink
 	for _, l := range refs {
-		if _, dup := raw[key{l.ref, l.hop}]; dup {
+		if i, dup := raw[key{l.ref, l.hop}]; dup {
+			if i >= 0 && !l.nofollow {
+				out[i].NoFollow = false
+			}
 			continue
 		}
-		raw[key{l.ref, l.hop}] = struct{}{}
 		u, ok := r.resolve(l.ref)
 		if !ok {
+			raw[key{l.ref, l.hop}] = -1
 			continue
 		}
 		k := key{u, l.hop}
-		if _, dup := seen[k]; dup {
+		if i, dup := seen[k]; dup {
+			raw[key{l.ref, l.hop}] = i
+			if !l.nofollow {
+				out[i].NoFollow = false
+			}
 			continue
 		}
-		seen[k] = struct{}{}
-		out = append(out, Outlink{URL: u, Hop: l.hop, Context: l.context})
+		seen[k] = len(out)
+		raw[key{l.ref, l.hop}] = len(out)
+		out = append(out, Outlink{URL: u, Hop: l.hop, Context: l.context, NoFollow: l.nofollow})
 	}
 	return out
 }

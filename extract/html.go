@@ -27,18 +27,35 @@ const maxNesting = 2
 // The first <base href> sets the base for every URL of the page, even those before it, as
 // in browsers (an unusable base href leaves the page URL as base). Markup inside <noscript>
 // and <noframes> and in iframe srcdoc attributes is read too (their <base>, <title> and
-// robots meta are not). The only error is ErrPageURL.
+// robots meta are not). An a or area whose rel has the token nofollow gives an outlink
+// marked NoFollow, unless the same URL is also linked without it.
+//
+// The body is read in its encoding (see ParseDocument), so a non-ASCII query of a URL in a
+// legacy-encoded page is percent-encoded in that encoding, as browsers send it. The only
+// error is ErrPageURL.
 func HTML(pageURL string, body []byte) (Result, error) {
+	return parseHTML(pageURL, "", body, nil)
+}
+
+// parseHTML is HTML with the response's Content-Type (for its charset) and, when cfg is not
+// nil, the search document extracted in the same pass.
+func parseHTML(pageURL, contentType string, body []byte, cfg *DocConfig) (Result, error) {
 	page, err := newResolver(pageURL, "")
 	if err != nil {
 		return Result{}, err
 	}
+	text, charsetName, queryEnc := decodeHTML(body, contentType)
+	page.queryEnc = queryEnc
 	p := htmlParser{pageURL: pageURL}
-	p.walk(body, 0)
+	if cfg != nil {
+		p.doc = newDocState(cfg.withDefaults())
+	}
+	p.walk(text, 0)
 
+	title := p.title.String()
 	res := Result{
 		Base:     pageURL,
-		Title:    collapseSpace(p.title.String()),
+		Title:    strings.ToValidUTF8(collapseSpace(title), "\uFFFD"),
 		NoFollow: p.noFollow,
 		NoIndex:  p.noIndex,
 	}
@@ -46,19 +63,22 @@ func HTML(pageURL string, body []byte) (Result, error) {
 	if p.baseSeen {
 		if b, ok := page.resolve(p.baseHref); ok {
 			if br, err := newResolver(b, page.pageScheme); err == nil {
+				br.queryEnc = queryEnc
 				r, res.Base = br, b
 			}
 		}
 	}
 	res.Outlinks = resolveAll(r, p.links)
+	if p.doc != nil {
+		res.Document = p.document(r, title, charsetName)
+	}
 	return res, nil
 }
 
 // htmlParser is the state of one pass over an HTML document. walk feeds it every token;
 // startTag handles elements and their attributes, rawText the content of raw-text elements
-// (style, title, noscript, ...). Further per-document products (such as a search document
-// with body text and headings) extend this state and add a case for html.TextToken in walk,
-// so that a page is still tokenised once.
+// (style, title, noscript, ...). When a search document is wanted, doc follows the element
+// tree of the top-level document and collects its text (docState in htmldoc.go).
 type htmlParser struct {
 	pageURL string
 	links   []link
@@ -73,6 +93,11 @@ type htmlParser struct {
 	svgDepth  int  // open <svg> elements: their <title> is not the page's
 
 	noFollow, noIndex bool
+
+	canonicalSeen bool
+	canonical     string // href of the first <link rel=canonical>
+
+	doc *docState // nil unless a search document is extracted
 }
 
 // attr is one attribute of the current tag; both slices point into the tokenizer's buffer
@@ -97,7 +122,8 @@ func (p *htmlParser) walk(body []byte, nesting int) {
 		case html.StartTagToken, html.SelfClosingTagToken:
 			name, hasAttr := z.TagName()
 			p.attrs = p.attrs[:0]
-			if hasAttr && !wantsAttrs(name) && !containsStyle(z.Raw()) {
+			if hasAttr && !wantsAttrs(name) && !containsFold(z.Raw(), "style") &&
+				(p.doc == nil || !containsFold(z.Raw(), "data-")) {
 				// Most elements have no URL attributes: skip decoding theirs.
 				hasAttr = false
 			}
@@ -107,15 +133,24 @@ func (p *htmlParser) walk(body []byte, nesting int) {
 				p.attrs = append(p.attrs, attr{k, v})
 			}
 			p.startTag(name, tt == html.SelfClosingTagToken, nesting)
+			if p.doc != nil && nesting == 0 {
+				p.doc.start(p, name, tt == html.SelfClosingTagToken)
+			}
 			rawTag = rawTextTag(name)
 		case html.EndTagToken:
-			if name, _ := z.TagName(); string(name) == "svg" && p.svgDepth > 0 {
+			name, _ := z.TagName()
+			if string(name) == "svg" && p.svgDepth > 0 {
 				p.svgDepth--
+			}
+			if p.doc != nil && nesting == 0 {
+				p.doc.end(name)
 			}
 		case html.TextToken:
 			if rawTag != "" {
 				p.rawText(rawTag, z.Text(), nesting)
 				rawTag = ""
+			} else if p.doc != nil && nesting == 0 {
+				p.doc.text(z.Text())
 			}
 		}
 	}
@@ -132,12 +167,15 @@ func wantsAttrs(name []byte) bool {
 	return false
 }
 
-// containsStyle reports whether the raw bytes of a tag contain "style" in any case, which a
-// tag with a style attribute does.
-func containsStyle(raw []byte) bool {
-	for i := 0; i+5 <= len(raw); i++ {
-		if raw[i]|0x20 == 's' && raw[i+1]|0x20 == 't' && raw[i+2]|0x20 == 'y' &&
-			raw[i+3]|0x20 == 'l' && raw[i+4]|0x20 == 'e' {
+// containsFold reports whether the raw bytes of a tag contain word (lower-case letters and
+// '-') in any case, which a tag with an attribute named word, or starting with it, does.
+func containsFold(raw []byte, word string) bool {
+	for i := 0; i+len(word) <= len(raw); i++ {
+		j := 0
+		for j < len(word) && raw[i+j]|0x20 == word[j] {
+			j++
+		}
+		if j == len(word) {
 			return true
 		}
 	}
@@ -197,6 +235,42 @@ func (p *htmlParser) add(ref string, hop byte, context string) {
 	p.links = append(p.links, link{ref: ref, hop: hop, context: context})
 }
 
+// has reports whether the current tag has an attribute named key.
+func (p *htmlParser) has(key string) bool {
+	for _, a := range p.attrs {
+		if string(a.key) == key {
+			return true
+		}
+	}
+	return false
+}
+
+// addAnchor adds the href of an a or area element, marked nofollow by its rel, and as a
+// link of the search document when it is in the top-level document.
+func (p *htmlParser) addAnchor(context string, nesting int) {
+	href, ok := p.get("href")
+	if !ok {
+		return
+	}
+	rel, _ := p.get("rel")
+	p.links = append(p.links, link{
+		ref: href, hop: HopLink, context: context,
+		nofollow: hasToken(rel, "nofollow"),
+		anchor:   context == "a/@href" && nesting == 0,
+	})
+}
+
+// hasToken reports whether the space-separated list s has token, compared
+// case-insensitively.
+func hasToken(s, token string) bool {
+	for _, f := range strings.Fields(s) {
+		if strings.EqualFold(f, token) {
+			return true
+		}
+	}
+	return false
+}
+
 // addAttr adds the value of attribute key, if present.
 func (p *htmlParser) addAttr(key string, hop byte, context string) {
 	if v, ok := p.get(key); ok {
@@ -223,13 +297,16 @@ func (p *htmlParser) startTag(name []byte, selfClosing bool, nesting int) {
 	}
 	switch string(name) {
 	case "a":
-		p.addAttr("href", HopLink, "a/@href")
+		p.addAnchor("a/@href", nesting)
 	case "area":
-		p.addAttr("href", HopLink, "area/@href")
+		p.addAnchor("area/@href", nesting)
 	case "link":
 		if href, ok := p.get("href"); ok {
 			rel, _ := p.get("rel")
 			p.add(href, linkHop(rel), "link/@href")
+			if nesting == 0 && !p.canonicalSeen && hasToken(rel, "canonical") {
+				p.canonicalSeen, p.canonical = true, href
+			}
 		}
 		p.addSrcset("imagesrcset", "link/@imagesrcset")
 	case "img":
@@ -314,7 +391,8 @@ func (p *htmlParser) form() {
 	p.add(action, HopLink, "form/@action")
 }
 
-// meta handles <meta http-equiv=refresh> and <meta name=robots>.
+// meta handles <meta http-equiv=refresh> and <meta name=robots>, and for the search
+// document the description, keywords and custom field metas.
 func (p *htmlParser) meta(nesting int) {
 	if eq, ok := p.get("http-equiv"); ok && strings.EqualFold(strings.TrimSpace(eq), "refresh") {
 		if content, ok := p.get("content"); ok {
@@ -324,7 +402,14 @@ func (p *htmlParser) meta(nesting int) {
 		}
 		return
 	}
-	if name, _ := p.get("name"); nesting > 0 || !strings.EqualFold(strings.TrimSpace(name), "robots") {
+	if nesting > 0 {
+		return
+	}
+	name, _ := p.get("name")
+	if p.doc != nil {
+		p.doc.meta(p, name)
+	}
+	if !strings.EqualFold(strings.TrimSpace(name), "robots") {
 		return
 	}
 	content, _ := p.get("content")

@@ -5,12 +5,16 @@ import (
 	"strings"
 
 	"golang.org/x/net/idna"
+	"golang.org/x/text/encoding"
 )
 
 // resolver turns raw references into absolute outlink URLs against one base URL.
 type resolver struct {
 	base       *url.URL
 	pageScheme string // the page's own scheme is accepted besides http and https
+	// queryEnc, when set, is the legacy encoding of the page: a non-ASCII query is encoded
+	// in it before percent-encoding, as browsers do (nil: UTF-8).
+	queryEnc encoding.Encoding
 }
 
 // newResolver parses base (which must be absolute) for resolving. pageScheme is the scheme
@@ -98,6 +102,9 @@ func (r *resolver) resolve(ref string) (string, bool) {
 	}
 	if isSpecial(abs.Scheme) && !validHost(abs.Host) {
 		return "", false
+	}
+	if r.queryEnc != nil && !isASCII(abs.RawQuery) {
+		abs.RawQuery = encodeQuery(r.queryEnc, abs.RawQuery)
 	}
 	abs.RawQuery = escapeQuery(abs.RawQuery)
 	return abs.String(), true

@@ -1,0 +1,372 @@
+package extract
+
+import (
+	"bytes"
+	"crypto/sha1"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/url"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// MaxAdditionalURLs is the most URLs a SearchDocument keeps in AdditionalURLs, as in the
+// reference (a sample when more URLs share the content).
+const MaxAdditionalURLs = 100
+
+// SearchDocument is one line of documents.jsonl: a search document in the schema of
+// Elastic's web crawler, plus the WARC record it was extracted from. Its JSON form (see
+// MarshalJSON) has the schema fields first, in the order of the struct, then the custom
+// fields.
+type SearchDocument struct {
+	ID              string    // id: DocumentID(URL)
+	URL             string    // url: the canonical URL when the page names one, else the page URL
+	AdditionalURLs  []string  // additional_urls: other URLs with the same content (at most MaxAdditionalURLs)
+	Title           string    // title
+	BodyContent     string    // body_content
+	Headings        []string  // headings
+	Links           []string  // links
+	MetaDescription string    // meta_description
+	MetaKeywords    string    // meta_keywords
+	ContentHash     string    // content_hash: see NewSearchDocument
+	Domains         []string  // domains: the distinct origins (scheme://host[:port]) of URL and AdditionalURLs
+	URLScheme       string    // url_scheme
+	URLHost         string    // url_host: host name or IP of URL, lower case, without brackets
+	URLPort         int       // url_port: port of URL, or the scheme's default (80, 443); 0 if unknown
+	URLPath         string    // url_path: the path of URL as it appears in it (percent-encoded), "/" if empty
+	URLPathDir1     string    // url_path_dir1: first segment of url_path ("" if none)
+	URLPathDir2     string    // url_path_dir2: second segment
+	URLPathDir3     string    // url_path_dir3: third segment
+	LastCrawledAt   time.Time // last_crawled_at: RFC 3339 in UTC, to the second
+
+	// WARC location of the capture, written when WARCFilename is set: the file name
+	// (warc_filename, without directory) and the byte offset in that file of the response
+	// (or revisit) record the document was extracted from (warc_offset).
+	WARCFilename string
+	WARCOffset   int64
+
+	// Binary documents: file_name, content_type and content_length, each written when
+	// ContentType is set.
+	FileName      string
+	ContentType   string
+	ContentLength int64
+
+	// Fields are the custom fields, written as top-level keys after the schema fields: a
+	// string for one value, an array for several; reserved names (IsReservedField) are
+	// not written.
+	Fields []Field
+}
+
+// ErrDocumentJSON is returned (wrapped) by UnmarshalJSON for a line that is not a search
+// document.
+var ErrDocumentJSON = errors.New("extract: invalid search document JSON")
+
+// NewSearchDocument returns the search document of d, captured at pageURL at crawledAt.
+// d is from ParseDocument or ParseBinary (nil gives a document without content), cfg gives
+// ContentHashFields. The document's URL is d.Canonical when set, else pageURL; pageURL then
+// starts AdditionalURLs when it differs from the URL.
+//
+// content_hash is the SHA-1, in lower-case hex, of the JSON array (as encoding/json writes
+// it, without HTML escaping and without a trailing newline) that holds, for each name of
+// cfg.ContentHashFields in order, a two-element array: the name and an array of the
+// field's values. title, body_content, meta_description and meta_keywords have one value
+// (possibly empty); headings and links have theirs; a custom field has its values; any
+// other name has none. With the defaults that is
+//
+//	[["title",["T"]],["body_content",["B"]],["meta_keywords",["K"]],["meta_description",["D"]],["links",["L1","L2"]],["headings",["H"]]]
+func NewSearchDocument(pageURL string, d *Document, cfg DocConfig, crawledAt time.Time) SearchDocument {
+	if d == nil {
+		d = &Document{}
+	}
+	cfg = cfg.withDefaults()
+	s := SearchDocument{
+		URL:             pageURL,
+		Title:           d.Title,
+		BodyContent:     d.Body,
+		Headings:        slices.Clone(d.Headings),
+		Links:           slices.Clone(d.Links),
+		MetaDescription: d.MetaDescription,
+		MetaKeywords:    d.MetaKeywords,
+		LastCrawledAt:   crawledAt.UTC().Truncate(time.Second),
+		FileName:        d.FileName,
+		ContentType:     d.ContentType,
+		ContentLength:   d.ContentLength,
+	}
+	for _, f := range d.Fields {
+		s.Fields = append(s.Fields, Field{Name: f.Name, Values: slices.Clone(f.Values)})
+	}
+	if d.Canonical != "" {
+		s.URL = d.Canonical
+	}
+	s.ID = DocumentID(s.URL)
+	s.setURLFields()
+	s.Domains = nil
+	if origin := originOf(s.URL); origin != "" {
+		s.Domains = append(s.Domains, origin)
+	}
+	s.AddURL(pageURL)
+	s.ContentHash = contentHash(&s, cfg.ContentHashFields)
+	return s
+}
+
+// DocumentID returns the id of the search document whose url is docURL: the SHA-1, in
+// lower-case hex, of docURL with its scheme and host lower-cased and the scheme's default
+// port (":80" for http, ":443" for https) removed. A docURL that does not parse is hashed
+// as is.
+func DocumentID(docURL string) string {
+	key := docURL
+	if u, err := url.Parse(docURL); err == nil && u.Host != "" {
+		u.Scheme = strings.ToLower(u.Scheme)
+		u.Host = strings.ToLower(u.Host)
+		if p := u.Port(); p != "" && p == defaultPort(u.Scheme) {
+			u.Host = strings.TrimSuffix(u.Host, ":"+p)
+		}
+		key = u.String()
+	}
+	sum := sha1.Sum([]byte(key))
+	return hex.EncodeToString(sum[:])
+}
+
+// AddURL records that the document's content was also found at u: u joins AdditionalURLs
+// (unless it is URL, already there, or MaxAdditionalURLs are) and its origin joins
+// Domains. It reports whether the document changed.
+func (s *SearchDocument) AddURL(u string) bool {
+	if u == "" || u == s.URL || slices.Contains(s.AdditionalURLs, u) || len(s.AdditionalURLs) >= MaxAdditionalURLs {
+		return false
+	}
+	s.AdditionalURLs = append(s.AdditionalURLs, u)
+	if origin := originOf(u); origin != "" && !slices.Contains(s.Domains, origin) {
+		s.Domains = append(s.Domains, origin)
+	}
+	return true
+}
+
+// setURLFields fills the url_* fields from URL.
+func (s *SearchDocument) setURLFields() {
+	u, err := url.Parse(s.URL)
+	if err != nil {
+		return
+	}
+	s.URLScheme = strings.ToLower(u.Scheme)
+	s.URLHost = strings.ToLower(u.Hostname())
+	port := u.Port()
+	if port == "" {
+		port = defaultPort(s.URLScheme)
+	}
+	s.URLPort, _ = strconv.Atoi(port)
+	s.URLPath = u.EscapedPath()
+	if s.URLPath == "" {
+		s.URLPath = "/"
+	}
+	dirs := strings.Split(s.URLPath, "/")
+	for i, dst := range []*string{&s.URLPathDir1, &s.URLPathDir2, &s.URLPathDir3} {
+		if i+1 < len(dirs) {
+			*dst = dirs[i+1]
+		}
+	}
+}
+
+// originOf returns scheme://host[:port] of u, lower case, or "" when u has no host.
+func originOf(u string) string {
+	p, err := url.Parse(u)
+	if err != nil || p.Host == "" {
+		return ""
+	}
+	scheme := strings.ToLower(p.Scheme)
+	host := strings.ToLower(p.Host)
+	if port := p.Port(); port != "" && port == defaultPort(scheme) {
+		host = strings.TrimSuffix(host, ":"+port)
+	}
+	return scheme + "://" + host
+}
+
+func defaultPort(scheme string) string {
+	switch scheme {
+	case "http":
+		return "80"
+	case "https":
+		return "443"
+	}
+	return ""
+}
+
+// contentHash computes content_hash (see NewSearchDocument).
+func contentHash(s *SearchDocument, fields []string) string {
+	parts := make([][2]any, 0, len(fields))
+	for _, name := range fields {
+		parts = append(parts, [2]any{name, s.values(name)})
+	}
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(parts) // strings and string slices always encode
+	sum := sha1.Sum(bytes.TrimSuffix(b.Bytes(), []byte("\n")))
+	return hex.EncodeToString(sum[:])
+}
+
+// values returns the values of the field name for content hashing, never nil.
+func (s *SearchDocument) values(name string) []string {
+	switch name {
+	case "title":
+		return []string{s.Title}
+	case "body_content":
+		return []string{s.BodyContent}
+	case "meta_description":
+		return []string{s.MetaDescription}
+	case "meta_keywords":
+		return []string{s.MetaKeywords}
+	case "headings":
+		return nonNil(s.Headings)
+	case "links":
+		return nonNil(s.Links)
+	}
+	for _, f := range s.Fields {
+		if f.Name == name {
+			return nonNil(f.Values)
+		}
+	}
+	return []string{}
+}
+
+func nonNil(v []string) []string {
+	if v == nil {
+		return []string{}
+	}
+	return v
+}
+
+// MarshalJSON writes the document as one JSON object: id, url, additional_urls, title,
+// body_content, headings, links, meta_description, meta_keywords, content_hash, domains,
+// url_scheme, url_host, url_port (a number), url_path, url_path_dir1, url_path_dir2,
+// url_path_dir3, last_crawled_at; then warc_filename and warc_offset when WARCFilename is
+// set; then file_name, content_type and content_length when ContentType is set; then the
+// custom fields (a custom field named like a schema field, or empty, is skipped). Arrays
+// are [] when empty, never null. Invalid UTF-8 is written as U+FFFD; <, > and & are not
+// escaped (json.Marshal escapes them again; write with a json.Encoder whose
+// SetEscapeHTML is false, or call MarshalJSON, to keep them).
+func (s SearchDocument) MarshalJSON() ([]byte, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false) // documents.jsonl is not embedded in HTML; keep <, >, & readable
+	b.WriteByte('{')
+	first := true
+	put := func(key string, v any) error {
+		if !first {
+			b.WriteByte(',')
+		}
+		first = false
+		if err := enc.Encode(key); err != nil {
+			return fmt.Errorf("extract: marshal key %q: %w", key, err)
+		}
+		b.Truncate(b.Len() - 1)
+		b.WriteByte(':')
+		if err := enc.Encode(v); err != nil {
+			return fmt.Errorf("extract: marshal %s: %w", key, err)
+		}
+		b.Truncate(b.Len() - 1) // the newline Encode adds
+		return nil
+	}
+	type kv struct {
+		key string
+		val any
+	}
+	kvs := []kv{
+		{"id", s.ID}, {"url", s.URL}, {"additional_urls", nonNil(s.AdditionalURLs)},
+		{"title", s.Title}, {"body_content", s.BodyContent}, {"headings", nonNil(s.Headings)},
+		{"links", nonNil(s.Links)}, {"meta_description", s.MetaDescription},
+		{"meta_keywords", s.MetaKeywords}, {"content_hash", s.ContentHash},
+		{"domains", nonNil(s.Domains)}, {"url_scheme", s.URLScheme}, {"url_host", s.URLHost},
+		{"url_port", s.URLPort}, {"url_path", s.URLPath}, {"url_path_dir1", s.URLPathDir1},
+		{"url_path_dir2", s.URLPathDir2}, {"url_path_dir3", s.URLPathDir3},
+		{"last_crawled_at", s.LastCrawledAt.UTC().Format(time.RFC3339)},
+	}
+	if s.WARCFilename != "" {
+		kvs = append(kvs, kv{"warc_filename", s.WARCFilename}, kv{"warc_offset", s.WARCOffset})
+	}
+	if s.ContentType != "" {
+		kvs = append(kvs, kv{"file_name", s.FileName}, kv{"content_type", s.ContentType}, kv{"content_length", s.ContentLength})
+	}
+	seen := map[string]bool{}
+	for _, f := range s.Fields {
+		if f.Name == "" || isReserved(f.Name) || seen[f.Name] || len(f.Values) == 0 {
+			continue
+		}
+		seen[f.Name] = true
+		if len(f.Values) == 1 {
+			kvs = append(kvs, kv{f.Name, f.Values[0]})
+		} else {
+			kvs = append(kvs, kv{f.Name, f.Values})
+		}
+	}
+	for _, e := range kvs {
+		if err := put(e.key, e.val); err != nil {
+			return nil, err
+		}
+	}
+	b.WriteByte('}')
+	return b.Bytes(), nil
+}
+
+// UnmarshalJSON reads a document written by MarshalJSON (a line of documents.jsonl). Keys
+// that are not schema fields become custom fields, sorted by name; empty arrays become nil; their values must be
+// strings or arrays of strings.
+func (s *SearchDocument) UnmarshalJSON(data []byte) error {
+	var raw map[string]json.RawMessage
+	if err := json.Unmarshal(data, &raw); err != nil {
+		return fmt.Errorf("%w: %w", ErrDocumentJSON, err)
+	}
+	*s = SearchDocument{}
+	var crawled string
+	dst := map[string]any{
+		"id": &s.ID, "url": &s.URL, "additional_urls": &s.AdditionalURLs, "title": &s.Title,
+		"body_content": &s.BodyContent, "headings": &s.Headings, "links": &s.Links,
+		"meta_description": &s.MetaDescription, "meta_keywords": &s.MetaKeywords,
+		"content_hash": &s.ContentHash, "domains": &s.Domains, "url_scheme": &s.URLScheme,
+		"url_host": &s.URLHost, "url_port": &s.URLPort, "url_path": &s.URLPath,
+		"url_path_dir1": &s.URLPathDir1, "url_path_dir2": &s.URLPathDir2,
+		"url_path_dir3": &s.URLPathDir3, "last_crawled_at": &crawled,
+		"warc_filename": &s.WARCFilename, "warc_offset": &s.WARCOffset,
+		"file_name": &s.FileName, "content_type": &s.ContentType, "content_length": &s.ContentLength,
+	}
+	keys := make([]string, 0, len(raw))
+	for k := range raw {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
+		v := raw[k]
+		if p, ok := dst[k]; ok {
+			if err := json.Unmarshal(v, p); err != nil {
+				return fmt.Errorf("%w: %s: %w", ErrDocumentJSON, k, err)
+			}
+			continue
+		}
+		var one string
+		if err := json.Unmarshal(v, &one); err == nil {
+			s.Fields = append(s.Fields, Field{Name: k, Values: []string{one}})
+			continue
+		}
+		var many []string
+		if err := json.Unmarshal(v, &many); err != nil {
+			return fmt.Errorf("%w: custom field %s: %w", ErrDocumentJSON, k, err)
+		}
+		s.Fields = append(s.Fields, Field{Name: k, Values: many})
+	}
+	for _, p := range []*[]string{&s.AdditionalURLs, &s.Headings, &s.Links, &s.Domains} {
+		if len(*p) == 0 {
+			*p = nil
+		}
+	}
+	if crawled != "" {
+		t, err := time.Parse(time.RFC3339, crawled)
+		if err != nil {
+			return fmt.Errorf("%w: last_crawled_at: %w", ErrDocumentJSON, err)
+		}
+		s.LastCrawledAt = t
+	}
+	return nil
+}

@@ -1,0 +1,88 @@
+package extract
+
+import (
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// textBuf accumulates text with runs of white space (Unicode White_Space, which includes
+// no-break spaces) collapsed into single spaces and leading white space dropped. It keeps
+// at most limit bytes and a few more; String trims and truncates to exactly the limit.
+type textBuf struct {
+	b       []byte
+	limit   int
+	space   bool // white space is pending before the next word
+	full    bool // limit reached: further text is dropped
+	started bool // a word was written
+}
+
+func newTextBuf(limit int) textBuf { return textBuf{limit: limit} }
+
+// sep marks a word boundary, as a block element or <br> does.
+func (t *textBuf) sep() { t.space = true }
+
+// write appends text, which may hold invalid UTF-8 (kept as is; String repairs it).
+func (t *textBuf) write(text []byte) {
+	if t.full {
+		return
+	}
+	for i := 0; i < len(text); {
+		c := text[i]
+		if c < utf8.RuneSelf {
+			if c == ' ' || c == '\n' || c == '\t' || c == '\r' || c == '\f' || c == '\v' {
+				t.space = true
+				i++
+				continue
+			}
+			t.word()
+			t.b = append(t.b, c)
+			i++
+		} else {
+			r, n := utf8.DecodeRune(text[i:])
+			if r != utf8.RuneError && unicode.IsSpace(r) {
+				t.space = true
+				i += n
+				continue
+			}
+			t.word()
+			t.b = append(t.b, text[i:i+n]...)
+			i += n
+		}
+		if len(t.b) > t.limit {
+			t.full = true
+			return
+		}
+	}
+}
+
+// word writes a pending space before the next non-space byte.
+func (t *textBuf) word() {
+	if t.space && t.started {
+		t.b = append(t.b, ' ')
+	}
+	t.space, t.started = false, true
+}
+
+func (t *textBuf) writeString(s string) { t.write([]byte(s)) }
+
+// String returns the text, valid UTF-8, truncated to the limit on a rune boundary.
+func (t *textBuf) String() string {
+	return cleanText(string(t.b), t.limit)
+}
+
+// cleanText makes s valid UTF-8 and truncates it to limit bytes on a rune boundary,
+// without trailing space.
+func cleanText(s string, limit int) string {
+	if !utf8.ValidString(s) {
+		s = strings.ToValidUTF8(s, "\uFFFD")
+	}
+	return truncate(strings.TrimRight(s, " "), limit)
+}
+
+// collapseText collapses the white space of s as textBuf does and limits it to limit bytes.
+func collapseText(s string, limit int) string {
+	t := newTextBuf(limit)
+	t.writeString(s)
+	return t.String()
+}

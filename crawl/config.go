@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/amber-crawler/amber/extract"
 	"github.com/amber-crawler/amber/fetch"
 	"github.com/amber-crawler/amber/scope"
 )
@@ -59,6 +60,14 @@ type Config struct {
 	WARCPrefix string
 	// WARCMaxSize rotates WARC files at this size. Default 1e9.
 	WARCMaxSize int64
+
+	// Documents configures the search documents written to documents.jsonl (limits, content
+	// hash fields, binary types); zero values are the Elastic reference's defaults.
+	Documents extract.DocConfig
+	// NoDocuments turns the search-document stream off.
+	NoDocuments bool
+	// NoDocumentDedup writes a document for every page, duplicates included.
+	NoDocumentDedup bool
 
 	// ProgressEvery is how often progress is logged. Default 5s; negative: never.
 	ProgressEvery time.Duration

@@ -63,6 +63,8 @@ type crawler struct {
 	client *fetch.Client
 	warc   *warc.Writer
 	clog   *report.CrawlLog
+	events *report.Events
+	docs   *docStream // nil when documents are off
 	robots *robotsGate
 
 	fetched  atomic.Int64 // responses received (all runs)
@@ -154,6 +156,18 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 		w.Close()
 		return Result{}, fmt.Errorf("crawl: %w", err)
 	}
+	_, resumed, err := front.Meta(metaStarted)
+	if err != nil {
+		w.Close()
+		clog.Close()
+		return Result{}, fmt.Errorf("crawl: %w", err)
+	}
+	events, err := report.OpenEvents(filepath.Join(cfg.Dir, EventsFile), report.EventsConfig{CrawlID: cfg.Collection, Version: cfg.Software})
+	if err != nil {
+		w.Close()
+		clog.Close()
+		return Result{}, fmt.Errorf("crawl: %w", err)
+	}
 
 	c := &crawler{
 		cfg:    cfg,
@@ -163,16 +177,35 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 		client: client,
 		warc:   w,
 		clog:   clog,
+		events: events,
 		hosts:  make(map[string]struct{}),
 	}
 	c.robots = newRobotsGate(c)
 	c.loadCounters()
-	end, runErr := c.run(ctx)
+	var runErr error
+	if !cfg.NoDocuments {
+		c.docs, runErr = openDocStream(filepath.Join(cfg.Dir, DocumentsFile), front, cfg.Documents, !cfg.NoDocumentDedup)
+	}
+	if runErr == nil {
+		runErr = c.describe()
+	}
+	end := ""
+	if runErr == nil {
+		runErr = events.CrawlStart(resumed, len(cfg.Scope.Seeds))
+	}
+	if runErr == nil {
+		end, runErr = c.run(ctx)
+	}
 
 	// Shut down in the designed order: the workers have stopped; close the WARC (it loses its
 	// .open), then crawl.log, then record counters and the end in the frontier (closed by defer).
 	if err := w.Close(); err != nil && runErr == nil {
 		runErr = fmt.Errorf("crawl: close warc: %w", err)
+	}
+	if c.docs != nil {
+		if err := c.docs.close(); err != nil && runErr == nil {
+			runErr = err
+		}
 	}
 	if err := clog.Close(); err != nil && runErr == nil {
 		runErr = fmt.Errorf("crawl: %w", err)
@@ -180,9 +213,35 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 	if err := c.saveCounters(); err != nil && runErr == nil {
 		runErr = err
 	}
+	now := time.Now().UTC()
 	if runErr == nil && end == EndFinished {
-		if err := front.PutMeta(metaFinished, []byte(time.Now().UTC().Format(time.RFC3339))); err != nil {
+		if err := front.PutMeta(metaFinished, []byte(now.Format(time.RFC3339))); err != nil {
 			runErr = fmt.Errorf("crawl: %w", err)
+		}
+	}
+	endReason := end
+	if runErr != nil {
+		endReason = report.EndFailed
+	}
+	if err := front.PutMeta(metaEnd, []byte(endReason+" "+now.Format(time.RFC3339Nano))); err != nil && runErr == nil {
+		runErr = fmt.Errorf("crawl: %w", err)
+	}
+	msg := fmt.Sprintf("%d URLs fetched, %d bytes", c.fetched.Load(), c.bytes.Load())
+	if runErr != nil {
+		msg = runErr.Error()
+	}
+	if err := events.CrawlEnd(endReason, msg); err != nil && runErr == nil {
+		runErr = fmt.Errorf("crawl: %w", err)
+	}
+	if err := events.Close(); err != nil && runErr == nil {
+		runErr = fmt.Errorf("crawl: %w", err)
+	}
+	// Reports are written whatever the end; a failure to write them is reported but does not
+	// hide the crawl's own outcome.
+	if err := writeReports(cfg.Dir, front, now, endReason); err != nil {
+		cfg.Logger.Error("write reports", "err", err)
+		if runErr == nil {
+			runErr = err
 		}
 	}
 	return c.result(end), runErr
@@ -240,8 +299,20 @@ func (c *crawler) addSeeds() error {
 		}
 		batch = append(batch, frontier.URL{URL: u, Host: hostKey(u), Seed: u, Priority: -1})
 	}
-	if _, err := c.front.AddBatch(batch); err != nil {
+	added, err := c.front.AddBatch(batch)
+	if err != nil {
 		return fmt.Errorf("crawl: add seeds: %w", err)
+	}
+	for i, ok := range added {
+		if ok {
+			t := string(c.cfg.Scope.Seeds[i].Type)
+			if t == "" {
+				t = string(scope.StandardSeed)
+			}
+			if err := c.events.URLSeed(report.URLInfo{URL: batch[i].URL, Seed: batch[i].URL}, t); err != nil {
+				return fmt.Errorf("crawl: %w", err)
+			}
+		}
 	}
 	return nil
 }

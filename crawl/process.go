@@ -43,6 +43,10 @@ func (c *crawler) process(ctx context.Context, worker int, cl *frontier.Claim) e
 				Thread: worker, Seed: u.Seed, Annotations: []string{"robots"}}); err != nil {
 				return err
 			}
+			info := report.URLInfo{URL: u.URL, Hops: u.Hops, Via: u.Via, Seed: u.Seed}
+			if err := c.events.URLDiscoverDenied(info, report.DenyRobots, ""); err != nil {
+				return fmt.Errorf("crawl: %w", err)
+			}
 			return c.frontierErr(c.front.Failed(cl, report.StatusRobots))
 		case robotsUnavailable:
 			// robots.txt answered 5xx or not at all: disallow for now, try again later.
@@ -88,7 +92,8 @@ func (c *crawler) process(ctx context.Context, worker int, cl *frontier.Claim) e
 		return c.frontierErr(err)
 	}
 
-	links := c.outlinks(ex, u)
+	pg := c.outlinks(ex, u)
+	links, denied := c.obeyNofollow(pg)
 	decided := c.decide(u, links)
 	res, err := c.warc.WriteCapture(warc.Capture{
 		URL:          u.URL,
@@ -110,6 +115,21 @@ func (c *crawler) process(ctx context.Context, worker int, cl *frontier.Claim) e
 	c.fetched.Add(1)
 	if c.bytes.Add(ex.ResponseSize()) >= c.cfg.LimitBytes && c.cfg.LimitBytes > 0 {
 		c.limitHit.Store(true)
+	}
+	info := report.URLInfo{URL: u.URL, Hops: u.Hops, Via: u.Via, Seed: u.Seed}
+	if err := c.events.URLFetch(info, ex.StatusCode, ex.ResponseSize(), ex.Duration); err != nil {
+		return fmt.Errorf("crawl: %w", err)
+	}
+	if err := c.events.URLOutput(info, res.Filename, res.Offset); err != nil {
+		return fmt.Errorf("crawl: %w", err)
+	}
+	if err := c.writeDocument(u, pg, ex, res); err != nil {
+		return err
+	}
+	for _, d := range denied {
+		if err := c.events.URLDiscoverDenied(report.URLInfo{URL: d, Hops: u.Hops + "L", Via: u.URL, Seed: u.Seed}, report.DenyNofollow, ""); err != nil {
+			return fmt.Errorf("crawl: %w", err)
+		}
 	}
 	if err := c.enqueue(worker, u, decided); err != nil {
 		return err
@@ -136,6 +156,46 @@ func (c *crawler) process(ctx context.Context, worker int, cl *frontier.Claim) e
 	return c.frontierErr(c.front.Done(cl))
 }
 
+// obeyNofollow drops the links robots meta nofollow or rel=nofollow forbid following (unless
+// the crawl ignores robots) and returns the rest and the URLs dropped. Embeds are kept: they
+// are part of the page, not links to follow.
+func (c *crawler) obeyNofollow(p page) ([]extract.Outlink, []string) {
+	if c.cfg.IgnoreRobots {
+		return p.links, nil
+	}
+	var kept []extract.Outlink
+	var denied []string
+	for _, l := range p.links {
+		if l.Hop == 'L' && (p.noFollow || l.NoFollow) {
+			denied = append(denied, l.URL)
+			continue
+		}
+		kept = append(kept, l)
+	}
+	return kept, denied
+}
+
+// writeDocument writes the capture's search document, unless robots meta noindex forbids it
+// (the page is archived all the same), and logs reserved custom-field names it refused.
+func (c *crawler) writeDocument(u frontier.URL, p page, ex *fetch.Exchange, res warc.Result) error {
+	if p.doc == nil || c.docs == nil || (p.noIndex && !c.cfg.IgnoreRobots) {
+		return nil
+	}
+	info := report.URLInfo{URL: u.URL, Hops: u.Hops, Via: u.Via, Seed: u.Seed}
+	for _, name := range p.doc.ReservedFieldConflicts {
+		if err := c.events.Event(report.Event{
+			Action: "document-field-denied", Type: "denied", Outcome: "failure", Reason: "reserved-field", URL: &info,
+			Message: fmt.Sprintf("custom field %q is a reserved field name and was not written", name),
+		}); err != nil {
+			return fmt.Errorf("crawl: %w", err)
+		}
+	}
+	if _, err := c.docs.add(u.URL, p.doc, res.Filename, res.Offset, ex.Started); err != nil {
+		return err
+	}
+	return nil
+}
+
 // fetchFailed records a fetch that got no response: retried while attempts remain, else logged.
 func (c *crawler) fetchFailed(worker int, cl *frontier.Claim, err error) error {
 	u := cl.URL
@@ -145,6 +205,9 @@ func (c *crawler) fetchFailed(worker int, cl *frontier.Claim, err error) error {
 		status, retryable = fe.Status(), fe.Retryable()
 	}
 	c.log.Debug("fetch failed", "url", u.URL, "err", err, "attempt", u.Attempts+1)
+	if eerr := c.events.URLFetch(report.URLInfo{URL: u.URL, Hops: u.Hops, Via: u.Via, Seed: u.Seed}, status, 0, 0); eerr != nil {
+		return fmt.Errorf("crawl: %w", eerr)
+	}
 	if retryable {
 		retried, rerr := c.front.RetryStatus(cl, time.Now().Add(c.backoff(u.Attempts)), status)
 		if rerr != nil {
@@ -272,9 +335,19 @@ func hostKey(canonical string) string {
 	return u.Host
 }
 
+// page is what the crawl learned from a capture's body.
+type page struct {
+	links    []extract.Outlink
+	doc      *extract.Document // search document, nil when none is due
+	noFollow bool              // robots meta nofollow
+	noIndex  bool              // robots meta noindex
+}
+
 // outlinks returns everything the capture points at: the redirect target, the Refresh header,
-// links in the body, and the inferred favicon of a host seen for the first time.
-func (c *crawler) outlinks(ex *fetch.Exchange, u frontier.URL) []extract.Outlink {
+// links in the body, and the inferred favicon of a host seen for the first time; and, for a
+// 2xx HTML page (or a binary type the config lists), its search document.
+func (c *crawler) outlinks(ex *fetch.Exchange, u frontier.URL) page {
+	var p page
 	var out []extract.Outlink
 	if loc := ex.Header.Get("Location"); loc != "" && ex.StatusCode >= 300 && ex.StatusCode < 400 {
 		if abs, ok := resolve(u.URL, loc); ok {
@@ -286,9 +359,11 @@ func (c *crawler) outlinks(ex *fetch.Exchange, u frontier.URL) []extract.Outlink
 			out = append(out, extract.Outlink{URL: abs, Hop: 'R', Context: "header/refresh"})
 		}
 	}
+	ok2xx := ex.StatusCode >= 200 && ex.StatusCode < 300
 	if ex.StatusCode < 300 || ex.StatusCode >= 400 {
 		ct := mediaType(ex.Header.Get("Content-Type"))
-		if isParsable(ct) || ct == "" {
+		binary := ok2xx && c.cfg.Documents.ExtractsBinary(ct)
+		if isParsable(ct) || ct == "" || binary {
 			body, err := readBody(ex)
 			if err != nil {
 				c.log.Debug("read body for extraction", "url", u.URL, "err", err)
@@ -296,11 +371,30 @@ func (c *crawler) outlinks(ex *fetch.Exchange, u frontier.URL) []extract.Outlink
 			if ct == "" {
 				ct = mediaType(http.DetectContentType(body))
 			}
+			if binary && !c.cfg.NoDocuments {
+				doc, err := extract.ParseBinary(u.URL, ct, body, c.cfg.Documents)
+				if err != nil {
+					c.log.Debug("extract binary document", "url", u.URL, "err", err)
+				}
+				p.doc = doc
+			}
 			if isParsable(ct) {
-				res, err := extract.Parse(u.URL, ct, body)
+				ctHeader := ex.Header.Get("Content-Type")
+				if ctHeader == "" {
+					ctHeader = ct
+				}
+				var res extract.Result
+				if ok2xx && !c.cfg.NoDocuments && ct != "text/css" {
+					// The Content-Type header's charset matters for decoding the page.
+					res, err = extract.ParseDocument(u.URL, ctHeader, body, c.cfg.Documents)
+					p.doc = res.Document
+				} else {
+					res, err = extract.Parse(u.URL, ctHeader, body)
+				}
 				if err != nil {
 					c.log.Debug("extract", "url", u.URL, "err", err)
 				}
+				p.noFollow, p.noIndex = res.NoFollow, res.NoIndex
 				out = append(out, res.Outlinks...)
 				if ct == "text/html" || ct == "application/xhtml+xml" {
 					if fav := c.favicon(u.URL); fav != nil {
@@ -310,7 +404,8 @@ func (c *crawler) outlinks(ex *fetch.Exchange, u frontier.URL) []extract.Outlink
 			}
 		}
 	}
-	return out
+	p.links = out
+	return p
 }
 
 func isParsable(ct string) bool {
@@ -424,8 +519,18 @@ func isRedirectChain(hops string) bool {
 // enqueue adds the in-scope outlinks to the frontier and records each newly rejected URL once.
 func (c *crawler) enqueue(worker int, u frontier.URL, d decided) error {
 	if len(d.in) > 0 {
-		if _, err := c.front.AddBatch(d.in); err != nil {
+		added, err := c.front.AddBatch(d.in)
+		if err != nil {
 			return c.frontierErr(err)
+		}
+		for i, ok := range added {
+			if !ok {
+				continue
+			}
+			n := d.in[i]
+			if err := c.events.URLDiscover(report.URLInfo{URL: n.URL, Hops: n.Hops, Via: n.Via, Seed: n.Seed}); err != nil {
+				return fmt.Errorf("crawl: %w", err)
+			}
 		}
 	}
 	for _, o := range d.out {
@@ -443,6 +548,10 @@ func (c *crawler) enqueue(worker int, u frontier.URL, d decided) error {
 		if err := c.logLine(report.Line{Status: status, Size: -1, URL: o.url.URL, Hops: o.url.Hops, Via: u.URL,
 			Thread: worker, Seed: u.Seed, Annotations: []string{"scope:" + o.decision.Reason}}); err != nil {
 			return err
+		}
+		info := report.URLInfo{URL: o.url.URL, Hops: o.url.Hops, Via: u.URL, Seed: u.Seed}
+		if err := c.events.URLDiscoverDenied(info, report.DenyOutOfScope, o.decision.Reason); err != nil {
+			return fmt.Errorf("crawl: %w", err)
 		}
 	}
 	return nil

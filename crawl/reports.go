@@ -1,0 +1,119 @@
+package crawl
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/amber-crawler/amber/frontier"
+	"github.com/amber-crawler/amber/report"
+)
+
+// Paths of the reports and the events log inside the crawl directory.
+const (
+	ReportsDir = "reports"
+	EventsFile = "logs/events.jsonl"
+)
+
+// Meta keys describing the crawl for reports written later (`amber report`).
+const (
+	metaCollection = "crawl/collection"
+	metaStarted    = "crawl/started"
+	metaSeeds      = "crawl/seeds" // "URL TYPE" lines
+	metaEnd        = "crawl/end"   // how the last run ended
+)
+
+// ErrInUse is returned by WriteReports when a running crawl holds the crawl directory.
+var ErrInUse = errors.New("crawl: crawl directory in use by a running crawl")
+
+// describe records what reports need to know about the crawl (first run: start time).
+func (c *crawler) describe() error {
+	if _, ok, err := c.front.Meta(metaStarted); err != nil {
+		return fmt.Errorf("crawl: %w", err)
+	} else if !ok {
+		if err := c.front.PutMeta(metaStarted, []byte(time.Now().UTC().Format(time.RFC3339Nano))); err != nil {
+			return fmt.Errorf("crawl: %w", err)
+		}
+	}
+	var seeds []string
+	for _, s := range c.cfg.Scope.Seeds {
+		t := string(s.Type)
+		if t == "" {
+			t = "standard"
+		}
+		seeds = append(seeds, s.URL+" "+t)
+	}
+	if err := c.front.PutMeta(metaSeeds, []byte(strings.Join(seeds, "\n"))); err != nil {
+		return fmt.Errorf("crawl: %w", err)
+	}
+	if err := c.front.PutMeta(metaCollection, []byte(c.cfg.Collection)); err != nil {
+		return fmt.Errorf("crawl: %w", err)
+	}
+	return nil
+}
+
+// WriteReports (re)writes the reports of the crawl in dir from its crawl.log and frontier. It
+// works on a finished, stopped or killed crawl, but not while a crawl is running in dir.
+func WriteReports(dir string) error {
+	front, err := frontier.Open(frontier.Config{Dir: filepath.Join(dir, StateDir)})
+	if err != nil {
+		if strings.Contains(err.Error(), "lock") {
+			return fmt.Errorf("%w: %v", ErrInUse, err)
+		}
+		return fmt.Errorf("crawl: open frontier of %s: %w", dir, err)
+	}
+	defer front.Close()
+	return writeReports(dir, front, time.Time{}, "")
+}
+
+// writeReports gathers the report input from the crawl directory and the open frontier. A
+// zero ended and empty end mean the crawl's own record of its last end is used.
+func writeReports(dir string, front *frontier.Frontier, ended time.Time, end string) error {
+	in := report.Input{Ended: ended, EndReason: end}
+	meta := func(key string) string {
+		v, ok, err := front.Meta(key)
+		if err != nil || !ok {
+			return ""
+		}
+		return string(v)
+	}
+	in.Collection = meta(metaCollection)
+	if t, err := time.Parse(time.RFC3339Nano, meta(metaStarted)); err == nil {
+		in.Started = t
+	}
+	if end == "" {
+		// "reason time" of the last run that ended; a killed crawl has none for its last run.
+		if r, t, ok := strings.Cut(meta(metaEnd), " "); ok {
+			if at, err := time.Parse(time.RFC3339Nano, t); err == nil && front.Stats().InFlight == 0 {
+				in.EndReason, in.Ended = r, at
+			}
+		}
+	}
+	for _, l := range strings.Split(meta(metaSeeds), "\n") {
+		if u, t, ok := strings.Cut(l, " "); ok {
+			in.Seeds = append(in.Seeds, report.SeedInfo{URL: u, Type: t})
+		}
+	}
+	lines, err := report.ReadCrawlLog(filepath.Join(dir, CrawlLogFile))
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("crawl: %w", err)
+	}
+	in.Lines = lines
+	err = front.Each(func(e frontier.Entry) error {
+		in.URLs = append(in.URLs, report.URLState{
+			URL: e.URL.URL, Host: e.URL.Host, State: string(e.State), Status: e.Status, Reason: e.Reason,
+			Hops: e.URL.Hops, Via: e.URL.Via, Seed: e.URL.Seed,
+		})
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("crawl: read frontier: %w", err)
+	}
+	if err := report.Write(filepath.Join(dir, ReportsDir), in); err != nil {
+		return fmt.Errorf("crawl: write reports: %w", err)
+	}
+	return nil
+}

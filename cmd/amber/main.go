@@ -3,6 +3,7 @@
 //
 //	amber crawl [flags] [URL | SEEDS_FILE ...]   run or resume a crawl
 //	amber scope check --config FILE [URL ...]     explain scope decisions
+//	amber report DIR                              (re)write a crawl's reports
 //	amber version
 package main
 
@@ -48,6 +49,7 @@ const usage = `amber: a web-archiving crawler
 Usage:
   amber crawl [flags] [URL | SEEDS_FILE ...]   run or resume a crawl
   amber scope check --config FILE [URL ...]     explain scope decisions (stdin: JSON lines)
+  amber report DIR                              (re)write the reports of a crawl directory
   amber version                                 print the version
 
 Run 'amber crawl -h' for the crawl flags.
@@ -62,6 +64,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	switch args[0] {
 	case "crawl":
 		return runCrawl(ctx, args[1:], stdout, stderr)
+	case "report":
+		return runReport(ctx, args[1:], stdout, stderr)
 	case "scope":
 		return runScope(ctx, args[1:], stdin, stdout, stderr)
 	case "version", "--version", "-version":

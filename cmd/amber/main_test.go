@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"flag"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -13,6 +14,9 @@ import (
 	"github.com/amber-crawler/amber/crawl"
 	"github.com/amber-crawler/amber/internal/crawltest"
 	"github.com/amber-crawler/amber/internal/testsite"
+	"github.com/amber-crawler/amber/report"
+
+	"github.com/google/go-cmp/cmp"
 )
 
 func startBasic(t testing.TB) *testsite.Server {
@@ -52,6 +56,14 @@ func TestCrawlCommand(t *testing.T) {
 	if len(warcs) != 1 {
 		t.Errorf("WARC files = %v, want one named museum-*", warcs)
 	}
+	checkReportsGolden(t, filepath.Join(dir, crawl.ReportsDir), "basic")
+
+	// amber report rewrites the same reports.
+	os.RemoveAll(filepath.Join(dir, crawl.ReportsDir))
+	if err := run(context.Background(), []string{"report", dir}, nil, &stdout, &stderr); err != nil {
+		t.Fatalf("amber report: %v", err)
+	}
+	checkReportsGolden(t, filepath.Join(dir, crawl.ReportsDir), "basic")
 
 	// The same --dir again: already finished, nothing fetched, exit status 0.
 	stdout.Reset()
@@ -97,6 +109,37 @@ func TestCrawlCommandErrors(t *testing.T) {
 	// Nothing was crawled for the malformed seeds file.
 	if _, err := os.Stat(filepath.Join(tmp, "a")); !os.IsNotExist(err) {
 		t.Errorf("crawl directory created despite a malformed seeds file: %v", err)
+	}
+}
+
+var update = flag.Bool("update", false, "rewrite golden files")
+
+// checkReportsGolden compares the text reports in dir, time-dependent figures masked, with
+// testdata/reports/NAME/.
+func checkReportsGolden(t *testing.T, dir, name string) {
+	t.Helper()
+	for _, f := range []string{report.SeedsReportFile, report.HostsReportFile, report.MimetypeReportFile,
+		report.ResponseCodeReportFile, report.CrawlReportFile, report.ScopeReportFile} {
+		got, err := os.ReadFile(filepath.Join(dir, f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = report.MaskTimes(got)
+		golden := filepath.Join("testdata", "reports", name, f)
+		if *update {
+			os.MkdirAll(filepath.Dir(golden), 0o755)
+			if err := os.WriteFile(golden, got, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			continue
+		}
+		want, err := os.ReadFile(golden)
+		if err != nil {
+			t.Fatalf("%v (run with -update to create it)", err)
+		}
+		if diff := cmp.Diff(string(want), string(got)); diff != "" {
+			t.Errorf("%s (-want +got):\n%s", f, diff)
+		}
 	}
 }
 

@@ -65,6 +65,22 @@ func TestResumeAfterKill(t *testing.T) {
 	open, _ := filepath.Glob(filepath.Join(dir, crawl.WARCDir, "*.open"))
 	t.Logf("killed after %d crawl.log lines; %d .open file(s) left", linesAtKill, len(open))
 
+	// amber report works on the killed crawl, and says it is unfinished.
+	if out, err := exec.Command(bin, "report", dir).CombinedOutput(); err != nil {
+		t.Fatalf("amber report on a killed crawl: %v\n%s", err, out)
+	}
+	summary, err := os.ReadFile(filepath.Join(dir, crawl.ReportsDir, "crawl-report.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(summary), "crawl status: Unfinished") {
+		t.Errorf("crawl-report.txt of a killed crawl:\n%s", summary)
+	}
+	hosts, _ := os.ReadFile(filepath.Join(dir, crawl.ReportsDir, "hosts-report.txt"))
+	if !strings.Contains(string(hosts), " gen.example.com ") {
+		t.Errorf("hosts-report.txt of a killed crawl:\n%s", hosts)
+	}
+
 	// Second run: the same command resumes and finishes.
 	second := exec.Command(bin, args...)
 	out, err := second.CombinedOutput()

@@ -51,6 +51,31 @@ type Config struct {
 	Network Network `yaml:"network,omitempty"`
 	// WARC holds WARC output settings.
 	WARC WARC `yaml:"warc,omitempty"`
+	// Documents configures the search-document stream (documents.jsonl).
+	Documents Documents `yaml:"documents,omitempty"`
+}
+
+// Documents configures documents.jsonl; the keys follow Elastic's web crawler reference
+// (crawler.extraction.*). Zero values are the reference's defaults.
+type Documents struct {
+	// Enabled writes documents.jsonl. Default true.
+	Enabled *bool `yaml:"enabled,omitempty"`
+	// Deduplication makes one document per distinct content (duplicates add to
+	// additional_urls). Default true.
+	Deduplication *bool `yaml:"deduplication,omitempty"`
+	// DeduplicationFields are the fields content_hash covers. Default: title, body_content,
+	// meta_keywords, meta_description, links, headings.
+	DeduplicationFields []string `yaml:"deduplication_fields,omitempty"`
+	// BinaryMIMETypes lists media types whose text is extracted (application/pdf). Default none.
+	BinaryMIMETypes []string `yaml:"binary_content_extraction_mime_types,omitempty"`
+	// Size limits in bytes (title 1024, body 5 MiB, keywords 512, description 1024) and counts
+	// (25 headings, 25 indexed links).
+	MaxTitleSize         int `yaml:"max_title_size,omitempty"`
+	MaxBodySize          int `yaml:"max_body_size,omitempty"`
+	MaxKeywordsSize      int `yaml:"max_keywords_size,omitempty"`
+	MaxDescriptionSize   int `yaml:"max_description_size,omitempty"`
+	MaxHeadingsCount     int `yaml:"max_headings_count,omitempty"`
+	MaxIndexedLinksCount int `yaml:"max_indexed_links_count,omitempty"`
 }
 
 // DefaultUserAgent names amber and says where a site owner finds out about the crawl. Real

@@ -108,6 +108,10 @@ politeness:
   host_concurrency: 2
 warc:
   max_size: 100MiB
+documents:
+  deduplication: false
+  binary_content_extraction_mime_types: [application/pdf]
+  max_headings_count: 10
 `), 0o644)
 	c, err := LoadConfig(cfgPath)
 	if err != nil {
@@ -118,6 +122,9 @@ warc:
 	}
 	if c.Limits.Bytes != 10e9 || c.WARC.MaxSize != 100<<20 || c.Limits.Time.Hours() != 2 || *c.Politeness.HostDelay != 250e6 {
 		t.Errorf("limits = %+v, warc = %+v, delay = %v", c.Limits, c.WARC, *c.Politeness.HostDelay)
+	}
+	if d := c.Documents; d.Deduplication == nil || *d.Deduplication || d.Enabled != nil || d.MaxHeadingsCount != 10 || len(d.BinaryMIMETypes) != 1 {
+		t.Errorf("documents = %+v", d)
 	}
 	sc, err := c.ScopeConfig(scope.Standard)
 	if err != nil {

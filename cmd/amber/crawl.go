@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/amber-crawler/amber/crawl"
+	"github.com/amber-crawler/amber/extract"
 	"github.com/amber-crawler/amber/fetch"
 	"github.com/amber-crawler/amber/scope"
 	"github.com/amber-crawler/amber/seeds"
@@ -40,6 +41,7 @@ type crawlFlags struct {
 	limit                                        int64
 	sizeLimit, warcMaxSize, maxResponseSize      string
 	allowPrivate, ignoreRobots, verifyTLS, quiet bool
+	noDocuments                                  bool
 	connectTo                                    stringList
 	include, exclude                             stringList
 	flavour                                      string
@@ -73,6 +75,7 @@ func newCrawlFlagSet(f *crawlFlags, stderr io.Writer) *flag.FlagSet {
 	fs.StringVar(&f.flavour, "flavour", "", "scope flavour: standard or brozzler (default: follows the fetcher)")
 	fs.IntVar(&f.maxAttempts, "max-attempts", 0, "tries per URL on network errors and 5xx (default 3)")
 	fs.DurationVar(&f.retryDelay, "retry-delay", 0, "wait before the first retry, doubling after (default 10s)")
+	fs.BoolVar(&f.noDocuments, "no-documents", false, "do not write documents.jsonl (search documents)")
 	fs.BoolVar(&f.quiet, "quiet", false, "print only warnings and errors")
 	fs.StringVar(&f.logLevel, "log-level", "info", "debug, info, warn or error")
 	return fs
@@ -271,6 +274,10 @@ func buildConfig(f *crawlFlags, set map[string]bool, positional []string) (*seed
 	if set["flavour"] {
 		cfg.Scope.Flavour = f.flavour
 	}
+	if set["no-documents"] {
+		on := !f.noDocuments
+		cfg.Documents.Enabled = &on
+	}
 	if cfg.Fetcher == "" {
 		cfg.Fetcher = "http"
 	}
@@ -319,8 +326,20 @@ func crawlConfig(cfg *seeds.Config, f *crawlFlags, set map[string]bool) (crawl.C
 		LimitURLs:       cfg.Limits.URLs,
 		LimitBytes:      int64(cfg.Limits.Bytes),
 		TimeLimit:       cfg.Limits.Time,
-		WARCPrefix:      cfg.WARC.Prefix,
-		WARCMaxSize:     int64(cfg.WARC.MaxSize),
+		NoDocuments:     cfg.Documents.Enabled != nil && !*cfg.Documents.Enabled,
+		NoDocumentDedup: cfg.Documents.Deduplication != nil && !*cfg.Documents.Deduplication,
+		Documents: extract.DocConfig{
+			MaxTitleSize:         cfg.Documents.MaxTitleSize,
+			MaxBodySize:          cfg.Documents.MaxBodySize,
+			MaxKeywordsSize:      cfg.Documents.MaxKeywordsSize,
+			MaxDescriptionSize:   cfg.Documents.MaxDescriptionSize,
+			MaxHeadingsCount:     cfg.Documents.MaxHeadingsCount,
+			MaxIndexedLinksCount: cfg.Documents.MaxIndexedLinksCount,
+			ContentHashFields:    cfg.Documents.DeduplicationFields,
+			BinaryContentTypes:   cfg.Documents.BinaryMIMETypes,
+		},
+		WARCPrefix:  cfg.WARC.Prefix,
+		WARCMaxSize: int64(cfg.WARC.MaxSize),
 		Fetch: fetch.Config{
 			UserAgent:        cfg.UserAgent,
 			AllowPrivate:     cfg.Network.AllowPrivate,

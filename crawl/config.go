@@ -6,6 +6,7 @@ package crawl
 import (
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"time"
 
@@ -69,8 +70,14 @@ type Config struct {
 	// NoDocumentDedup writes a document for every page, duplicates included.
 	NoDocumentDedup bool
 
-	// ProgressEvery is how often progress is logged. Default 5s; negative: never.
+	// ProgressEvery is how often a progress line is logged. Default 5s; negative: never.
 	ProgressEvery time.Duration
+	// LiveStatus, when set (a terminal), gets a status line rewritten every second instead of
+	// logged progress lines.
+	LiveStatus io.Writer
+	// StatusAddr, when set, serves Prometheus metrics on /metrics and a JSON snapshot on
+	// /status at this address (e.g. 127.0.0.1:9090).
+	StatusAddr string
 
 	// Logger receives operational messages. Default: discard.
 	Logger *slog.Logger

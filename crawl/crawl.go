@@ -267,14 +267,17 @@ func (c *crawler) run(ctx context.Context) (string, error) {
 		runCtx, cancel = context.WithTimeoutCause(ctx, c.cfg.TimeLimit, errTimeLimit)
 		defer cancel()
 	}
-	stopProgress := c.startProgress(runCtx)
-	defer stopProgress()
+	stopStatus, err := c.startStatus(runCtx)
+	if err != nil {
+		return "", err
+	}
+	defer stopStatus()
 
 	g, gctx := errgroup.WithContext(runCtx)
 	for i := range c.cfg.Workers {
 		g.Go(func() error { return c.worker(gctx, i+1) })
 	}
-	err := g.Wait()
+	err = g.Wait()
 	switch {
 	case err != nil:
 		return "", err
@@ -395,41 +398,4 @@ func (c *crawler) saveCounters() error {
 		return fmt.Errorf("crawl: save counters: %w", err)
 	}
 	return nil
-}
-
-// startProgress logs a progress line now and then and saves the counters, so a killed crawl
-// resumes with counts close to the truth. It returns a function that stops it.
-func (c *crawler) startProgress(ctx context.Context) func() {
-	if c.cfg.ProgressEvery < 0 {
-		return func() {}
-	}
-	ctx, cancel := context.WithCancel(ctx)
-	var wg sync.WaitGroup
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		t := time.NewTicker(c.cfg.ProgressEvery)
-		defer t.Stop()
-		start := time.Now()
-		startFetched := c.fetched.Load()
-		for {
-			select {
-			case <-ctx.Done():
-				return
-			case <-t.C:
-			}
-			s := c.front.Stats()
-			n := c.fetched.Load()
-			el := time.Since(start)
-			c.log.Info("progress",
-				"fetched", n, "queued", s.Queued, "inflight", s.InFlight, "failed", s.Failed,
-				"rejected", s.Rejected, "bytes", c.bytes.Load(),
-				"rate", fmt.Sprintf("%.1f/s", float64(n-startFetched)/el.Seconds()),
-				"elapsed", el.Round(time.Second))
-			if err := c.saveCounters(); err != nil {
-				c.log.Warn("save counters", "err", err)
-			}
-		}
-	}()
-	return func() { cancel(); wg.Wait() }
 }

@@ -47,7 +47,7 @@ type crawlFlags struct {
 	flavour                                      string
 	maxAttempts                                  int
 	retryDelay                                   time.Duration
-	logLevel                                     string
+	logLevel, statusAddr                         string
 }
 
 func newCrawlFlagSet(f *crawlFlags, stderr io.Writer) *flag.FlagSet {
@@ -76,7 +76,8 @@ func newCrawlFlagSet(f *crawlFlags, stderr io.Writer) *flag.FlagSet {
 	fs.IntVar(&f.maxAttempts, "max-attempts", 0, "tries per URL on network errors and 5xx (default 3)")
 	fs.DurationVar(&f.retryDelay, "retry-delay", 0, "wait before the first retry, doubling after (default 10s)")
 	fs.BoolVar(&f.noDocuments, "no-documents", false, "do not write documents.jsonl (search documents)")
-	fs.BoolVar(&f.quiet, "quiet", false, "print only warnings and errors")
+	fs.BoolVar(&f.quiet, "quiet", false, "print only warnings and errors (no progress)")
+	fs.StringVar(&f.statusAddr, "status-addr", "", "serve Prometheus /metrics and a JSON /status of the running crawl at this address (e.g. 127.0.0.1:9090)")
 	fs.StringVar(&f.logLevel, "log-level", "info", "debug, info, warn or error")
 	return fs
 }
@@ -129,6 +130,13 @@ func runCrawl(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		level = slog.LevelWarn
 	}
 	ccfg.Logger = slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))
+	ccfg.StatusAddr = f.statusAddr
+	switch {
+	case f.quiet:
+		ccfg.ProgressEvery = -1
+	case isTerminal(stderr):
+		ccfg.LiveStatus = stderr
+	}
 
 	res, err := crawl.Run(ctx, ccfg)
 	if err != nil {
@@ -351,4 +359,14 @@ func crawlConfig(cfg *seeds.Config, f *crawlFlags, set map[string]bool) (crawl.C
 			MaxResponseSize:  int64(cfg.Limits.ResponseSize),
 		},
 	}, nil
+}
+
+// isTerminal reports whether w is a terminal (a character device).
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
 }

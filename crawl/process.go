@@ -131,9 +131,6 @@ func (c *crawler) process(ctx context.Context, worker int, cl *frontier.Claim) e
 			return fmt.Errorf("crawl: %w", err)
 		}
 	}
-	if err := c.enqueue(worker, u, decided); err != nil {
-		return err
-	}
 	ann := []string{}
 	if res.Revisit {
 		ann = append(ann, "duplicate:digest")
@@ -151,6 +148,11 @@ func (c *crawler) process(ctx context.Context, worker int, cl *frontier.Claim) e
 		Annotations: ann,
 		Extra:       map[string]any{"warcFilename": res.Filename, "warcFileOffset": res.Offset, "contentSize": ex.ResponseSize()},
 	}); err != nil {
+		return err
+	}
+	// The outlinks are in the frontier before the page is done: a kill between the two
+	// refetches the page, and never loses what it linked to.
+	if err := c.enqueue(worker, u, decided); err != nil {
 		return err
 	}
 	return c.frontierErr(c.front.Done(cl))

@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
@@ -135,6 +136,32 @@ func TestResumeAfterKill(t *testing.T) {
 	}
 	for _, r := range reports {
 		crawltest.WarcioCDXJ(t, r.Path) // warcio.js must read every file
+	}
+
+	// documents.jsonl went on in the same file: one document per page, whole lines only.
+	docs, err := os.ReadFile(filepath.Join(dir, crawl.DocumentsFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ids := map[string]int{}
+	for _, line := range strings.Split(strings.TrimSuffix(string(docs), "\n"), "\n") {
+		var d struct {
+			ID  string `json:"id"`
+			URL string `json:"url"`
+		}
+		if err := json.Unmarshal([]byte(line), &d); err != nil {
+			t.Fatalf("documents.jsonl: %v: %q", err, line)
+		}
+		ids[d.ID]++
+	}
+	repeated := 0
+	for _, n := range ids {
+		if n > 1 {
+			repeated++
+		}
+	}
+	if len(ids) != pages || repeated > workers {
+		t.Errorf("%d documents (%d written more than once), want %d (at most %d repeated)", len(ids), repeated, pages, workers)
 	}
 }
 

@@ -1,0 +1,453 @@
+// Package browser is amber's headless-Chromium fetcher, the Brozzler-style way of capturing
+// a page: it loads the page in Chromium (driven with chromedp), runs behaviours (wait for the
+// network to go idle, scroll to the bottom so that lazy content loads), and returns every
+// request the browser made as a recorded exchange, the outlinks of the rendered DOM of every
+// frame, the rendered HTML and a screenshot.
+//
+// Chromium never talks to the network itself: every request it makes is paused with the
+// DevTools Fetch domain, performed by the crawl's fetch.Client (so the address guard, the size
+// limits and the host mapping apply, and the exchange has the exact wire bytes) and handed
+// back to Chromium with Fetch.fulfillRequest, with the decoded payload. A redirect is handed
+// back as it came, so Chromium follows it with a new request, recorded as its own exchange.
+// Cookies a response sets go into Chromium's cookie store with the fulfilled response and
+// are sent on the page's later requests. Chromium is started with a dead proxy and failing
+// DNS, so whatever it might try on its own (a preconnect, a WebSocket, a popup's requests)
+// does not reach the network.
+//
+// Known limits: requests with a body (POST forms, XHR posts) are not performed, because
+// fetch.Client sends no request bodies (they are reported in Page.Failed); WebSockets,
+// popups and service workers are not captured; a response is held in memory while it is
+// handed to Chromium.
+package browser
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"os"
+	"sync"
+	"time"
+
+	"github.com/amber-crawler/amber/fetch"
+)
+
+// Defaults applied by New to zero Config fields.
+const (
+	DefaultPath            = "/usr/bin/chromium"
+	DefaultTabs            = 1
+	DefaultPageTimeout     = 90 * time.Second
+	DefaultBehaviorTimeout = 30 * time.Second
+	DefaultNetworkIdle     = 500 * time.Millisecond
+	DefaultIdleTimeout     = 10 * time.Second
+	DefaultRecycleAfter    = 200
+	DefaultViewportWidth   = 1366
+	DefaultViewportHeight  = 768
+)
+
+// Sentinel errors, for errors.Is.
+var (
+	// ErrConfig reports an invalid Config.
+	ErrConfig = errors.New("browser: invalid config")
+	// ErrClosed is returned by Fetch after Close.
+	ErrClosed = errors.New("browser: fetcher closed")
+	// ErrBrowser reports that Chromium failed (crashed, hung, could not start) on both
+	// attempts at a page.
+	ErrBrowser = errors.New("browser: chromium failed")
+	// ErrRequestBody marks, in Page.Failed, a request Chromium wanted to send with a body
+	// (a POST form or XHR): fetch.Client sends no request bodies, so the request is failed
+	// in the browser rather than sent different from what the page asked for.
+	ErrRequestBody = errors.New("browser: request with a body not performed")
+	// ErrScheme marks, in Page.Failed, a request for a scheme that is neither http(s) nor
+	// served inside the browser (data:, blob:): such a request is not made.
+	ErrScheme = errors.New("browser: scheme not recorded")
+	// ErrNoResponse marks, in Page.Failed, a response Chromium cannot be given (an
+	// interim or out-of-range status such as 101); the exchange is still recorded.
+	ErrNoResponse = errors.New("browser: response not deliverable to chromium")
+)
+
+// Config configures a Fetcher. Zero fields take the documented defaults.
+type Config struct {
+	// Path is the Chromium executable; default /usr/bin/chromium.
+	Path string
+	// Tabs is the number of pages loaded at the same time (tabs of the one browser);
+	// default 1. Fetch calls beyond it wait for a free tab.
+	Tabs int
+	// PageTimeout bounds a page from navigation to the end of the behaviours; default 90s.
+	// A page that reaches it keeps what was captured and is marked Page.TimedOut.
+	PageTimeout time.Duration
+	// BehaviorTimeout bounds the scrolling behaviour; default 30s.
+	BehaviorTimeout time.Duration
+	// NetworkIdle is how long no request may be in flight for the network to count as
+	// idle; default 500ms.
+	NetworkIdle time.Duration
+	// IdleTimeout bounds each wait for network idle; default 10s.
+	IdleTimeout time.Duration
+	// Screenshot takes a PNG of the viewport after the behaviours (Page.Screenshot).
+	Screenshot bool
+	// RecycleAfter is the number of pages a browser loads before it is closed and a fresh
+	// one (with a fresh profile) is started; default 200.
+	RecycleAfter int
+	// Client performs every request of the browser. Required.
+	Client *fetch.Client
+	// Block, when set, is asked for every request URL; a request it returns true for is
+	// not fetched (the browser gets a network error) and is listed in Page.Blocked.
+	// It must be safe for concurrent use.
+	Block func(url string) bool
+	// UserAgent is the browser's User-Agent (sent on every request, also reported to
+	// scripts by navigator.userAgent); "" keeps Chromium's own.
+	UserAgent string
+	// ViewportWidth and ViewportHeight size the viewport in CSS pixels; default 1366x768.
+	ViewportWidth, ViewportHeight int
+	// Logger receives restarts and failures; default slog.Default().
+	Logger *slog.Logger
+}
+
+func (c Config) withDefaults() (Config, error) {
+	if c.Client == nil {
+		return c, fmt.Errorf("%w: nil Client", ErrConfig)
+	}
+	if c.Path == "" {
+		c.Path = DefaultPath
+	}
+	if c.Tabs < 0 || c.RecycleAfter < 0 || c.ViewportWidth < 0 || c.ViewportHeight < 0 {
+		return c, fmt.Errorf("%w: negative count", ErrConfig)
+	}
+	if c.PageTimeout < 0 || c.BehaviorTimeout < 0 || c.NetworkIdle < 0 || c.IdleTimeout < 0 {
+		return c, fmt.Errorf("%w: negative duration", ErrConfig)
+	}
+	def := func(v *int, d int) {
+		if *v == 0 {
+			*v = d
+		}
+	}
+	defDur := func(v *time.Duration, d time.Duration) {
+		if *v == 0 {
+			*v = d
+		}
+	}
+	def(&c.Tabs, DefaultTabs)
+	def(&c.RecycleAfter, DefaultRecycleAfter)
+	def(&c.ViewportWidth, DefaultViewportWidth)
+	def(&c.ViewportHeight, DefaultViewportHeight)
+	defDur(&c.PageTimeout, DefaultPageTimeout)
+	defDur(&c.BehaviorTimeout, DefaultBehaviorTimeout)
+	defDur(&c.NetworkIdle, DefaultNetworkIdle)
+	defDur(&c.IdleTimeout, DefaultIdleTimeout)
+	if c.Logger == nil {
+		c.Logger = slog.Default()
+	}
+	for _, r := range c.UserAgent {
+		if r < ' ' || r == 0x7f {
+			return c, fmt.Errorf("%w: UserAgent has control characters", ErrConfig)
+		}
+	}
+	st, err := os.Stat(c.Path)
+	if err != nil {
+		return c, fmt.Errorf("%w: chromium: %w", ErrConfig, err)
+	}
+	if st.IsDir() || st.Mode()&0o111 == 0 {
+		return c, fmt.Errorf("%w: chromium %s is not executable", ErrConfig, c.Path)
+	}
+	return c, nil
+}
+
+// Page is what loading one page produced.
+type Page struct {
+	// URL is the URL asked for.
+	URL string
+	// FinalURL is the main frame's URL at the end (after redirects and script
+	// navigations).
+	FinalURL string
+	// Exchanges are the requests the browser made, in the order it made them: the page
+	// first (each redirect hop its own exchange), then subresources (frames and their
+	// resources, scripts, styles, images, fonts, media, XHR/fetch, redirect hops). The
+	// caller must Close them.
+	Exchanges []*fetch.Exchange
+	// Blocked lists the request URLs Config.Block refused, in order, without duplicates.
+	Blocked []string
+	// Failed lists the requests that got no response (fetch.Client errors, which are
+	// *fetch.Error) or were not performed (ErrRequestBody).
+	Failed []Failure
+	// Outlinks are the a[href] and area[href] links of the rendered DOM of every frame,
+	// absolute, http(s) only, in document order, without duplicates.
+	Outlinks []Link
+	// HTML is the rendered DOM of the main frame (doctype and outerHTML of the root). For a
+	// document that is not HTML (an image, say) it is Chromium's page showing it; the
+	// Content-Type of the page's exchange tells which. Empty when the page did not render
+	// (a download, a navigation error after the response).
+	HTML string
+	// Title is the main frame's document.title.
+	Title string
+	// Screenshot is a PNG of the viewport after the behaviours (Config.Screenshot).
+	Screenshot []byte
+	// TimedOut reports that Config.PageTimeout was reached; what was captured is kept.
+	TimedOut bool
+}
+
+// Link is one outlink of a rendered page.
+type Link struct {
+	URL     string // absolute
+	Context string // "a/@href" or "area/@href"
+}
+
+// Failure is one request of a page that got no response.
+type Failure struct {
+	URL string
+	Err error
+}
+
+// Close closes every exchange of the page.
+func (p *Page) Close() error {
+	var err error
+	for _, ex := range p.Exchanges {
+		if cerr := ex.Close(); cerr != nil && err == nil {
+			err = cerr
+		}
+	}
+	return err
+}
+
+// Fetcher loads pages in one headless Chromium with a pool of reusable tabs. It is safe for
+// concurrent use; at most Config.Tabs pages load at the same time.
+type Fetcher struct {
+	cfg   Config
+	log   *slog.Logger
+	slots chan struct{} // one token per tab that may be in use
+
+	// startMu serializes browser starts, so that concurrent Fetch calls wait for one
+	// start instead of each starting a browser. It is held across the start on purpose.
+	startMu sync.Mutex
+
+	mu      sync.Mutex // guards the fields below
+	cur     *instance  // the browser new pages go to; nil when none runs
+	live    map[*instance]bool
+	closed  bool
+	nextGen int
+}
+
+// New validates cfg and returns a Fetcher. The browser starts with the first Fetch.
+func New(ctx context.Context, cfg Config) (*Fetcher, error) {
+	cfg, err := cfg.withDefaults()
+	if err != nil {
+		return nil, err
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	return &Fetcher{
+		cfg:   cfg,
+		log:   cfg.Logger,
+		slots: make(chan struct{}, cfg.Tabs),
+		live:  map[*instance]bool{},
+	}, nil
+}
+
+// Close stops the browser. Fetch calls in flight fail; later ones return ErrClosed.
+func (f *Fetcher) Close() error {
+	f.mu.Lock()
+	f.closed = true
+	var insts []*instance
+	for in := range f.live {
+		insts = append(insts, in)
+	}
+	f.live = map[*instance]bool{}
+	f.cur = nil
+	f.mu.Unlock()
+	for _, in := range insts {
+		in.close()
+	}
+	return nil
+}
+
+// Fetch loads pageURL in a tab, runs the behaviours and returns the page. header holds
+// extra request headers for the page's own request (such as Referer); it may be nil.
+//
+// Any HTTP status of the page is a result, and a page that reaches Config.PageTimeout is
+// returned with what was captured (Page.TimedOut). The error is non-nil when the page's own
+// request got no response (a *fetch.Error, for errors.Is/As), when ctx ends (the page is
+// abandoned: give ctx no deadline shorter than PageTimeout), when the Fetcher is closed, or
+// when Chromium failed twice (ErrBrowser). A browser that crashes or hangs is restarted and
+// the page is tried once more on the new one. With a nil error the page has at least one
+// exchange, its own.
+func (f *Fetcher) Fetch(ctx context.Context, pageURL string, header http.Header) (*Page, error) {
+	select {
+	case f.slots <- struct{}{}:
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+	defer func() { <-f.slots }()
+
+	var lastErr error
+	for attempt := 0; attempt < 2; attempt++ {
+		t, err := f.acquire(ctx)
+		if err != nil {
+			if errors.Is(err, ErrClosed) || ctx.Err() != nil {
+				return nil, err
+			}
+			lastErr = err
+			continue
+		}
+		p, err := t.capture(ctx, pageURL, header)
+		var be *browserError
+		if errors.As(err, &be) {
+			healthy := t.inst.healthy()
+			f.release(t, false, !healthy)
+			lastErr = be.err
+			if ctx.Err() != nil {
+				return nil, ctx.Err()
+			}
+			if attempt == 0 {
+				f.log.Warn("browser failed; retrying page", "url", pageURL, "err", be.err, "restart", !healthy)
+			}
+			continue
+		}
+		// A tab that misbehaved is not reused; if its browser does not answer either,
+		// the browser is replaced for the next page.
+		f.release(t, !t.broken, t.broken && !t.inst.healthy())
+		return p, err
+	}
+	return nil, fmt.Errorf("%w: %s: %w", ErrBrowser, pageURL, lastErr)
+}
+
+// Do performs one request with Config.Client, without the browser: for what needs no
+// rendering (robots.txt, sitemaps, a non-HTML resource), so that *Fetcher can stand wherever
+// a fetch.Fetcher is expected.
+func (f *Fetcher) Do(ctx context.Context, req fetch.Request) (*fetch.Exchange, error) {
+	return f.cfg.Client.Do(ctx, req)
+}
+
+var _ fetch.Fetcher = (*Fetcher)(nil)
+
+// browserError is a failure of Chromium (as opposed to a page outcome): the page is retried.
+type browserError struct{ err error }
+
+func (e *browserError) Error() string { return "browser: " + e.err.Error() }
+func (e *browserError) Unwrap() error { return e.err }
+
+// acquire returns a tab of the current browser, starting the browser when none runs (or
+// the current one died).
+func (f *Fetcher) acquire(ctx context.Context) (*tab, error) {
+	in, err := f.current(ctx)
+	if err != nil {
+		return nil, err
+	}
+	f.mu.Lock()
+	var t *tab
+	if n := len(in.idle); n > 0 {
+		t = in.idle[n-1]
+		in.idle = in.idle[:n-1]
+	}
+	in.inUse++
+	in.pages++
+	if in.pages >= f.cfg.RecycleAfter && f.cur == in {
+		f.cur = nil // recycled: closed by release once its last page is done
+		in.retired = true
+	}
+	f.mu.Unlock()
+	if t != nil {
+		return t, nil
+	}
+	t, err = in.newTab(ctx, f)
+	if err != nil {
+		f.release(&tab{inst: in}, false, !in.healthy())
+		return nil, &browserError{err: err}
+	}
+	return t, nil
+}
+
+// current returns the browser new pages go to, starting one if needed. Concurrent callers
+// wait on startMu for the one start (bounded by startTimeout) rather than each starting a
+// browser.
+func (f *Fetcher) current(ctx context.Context) (*instance, error) {
+	f.startMu.Lock()
+	defer f.startMu.Unlock()
+	f.mu.Lock()
+	if f.closed {
+		f.mu.Unlock()
+		return nil, ErrClosed
+	}
+	in := f.cur
+	var stale *instance
+	if in != nil && in.dead() {
+		stale = f.retireLocked(in)
+		f.cur, in = nil, nil
+	}
+	if in != nil {
+		f.mu.Unlock()
+		return in, nil
+	}
+	f.nextGen++
+	gen := f.nextGen
+	f.mu.Unlock()
+	if stale != nil {
+		stale.close()
+	}
+	in, err := startInstance(ctx, f.cfg, gen)
+	if err != nil {
+		return nil, err
+	}
+	f.mu.Lock()
+	if f.closed {
+		f.mu.Unlock()
+		in.close()
+		return nil, ErrClosed
+	}
+	old := f.cur
+	f.cur = in
+	f.live[in] = true
+	stale = f.retireLocked(old)
+	f.mu.Unlock()
+	if stale != nil {
+		stale.close()
+	}
+	f.log.Info("browser started", "pid", in.pid, "gen", gen)
+	return in, nil
+}
+
+// retireLocked marks in retired and returns it when it can be closed now (no page in
+// flight). f.mu must be held.
+func (f *Fetcher) retireLocked(in *instance) *instance {
+	if in == nil {
+		return nil
+	}
+	in.retired = true
+	if in.inUse == 0 && f.live[in] {
+		delete(f.live, in)
+		return in
+	}
+	return nil
+}
+
+// release gives a tab back after a page. reuse keeps the tab for the next page; kill marks
+// its browser dead (it is restarted for the next page).
+func (f *Fetcher) release(t *tab, reuse, kill bool) {
+	in := t.inst
+	f.mu.Lock()
+	in.inUse--
+	if kill {
+		in.markDead()
+		if f.cur == in {
+			f.cur = nil
+		}
+		in.retired = true
+	}
+	closeTab := !reuse || in.retired || f.closed
+	if !closeTab {
+		in.idle = append(in.idle, t)
+	}
+	var stale *instance
+	if in.retired && in.inUse == 0 && f.live[in] {
+		delete(f.live, in)
+		stale = in
+	}
+	f.mu.Unlock()
+	if stale != nil {
+		stale.close() // closes its tabs too
+		return
+	}
+	if closeTab {
+		t.close()
+	}
+}

@@ -1,0 +1,313 @@
+package browser
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/chromedp/cdproto/browser"
+	"github.com/chromedp/cdproto/cdp"
+	cdpfetch "github.com/chromedp/cdproto/fetch"
+	"github.com/chromedp/cdproto/inspector"
+	"github.com/chromedp/cdproto/network"
+	"github.com/chromedp/cdproto/page"
+	"github.com/chromedp/chromedp"
+)
+
+const (
+	startTimeout  = 60 * time.Second // browser start
+	tabTimeout    = 30 * time.Second // opening and preparing a tab
+	pingTimeout   = 5 * time.Second  // health check
+	closeTimeout  = 10 * time.Second // graceful browser close
+	callTimeout   = 30 * time.Second // one CDP command outside the page's own deadline
+	resetTimeout  = 5 * time.Second  // back to about:blank between pages
+	collectBudget = 20 * time.Second // outlinks, HTML and screenshot after the page
+)
+
+// instance is one running Chromium. chromedp keeps its connection in contexts, so the
+// instance holds the browser's chromedp context (not a request context): it lives as long
+// as the browser does.
+type instance struct {
+	gen         int
+	ctx         context.Context // chromedp browser context (its first tab stays blank)
+	cancel      context.CancelFunc
+	allocCancel context.CancelFunc
+	pid         int
+	lost        <-chan struct{} // closed when the connection to Chromium drops
+	down        atomic.Bool     // marked dead by a failed health check
+	// pausedCookies: this Chromium puts cookies into paused requests itself.
+	pausedCookies atomic.Bool
+	closeOnce     sync.Once
+
+	// Guarded by Fetcher.mu.
+	idle    []*tab
+	inUse   int
+	pages   int
+	retired bool
+}
+
+// allocatorOptions are the Chromium flags: headless, no sandbox (containers), no
+// background traffic of its own, and a dead proxy with failing DNS so that any request
+// Chromium tried to make by itself (not through the Fetch domain) goes nowhere. Site
+// isolation is off so that cross-site iframes stay in the page's renderer, where the
+// tab's Fetch interception and frame tree reach them.
+func allocatorOptions(cfg Config) []chromedp.ExecAllocatorOption {
+	opts := append([]chromedp.ExecAllocatorOption(nil), chromedp.DefaultExecAllocatorOptions[:]...)
+	opts = append(opts,
+		chromedp.ExecPath(cfg.Path),
+		chromedp.NoSandbox,
+		chromedp.DisableGPU,
+		chromedp.Flag("disable-quic", true),
+		chromedp.Flag("no-first-run", true),
+		chromedp.Flag("disable-background-networking", true),
+		chromedp.Flag("disable-component-update", true),
+		chromedp.Flag("disable-sync", true),
+		chromedp.Flag("disable-domain-reliability", true),
+		chromedp.Flag("no-pings", true),
+		chromedp.Flag("mute-audio", true),
+		chromedp.Flag("hide-scrollbars", true),
+		chromedp.Flag("disable-site-isolation-trials", true),
+		chromedp.Flag("disable-features", "Translate,BlinkGenPropertyTrees,site-per-process,IsolateOrigins,"+
+			"OptimizationHints,MediaRouter,DialMediaRouteProvider,AutofillServerCommunication,"+
+			"CertificateTransparencyComponentUpdater,PrivacySandboxSettings4,HttpsUpgrades"),
+		chromedp.Flag("proxy-server", "http://127.0.0.1:9"),
+		chromedp.Flag("proxy-bypass-list", "<-loopback>"),
+		chromedp.Flag("host-resolver-rules", "MAP * ~NOTFOUND"),
+		chromedp.WindowSize(cfg.ViewportWidth, cfg.ViewportHeight),
+	)
+	if cfg.UserAgent != "" {
+		opts = append(opts, chromedp.UserAgent(cfg.UserAgent))
+	}
+	return opts
+}
+
+// startInstance starts Chromium with a fresh profile directory (chromedp creates it and
+// removes it when the browser stops).
+func startInstance(ctx context.Context, cfg Config, gen int) (*instance, error) {
+	actx, acancel := chromedp.NewExecAllocator(context.Background(), allocatorOptions(cfg)...)
+	bctx, bcancel := chromedp.NewContext(actx)
+	in := &instance{gen: gen, ctx: bctx, cancel: bcancel, allocCancel: acancel}
+	errc := make(chan error, 1)
+	// The first Run must get the browser context itself: a deadline on it would stop the
+	// browser later, so the start is bounded from outside.
+	go func() { errc <- chromedp.Do(bctx) }()
+	timer := time.NewTimer(startTimeout)
+	defer timer.Stop()
+	var err error
+	select {
+	case err = <-errc:
+	case <-timer.C:
+		err = fmt.Errorf("no answer within %v", startTimeout)
+	case <-ctx.Done():
+		err = ctx.Err()
+	}
+	if err != nil {
+		bcancel()
+		acancel()
+		return nil, fmt.Errorf("browser: start %s: %w", cfg.Path, err)
+	}
+	b := chromedp.FromContext(bctx).Browser
+	in.lost = b.LostConnection
+	if p := b.Process(); p != nil {
+		in.pid = p.Pid
+	}
+	// A page that turns out to be a download (a zip, a PDF) is recorded, not saved.
+	dctx, cancel := context.WithTimeout(bctx, callTimeout)
+	_, err = chromedp.CallBrowser(dctx, browser.SetDownloadBehavior, browser.SetDownloadBehaviorParams{Behavior: "deny"})
+	cancel()
+	if err != nil {
+		in.close()
+		return nil, fmt.Errorf("browser: deny downloads: %w", err)
+	}
+	return in, nil
+}
+
+// dead reports whether the browser is known to be gone.
+func (in *instance) dead() bool {
+	if in.down.Load() {
+		return true
+	}
+	select {
+	case <-in.lost:
+		return true
+	default:
+		return false
+	}
+}
+
+func (in *instance) markDead() { in.down.Store(true) }
+
+// healthy reports whether the browser answers a command within pingTimeout. A browser that
+// does not is marked dead.
+func (in *instance) healthy() bool {
+	if in.dead() {
+		return false
+	}
+	ctx, cancel := context.WithTimeout(in.ctx, pingTimeout)
+	defer cancel()
+	if _, err := chromedp.CallBrowser(ctx, browser.GetVersion, cdp.Empty{}); err != nil {
+		in.markDead() // hung or gone: either way it is replaced
+		return false
+	}
+	return true
+}
+
+// close stops the browser (gracefully when it still answers) and waits for it to exit.
+func (in *instance) close() {
+	in.closeOnce.Do(func() {
+		if !in.dead() {
+			ctx, cancel := context.WithTimeout(in.ctx, closeTimeout)
+			_ = chromedp.Cancel(ctx) // a browser that does not close is killed below
+			cancel()
+		}
+		in.cancel()
+		in.allocCancel()
+	})
+}
+
+// tab is one reusable page of a browser.
+type tab struct {
+	inst     *instance
+	f        *Fetcher
+	ctx      context.Context // chromedp tab context
+	cancel   context.CancelFunc
+	targetID cdp.FrameID // the main frame's id, which is the target's id
+
+	crashed atomic.Bool   // the renderer crashed (Inspector.targetCrashed)
+	broken  bool          // the tab failed in a way that makes reuse unwise; set by capture
+	loads   chan struct{} // one token per Page.loadEventFired
+	bg      sync.WaitGroup
+
+	mu  sync.Mutex // guards rec
+	rec *recorder  // the page being captured; nil between pages
+}
+
+// newTab opens a tab and prepares it: every request paused at the request stage, the
+// cache off (so that every page's embeds are requests of that page), service workers
+// bypassed, the viewport set.
+func (in *instance) newTab(ctx context.Context, f *Fetcher) (*tab, error) {
+	t := &tab{inst: in, f: f, loads: make(chan struct{}, 16)}
+	t.ctx, t.cancel = chromedp.NewContext(in.ctx, chromedp.WithListener(t.onEvent))
+	errc := make(chan error, 1)
+	go func() { errc <- chromedp.Do(t.ctx, chromedp.Func(t.setup)) }()
+	timer := time.NewTimer(tabTimeout)
+	defer timer.Stop()
+	var err error
+	select {
+	case err = <-errc:
+	case <-timer.C:
+		err = fmt.Errorf("no answer within %v", tabTimeout)
+	case <-ctx.Done():
+		err = ctx.Err()
+	}
+	if err != nil {
+		t.cancel()
+		return nil, fmt.Errorf("open tab: %w", err)
+	}
+	return t, nil
+}
+
+func (t *tab) setup(ctx context.Context, target *chromedp.Target) error {
+	t.targetID = cdp.FrameID(target.TargetID)
+	cfg := t.f.cfg
+	if _, err := cdp.Call(ctx, target, cdpfetch.Enable, cdpfetch.EnableParams{
+		Patterns: []*cdpfetch.RequestPattern{{URLPattern: "*", RequestStage: cdpfetch.RequestStageRequest}},
+	}); err != nil {
+		return fmt.Errorf("enable interception: %w", err)
+	}
+	if _, err := cdp.Call(ctx, target, network.SetCacheDisabled, network.SetCacheDisabledParams{CacheDisabled: true}); err != nil {
+		return fmt.Errorf("disable cache: %w", err)
+	}
+	if _, err := cdp.Call(ctx, target, network.SetBypassServiceWorker, network.SetBypassServiceWorkerParams{Bypass: true}); err != nil {
+		return fmt.Errorf("bypass service workers: %w", err)
+	}
+	if _, err := chromedp.EmulateViewport(int64(cfg.ViewportWidth), int64(cfg.ViewportHeight))(ctx, target); err != nil {
+		return fmt.Errorf("viewport: %w", err)
+	}
+	return nil
+}
+
+// onEvent runs on chromedp's reading goroutine of the tab: it must return fast and run no
+// command, so paused requests are handled on their own goroutines.
+func (t *tab) onEvent(ev any) {
+	switch ev := ev.(type) {
+	case *cdpfetch.EventRequestPaused:
+		t.mu.Lock()
+		r := t.rec
+		if r != nil {
+			slot := r.begin()
+			t.mu.Unlock()
+			go r.handle(ev, slot)
+			return
+		}
+		t.bg.Add(1)
+		t.mu.Unlock()
+		go func() {
+			defer t.bg.Done()
+			t.refuse(ev)
+		}()
+	case *page.EventLoadEventFired:
+		select {
+		case t.loads <- struct{}{}:
+		default:
+		}
+	case *inspector.EventTargetCrashed:
+		t.crashed.Store(true)
+	}
+}
+
+// refuse answers a request paused while no page is being captured (a late request of the
+// previous page): non-network URLs go on, the rest is aborted.
+func (t *tab) refuse(ev *cdpfetch.EventRequestPaused) {
+	ctx, cancel := context.WithTimeout(t.ctx, callTimeout)
+	defer cancel()
+	if isLocal(ev.Request.URL) {
+		chromedp.Call(ctx, cdpfetch.ContinueRequest, cdpfetch.ContinueRequestParams{RequestID: ev.RequestID})
+		return
+	}
+	chromedp.Call(ctx, cdpfetch.FailRequest, cdpfetch.FailRequestParams{RequestID: ev.RequestID, ErrorReason: network.ErrorReasonAborted})
+}
+
+// close closes the tab and waits for its request goroutines.
+func (t *tab) close() {
+	if t.cancel != nil {
+		t.cancel()
+	}
+	t.bg.Wait()
+}
+
+// waitLoad waits for the next Page.loadEventFired.
+func (t *tab) waitLoad(ctx context.Context) error {
+	select {
+	case <-t.loads:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// drainLoads forgets load events that arrived before a navigation.
+func (t *tab) drainLoads() {
+	for {
+		select {
+		case <-t.loads:
+		default:
+			return
+		}
+	}
+}
+
+// isBrowserLoss reports whether err means the tab or the browser went away (as opposed to
+// a page outcome or a deadline).
+func (t *tab) isBrowserLoss(err error) bool {
+	if err == nil {
+		return false
+	}
+	if t.inst.dead() || t.crashed.Load() {
+		return true
+	}
+	return errors.Is(err, chromedp.ErrTargetDetached)
+}

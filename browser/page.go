@@ -1,0 +1,649 @@
+package browser
+
+import (
+	"cmp"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/chromedp/cdproto"
+	"github.com/chromedp/cdproto/cdp"
+	cdpfetch "github.com/chromedp/cdproto/fetch"
+	"github.com/chromedp/cdproto/network"
+	"github.com/chromedp/cdproto/page"
+	"github.com/chromedp/cdproto/runtime"
+	"github.com/chromedp/chromedp"
+
+	"github.com/amber-crawler/amber/fetch"
+)
+
+// recorder performs and records the requests of one page.
+type recorder struct {
+	t      *tab
+	ctx    context.Context // bounds the page's requests; canceled when the page ends
+	cancel context.CancelFunc
+	// calls bounds the CDP commands of the requests (fulfil, fail); canceled once the
+	// page is done, or at once when it is abandoned to a dead or hung browser.
+	calls       context.Context
+	callsCancel context.CancelFunc
+	header      http.Header    // extra headers for the page's own requests
+	wg          sync.WaitGroup // request goroutines
+
+	mu        sync.Mutex // guards the fields below
+	slots     []*fetch.Exchange
+	blocked   []string
+	failed    []Failure
+	inflight  int
+	changed   time.Time // last request start or end
+	mainErr   error     // the page's own request got no response
+	mainSeen  bool      // a main-frame document response was recorded
+	navigated bool      // the page's navigation committed; later documents are not "the page"
+}
+
+// begin reserves the next exchange slot for a paused request. It is called in event order,
+// so the slots are in the order Chromium made the requests.
+func (r *recorder) begin() int {
+	r.wg.Add(1)
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.slots = append(r.slots, nil)
+	r.inflight++
+	r.changed = time.Now()
+	return len(r.slots) - 1
+}
+
+func (r *recorder) end() {
+	r.mu.Lock()
+	r.inflight--
+	r.changed = time.Now()
+	r.mu.Unlock()
+	r.wg.Done()
+}
+
+// handle answers one paused request: performed by fetch.Client and fulfilled, or failed.
+func (r *recorder) handle(ev *cdpfetch.EventRequestPaused, slot int) {
+	defer r.end()
+	t := r.t
+	cctx, cancel := context.WithTimeout(r.calls, callTimeout)
+	defer cancel()
+	fail := func(reason network.ErrorReason) {
+		chromedp.Call(cctx, cdpfetch.FailRequest, cdpfetch.FailRequestParams{RequestID: ev.RequestID, ErrorReason: reason})
+	}
+	req := ev.Request
+	u := req.URL
+	if !isHTTP(u) {
+		if isLocal(u) {
+			// data:, blob: and the like are served by Chromium itself.
+			chromedp.Call(cctx, cdpfetch.ContinueRequest, cdpfetch.ContinueRequestParams{RequestID: ev.RequestID})
+			return
+		}
+		// ws:, ftp: and the rest would go to the network without fetch.Client.
+		r.addFailed(u, ErrScheme)
+		fail(network.ErrorReasonBlockedByClient)
+		return
+	}
+	if block := t.f.cfg.Block; block != nil && block(u) {
+		r.mu.Lock()
+		if !slices.Contains(r.blocked, u) {
+			r.blocked = append(r.blocked, u)
+		}
+		r.mu.Unlock()
+		fail(network.ErrorReasonBlockedByClient)
+		return
+	}
+	if req.HasPostData {
+		r.addFailed(u, ErrRequestBody)
+		fail(network.ErrorReasonBlockedByClient)
+		return
+	}
+	isPage := ev.FrameID == t.targetID && ev.ResourceType == network.ResourceTypeDocument
+	r.mu.Lock()
+	isPage = isPage && !r.navigated
+	r.mu.Unlock()
+
+	h := requestHeader(req.Headers)
+	if isPage {
+		for k, vs := range r.header {
+			h[http.CanonicalHeaderKey(k)] = vs
+		}
+	}
+	// Recent Chromium puts the Cookie header in the paused request (leaving it out where
+	// the request must go without, such as fetch() with credentials "omit"); older ones
+	// add cookies after this stage, so until a paused request shows a cookie the browser's
+	// store is asked.
+	if h.Get("Cookie") != "" {
+		t.inst.pausedCookies.Store(true)
+	} else if !t.inst.pausedCookies.Load() {
+		if c := r.cookies(cctx, u); c != "" {
+			h.Set("Cookie", c)
+		}
+	}
+	ex, err := t.f.cfg.Client.Do(r.ctx, fetch.Request{URL: u, Method: req.Method, Header: h})
+	if err != nil {
+		if r.ctx.Err() == nil || !errors.Is(r.ctx.Err(), context.Canceled) {
+			r.addFailed(u, err)
+		}
+		r.mu.Lock()
+		if isPage && !r.mainSeen && r.mainErr == nil {
+			r.mainErr = err
+		}
+		r.mu.Unlock()
+		fail(errorReason(err))
+		return
+	}
+	r.mu.Lock()
+	r.slots[slot] = ex
+	if isPage {
+		r.mainSeen = true
+	}
+	r.mu.Unlock()
+
+	if ex.StatusCode < 200 || ex.StatusCode > 599 {
+		r.addFailed(u, ErrNoResponse)
+		fail(network.ErrorReasonFailed)
+		return
+	}
+	body, headers := fulfilment(ex)
+	// The exchange is recorded whatever Chromium makes of the answer (the page may be gone).
+	chromedp.Call(cctx, cdpfetch.FulfillRequest, cdpfetch.FulfillRequestParams{
+		RequestID:       ev.RequestID,
+		ResponseCode:    int64(ex.StatusCode),
+		ResponseHeaders: headers,
+		Body:            body,
+	})
+}
+
+func (r *recorder) addFailed(u string, err error) {
+	r.mu.Lock()
+	r.failed = append(r.failed, Failure{URL: u, Err: err})
+	r.mu.Unlock()
+}
+
+// cookies returns the Cookie header Chromium's cookie store has for u.
+func (r *recorder) cookies(ctx context.Context, u string) string {
+	res, err := chromedp.Call(ctx, network.GetCookies, network.GetCookiesParams{URLs: []string{u}})
+	if err != nil || len(res.Cookies) == 0 {
+		return ""
+	}
+	cs := slices.Clone(res.Cookies)
+	// RFC 6265 §5.4: longer paths first.
+	slices.SortStableFunc(cs, func(a, b *network.Cookie) int { return cmp.Compare(len(b.Path), len(a.Path)) })
+	parts := make([]string, 0, len(cs))
+	for _, c := range cs {
+		parts = append(parts, c.Name+"="+c.Value)
+	}
+	return strings.Join(parts, "; ")
+}
+
+// idle reports whether no request has been in flight for quiet.
+func (r *recorder) idle(quiet time.Duration) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.inflight == 0 && time.Since(r.changed) >= quiet
+}
+
+// waitIdle waits until the network is idle, at most bound. It returns ctx's error when ctx
+// ends first.
+func (r *recorder) waitIdle(ctx context.Context, quiet, bound time.Duration) error {
+	timer := time.NewTimer(bound)
+	defer timer.Stop()
+	tick := time.NewTicker(50 * time.Millisecond)
+	defer tick.Stop()
+	for !r.idle(quiet) {
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-timer.C:
+			return nil
+		case <-tick.C:
+		}
+	}
+	return nil
+}
+
+// requestHeader converts the headers of a paused request. CDP joins repeated fields with
+// newlines.
+func requestHeader(hs network.Headers) http.Header {
+	h := http.Header{}
+	for k, v := range hs {
+		s, ok := v.(string)
+		if !ok {
+			continue
+		}
+		for _, line := range strings.Split(s, "\n") {
+			h.Add(k, line)
+		}
+	}
+	return h
+}
+
+// fulfilment is the answer handed to Chromium: the decoded payload, and the response
+// header without the framing fields that no longer describe it.
+func fulfilment(ex *fetch.Exchange) ([]byte, []*cdpfetch.HeaderEntry) {
+	var body []byte
+	if rc, err := ex.Body(); err == nil {
+		// A body cut short (size limit, broken coding) is handed over as far as it goes,
+		// as a browser would render a truncated response.
+		body, _ = io.ReadAll(rc)
+		rc.Close()
+	}
+	decoded := true
+	for _, v := range ex.Header.Values("Content-Encoding") {
+		for _, c := range strings.Split(v, ",") {
+			switch strings.ToLower(strings.TrimSpace(c)) {
+			case "", "identity", "gzip", "x-gzip", "deflate":
+			default:
+				decoded = false // fetch left it encoded; let Chromium see the coding
+			}
+		}
+	}
+	var headers []*cdpfetch.HeaderEntry
+	keys := make([]string, 0, len(ex.Header))
+	for k := range ex.Header {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
+		switch http.CanonicalHeaderKey(k) {
+		case "Transfer-Encoding", "Content-Length", "Connection", "Keep-Alive", "Trailer":
+			continue
+		case "Content-Encoding":
+			if decoded {
+				continue
+			}
+		}
+		for _, v := range ex.Header[k] {
+			headers = append(headers, &cdpfetch.HeaderEntry{Name: k, Value: v})
+		}
+	}
+	return body, headers
+}
+
+// errorReason maps a fetch failure to the network error Chromium is given.
+func errorReason(err error) network.ErrorReason {
+	var fe *fetch.Error
+	if !errors.As(err, &fe) {
+		return network.ErrorReasonFailed
+	}
+	switch fe.Kind {
+	case fetch.DNS:
+		return network.ErrorReasonNameNotResolved
+	case fetch.Connect:
+		return network.ErrorReasonConnectionRefused
+	case fetch.Timeout:
+		return network.ErrorReasonTimedOut
+	case fetch.Blocked:
+		return network.ErrorReasonAddressUnreachable
+	case fetch.Broken:
+		return network.ErrorReasonConnectionReset
+	case fetch.Canceled:
+		return network.ErrorReasonAborted
+	}
+	return network.ErrorReasonFailed
+}
+
+// isLocal reports whether u is served inside the browser, with no network.
+func isLocal(u string) bool {
+	scheme, _, _ := strings.Cut(strings.ToLower(u), ":")
+	switch scheme {
+	case "data", "blob", "about", "filesystem", "chrome", "chrome-extension", "devtools":
+		return true
+	}
+	return false
+}
+
+func isHTTP(u string) bool {
+	l := strings.ToLower(u)
+	return strings.HasPrefix(l, "http://") || strings.HasPrefix(l, "https://")
+}
+
+// capture loads one page in the tab. A *browserError means the tab or the browser failed
+// and the page may be retried elsewhere.
+func (t *tab) capture(ctx context.Context, pageURL string, header http.Header) (*Page, error) {
+	cfg := t.f.cfg
+	if t.crashed.Load() || t.inst.dead() {
+		return nil, &browserError{err: errors.New("tab gone before the page")}
+	}
+	pctx, pcancel := context.WithTimeout(t.ctx, cfg.PageTimeout)
+	defer pcancel()
+	stop := context.AfterFunc(ctx, pcancel)
+	defer stop()
+
+	r := &recorder{t: t, ctx: pctx, cancel: pcancel, header: header, changed: time.Now()}
+	r.calls, r.callsCancel = context.WithCancel(t.ctx)
+	defer r.callsCancel()
+	t.drainLoads()
+	t.mu.Lock()
+	t.rec = r
+	t.mu.Unlock()
+
+	p := &Page{URL: pageURL}
+	timedOut := func() bool { return errors.Is(pctx.Err(), context.DeadlineExceeded) && ctx.Err() == nil }
+	// check sorts a failed step: the browser went away, the caller gave up, or the page
+	// ran out of time (keep going with what there is).
+	check := func(err error) error {
+		switch {
+		case err == nil:
+			return nil
+		case t.isBrowserLoss(err):
+			return &browserError{err: err}
+		case ctx.Err() != nil:
+			return ctx.Err()
+		case timedOut():
+			p.TimedOut = true
+		}
+		return nil
+	}
+
+	res, err := chromedp.Call(pctx, page.Navigate, page.NavigateParams{URL: pageURL})
+	r.mu.Lock()
+	r.navigated = true
+	r.mu.Unlock()
+	loaded := false
+	var navErr error
+	var cdpErr *cdproto.Error
+	switch {
+	case err != nil && errors.As(err, &cdpErr):
+		navErr = fmt.Errorf("browser: navigate %s: %w", pageURL, err)
+	case err != nil:
+		if ferr := check(err); ferr != nil {
+			return nil, t.abandon(r, ferr)
+		}
+	case res.ErrorText != "":
+		navErr = fmt.Errorf("browser: navigate %s: %s", pageURL, res.ErrorText)
+	default:
+		if ferr := check(t.waitLoad(pctx)); ferr != nil {
+			return nil, t.abandon(r, ferr)
+		}
+		loaded = !p.TimedOut
+	}
+
+	if loaded {
+		if err := r.waitIdle(pctx, cfg.NetworkIdle, cfg.IdleTimeout); err != nil {
+			if ferr := check(err); ferr != nil {
+				return nil, t.abandon(r, ferr)
+			}
+		}
+	}
+	if loaded && !p.TimedOut {
+		if ferr := check(t.scroll(pctx, r)); ferr != nil {
+			return nil, t.abandon(r, ferr)
+		}
+	}
+	if loaded && !p.TimedOut {
+		if ferr := check(r.waitIdle(pctx, cfg.NetworkIdle, cfg.IdleTimeout)); ferr != nil {
+			return nil, t.abandon(r, ferr)
+		}
+	}
+
+	if navErr == nil {
+		// Collecting gets its own budget: a page that timed out still gets its outlinks,
+		// HTML and screenshot when the renderer answers.
+		cctx, ccancel := context.WithTimeout(t.ctx, min(collectBudget, cfg.PageTimeout/2))
+		stopc := context.AfterFunc(ctx, ccancel)
+		err := t.collect(cctx, p)
+		stopc()
+		ccancel()
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil, t.abandon(r, ctx.Err())
+			}
+			if t.isBrowserLoss(err) || !t.inst.healthy() {
+				return nil, t.abandon(r, &browserError{err: err})
+			}
+			// The renderer does not answer (a script that never yields, say) while the
+			// browser does: the exchanges are kept and the tab is not reused.
+			t.broken = true
+			t.f.log.Warn("collect page", "url", pageURL, "err", err)
+		}
+	}
+
+	t.finish(r, false)
+	if ctx.Err() != nil {
+		t.broken = true
+		closeAll(r.slots)
+		return nil, ctx.Err()
+	}
+	t.reset()
+	for _, ex := range r.slots {
+		if ex != nil {
+			p.Exchanges = append(p.Exchanges, ex)
+		}
+	}
+	p.Blocked = r.blocked
+	p.Failed = r.failed
+	if !r.mainSeen {
+		closeAll(p.Exchanges)
+		switch {
+		case r.mainErr != nil:
+			return nil, r.mainErr
+		case navErr != nil:
+			return nil, navErr
+		case p.TimedOut:
+			return nil, fmt.Errorf("browser: %s: no response within %v", pageURL, cfg.PageTimeout)
+		}
+		return nil, fmt.Errorf("browser: %s: no response", pageURL)
+	}
+	if p.FinalURL == "" {
+		p.FinalURL = pageURL
+	}
+	return p, nil
+}
+
+// finish detaches the recorder and waits for its requests; those still running are
+// canceled (their context is the page's).
+func (t *tab) finish(r *recorder, abandoned bool) {
+	t.mu.Lock()
+	t.rec = nil
+	t.mu.Unlock()
+	r.cancel()
+	if abandoned {
+		r.callsCancel() // the browser may not answer: do not wait for it
+	}
+	r.wg.Wait()
+	r.callsCancel()
+}
+
+// abandon ends a page that failed: its exchanges are closed.
+func (t *tab) abandon(r *recorder, err error) error {
+	t.broken = true
+	t.finish(r, true)
+	closeAll(r.slots)
+	return err
+}
+
+// reset navigates the tab to about:blank so that the page stops running between pages.
+func (t *tab) reset() {
+	ctx, cancel := context.WithTimeout(t.ctx, resetTimeout)
+	defer cancel()
+	t.drainLoads()
+	if _, err := chromedp.Call(ctx, page.Navigate, page.NavigateParams{URL: "about:blank"}); err != nil {
+		t.broken = true
+		return
+	}
+	if err := t.waitLoad(ctx); err != nil {
+		t.broken = true
+	}
+}
+
+func closeAll(exs []*fetch.Exchange) {
+	for _, ex := range exs {
+		if ex != nil {
+			ex.Close()
+		}
+	}
+}
+
+// scrollJS scrolls one step down and reports the bottom of the viewport and the height of
+// the document.
+const scrollJS = `(() => {
+	const el = document.scrollingElement || document.documentElement || document.body;
+	window.scrollBy(0, Math.max(200, Math.floor(window.innerHeight * 0.8)));
+	return [Math.ceil(window.scrollY + window.innerHeight), el ? el.scrollHeight : 0];
+})()`
+
+// scroll scrolls the main frame in steps to the bottom until the document stops growing,
+// so that lazy images and infinite lists load; bounded by Config.BehaviorTimeout. Running
+// out of that time is not an error.
+func (t *tab) scroll(ctx context.Context, r *recorder) error {
+	cfg := t.f.cfg
+	bctx, cancel := context.WithTimeout(ctx, cfg.BehaviorTimeout)
+	defer cancel()
+	world, err := t.world(bctx, t.targetID)
+	if err != nil {
+		return behaviourErr(ctx, err)
+	}
+	lastHeight := -1
+	for {
+		var pos [2]int
+		if err := t.eval(bctx, world, scrollJS, &pos); err != nil {
+			return behaviourErr(ctx, err)
+		}
+		bottom, height := pos[0], pos[1]
+		if bottom >= height {
+			if height == lastHeight {
+				return nil
+			}
+			lastHeight = height
+			// At the bottom: let what the scroll triggered arrive, then look again.
+			if err := r.waitIdle(bctx, cfg.NetworkIdle, cfg.IdleTimeout); err != nil {
+				return behaviourErr(ctx, err)
+			}
+			continue
+		}
+		select {
+		case <-bctx.Done():
+			return behaviourErr(ctx, bctx.Err())
+		case <-time.After(100 * time.Millisecond): // let observers fire
+		}
+	}
+}
+
+// behaviourErr drops errors that only mean the behaviour ran out of its own time.
+func behaviourErr(page context.Context, err error) error {
+	if page.Err() == nil && errors.Is(err, context.DeadlineExceeded) {
+		return nil
+	}
+	var cdpErr *cdproto.Error
+	if errors.As(err, &cdpErr) {
+		return nil // the page navigated away or its context went; nothing to scroll
+	}
+	return err
+}
+
+// world creates an isolated JavaScript world in a frame: it sees the DOM, not the page's
+// globals, so the page cannot tamper with what is read.
+func (t *tab) world(ctx context.Context, frame cdp.FrameID) (runtime.ExecutionContextID, error) {
+	res, err := chromedp.Call(ctx, page.CreateIsolatedWorld, page.CreateIsolatedWorldParams{
+		FrameID:   frame,
+		WorldName: "amber",
+	})
+	if err != nil {
+		return 0, err
+	}
+	return res.ExecutionContextID, nil
+}
+
+// eval evaluates expr in the world and decodes its JSON value into v.
+func (t *tab) eval(ctx context.Context, world runtime.ExecutionContextID, expr string, v any) error {
+	res, err := chromedp.Call(ctx, runtime.Evaluate, runtime.EvaluateParams{
+		Expression:    expr,
+		ContextID:     world,
+		ReturnByValue: new(true),
+		Silent:        new(true),
+	})
+	if err != nil {
+		return err
+	}
+	if res.ExceptionDetails != nil {
+		return &cdproto.Error{Message: "script exception: " + res.ExceptionDetails.Text}
+	}
+	if res.Result == nil || len(res.Result.Value) == 0 {
+		return &cdproto.Error{Message: "script returned no value"}
+	}
+	return json.Unmarshal([]byte(res.Result.Value), v)
+}
+
+// linksJS lists the a[href] and area[href] of a document, resolved against its base URL.
+const linksJS = `(() => Array.from(document.querySelectorAll('a[href], area[href]'), e => [e.localName, e.href]))()`
+
+// documentJS reads the main frame's rendered HTML, title and URL, and scrolls back to the
+// top for the screenshot.
+const documentJS = `(() => {
+	const d = document;
+	let html = d.documentElement ? d.documentElement.outerHTML : '';
+	if (d.doctype) html = new XMLSerializer().serializeToString(d.doctype) + '\n' + html;
+	window.scrollTo(0, 0);
+	return [html, d.title, d.location.href];
+})()`
+
+// collect reads outlinks from every frame, the main frame's HTML, title and URL, and the
+// screenshot.
+func (t *tab) collect(ctx context.Context, p *Page) error {
+	tree, err := chromedp.Call(ctx, page.GetFrameTree, cdp.Empty{})
+	if err != nil {
+		return err
+	}
+	var frames []cdp.FrameID
+	var walk func(ft *page.FrameTree)
+	walk = func(ft *page.FrameTree) {
+		if ft == nil || ft.Frame == nil {
+			return
+		}
+		frames = append(frames, ft.Frame.ID)
+		for _, c := range ft.ChildFrames {
+			walk(c)
+		}
+	}
+	walk(tree.FrameTree)
+
+	seen := map[Link]bool{}
+	for i, fr := range frames {
+		world, err := t.world(ctx, fr)
+		if err != nil {
+			if i == 0 {
+				return err
+			}
+			continue // a frame that went away meanwhile
+		}
+		if i == 0 {
+			var doc [3]string
+			if err := t.eval(ctx, world, documentJS, &doc); err != nil {
+				return err
+			}
+			p.HTML, p.Title, p.FinalURL = doc[0], doc[1], doc[2]
+		}
+		var links [][2]string
+		if err := t.eval(ctx, world, linksJS, &links); err != nil {
+			if i == 0 {
+				return err
+			}
+			continue
+		}
+		for _, l := range links {
+			if !isHTTP(l[1]) {
+				continue
+			}
+			link := Link{URL: l[1], Context: l[0] + "/@href"}
+			if !seen[link] {
+				seen[link] = true
+				p.Outlinks = append(p.Outlinks, link)
+			}
+		}
+	}
+	if t.f.cfg.Screenshot {
+		shot, err := chromedp.Call(ctx, page.CaptureScreenshot, page.CaptureScreenshotParams{Format: page.CaptureScreenshotFormatPng})
+		if err != nil {
+			return err
+		}
+		p.Screenshot = shot.Data
+	}
+	return nil
+}

@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/amber-crawler/amber/browser"
 	"github.com/amber-crawler/amber/extract"
 	"github.com/amber-crawler/amber/fetch"
 	"github.com/amber-crawler/amber/scope"
@@ -54,6 +55,12 @@ type Config struct {
 	// TimeLimit stops this run after the duration; 0: none.
 	TimeLimit time.Duration
 
+	// Fetcher is FetcherHTTP (default) or FetcherBrowser: pages loaded in headless Chromium,
+	// every request recorded through the same HTTP client.
+	Fetcher string
+	// Browser configures the browser fetcher (Client, Block and Logger are set by the crawl).
+	Browser browser.Config
+
 	// Fetch configures the HTTP client (user agent, address guard, timeouts, size limit).
 	Fetch fetch.Config
 
@@ -92,6 +99,13 @@ func (c *Config) setDefaults() error {
 	}
 	if c.Collection == "" {
 		c.Collection = "amber"
+	}
+	switch c.Fetcher {
+	case "":
+		c.Fetcher = FetcherHTTP
+	case FetcherHTTP, FetcherBrowser:
+	default:
+		return fmt.Errorf("%w: fetcher %q: want %s or %s", ErrConfig, c.Fetcher, FetcherHTTP, FetcherBrowser)
 	}
 	if c.Software == "" {
 		c.Software = "amber"

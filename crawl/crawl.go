@@ -14,6 +14,7 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
+	"github.com/amber-crawler/amber/browser"
 	"github.com/amber-crawler/amber/fetch"
 	"github.com/amber-crawler/amber/frontier"
 	"github.com/amber-crawler/amber/report"
@@ -56,16 +57,17 @@ type Result struct {
 
 // crawler is one run of a crawl: the components and the counters the workers share.
 type crawler struct {
-	cfg    Config
-	log    *slog.Logger
-	scope  *scope.Scope
-	front  *frontier.Frontier
-	client *fetch.Client
-	warc   *warc.Writer
-	clog   *report.CrawlLog
-	events *report.Events
-	docs   *docStream // nil when documents are off
-	robots *robotsGate
+	cfg     Config
+	log     *slog.Logger
+	scope   *scope.Scope
+	front   *frontier.Frontier
+	client  *fetch.Client
+	warc    *warc.Writer
+	clog    *report.CrawlLog
+	events  *report.Events
+	docs    *docStream       // nil when documents are off
+	browser *browser.Fetcher // nil with the plain HTTP fetcher
+	robots  *robotsGate
 
 	fetched  atomic.Int64 // responses received (all runs)
 	bytes    atomic.Int64 // raw response bytes (all runs)
@@ -186,6 +188,9 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 	if !cfg.NoDocuments {
 		c.docs, runErr = openDocStream(filepath.Join(cfg.Dir, DocumentsFile), front, cfg.Documents, !cfg.NoDocumentDedup)
 	}
+	if runErr == nil && cfg.Fetcher == FetcherBrowser {
+		c.browser, runErr = c.newBrowser(ctx)
+	}
 	if runErr == nil {
 		runErr = c.describe()
 	}
@@ -197,8 +202,14 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 		end, runErr = c.run(ctx)
 	}
 
-	// Shut down in the designed order: the workers have stopped; close the WARC (it loses its
-	// .open), then crawl.log, then record counters and the end in the frontier (closed by defer).
+	// Shut down in the designed order: the workers have stopped; close the browser, the WARC
+	// (it loses its .open), then crawl.log, then record counters and the end in the frontier
+	// (closed by defer).
+	if c.browser != nil {
+		if err := c.browser.Close(); err != nil {
+			cfg.Logger.Warn("close browser", "err", err)
+		}
+	}
 	if err := w.Close(); err != nil && runErr == nil {
 		runErr = fmt.Errorf("crawl: close warc: %w", err)
 	}

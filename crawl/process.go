@@ -63,6 +63,9 @@ func (c *crawler) process(ctx context.Context, worker int, cl *frontier.Claim) e
 		}
 	}
 
+	if c.browser != nil && pageLike(u.Hops) {
+		return c.processPage(ctx, worker, cl)
+	}
 	req := fetch.Request{URL: u.URL}
 	if u.Via != "" {
 		req.Header = http.Header{"Referer": {u.Via}}

@@ -37,8 +37,10 @@ type Config struct {
 	SeedsFile string `yaml:"seeds_file,omitempty"`
 	// Scope holds the collection-level scope rules.
 	Scope ScopeSpec `yaml:"scope,omitempty"`
-	// Fetcher is "http" (default).
+	// Fetcher is "http" (default) or "browser" (headless Chromium, Brozzler-style).
 	Fetcher string `yaml:"fetcher,omitempty"`
+	// Browser configures the browser fetcher.
+	Browser Browser `yaml:"browser,omitempty"`
 	// Workers is the number of URLs fetched at once across all hosts. Default 8.
 	Workers int `yaml:"workers,omitempty"`
 	// UserAgent is sent with every request. Default DefaultUserAgent.
@@ -53,6 +55,20 @@ type Config struct {
 	WARC WARC `yaml:"warc,omitempty"`
 	// Documents configures the search-document stream (documents.jsonl).
 	Documents Documents `yaml:"documents,omitempty"`
+}
+
+// Browser configures the browser fetcher.
+type Browser struct {
+	// Path is the Chromium executable. Default /usr/bin/chromium.
+	Path string `yaml:"path,omitempty"`
+	// Tabs is how many pages load at once. Default 1.
+	Tabs int `yaml:"tabs,omitempty"`
+	// PageTimeout bounds one page (load, behaviours); what was captured is kept. Default 90s.
+	PageTimeout time.Duration `yaml:"page_timeout,omitempty"`
+	// BehaviorTimeout bounds the scrolling behaviour. Default 30s.
+	BehaviorTimeout time.Duration `yaml:"behavior_timeout,omitempty"`
+	// Screenshot stores a PNG of each page as a WARC resource record. Default true.
+	Screenshot *bool `yaml:"screenshot,omitempty"`
 }
 
 // Documents configures documents.jsonl; the keys follow Elastic's web crawler reference

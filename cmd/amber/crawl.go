@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/amber-crawler/amber/browser"
 	"github.com/amber-crawler/amber/crawl"
 	"github.com/amber-crawler/amber/extract"
 	"github.com/amber-crawler/amber/fetch"
@@ -41,7 +42,10 @@ type crawlFlags struct {
 	limit                                        int64
 	sizeLimit, warcMaxSize, maxResponseSize      string
 	allowPrivate, ignoreRobots, verifyTLS, quiet bool
-	noDocuments                                  bool
+	noDocuments, screenshot                      bool
+	fetcher, browserPath                         string
+	browserTabs                                  int
+	pageTimeout, behaviorTimeout                 time.Duration
 	connectTo                                    stringList
 	include, exclude                             stringList
 	flavour                                      string
@@ -75,6 +79,12 @@ func newCrawlFlagSet(f *crawlFlags, stderr io.Writer) *flag.FlagSet {
 	fs.StringVar(&f.flavour, "flavour", "", "scope flavour: standard or brozzler (default: follows the fetcher)")
 	fs.IntVar(&f.maxAttempts, "max-attempts", 0, "tries per URL on network errors and 5xx (default 3)")
 	fs.DurationVar(&f.retryDelay, "retry-delay", 0, "wait before the first retry, doubling after (default 10s)")
+	fs.StringVar(&f.fetcher, "fetcher", "", "http (default) or browser: load pages in headless Chromium, Brozzler-style")
+	fs.StringVar(&f.browserPath, "browser-path", "", "Chromium executable for --fetcher browser (default /usr/bin/chromium)")
+	fs.IntVar(&f.browserTabs, "browser-tabs", 0, "pages loaded at once by the browser (default 1)")
+	fs.DurationVar(&f.pageTimeout, "page-timeout", 0, "bound on one page in the browser; what was captured is kept (default 90s)")
+	fs.DurationVar(&f.behaviorTimeout, "behavior-timeout", 0, "bound on scrolling a page in the browser (default 30s)")
+	fs.BoolVar(&f.screenshot, "screenshot", true, "store a screenshot of each browser page as a WARC resource record")
 	fs.BoolVar(&f.noDocuments, "no-documents", false, "do not write documents.jsonl (search documents)")
 	fs.BoolVar(&f.quiet, "quiet", false, "print only warnings and errors (no progress)")
 	fs.StringVar(&f.statusAddr, "status-addr", "", "serve Prometheus /metrics and a JSON /status of the running crawl at this address (e.g. 127.0.0.1:9090)")
@@ -286,18 +296,42 @@ func buildConfig(f *crawlFlags, set map[string]bool, positional []string) (*seed
 		on := !f.noDocuments
 		cfg.Documents.Enabled = &on
 	}
-	if cfg.Fetcher == "" {
-		cfg.Fetcher = "http"
+	if set["fetcher"] {
+		cfg.Fetcher = f.fetcher
 	}
-	if cfg.Fetcher != "http" {
-		return nil, usageError{fmt.Sprintf("fetcher %q: only \"http\" is available in this build", cfg.Fetcher)}
+	if cfg.Fetcher == "" {
+		cfg.Fetcher = crawl.FetcherHTTP
+	}
+	if cfg.Fetcher != crawl.FetcherHTTP && cfg.Fetcher != crawl.FetcherBrowser {
+		return nil, usageError{fmt.Sprintf("fetcher %q: want http or browser", cfg.Fetcher)}
+	}
+	if set["browser-path"] {
+		cfg.Browser.Path = f.browserPath
+	}
+	if set["browser-tabs"] {
+		cfg.Browser.Tabs = f.browserTabs
+	}
+	if set["page-timeout"] {
+		cfg.Browser.PageTimeout = f.pageTimeout
+	}
+	if set["behavior-timeout"] {
+		cfg.Browser.BehaviorTimeout = f.behaviorTimeout
+	}
+	if set["screenshot"] || cfg.Browser.Screenshot == nil {
+		on := f.screenshot
+		cfg.Browser.Screenshot = &on
 	}
 	return cfg, nil
 }
 
 // crawlConfig turns the effective configuration into the crawl package's Config.
 func crawlConfig(cfg *seeds.Config, f *crawlFlags, set map[string]bool) (crawl.Config, error) {
-	sc, err := cfg.ScopeConfig(scope.Standard)
+	// The default scope flavour follows the fetcher (spec/scope.md).
+	flavour := scope.Standard
+	if cfg.Fetcher == crawl.FetcherBrowser {
+		flavour = scope.Brozzler
+	}
+	sc, err := cfg.ScopeConfig(flavour)
 	if err != nil {
 		return crawl.Config{}, err
 	}
@@ -334,6 +368,14 @@ func crawlConfig(cfg *seeds.Config, f *crawlFlags, set map[string]bool) (crawl.C
 		LimitURLs:       cfg.Limits.URLs,
 		LimitBytes:      int64(cfg.Limits.Bytes),
 		TimeLimit:       cfg.Limits.Time,
+		Fetcher:         cfg.Fetcher,
+		Browser: browser.Config{
+			Path:            cfg.Browser.Path,
+			Tabs:            cfg.Browser.Tabs,
+			PageTimeout:     cfg.Browser.PageTimeout,
+			BehaviorTimeout: cfg.Browser.BehaviorTimeout,
+			Screenshot:      *cfg.Browser.Screenshot,
+		},
 		NoDocuments:     cfg.Documents.Enabled != nil && !*cfg.Documents.Enabled,
 		NoDocumentDedup: cfg.Documents.Deduplication != nil && !*cfg.Documents.Deduplication,
 		Documents: extract.DocConfig{

@@ -114,66 +114,31 @@ func (c *crawler) processPage(ctx context.Context, worker int, cl *frontier.Clai
 	var mainRes warc.Result
 	chain, chainHops := true, u.Hops // the page's own redirect chain, followed by the browser
 	for i, ex := range pg.Exchanges {
-		cap := warc.Capture{
-			URL: ex.URL, Date: ex.Started, IP: ex.RemoteIP, Request: ex.Request,
-			Response: responseReader(ex), ResponseSize: ex.ResponseSize(), Truncated: ex.Truncated,
-			Via: u.Via, Hops: u.Hops, Seed: u.Seed, Extra: captureFields(ex),
-		}
-		hops, via := u.Hops, u.Via
+		k := capture{hops: u.Hops, via: u.Via, seed: u.Seed, annotations: []string{"browser"}, countURL: true}
 		if i == 0 {
-			cap.Outlinks = decided.metadata
+			k.outlinks = decided.metadata
 			if pg.TimedOut {
-				cap.Extra = append(cap.Extra, warc.Field{Name: "pageTimedOut", Value: "true"})
+				k.fields = []warc.Field{{Name: "pageTimedOut", Value: "true"}}
+				k.annotations = append(k.annotations, "page-timeout")
 			}
 		} else {
 			prev := pg.Exchanges[i-1]
 			loc, ok := resolve(prev.URL, prev.Header.Get("Location"))
 			if chain && prev.StatusCode >= 300 && prev.StatusCode < 400 && ok && loc == ex.URL {
 				chainHops += "R"
-				hops, via = chainHops, prev.URL
+				k.hops, k.via = chainHops, prev.URL
 			} else {
 				chain = false
-				hops, via = u.Hops+"E", u.URL
+				k.hops, k.via = u.Hops+"E", u.URL
 			}
-			cap.Hops, cap.Via = hops, via
 		}
-		res, err := c.warc.WriteCapture(cap)
+		res, err := c.record(worker, ex, k)
 		if err != nil {
-			return fmt.Errorf("crawl: write warc: %w", err)
+			return err
 		}
 		if i == 0 {
 			mainRes = res
 		}
-		c.fetched.Add(1)
-		c.bytes.Add(ex.ResponseSize())
-		info := report.URLInfo{URL: ex.URL, Hops: hops, Via: via, Seed: u.Seed}
-		if err := c.events.URLFetch(info, ex.StatusCode, ex.ResponseSize(), ex.Duration); err != nil {
-			return fmt.Errorf("crawl: %w", err)
-		}
-		if err := c.events.URLOutput(info, res.Filename, res.Offset); err != nil {
-			return fmt.Errorf("crawl: %w", err)
-		}
-		ann := []string{"browser"}
-		if res.Revisit {
-			ann = append(ann, "duplicate:digest")
-		}
-		if ex.Truncated != "" {
-			ann = append(ann, "truncated:"+ex.Truncated)
-		}
-		if i == 0 && pg.TimedOut {
-			ann = append(ann, "page-timeout")
-		}
-		if err := c.logLine(report.Line{
-			Status: ex.StatusCode, Size: ex.ResponseSize(), URL: ex.URL, Hops: hops, Via: via,
-			MIME: mediaType(ex.Header.Get("Content-Type")), Thread: worker, FetchStart: ex.Started,
-			FetchDur: ex.Duration, Digest: res.PayloadDigest, Seed: u.Seed, Annotations: ann,
-			Extra: map[string]any{"warcFilename": res.Filename, "warcFileOffset": res.Offset, "contentSize": ex.ResponseSize()},
-		}); err != nil {
-			return err
-		}
-	}
-	if c.cfg.LimitBytes > 0 && c.bytes.Load() >= c.cfg.LimitBytes {
-		c.limitHit.Store(true)
 	}
 	if len(pg.Screenshot) > 0 {
 		if _, err := c.warc.WriteResource("urn:screenshot:"+u.URL, "image/png", main.Started, pg.Screenshot, mainRes.RecordID); err != nil {

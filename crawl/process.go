@@ -98,33 +98,13 @@ func (c *crawler) process(ctx context.Context, worker int, cl *frontier.Claim) e
 	pg := c.outlinks(ex, u)
 	links, denied := c.obeyNofollow(pg)
 	decided := c.decide(u, links)
-	res, err := c.warc.WriteCapture(warc.Capture{
-		URL:          u.URL,
-		Date:         ex.Started,
-		IP:           ex.RemoteIP,
-		Request:      ex.Request,
-		Response:     responseReader(ex),
-		ResponseSize: ex.ResponseSize(),
-		Truncated:    ex.Truncated,
-		Via:          u.Via,
-		Hops:         u.Hops,
-		Seed:         u.Seed,
-		Outlinks:     decided.metadata,
-		Extra:        captureFields(ex),
-	})
+	ann := []string{}
+	if u.Attempts > 0 {
+		ann = append(ann, attemptsNote(u.Attempts+1))
+	}
+	res, err := c.record(worker, ex, capture{hops: u.Hops, via: u.Via, seed: u.Seed, outlinks: decided.metadata, annotations: ann, countURL: true})
 	if err != nil {
-		return fmt.Errorf("crawl: write warc: %w", err)
-	}
-	c.fetched.Add(1)
-	if c.bytes.Add(ex.ResponseSize()) >= c.cfg.LimitBytes && c.cfg.LimitBytes > 0 {
-		c.limitHit.Store(true)
-	}
-	info := report.URLInfo{URL: u.URL, Hops: u.Hops, Via: u.Via, Seed: u.Seed}
-	if err := c.events.URLFetch(info, ex.StatusCode, ex.ResponseSize(), ex.Duration); err != nil {
-		return fmt.Errorf("crawl: %w", err)
-	}
-	if err := c.events.URLOutput(info, res.Filename, res.Offset); err != nil {
-		return fmt.Errorf("crawl: %w", err)
+		return err
 	}
 	if err := c.writeDocument(u, pg, ex, res); err != nil {
 		return err
@@ -134,31 +114,62 @@ func (c *crawler) process(ctx context.Context, worker int, cl *frontier.Claim) e
 			return fmt.Errorf("crawl: %w", err)
 		}
 	}
-	ann := []string{}
-	if res.Revisit {
-		ann = append(ann, "duplicate:digest")
-	}
-	if ex.Truncated != "" {
-		ann = append(ann, "truncated:"+ex.Truncated)
-	}
-	if u.Attempts > 0 {
-		ann = append(ann, attemptsNote(u.Attempts+1))
-	}
-	if err := c.logLine(report.Line{
-		Status: ex.StatusCode, Size: ex.ResponseSize(), URL: u.URL, Hops: u.Hops, Via: u.Via,
-		MIME: mediaType(ex.Header.Get("Content-Type")), Thread: worker,
-		FetchStart: ex.Started, FetchDur: ex.Duration, Digest: res.PayloadDigest, Seed: u.Seed,
-		Annotations: ann,
-		Extra:       map[string]any{"warcFilename": res.Filename, "warcFileOffset": res.Offset, "contentSize": ex.ResponseSize()},
-	}); err != nil {
-		return err
-	}
 	// The outlinks are in the frontier before the page is done: a kill between the two
 	// refetches the page, and never loses what it linked to.
 	if err := c.enqueue(worker, u, decided); err != nil {
 		return err
 	}
 	return c.frontierErr(c.front.Done(cl))
+}
+
+// capture says where an exchange sits in the crawl, for its records and log lines.
+type capture struct {
+	hops, via, seed string
+	outlinks        []warc.Outlink
+	fields          []warc.Field // metadata lines besides the exchange's own
+	annotations     []string     // crawl.log annotations besides duplicate and truncation
+	countURL        bool         // counts towards the URL limit (robots.txt does not)
+}
+
+// record archives one exchange (request, response or revisit, metadata, CDXJ line) and
+// writes its events and crawl.log line. An error is fatal for the crawl.
+func (c *crawler) record(worker int, ex *fetch.Exchange, k capture) (warc.Result, error) {
+	res, err := c.warc.WriteCapture(warc.Capture{
+		URL: ex.URL, Date: ex.Started, IP: ex.RemoteIP, Request: ex.Request,
+		Response: responseReader(ex), ResponseSize: ex.ResponseSize(), Truncated: ex.Truncated,
+		Via: k.via, Hops: k.hops, Seed: k.seed, Outlinks: k.outlinks,
+		Extra: append(captureFields(ex), k.fields...),
+	})
+	if err != nil {
+		return res, fmt.Errorf("crawl: write warc: %w", err)
+	}
+	if k.countURL {
+		c.fetched.Add(1)
+	}
+	if n := c.bytes.Add(ex.ResponseSize()); c.cfg.LimitBytes > 0 && n >= c.cfg.LimitBytes {
+		c.limitHit.Store(true)
+	}
+	info := report.URLInfo{URL: ex.URL, Hops: k.hops, Via: k.via, Seed: k.seed}
+	if err := c.events.URLFetch(info, ex.StatusCode, ex.ResponseSize(), ex.Duration); err != nil {
+		return res, fmt.Errorf("crawl: %w", err)
+	}
+	if err := c.events.URLOutput(info, res.Filename, res.Offset); err != nil {
+		return res, fmt.Errorf("crawl: %w", err)
+	}
+	ann := k.annotations
+	if res.Revisit {
+		ann = append(ann, "duplicate:digest")
+	}
+	if ex.Truncated != "" {
+		ann = append(ann, "truncated:"+ex.Truncated)
+	}
+	return res, c.logLine(report.Line{
+		Status: ex.StatusCode, Size: ex.ResponseSize(), URL: ex.URL, Hops: k.hops, Via: k.via,
+		MIME: mediaType(ex.Header.Get("Content-Type")), Thread: worker,
+		FetchStart: ex.Started, FetchDur: ex.Duration, Digest: res.PayloadDigest, Seed: k.seed,
+		Annotations: ann,
+		Extra:       map[string]any{"warcFilename": res.Filename, "warcFileOffset": res.Offset, "contentSize": ex.ResponseSize()},
+	})
 }
 
 // obeyNofollow drops the links robots meta nofollow or rel=nofollow forbid following (unless

@@ -2,7 +2,6 @@ package crawl
 
 import (
 	"context"
-	"fmt"
 	"net/url"
 	"sync"
 	"time"
@@ -10,7 +9,6 @@ import (
 	"github.com/amber-crawler/amber/fetch"
 	"github.com/amber-crawler/amber/frontier"
 	"github.com/amber-crawler/amber/report"
-	"github.com/amber-crawler/amber/warc"
 )
 
 // robotsTTL is how long a robots.txt is trusted before it is fetched again.
@@ -126,7 +124,7 @@ func (g *robotsGate) fetch(ctx context.Context, worker int, origin string, u fro
 			// No answer is treated like a 5xx: disallowed for now, asked again later.
 			return fetch.ParseRobots(503, nil, c.cfg.Fetch.UserAgent), nil
 		}
-		body, err := g.record(worker, ex, target, via, hops, u.Seed)
+		body, err := g.record(worker, ex, via, hops, u.Seed)
 		if err != nil {
 			return fetch.RobotsPolicy{}, err
 		}
@@ -146,23 +144,9 @@ func (g *robotsGate) fetch(ctx context.Context, worker int, origin string, u fro
 }
 
 // record archives one robots.txt exchange, logs it, closes it, and returns its decoded body.
-func (g *robotsGate) record(worker int, ex *fetch.Exchange, target, via, hops, seed string) ([]byte, error) {
-	c := g.c
+func (g *robotsGate) record(worker int, ex *fetch.Exchange, via, hops, seed string) ([]byte, error) {
 	defer ex.Close()
 	body, _ := readBody(ex)
-	res, err := c.warc.WriteCapture(warc.Capture{
-		URL: target, Date: ex.Started, IP: ex.RemoteIP, Request: ex.Request,
-		Response: responseReader(ex), ResponseSize: ex.ResponseSize(), Truncated: ex.Truncated,
-		Via: via, Hops: hops, Seed: seed, Extra: captureFields(ex),
-	})
-	if err != nil {
-		return nil, fmt.Errorf("crawl: write warc: %w", err)
-	}
-	c.bytes.Add(ex.ResponseSize())
-	return body, c.logLine(report.Line{
-		Status: ex.StatusCode, Size: ex.ResponseSize(), URL: target, Hops: hops, Via: via,
-		MIME: mediaType(ex.Header.Get("Content-Type")), Thread: worker, FetchStart: ex.Started,
-		FetchDur: ex.Duration, Digest: res.PayloadDigest, Seed: seed,
-		Extra: map[string]any{"warcFilename": res.Filename, "warcFileOffset": res.Offset, "contentSize": ex.ResponseSize()},
-	})
+	_, err := g.c.record(worker, ex, capture{hops: hops, via: via, seed: seed})
+	return body, err
 }

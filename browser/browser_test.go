@@ -27,7 +27,7 @@ func TestMain(m *testing.M) {
 	goleak.VerifyTestMain(m)
 }
 
-// site is the local test site: the files of testdata/site plus a few handlers that need
+// site is the local test site: the files of testdata/sites/js/www.example.com plus a few handlers that need
 // code (a cookie check, a redirect, a gzip-encoded stylesheet, an image that hangs).
 type site struct {
 	*httptest.Server
@@ -41,7 +41,7 @@ type site struct {
 func newSite(t testing.TB) *site {
 	t.Helper()
 	s := &site{}
-	root := filepath.Join("testdata", "site")
+	root := filepath.Join("..", "testdata", "sites", "js", "www.example.com")
 	files := http.FileServer(http.Dir(root))
 	mux := http.NewServeMux()
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
@@ -104,7 +104,7 @@ func (s *site) saw(path string) bool {
 }
 
 func readFile(t testing.TB, name string) []byte {
-	b, err := os.ReadFile(filepath.Join("testdata", "site", name))
+	b, err := os.ReadFile(filepath.Join("..", "testdata", "sites", "js", "www.example.com", name))
 	if err != nil {
 		t.Fatal(err)
 	}

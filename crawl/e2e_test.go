@@ -108,6 +108,7 @@ func TestCrawlBasicSite(t *testing.T) {
 		"http://cdn.example.net/pic.png":             200,
 		"http://cdn.example.net/robots.txt":          404,
 		"http://other.example.org/":                  report.StatusOutOfScope,
+		"https://partner.example.net/shop/":          report.StatusOutOfScope,
 		"http://other.example.org/friends.html":      report.StatusOutOfScope,
 	}
 	if diff := cmp.Diff(want, got); diff != "" {

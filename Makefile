@@ -14,12 +14,20 @@ build:
 	$(GO) build -o $(AMBER) ./cmd/amber
 	$(GO) build -o $(TESTSITE) ./internal/testsite/cmd/testsite
 
-# The independent WARC readers the tests use (warcio.js).
-tools: node_modules/warcio/package.json
+# The independent WARC readers the tests use (warcio.js), and ReplayWeb.page's ui.js and sw.js
+# for the replay test (npm pack: only the two built files, not the package's dependencies).
+tools: node_modules/warcio/package.json node_modules/.replaywebpage/replaywebpage-2.5.3.tgz
 
 node_modules/warcio/package.json: package.json
 	npm install --no-audit --no-fund
 	touch $@
+
+# The tarball is the stamp: it appears only once ui.js and sw.js are unpacked.
+node_modules/.replaywebpage/replaywebpage-2.5.3.tgz:
+	rm -rf $(@D) && mkdir -p $(@D)/pack
+	cd $(@D)/pack && npm pack --silent replaywebpage@2.5.3 >/dev/null
+	tar -xzf $(@D)/pack/$(@F) -C $(@D) --strip-components=1 package/ui.js package/sw.js
+	mv $(@D)/pack/$(@F) $@ && rmdir $(@D)/pack
 
 demo: build
 	./scripts/demo.sh

@@ -23,9 +23,20 @@ var (
 // readLine reads through the next '\n' (the line is returned with its ending). A line
 // longer than max is errLineTooLong; a last line without '\n' is io.ErrUnexpectedEOF.
 func readLine(br *bufio.Reader, max int) ([]byte, error) {
+	return readLineFunc(br, max, nil)
+}
+
+// readLineFunc is readLine that hands every fragment it consumes to consumed (when not nil)
+// before checking it, so a recorder sees exactly the bytes taken from br.
+func readLineFunc(br *bufio.Reader, max int, consumed func([]byte) error) ([]byte, error) {
 	var buf []byte
 	for {
 		frag, err := br.ReadSlice('\n')
+		if consumed != nil {
+			if cerr := consumed(frag); cerr != nil {
+				return nil, cerr
+			}
+		}
 		if len(buf)+len(frag) > max {
 			return nil, errLineTooLong
 		}
@@ -66,26 +77,7 @@ func (w *wire) record(p []byte) error {
 
 // line consumes and records one line; see readLine.
 func (w *wire) line(max int) ([]byte, error) {
-	var buf []byte
-	for {
-		frag, err := w.br.ReadSlice('\n')
-		if rerr := w.record(frag); rerr != nil {
-			return nil, rerr
-		}
-		if len(buf)+len(frag) > max {
-			return nil, errLineTooLong
-		}
-		buf = append(buf, frag...)
-		switch {
-		case err == bufio.ErrBufferFull:
-			continue
-		case err == io.EOF && len(buf) > 0:
-			return buf, io.ErrUnexpectedEOF
-		case err != nil:
-			return buf, err
-		}
-		return buf, nil
-	}
+	return readLineFunc(w.br, max, w.record)
 }
 
 // copyN consumes and records n bytes, or everything up to EOF when n < 0 (then io.EOF is

@@ -115,12 +115,14 @@ func (s *rawServer) handle(c net.Conn) {
 		s.mu.Unlock()
 		for _, st := range script {
 			if st.write != "" {
-				if _, err := io.WriteString(c, st.write); err != nil {
-					return
-				}
+				// Recorded before the write: once the bytes are on the wire the client
+				// may finish and the test may read s.sent before this goroutine runs again.
 				s.mu.Lock()
 				s.sent = append(s.sent, st.write...)
 				s.mu.Unlock()
+				if _, err := io.WriteString(c, st.write); err != nil {
+					return
+				}
 			}
 			if st.stall {
 				c.SetReadDeadline(time.Now().Add(5 * time.Second))

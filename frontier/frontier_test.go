@@ -1072,15 +1072,20 @@ func TestConcurrentCrawl(t *testing.T) {
 				}
 				mu.Lock()
 				var outs []URL
+				mk := func(n int) URL {
+					h := fmt.Sprintf("h%d", n%hosts)
+					return URL{URL: fmt.Sprintf("http://%s/%d", h, n), Host: h, Priority: -(n % 3)}
+				}
 				for i := 0; i < fanout && next < limit; i++ {
 					n := next
+					next++
 					if (n+w)%5 == 0 {
-						n = n / 2 // already seen
-					} else {
-						next++
+						// Rediscover an earlier URL as well (already seen). It must come in
+						// addition to a new one: replacing it could leave every in-flight
+						// claim with nothing new, and the crawl would rightly end early.
+						outs = append(outs, mk(n/2))
 					}
-					h := fmt.Sprintf("h%d", n%hosts)
-					outs = append(outs, URL{URL: fmt.Sprintf("http://%s/%d", h, n), Host: h, Priority: -(n % 3)})
+					outs = append(outs, mk(n))
 				}
 				retry := !retried[c.URL.URL] && len(c.URL.URL)%4 == 0
 				retried[c.URL.URL] = true

@@ -1,0 +1,49 @@
+package hop
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestLogged(t *testing.T) {
+	long := strings.Repeat("L", 60) + strings.Repeat("E", 10)
+	tests := []struct{ in, want string }{
+		{"", "-"},
+		{"L", "L"},
+		{"LLRE", "LLRE"},
+		{strings.Repeat("L", 50), strings.Repeat("L", 50)},
+		{strings.Repeat("L", 51), "1+" + strings.Repeat("L", 50)},
+		{long, "20+" + strings.Repeat("L", 40) + strings.Repeat("E", 10)},
+	}
+	for _, tt := range tests {
+		if got := Logged(tt.in); got != tt.want {
+			t.Errorf("Logged(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}
+
+func TestPathQuestions(t *testing.T) {
+	tests := []struct {
+		path      string
+		chain     bool
+		navigates bool
+	}{
+		{"", true, true},
+		{"R", true, true},
+		{"RR", true, true},
+		{"RL", false, true},
+		{"LE", false, false},
+		{"LX", false, true},
+		{"LM", false, true},
+		{"I", false, false},
+		{"P", false, false},
+	}
+	for _, tt := range tests {
+		if got := IsRedirectChain(tt.path); got != tt.chain {
+			t.Errorf("IsRedirectChain(%q) = %v, want %v", tt.path, got, tt.chain)
+		}
+		if got := Navigates(tt.path); got != tt.navigates {
+			t.Errorf("Navigates(%q) = %v, want %v", tt.path, got, tt.navigates)
+		}
+	}
+}

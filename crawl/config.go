@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"strings"
 	"time"
 
 	"github.com/amber-crawler/amber/browser"
@@ -16,126 +17,207 @@ import (
 	"github.com/amber-crawler/amber/scope"
 )
 
-// ErrConfig is wrapped by configuration errors found by New.
+// ErrConfig is wrapped by every configuration error Validate (and Run) reports; the error is a
+// *FieldError that names the field.
 var ErrConfig = errors.New("crawl: invalid config")
 
-// Config is everything one crawl needs. The zero value of a field means its documented default.
+// FieldError reports an invalid Config field. It matches ErrConfig with errors.Is, and Err (what
+// is wrong with the value) too.
+type FieldError struct {
+	Field string // the Config field, as written in Go: "Workers", "Scope.Seeds", "Fetch.UserAgent"
+	Err   error
+}
+
+// Error reads "crawl: invalid config: Workers: must be positive".
+func (e *FieldError) Error() string { return fmt.Sprintf("%v: %s: %v", ErrConfig, e.Field, e.Err) }
+
+// Unwrap returns ErrConfig and the field's error.
+func (e *FieldError) Unwrap() []error { return []error{ErrConfig, e.Err} }
+
+// DefaultUserAgent names amber and says where a site owner finds out about the crawl. Real
+// crawls should name their own contact (amber crawl --user-agent, or user_agent in the config).
+const DefaultUserAgent = "Mozilla/5.0 (compatible; amber/0.1; +https://github.com/amber-crawler/amber; contact: set --user-agent)"
+
+// DefaultConfig returns the defaults of every Config field that has one; it is the only place
+// they are set. A caller (the command line) starts from it, overlays what the archivist chose,
+// and calls Validate. The politeness defaults are those of Heritrix and Browsertrix: one request
+// at a time per host, a second between requests.
+func DefaultConfig() Config {
+	return Config{
+		Collection:      "amber",
+		Software:        "amber",
+		Workers:         8,
+		HostDelay:       time.Second,
+		HostConcurrency: 1,
+		MaxAttempts:     3,
+		RetryDelay:      10 * time.Second,
+		Fetcher:         FetcherHTTP,
+		Browser:         browser.Config{Screenshot: true},
+		Fetch:           fetch.Config{UserAgent: DefaultUserAgent},
+		WARCMaxSize:     1e9,
+		ProgressEvery:   5 * time.Second,
+	}
+}
+
+// Config is everything one crawl needs. Start from DefaultConfig, which holds the default of
+// every field that has one (given below as "Default"); Validate says what is wrong with a Config.
 type Config struct {
 	// Dir is the crawl directory (design §3). Required.
 	Dir string
-	// Collection names the crawl in warcinfo. Default "amber".
+	// Collection names the crawl in warcinfo, events and reports. Default "amber".
 	Collection string
-	// Operator and Description go into warcinfo.
+	// Operator and Description go into warcinfo. Optional.
 	Operator, Description string
-	// Software names the crawler in warcinfo. Default "amber".
+	// Software names the crawler in warcinfo and events. Default "amber".
 	Software string
-	// EffectiveConfig is the YAML written to crawl.yaml and into warcinfo.
+	// EffectiveConfig is the YAML written to crawl.yaml and into warcinfo. Optional.
 	EffectiveConfig []byte
 
-	// Scope is the scope configuration, seeds included. Scope.Seeds are the crawl's seeds.
+	// Scope is the scope configuration, seeds included. Scope.Seeds are the crawl's seeds; at
+	// least one is required.
 	Scope scope.Config
 
-	// Workers is the number of URLs fetched at once. Default 8.
+	// Workers is the number of URLs fetched at once. Default 8; must be positive.
 	Workers int
-	// HostDelay is the pause between two fetches on one host. Zero is allowed (no pause).
+	// HostDelay is the pause between two fetches on one host. Default 1s; zero: no pause.
 	HostDelay time.Duration
-	// HostConcurrency is the most requests open to one host at once. Default 1.
+	// HostConcurrency is the most requests open to one host at once. Default 1; must be positive.
 	HostConcurrency int
-	// MaxAttempts is how often a URL is tried on network errors and 5xx. Default 3.
+	// MaxAttempts is how often a URL is tried on network errors and 5xx. Default 3; must be
+	// positive.
 	MaxAttempts int
-	// RetryDelay is the wait before the first retry, doubled for each later one. Default 10s.
+	// RetryDelay is the wait before the first retry, doubled for each later one. Default 10s;
+	// must be positive.
 	RetryDelay time.Duration
-	// IgnoreRobots skips robots.txt.
+	// IgnoreRobots skips robots.txt. Default false.
 	IgnoreRobots bool
 
-	// LimitURLs stops the crawl after this many URLs were fetched (all runs together); 0: none.
+	// LimitURLs stops the crawl after this many URLs were fetched (all runs together). Default
+	// 0: no limit.
 	LimitURLs int64
-	// LimitBytes stops the crawl after this many response bytes (all runs together); 0: none.
+	// LimitBytes stops the crawl after this many response bytes (all runs together). Default
+	// 0: no limit.
 	LimitBytes int64
-	// TimeLimit stops this run after the duration; 0: none.
+	// TimeLimit stops this run after the duration. Default 0: no limit.
 	TimeLimit time.Duration
 
 	// Fetcher is FetcherHTTP (default) or FetcherBrowser: pages loaded in headless Chromium,
 	// every request recorded through the same HTTP client.
 	Fetcher string
 	// Browser configures the browser fetcher (Client, Block and Logger are set by the crawl).
+	// Default: screenshots on; the other zero fields take the browser package's defaults.
 	Browser browser.Config
 
 	// Fetch configures the HTTP client (user agent, address guard, timeouts, size limit).
+	// Default: UserAgent DefaultUserAgent (required); the other zero fields take the fetch
+	// package's defaults.
 	Fetch fetch.Config
 
-	// WARCPrefix starts WARC file names. Default: Collection.
+	// WARCPrefix starts WARC file names; it must not contain a path separator. Default empty:
+	// the Collection.
 	WARCPrefix string
-	// WARCMaxSize rotates WARC files at this size. Default 1e9.
+	// WARCMaxSize rotates WARC files at this size in bytes. Default 1e9; must be positive.
 	WARCMaxSize int64
 
 	// Documents configures the search documents written to documents.jsonl (limits, content
 	// hash fields, binary types); zero values are the Elastic reference's defaults.
 	Documents extract.DocConfig
-	// NoDocuments turns the search-document stream off.
+	// NoDocuments turns the search-document stream off. Default false.
 	NoDocuments bool
-	// NoDocumentDedup writes a document for every page, duplicates included.
+	// NoDocumentDedup writes a document for every page, duplicates included. Default false.
 	NoDocumentDedup bool
 
-	// ProgressEvery is how often a progress line is logged. Default 5s; negative: never.
+	// ProgressEvery is how often a progress line is logged. Default 5s; negative: never; zero
+	// is invalid.
 	ProgressEvery time.Duration
 	// LiveStatus, when set (a terminal), gets a status line rewritten every second instead of
-	// logged progress lines.
+	// logged progress lines. Default nil.
 	LiveStatus io.Writer
 	// StatusAddr, when set, serves Prometheus metrics on /metrics and a JSON snapshot on
-	// /status at this address (e.g. 127.0.0.1:9090).
+	// /status at this address (e.g. 127.0.0.1:9090). Default empty: no server.
 	StatusAddr string
 
-	// Logger receives operational messages. Default: discard.
+	// Logger receives operational messages. Default nil: discarded.
 	Logger *slog.Logger
 }
 
+// Validate reports the first invalid field as a *FieldError (which wraps ErrConfig). It does
+// not change c and fills in nothing: a zero Workers is an error here, not a default.
+func (c Config) Validate() error {
+	positive := errors.New("must be positive")
+	negative := errors.New("must not be negative")
+	checks := []struct {
+		field string
+		bad   bool
+		err   error
+	}{
+		{"Dir", c.Dir == "", errors.New("required")},
+		{"Scope.Seeds", len(c.Scope.Seeds) == 0, errors.New("no seeds")},
+		{"Collection", c.Collection == "", errors.New("required")},
+		{"Collection", strings.ContainsAny(c.Collection, `/\`), fmt.Errorf("%q: must not contain a path separator", c.Collection)},
+		{"Software", c.Software == "", errors.New("required")},
+		{"Workers", c.Workers <= 0, positive},
+		{"HostDelay", c.HostDelay < 0, negative},
+		{"HostConcurrency", c.HostConcurrency <= 0, positive},
+		{"MaxAttempts", c.MaxAttempts <= 0, positive},
+		{"RetryDelay", c.RetryDelay <= 0, positive},
+		{"LimitURLs", c.LimitURLs < 0, negative},
+		{"LimitBytes", c.LimitBytes < 0, negative},
+		{"TimeLimit", c.TimeLimit < 0, negative},
+		{"Fetcher", c.Fetcher != FetcherHTTP && c.Fetcher != FetcherBrowser,
+			fmt.Errorf("%q: want %s or %s", c.Fetcher, FetcherHTTP, FetcherBrowser)},
+		{"Fetch.UserAgent", strings.TrimSpace(c.Fetch.UserAgent) == "", errors.New("required")},
+		{"WARCPrefix", strings.ContainsAny(c.WARCPrefix, `/\`), fmt.Errorf("%q: must not contain a path separator", c.WARCPrefix)},
+		{"WARCMaxSize", c.WARCMaxSize <= 0, positive},
+		{"ProgressEvery", c.ProgressEvery == 0, errors.New("must not be zero (negative: never)")},
+	}
+	for _, ck := range checks {
+		if ck.bad {
+			return &FieldError{Field: ck.field, Err: ck.err}
+		}
+	}
+	return nil
+}
+
+// setDefaults prepares the Config that Run was given. A zero field that has no meaning as zero
+// (Collection, Software, Workers, HostConcurrency, MaxAttempts, RetryDelay, Fetcher,
+// Fetch.UserAgent, WARCMaxSize, ProgressEvery) takes its value from DefaultConfig, so that a
+// Config written as a literal runs; a caller that starts from DefaultConfig and validates, as
+// the command line does, is not affected. Fields whose zero has a meaning (HostDelay, the
+// limits) are left alone. Then derived values are filled in: a nil Logger discards, an empty
+// WARCPrefix is the Collection. Last, Validate.
 func (c *Config) setDefaults() error {
-	if c.Dir == "" {
-		return fmt.Errorf("%w: no crawl directory", ErrConfig)
+	d := DefaultConfig()
+	fill := func(v *int, def int) {
+		if *v == 0 {
+			*v = def
+		}
 	}
-	if len(c.Scope.Seeds) == 0 {
-		return fmt.Errorf("%w: no seeds", ErrConfig)
+	fillDur := func(v *time.Duration, def time.Duration) {
+		if *v == 0 {
+			*v = def
+		}
 	}
-	if c.Collection == "" {
-		c.Collection = "amber"
+	fillStr := func(v *string, def string) {
+		if *v == "" {
+			*v = def
+		}
 	}
-	switch c.Fetcher {
-	case "":
-		c.Fetcher = FetcherHTTP
-	case FetcherHTTP, FetcherBrowser:
-	default:
-		return fmt.Errorf("%w: fetcher %q: want %s or %s", ErrConfig, c.Fetcher, FetcherHTTP, FetcherBrowser)
+	fillStr(&c.Collection, d.Collection)
+	fillStr(&c.Software, d.Software)
+	fillStr(&c.Fetcher, d.Fetcher)
+	fillStr(&c.Fetch.UserAgent, d.Fetch.UserAgent)
+	fill(&c.Workers, d.Workers)
+	fill(&c.HostConcurrency, d.HostConcurrency)
+	fill(&c.MaxAttempts, d.MaxAttempts)
+	fillDur(&c.RetryDelay, d.RetryDelay)
+	fillDur(&c.ProgressEvery, d.ProgressEvery)
+	if c.WARCMaxSize == 0 {
+		c.WARCMaxSize = d.WARCMaxSize
 	}
-	if c.Software == "" {
-		c.Software = "amber"
-	}
-	if c.Workers <= 0 {
-		c.Workers = 8
-	}
-	if c.HostConcurrency <= 0 {
-		c.HostConcurrency = 1
-	}
-	if c.HostDelay < 0 {
-		return fmt.Errorf("%w: negative host delay", ErrConfig)
-	}
-	if c.MaxAttempts <= 0 {
-		c.MaxAttempts = 3
-	}
-	if c.RetryDelay <= 0 {
-		c.RetryDelay = 10 * time.Second
-	}
-	if c.WARCPrefix == "" {
-		c.WARCPrefix = c.Collection
-	}
-	if c.WARCMaxSize <= 0 {
-		c.WARCMaxSize = 1e9
-	}
-	if c.ProgressEvery == 0 {
-		c.ProgressEvery = 5 * time.Second
-	}
+	fillStr(&c.WARCPrefix, c.Collection)
 	if c.Logger == nil {
 		c.Logger = slog.New(slog.DiscardHandler)
 	}
-	return nil
+	return c.Validate()
 }

@@ -1,0 +1,122 @@
+package crawl
+
+import (
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/amber-crawler/amber/scope"
+)
+
+// validConfig is DefaultConfig with the two fields that have no default.
+func validConfig() Config {
+	c := DefaultConfig()
+	c.Dir = "/tmp/crawl"
+	c.Scope.Seeds = []scope.Seed{{URL: "http://www.example.com/", Type: scope.StandardSeed}}
+	return c
+}
+
+func TestDefaultConfigIsValidOnceDirAndSeedsAreSet(t *testing.T) {
+	if err := validConfig().Validate(); err != nil {
+		t.Fatalf("DefaultConfig + Dir + seeds: %v", err)
+	}
+	// Without them, the first missing field is named.
+	var fe *FieldError
+	if err := DefaultConfig().Validate(); !errors.As(err, &fe) || fe.Field != "Dir" {
+		t.Fatalf("DefaultConfig().Validate() = %v, want a FieldError for Dir", err)
+	}
+}
+
+func TestValidate(t *testing.T) {
+	tests := []struct {
+		name   string
+		modify func(*Config)
+		field  string // "" for valid
+	}{
+		{"defaults", func(*Config) {}, ""},
+		{"zero host delay is no pause", func(c *Config) { c.HostDelay = 0 }, ""},
+		{"limits set", func(c *Config) { c.LimitURLs, c.LimitBytes, c.TimeLimit = 10, 1e6, time.Hour }, ""},
+		{"browser fetcher", func(c *Config) { c.Fetcher = FetcherBrowser }, ""},
+		{"explicit prefix", func(c *Config) { c.WARCPrefix = "museum-2026" }, ""},
+		{"progress never", func(c *Config) { c.ProgressEvery = -1 }, ""},
+		{"no dir", func(c *Config) { c.Dir = "" }, "Dir"},
+		{"no seeds", func(c *Config) { c.Scope.Seeds = nil }, "Scope.Seeds"},
+		{"no collection", func(c *Config) { c.Collection = "" }, "Collection"},
+		{"collection with slash", func(c *Config) { c.Collection = "a/b" }, "Collection"},
+		{"no software", func(c *Config) { c.Software = "" }, "Software"},
+		{"zero workers", func(c *Config) { c.Workers = 0 }, "Workers"},
+		{"negative workers", func(c *Config) { c.Workers = -1 }, "Workers"},
+		{"negative host delay", func(c *Config) { c.HostDelay = -time.Second }, "HostDelay"},
+		{"zero host concurrency", func(c *Config) { c.HostConcurrency = 0 }, "HostConcurrency"},
+		{"zero attempts", func(c *Config) { c.MaxAttempts = 0 }, "MaxAttempts"},
+		{"zero retry delay", func(c *Config) { c.RetryDelay = 0 }, "RetryDelay"},
+		{"negative URL limit", func(c *Config) { c.LimitURLs = -1 }, "LimitURLs"},
+		{"negative byte limit", func(c *Config) { c.LimitBytes = -1 }, "LimitBytes"},
+		{"negative time limit", func(c *Config) { c.TimeLimit = -time.Second }, "TimeLimit"},
+		{"empty fetcher", func(c *Config) { c.Fetcher = "" }, "Fetcher"},
+		{"unknown fetcher", func(c *Config) { c.Fetcher = "wget" }, "Fetcher"},
+		{"blank user agent", func(c *Config) { c.Fetch.UserAgent = "  " }, "Fetch.UserAgent"},
+		{"prefix with slash", func(c *Config) { c.WARCPrefix = "../evil" }, "WARCPrefix"},
+		{"prefix with backslash", func(c *Config) { c.WARCPrefix = `a\b` }, "WARCPrefix"},
+		{"zero WARC size", func(c *Config) { c.WARCMaxSize = 0 }, "WARCMaxSize"},
+		{"zero progress interval", func(c *Config) { c.ProgressEvery = 0 }, "ProgressEvery"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c := validConfig()
+			tt.modify(&c)
+			err := c.Validate()
+			if tt.field == "" {
+				if err != nil {
+					t.Fatalf("Validate() = %v, want nil", err)
+				}
+				return
+			}
+			var fe *FieldError
+			if !errors.As(err, &fe) {
+				t.Fatalf("Validate() = %v, want a *FieldError", err)
+			}
+			if fe.Field != tt.field {
+				t.Errorf("Field = %q, want %q", fe.Field, tt.field)
+			}
+			if !errors.Is(err, ErrConfig) {
+				t.Errorf("%v does not match ErrConfig", err)
+			}
+		})
+	}
+}
+
+// TestSetDefaults: a Config literal that leaves fields zero runs with DefaultConfig's values
+// and the derived ones; a value set stays, and an invalid one is still an error.
+func TestSetDefaults(t *testing.T) {
+	c := Config{Dir: "/tmp/crawl", Collection: "museum",
+		Scope: scope.Config{Seeds: []scope.Seed{{URL: "http://www.example.com/"}}}, Workers: 2}
+	if err := c.setDefaults(); err != nil {
+		t.Fatal(err)
+	}
+	d := DefaultConfig()
+	if c.Workers != 2 || c.HostConcurrency != d.HostConcurrency || c.MaxAttempts != d.MaxAttempts ||
+		c.RetryDelay != d.RetryDelay || c.Fetcher != d.Fetcher || c.WARCMaxSize != d.WARCMaxSize ||
+		c.Fetch.UserAgent != d.Fetch.UserAgent || c.ProgressEvery != d.ProgressEvery || c.Software != d.Software {
+		t.Errorf("after setDefaults: %+v", c)
+	}
+	if c.HostDelay != 0 {
+		t.Errorf("HostDelay = %v, want 0 (zero means no pause; it is not defaulted)", c.HostDelay)
+	}
+	if c.WARCPrefix != "museum" || c.Logger == nil {
+		t.Errorf("derived: WARCPrefix %q, Logger %v; want museum, a logger", c.WARCPrefix, c.Logger)
+	}
+
+	bad := Config{Dir: "/tmp/crawl", Scope: c.Scope, Workers: -3}
+	var fe *FieldError
+	if err := bad.setDefaults(); !errors.As(err, &fe) || fe.Field != "Workers" {
+		t.Errorf("setDefaults with Workers -3 = %v, want a FieldError for Workers", err)
+	}
+}
+
+func TestFieldErrorMessage(t *testing.T) {
+	err := error(&FieldError{Field: "Workers", Err: errors.New("must be positive")})
+	if got, want := err.Error(), "crawl: invalid config: Workers: must be positive"; got != want {
+		t.Errorf("Error() = %q, want %q", got, want)
+	}
+}

@@ -63,7 +63,7 @@ func BenchmarkFetch(b *testing.B) {
 			for range tabs {
 				wg.Go(func() {
 					for next.Add(1) <= int64(b.N) {
-						p, err := f.Fetch(context.Background(), s.URL+"/", nil)
+						p, err := f.Load(context.Background(), s.URL+"/", nil)
 						if err != nil {
 							b.Error(err)
 							return

@@ -91,10 +91,10 @@ type Config struct {
 	RecycleAfter int
 	// Client performs every request of the browser. Required.
 	Client *fetch.Client
-	// Block, when set, is asked for every request URL; a request it returns true for is
-	// not fetched (the browser gets a network error) and is listed in Page.Blocked.
-	// It must be safe for concurrent use.
-	Block func(url string) bool
+	// Block, when set, is asked for every request URL; a request it returns a reason for
+	// (non-empty) is not fetched (the browser gets a network error) and is listed in
+	// Page.Blocked with that reason. It must be safe for concurrent use.
+	Block func(url string) (reason string)
 	// UserAgent is the browser's User-Agent (sent on every request, also reported to
 	// scripts by navigator.userAgent); "" keeps Chromium's own.
 	UserAgent string
@@ -166,13 +166,14 @@ type Page struct {
 	// caller must Close them.
 	Exchanges []*fetch.Exchange
 	// Blocked lists the request URLs Config.Block refused, in order, without duplicates.
-	Blocked []string
+	Blocked []fetch.Refusal
 	// Failed lists the requests that got no response (fetch.Client errors, which are
 	// *fetch.Error) or were not performed (ErrRequestBody).
-	Failed []Failure
+	Failed []fetch.Failure
 	// Outlinks are the a[href] and area[href] links of the rendered DOM of every frame,
-	// absolute, http(s) only, in document order, without duplicates.
-	Outlinks []Link
+	// absolute, http(s) only, in document order, without duplicates; NoFollow is set by the
+	// link's rel or its frame's robots meta.
+	Outlinks []fetch.Link
 	// HTML is the rendered DOM of the main frame (doctype and outerHTML of the root). For a
 	// document that is not HTML (an image, say) it is Chromium's page showing it; the
 	// Content-Type of the page's exchange tells which. Empty when the page did not render
@@ -184,18 +185,6 @@ type Page struct {
 	Screenshot []byte
 	// TimedOut reports that Config.PageTimeout was reached; what was captured is kept.
 	TimedOut bool
-}
-
-// Link is one outlink of a rendered page.
-type Link struct {
-	URL     string // absolute
-	Context string // "a/@href" or "area/@href"
-}
-
-// Failure is one request of a page that got no response.
-type Failure struct {
-	URL string
-	Err error
 }
 
 // Close closes every exchange of the page.
@@ -261,7 +250,7 @@ func (f *Fetcher) Close() error {
 	return nil
 }
 
-// Fetch loads pageURL in a tab, runs the behaviours and returns the page. header holds
+// Load loads pageURL in a tab, runs the behaviours and returns the page. header holds
 // extra request headers for the page's own request (such as Referer); it may be nil.
 //
 // Any HTTP status of the page is a result, and a page that reaches Config.PageTimeout is
@@ -271,7 +260,7 @@ func (f *Fetcher) Close() error {
 // when Chromium failed twice (ErrBrowser). A browser that crashes or hangs is restarted and
 // the page is tried once more on the new one. With a nil error the page has at least one
 // exchange, its own.
-func (f *Fetcher) Fetch(ctx context.Context, pageURL string, header http.Header) (*Page, error) {
+func (f *Fetcher) Load(ctx context.Context, pageURL string, header http.Header) (*Page, error) {
 	select {
 	case f.slots <- struct{}{}:
 	case <-ctx.Done():
@@ -311,11 +300,26 @@ func (f *Fetcher) Fetch(ctx context.Context, pageURL string, header http.Header)
 	return nil, fmt.Errorf("%w: %s: %w", ErrBrowser, pageURL, lastErr)
 }
 
-// Do performs one request with Config.Client, without the browser: for what needs no
-// rendering (robots.txt, sitemaps, a non-HTML resource), so that *Fetcher can stand wherever
-// a fetch.Fetcher is expected.
-func (f *Fetcher) Do(ctx context.Context, req fetch.Request) (*fetch.Exchange, error) {
-	return f.cfg.Client.Do(ctx, req)
+// Fetch loads req.URL as a page (see Load; req.Header goes with the page's own request; the
+// method must be GET) and returns the page as a fetch.Result: its exchanges, what rendering
+// showed, and the sub-requests that were blocked or failed.
+func (f *Fetcher) Fetch(ctx context.Context, req fetch.Request) (*fetch.Result, error) {
+	if req.Method != "" && req.Method != http.MethodGet {
+		return nil, &fetch.Error{Kind: fetch.InvalidURL, URL: req.URL, Err: ErrRequestBody}
+	}
+	p, err := f.Load(ctx, req.URL, req.Header)
+	if err != nil {
+		return nil, err
+	}
+	return &fetch.Result{
+		Exchanges: p.Exchanges,
+		Render: &fetch.Render{
+			FinalURL: p.FinalURL, HTML: p.HTML, Title: p.Title, Links: p.Outlinks,
+			Screenshot: p.Screenshot, TimedOut: p.TimedOut,
+		},
+		Blocked: p.Blocked,
+		Failed:  p.Failed,
+	}, nil
 }
 
 var _ fetch.Fetcher = (*Fetcher)(nil)
@@ -450,4 +454,12 @@ func (f *Fetcher) release(t *tab, reuse, kill bool) {
 	if closeTab {
 		t.close()
 	}
+}
+
+// blockReason asks Config.Block about a request URL: "" lets it through.
+func (f *Fetcher) blockReason(u string) string {
+	if f.cfg.Block == nil {
+		return ""
+	}
+	return f.cfg.Block(u)
 }

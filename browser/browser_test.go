@@ -135,12 +135,17 @@ func newFetcher(t testing.TB, mod func(*Config)) *Fetcher {
 	}
 	t.Cleanup(func() { client.Close() })
 	cfg := Config{
-		Path:         path,
-		Client:       client,
-		Screenshot:   true,
-		PageTimeout:  45 * time.Second,
-		NetworkIdle:  300 * time.Millisecond,
-		Block:        func(u string) bool { return strings.Contains(u, "/blocked/") },
+		Path:        path,
+		Client:      client,
+		Screenshot:  true,
+		PageTimeout: 45 * time.Second,
+		NetworkIdle: 300 * time.Millisecond,
+		Block: func(u string) string {
+			if strings.Contains(u, "/blocked/") {
+				return "block:contains:/blocked/"
+			}
+			return ""
+		},
 		UserAgent:    "amber-test/1.0 (Chromium)",
 		RecycleAfter: 50,
 		Logger:       slog.New(slog.DiscardHandler),
@@ -160,7 +165,7 @@ func fetchPage(t testing.TB, f *Fetcher, u string) *Page {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	p, err := f.Fetch(ctx, u, nil)
+	p, err := f.Load(ctx, u, nil)
 	if err != nil {
 		t.Fatalf("Fetch(%s): %v", u, err)
 	}
@@ -266,7 +271,7 @@ func checkIndex(t testing.TB, s *site, p *Page, shot bool) {
 		t.Errorf("page request lacks the configured User-Agent:\n%s", ex.Request)
 	}
 
-	if len(p.Blocked) != 1 || p.Blocked[0] != base+"/blocked/ad.png" {
+	if len(p.Blocked) != 1 || p.Blocked[0] != (fetch.Refusal{URL: base + "/blocked/ad.png", Reason: "block:contains:/blocked/"}) {
 		t.Errorf("Blocked = %v", p.Blocked)
 	}
 	if s.saw("/blocked/ad.png") {
@@ -276,15 +281,16 @@ func checkIndex(t testing.TB, s *site, p *Page, shot bool) {
 		t.Errorf("blocked resource recorded")
 	}
 
-	links := map[Link]bool{}
+	links := map[fetch.Link]bool{}
 	for _, l := range p.Outlinks {
 		links[l] = true
 	}
-	for _, l := range []Link{
-		{base + "/made-by-script.html?x=1", "a/@href"},
-		{base + "/static-link.html", "a/@href"},
-		{base + "/area-link.html", "area/@href"},
-		{base + "/from-frame.html", "a/@href"},
+	for _, l := range []fetch.Link{
+		{URL: base + "/made-by-script.html?x=1", Context: "a/@href"},
+		{URL: base + "/static-link.html", Context: "a/@href"},
+		{URL: base + "/nofollow-link.html", Context: "a/@href", NoFollow: true},
+		{URL: base + "/area-link.html", Context: "area/@href"},
+		{URL: base + "/from-frame.html", Context: "a/@href"},
 	} {
 		if !links[l] {
 			t.Errorf("outlink %v missing; have %v", l, p.Outlinks)
@@ -341,7 +347,7 @@ func TestFetchPage(t *testing.T) {
 		}
 		addr := l.Addr().String()
 		l.Close() // nothing listens there now
-		_, err = f.Fetch(context.Background(), "http://"+addr+"/", nil)
+		_, err = f.Load(context.Background(), "http://"+addr+"/", nil)
 		var fe *fetch.Error
 		if !errors.As(err, &fe) || fe.Kind != fetch.Connect {
 			t.Fatalf("err = %v, want a fetch.Connect error", err)
@@ -386,7 +392,7 @@ func TestTabsConcurrent(t *testing.T) {
 		errs := make([]error, 4)
 		for i := range pages {
 			wg.Go(func() {
-				pages[i], errs[i] = f.Fetch(context.Background(), s.URL+"/", nil)
+				pages[i], errs[i] = f.Load(context.Background(), s.URL+"/", nil)
 			})
 		}
 		wg.Wait()
@@ -580,12 +586,16 @@ func TestUnrecorded(t *testing.T) {
 		t.Errorf("POST not reported in Failed: %v", p.Failed)
 	}
 
-	ex, err := f.Do(context.Background(), fetch.Request{URL: s.URL + "/data.json"})
+	// As a fetch.Fetcher, the browser returns the page's exchanges and its rendering.
+	res, err := f.Fetch(context.Background(), fetch.Request{URL: s.URL + "/data.json"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer ex.Close()
-	if got := body(t, ex); !bytes.Equal(got, readFile(t, "data.json")) {
-		t.Errorf("Do: body %q", got)
+	defer res.Close()
+	if got := body(t, res.Exchanges[0]); !bytes.Equal(got, readFile(t, "data.json")) {
+		t.Errorf("Fetch: body %q", got)
+	}
+	if res.Render == nil || res.Render.FinalURL != s.URL+"/data.json" {
+		t.Errorf("Fetch: Render = %+v", res.Render)
 	}
 }

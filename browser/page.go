@@ -38,8 +38,8 @@ type recorder struct {
 
 	mu        sync.Mutex // guards the fields below
 	slots     []*fetch.Exchange
-	blocked   []string
-	failed    []Failure
+	blocked   []fetch.Refusal
+	failed    []fetch.Failure
 	inflight  int
 	changed   time.Time // last request start or end
 	mainErr   error     // the page's own request got no response
@@ -89,10 +89,10 @@ func (r *recorder) handle(ev *cdpfetch.EventRequestPaused, slot int) {
 		fail(network.ErrorReasonBlockedByClient)
 		return
 	}
-	if block := t.f.cfg.Block; block != nil && block(u) {
+	if reason := t.f.blockReason(u); reason != "" {
 		r.mu.Lock()
-		if !slices.Contains(r.blocked, u) {
-			r.blocked = append(r.blocked, u)
+		if !slices.ContainsFunc(r.blocked, func(b fetch.Refusal) bool { return b.URL == u }) {
+			r.blocked = append(r.blocked, fetch.Refusal{URL: u, Reason: reason})
 		}
 		r.mu.Unlock()
 		fail(network.ErrorReasonBlockedByClient)
@@ -162,7 +162,7 @@ func (r *recorder) handle(ev *cdpfetch.EventRequestPaused, slot int) {
 
 func (r *recorder) addFailed(u string, err error) {
 	r.mu.Lock()
-	r.failed = append(r.failed, Failure{URL: u, Err: err})
+	r.failed = append(r.failed, fetch.Failure{URL: u, Err: err})
 	r.mu.Unlock()
 }
 
@@ -572,7 +572,24 @@ func (t *tab) eval(ctx context.Context, world runtime.ExecutionContextID, expr s
 }
 
 // linksJS lists the a[href] and area[href] of a document, resolved against its base URL.
-const linksJS = `(() => Array.from(document.querySelectorAll('a[href], area[href]'), e => [e.localName, e.href]))()`
+const linksJS = `(() => {
+	const robots = Array.from(document.querySelectorAll('meta[name]'))
+		.filter(m => m.name.trim().toLowerCase() === 'robots' && !m.closest('noscript'))
+		.map(m => (m.content || '').toLowerCase()).join(',');
+	const frameNoFollow = /(^|[\s,])(nofollow|none)([\s,]|$)/.test(robots);
+	return Array.from(document.querySelectorAll('a[href], area[href]'), e => ({
+		context: e.localName,
+		url: e.href,
+		nofollow: frameNoFollow || (e.relList ? e.relList.contains('nofollow') : false),
+	}));
+})()`
+
+// frameLink is one entry of linksJS's answer.
+type frameLink struct {
+	Context  string `json:"context"`
+	URL      string `json:"url"`
+	NoFollow bool   `json:"nofollow"`
+}
 
 // documentJS reads the main frame's rendered HTML, title and URL, and scrolls back to the
 // top for the screenshot.
@@ -604,7 +621,7 @@ func (t *tab) collect(ctx context.Context, p *Page) error {
 	}
 	walk(tree.FrameTree)
 
-	seen := map[Link]bool{}
+	seen := map[string]bool{}
 	for i, fr := range frames {
 		world, err := t.world(ctx, fr)
 		if err != nil {
@@ -620,7 +637,7 @@ func (t *tab) collect(ctx context.Context, p *Page) error {
 			}
 			p.HTML, p.Title, p.FinalURL = doc[0], doc[1], doc[2]
 		}
-		var links [][2]string
+		var links []frameLink
 		if err := t.eval(ctx, world, linksJS, &links); err != nil {
 			if i == 0 {
 				return err
@@ -628,13 +645,23 @@ func (t *tab) collect(ctx context.Context, p *Page) error {
 			continue
 		}
 		for _, l := range links {
-			if !isHTTP(l[1]) {
+			if !isHTTP(l.URL) {
 				continue
 			}
-			link := Link{URL: l[1], Context: l[0] + "/@href"}
-			if !seen[link] {
-				seen[link] = true
-				p.Outlinks = append(p.Outlinks, link)
+			// A URL linked several times is followed unless every link to it says nofollow
+			// (as extract does for a parsed page).
+			key := l.Context + " " + l.URL
+			if !seen[key] {
+				seen[key] = true
+				p.Outlinks = append(p.Outlinks, fetch.Link{URL: l.URL, Context: l.Context + "/@href", NoFollow: l.NoFollow})
+				continue
+			}
+			if !l.NoFollow {
+				for j := range p.Outlinks {
+					if o := &p.Outlinks[j]; o.URL == l.URL && o.Context == l.Context+"/@href" {
+						o.NoFollow = false
+					}
+				}
 			}
 		}
 	}

@@ -74,6 +74,9 @@ type crawler struct {
 	reserved atomic.Int64 // fetched + claims under way that may become responses; bounds LimitURLs
 	limitHit atomic.Bool
 	done     atomic.Bool // the frontier said nothing is left
+	tally    tally       // crawl.log lines of this run by status and outcome
+	started  time.Time   // when this run started
+	startN   int64       // fetched when this run started
 
 	hostsMu sync.Mutex          // guards hosts
 	hosts   map[string]struct{} // hosts whose favicon was inferred in this run
@@ -85,14 +88,12 @@ type crawler struct {
 // the same directory resumes the crawl; on a finished crawl it returns EndAlreadyFinished.
 // Errors are fatal conditions (the directory cannot be written, the state cannot be opened); a
 // URL that fails is an outcome recorded in crawl.log, not an error.
-func Run(ctx context.Context, cfg Config) (Result, error) {
+func Run(ctx context.Context, cfg Config) (res Result, err error) {
 	if err := cfg.setDefaults(); err != nil {
 		return Result{}, err
 	}
-	for _, d := range []string{StateDir, WARCDir, filepath.Dir(CDXJFile), filepath.Dir(CrawlLogFile)} {
-		if err := os.MkdirAll(filepath.Join(cfg.Dir, d), 0o755); err != nil {
-			return Result{}, fmt.Errorf("crawl: %w", err)
-		}
+	if err := makeDirs(cfg.Dir); err != nil {
+		return Result{}, err
 	}
 	front, err := frontier.Open(frontier.Config{
 		Dir:             filepath.Join(cfg.Dir, StateDir),
@@ -101,47 +102,113 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 		MaxAttempts:     cfg.MaxAttempts,
 	})
 	if err != nil {
-		return Result{}, fmt.Errorf("crawl: open frontier: %w", err)
+		return Result{}, fmt.Errorf("open frontier: %w", err)
 	}
-	defer front.Close()
+	defer func() {
+		if cerr := front.Close(); cerr != nil && err == nil {
+			err = fmt.Errorf("close frontier: %w", cerr)
+		}
+	}()
 
 	if v, ok, err := front.Meta(metaFinished); err != nil {
-		return Result{}, fmt.Errorf("crawl: %w", err)
+		return Result{}, fmt.Errorf("read crawl state: %w", err)
 	} else if ok {
 		cfg.Logger.Info("crawl already finished; nothing to do", "dir", cfg.Dir, "finished", string(v))
 		c := &crawler{front: front}
 		c.loadCounters()
 		return c.result(EndAlreadyFinished), nil
 	}
+	c, err := open(ctx, cfg, front)
+	if err != nil {
+		return Result{}, err
+	}
+	stopServer, err := c.startServer(c.started, c.startN)
+	if err != nil {
+		return c.finish("", err)
+	}
+	defer stopServer() // after the final counters and reports: a last scrape sees them
+	end, runErr := c.begin(ctx)
+	if runErr == nil {
+		end, runErr = c.run(ctx)
+	}
+	return c.finish(end, runErr)
+}
 
-	if len(cfg.EffectiveConfig) > 0 {
-		if err := os.WriteFile(filepath.Join(cfg.Dir, ConfigFile), cfg.EffectiveConfig, 0o644); err != nil {
-			return Result{}, fmt.Errorf("crawl: write %s: %w", ConfigFile, err)
+// makeDirs creates the directories of the crawl directory.
+func makeDirs(dir string) error {
+	for _, d := range []string{StateDir, WARCDir, filepath.Dir(CDXJFile), filepath.Dir(CrawlLogFile)} {
+		if err := os.MkdirAll(filepath.Join(dir, d), 0o755); err != nil {
+			return fmt.Errorf("create crawl directory: %w", err)
 		}
 	}
-	sc, err := scope.New(cfg.Scope)
-	if err != nil {
-		return Result{}, fmt.Errorf("crawl: %w", err)
-	}
-	client, err := fetch.NewClient(cfg.Fetch)
-	if err != nil {
-		return Result{}, fmt.Errorf("crawl: %w", err)
-	}
-	defer client.Close()
+	return nil
+}
 
+// open prepares a run on an open frontier: scope, HTTP client, WARC files (recovering those an
+// earlier run left open), crawl.log, events, documents and the browser. On an error everything
+// it opened is closed again.
+func open(ctx context.Context, cfg Config, front *frontier.Frontier) (c *crawler, err error) {
+	c = &crawler{cfg: cfg, log: cfg.Logger, front: front, hosts: make(map[string]struct{}), started: time.Now()}
+	defer func() {
+		if err != nil {
+			c.close()
+			if c.events != nil {
+				c.events.Close()
+			}
+		}
+	}()
+	if len(cfg.EffectiveConfig) > 0 {
+		if err := os.WriteFile(filepath.Join(cfg.Dir, ConfigFile), cfg.EffectiveConfig, 0o644); err != nil {
+			return c, fmt.Errorf("write %s: %w", ConfigFile, err)
+		}
+	}
+	if c.scope, err = scope.New(cfg.Scope); err != nil {
+		return c, fmt.Errorf("build scope: %w", err)
+	}
+	if c.client, err = fetch.NewClient(cfg.Fetch); err != nil {
+		return c, fmt.Errorf("build http client: %w", err)
+	}
+	if c.warc, err = c.openWARC(); err != nil {
+		return c, err
+	}
+	if c.clog, err = report.OpenCrawlLog(filepath.Join(cfg.Dir, CrawlLogFile)); err != nil {
+		return c, fmt.Errorf("open crawl.log: %w", err)
+	}
+	if c.events, err = report.OpenEvents(filepath.Join(cfg.Dir, EventsFile), report.EventsConfig{CrawlID: cfg.Collection, Version: cfg.Software}); err != nil {
+		return c, fmt.Errorf("open events: %w", err)
+	}
+	if !cfg.NoDocuments {
+		if c.docs, err = openDocStream(filepath.Join(cfg.Dir, DocumentsFile), front, cfg.Documents, !cfg.NoDocumentDedup); err != nil {
+			return c, err
+		}
+	}
+	if cfg.Fetcher == FetcherBrowser {
+		if c.browser, err = c.newBrowser(ctx); err != nil {
+			return c, err
+		}
+	}
+	c.robots = newRobotsGate(c)
+	c.loadCounters()
+	c.startN = c.fetched.Load()
+	return c, nil
+}
+
+// openWARC recovers the WARC files an earlier run left open and opens the writer.
+func (c *crawler) openWARC() (*warc.Writer, error) {
+	cfg := c.cfg
 	recovered, err := warc.Recover(filepath.Join(cfg.Dir, WARCDir), filepath.Join(cfg.Dir, CDXJFile))
 	if err != nil {
-		return Result{}, fmt.Errorf("crawl: recover warcs: %w", err)
+		return nil, fmt.Errorf("recover warcs: %w", err)
 	}
 	for _, r := range recovered {
-		cfg.Logger.Warn("recovered WARC file left open by an earlier run", "file", fmt.Sprintf("%+v", r))
+		c.log.Warn("recovered WARC file left open by an earlier run", "file", fmt.Sprintf("%+v", r))
 	}
 	w, err := warc.NewWriter(warc.Config{
 		Dir:      filepath.Join(cfg.Dir, WARCDir),
 		Prefix:   cfg.WARCPrefix,
 		MaxSize:  cfg.WARCMaxSize,
 		CDXJPath: filepath.Join(cfg.Dir, CDXJFile),
-		Dedup:    front,
+		Dedup:    c.front,
 		Info: warc.Info{
 			Software:    cfg.Software,
 			Operator:    cfg.Operator,
@@ -151,106 +218,101 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 		},
 	})
 	if err != nil {
-		return Result{}, fmt.Errorf("crawl: %w", err)
+		return nil, fmt.Errorf("open warc writer: %w", err)
 	}
-	clog, err := report.OpenCrawlLog(filepath.Join(cfg.Dir, CrawlLogFile))
-	if err != nil {
-		w.Close()
-		return Result{}, fmt.Errorf("crawl: %w", err)
-	}
-	_, resumed, err := front.Meta(metaStarted)
-	if err != nil {
-		w.Close()
-		clog.Close()
-		return Result{}, fmt.Errorf("crawl: %w", err)
-	}
-	events, err := report.OpenEvents(filepath.Join(cfg.Dir, EventsFile), report.EventsConfig{CrawlID: cfg.Collection, Version: cfg.Software})
-	if err != nil {
-		w.Close()
-		clog.Close()
-		return Result{}, fmt.Errorf("crawl: %w", err)
-	}
+	return w, nil
+}
 
-	c := &crawler{
-		cfg:    cfg,
-		log:    cfg.Logger,
-		scope:  sc,
-		front:  front,
-		client: client,
-		warc:   w,
-		clog:   clog,
-		events: events,
-		hosts:  make(map[string]struct{}),
+// begin records the start of the run: what the reports need to know, and the crawl-start event.
+func (c *crawler) begin(context.Context) (string, error) {
+	_, resumed, err := c.front.Meta(metaStarted)
+	if err != nil {
+		return "", fmt.Errorf("read crawl state: %w", err)
 	}
-	c.robots = newRobotsGate(c)
-	c.loadCounters()
-	var runErr error
-	if !cfg.NoDocuments {
-		c.docs, runErr = openDocStream(filepath.Join(cfg.Dir, DocumentsFile), front, cfg.Documents, !cfg.NoDocumentDedup)
+	if err := c.describe(); err != nil {
+		return "", err
 	}
-	if runErr == nil && cfg.Fetcher == FetcherBrowser {
-		c.browser, runErr = c.newBrowser(ctx)
+	if err := c.events.CrawlStart(resumed, len(c.cfg.Scope.Seeds)); err != nil {
+		return "", fmt.Errorf("write crawl-start event: %w", err)
 	}
-	if runErr == nil {
-		runErr = c.describe()
-	}
-	end := ""
-	if runErr == nil {
-		runErr = events.CrawlStart(resumed, len(cfg.Scope.Seeds))
-	}
-	if runErr == nil {
-		end, runErr = c.run(ctx)
-	}
+	return "", nil
+}
 
-	// Shut down in the designed order: the workers have stopped; close the browser, the WARC
-	// (it loses its .open), then crawl.log, then record counters and the end in the frontier
-	// (closed by defer).
+// close closes what open opened, in the designed order: the browser, the WARC files (they lose
+// their .open), documents, crawl.log, events. It returns the first error.
+func (c *crawler) close() error {
+	var first error
+	keep := func(err error, what string) {
+		if err != nil && first == nil {
+			first = fmt.Errorf("close %s: %w", what, err)
+		}
+	}
 	if c.browser != nil {
 		if err := c.browser.Close(); err != nil {
-			cfg.Logger.Warn("close browser", "err", err)
+			c.log.Warn("close browser", "err", err)
 		}
+		c.browser = nil
 	}
-	if err := w.Close(); err != nil && runErr == nil {
-		runErr = fmt.Errorf("crawl: close warc: %w", err)
+	if c.client != nil {
+		c.client.Close()
+		c.client = nil
+	}
+	if c.warc != nil {
+		keep(c.warc.Close(), "warc")
+		c.warc = nil
 	}
 	if c.docs != nil {
-		if err := c.docs.close(); err != nil && runErr == nil {
-			runErr = err
-		}
+		keep(c.docs.close(), "documents")
+		c.docs = nil
 	}
-	if err := clog.Close(); err != nil && runErr == nil {
-		runErr = fmt.Errorf("crawl: %w", err)
+	if c.clog != nil {
+		keep(c.clog.Close(), "crawl.log")
+		c.clog = nil
+	}
+	return first
+}
+
+// finish shuts the run down after the workers stopped: everything closed, counters and the end
+// recorded in the frontier, the crawl-end event, the sorted index and the reports. Reports are
+// written whatever the end; a failure to write them is reported but does not hide the crawl's
+// own outcome.
+func (c *crawler) finish(end string, runErr error) (Result, error) {
+	if err := c.close(); err != nil && runErr == nil {
+		runErr = err
 	}
 	if err := c.saveCounters(); err != nil && runErr == nil {
 		runErr = err
 	}
 	now := time.Now().UTC()
 	if runErr == nil && end == EndFinished {
-		if err := front.PutMeta(metaFinished, []byte(now.Format(time.RFC3339))); err != nil {
-			runErr = fmt.Errorf("crawl: %w", err)
+		if err := c.front.PutMeta(metaFinished, []byte(now.Format(time.RFC3339))); err != nil {
+			runErr = fmt.Errorf("record crawl end: %w", err)
 		}
 	}
 	endReason := end
 	if runErr != nil {
 		endReason = report.EndFailed
 	}
-	if err := front.PutMeta(metaEnd, []byte(endReason+" "+now.Format(time.RFC3339Nano))); err != nil && runErr == nil {
-		runErr = fmt.Errorf("crawl: %w", err)
+	if err := c.front.PutMeta(metaEnd, []byte(endReason+" "+now.Format(time.RFC3339Nano))); err != nil && runErr == nil {
+		runErr = fmt.Errorf("record crawl end: %w", err)
 	}
-	msg := fmt.Sprintf("%d URLs fetched, %d bytes", c.fetched.Load(), c.bytes.Load())
-	if runErr != nil {
-		msg = runErr.Error()
+	if err := c.front.Sync(); err != nil && runErr == nil {
+		runErr = fmt.Errorf("sync frontier: %w", err)
 	}
-	if err := events.CrawlEnd(endReason, msg); err != nil && runErr == nil {
-		runErr = fmt.Errorf("crawl: %w", err)
+	if c.events != nil {
+		msg := fmt.Sprintf("%d URLs fetched, %d bytes", c.fetched.Load(), c.bytes.Load())
+		if runErr != nil {
+			msg = runErr.Error()
+		}
+		if err := c.events.CrawlEnd(endReason, msg); err != nil && runErr == nil {
+			runErr = fmt.Errorf("write crawl-end event: %w", err)
+		}
+		if err := c.events.Close(); err != nil && runErr == nil {
+			runErr = fmt.Errorf("close events: %w", err)
+		}
 	}
-	if err := events.Close(); err != nil && runErr == nil {
-		runErr = fmt.Errorf("crawl: %w", err)
-	}
-	// Reports are written whatever the end; a failure to write them is reported but does not
-	// hide the crawl's own outcome.
-	if err := writeReports(cfg.Dir, front, now, endReason); err != nil {
-		cfg.Logger.Error("write reports", "err", err)
+	if err := writeReports(c.cfg.Dir, c.front, now, endReason); err != nil {
+		c.log.Error("write reports", "err", err)
 		if runErr == nil {
 			runErr = err
 		}
@@ -278,17 +340,13 @@ func (c *crawler) run(ctx context.Context) (string, error) {
 		runCtx, cancel = context.WithTimeoutCause(ctx, c.cfg.TimeLimit, errTimeLimit)
 		defer cancel()
 	}
-	stopStatus, err := c.startStatus(runCtx)
-	if err != nil {
-		return "", err
-	}
-	defer stopStatus()
+	defer c.startProgress(runCtx, c.started, c.startN)()
 
 	g, gctx := errgroup.WithContext(runCtx)
 	for i := range c.cfg.Workers {
 		g.Go(func() error { return c.worker(gctx, i+1) })
 	}
-	err = g.Wait()
+	err := g.Wait()
 	switch {
 	case err != nil:
 		return "", err
@@ -309,13 +367,13 @@ func (c *crawler) addSeeds() error {
 	for _, s := range c.cfg.Scope.Seeds {
 		u, err := scope.Canonicalize(s.URL, c.cfg.Scope.Flavour)
 		if err != nil {
-			return fmt.Errorf("crawl: seed %q: %w", s.URL, err)
+			return fmt.Errorf("canonicalize seed %q: %w", s.URL, err)
 		}
 		batch = append(batch, frontier.URL{URL: u, Host: hostKey(u), Seed: u, Priority: -1})
 	}
 	added, err := c.front.AddBatch(batch)
 	if err != nil {
-		return fmt.Errorf("crawl: add seeds: %w", err)
+		return fmt.Errorf("add seeds: %w", err)
 	}
 	for i, ok := range added {
 		if ok {
@@ -324,7 +382,7 @@ func (c *crawler) addSeeds() error {
 				t = string(scope.StandardSeed)
 			}
 			if err := c.events.URLSeed(report.URLInfo{URL: batch[i].URL, Seed: batch[i].URL}, t); err != nil {
-				return fmt.Errorf("crawl: %w", err)
+				return fmt.Errorf("write seed event: %w", err)
 			}
 		}
 	}
@@ -352,7 +410,7 @@ func (c *crawler) worker(ctx context.Context, id int) error {
 			case ctx.Err() != nil:
 				return nil
 			default:
-				return fmt.Errorf("crawl: claim: %w", err)
+				return fmt.Errorf("claim url: %w", err)
 			}
 		}
 		if err := c.process(ctx, id, cl); err != nil {
@@ -403,10 +461,10 @@ func (c *crawler) saveCounters() error {
 		return c.front.PutMeta(key, b[:])
 	}
 	if err := put(metaFetched, c.fetched.Load()); err != nil {
-		return fmt.Errorf("crawl: save counters: %w", err)
+		return fmt.Errorf("save counters: %w", err)
 	}
 	if err := put(metaBytes, c.bytes.Load()); err != nil {
-		return fmt.Errorf("crawl: save counters: %w", err)
+		return fmt.Errorf("save counters: %w", err)
 	}
 	return nil
 }

@@ -47,12 +47,12 @@ type docStream struct {
 func openDocStream(path string, front *frontier.Frontier, cfg extract.DocConfig, dedup bool) (*docStream, error) {
 	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR, 0o644)
 	if err != nil {
-		return nil, fmt.Errorf("crawl: open %s: %w", DocumentsFile, err)
+		return nil, fmt.Errorf("open %s: %w", DocumentsFile, err)
 	}
 	size, err := cutTornLine(f)
 	if err != nil {
 		f.Close()
-		return nil, fmt.Errorf("crawl: repair %s: %w", DocumentsFile, err)
+		return nil, fmt.Errorf("repair %s: %w", DocumentsFile, err)
 	}
 	return &docStream{front: front, cfg: cfg, dedup: dedup, f: f, size: size}, nil
 }
@@ -118,7 +118,7 @@ func (d *docStream) add(pageURL string, doc *extract.Document, warcFile string, 
 	}
 	if d.dedup {
 		if err := d.front.PutMeta(metaDocHash+sd.ContentHash, []byte(strconv.FormatInt(off, 10)+" "+strconv.FormatInt(n, 10))); err != nil {
-			return nil, fmt.Errorf("crawl: %w", err)
+			return nil, fmt.Errorf("store document hash: %w", err)
 		}
 	}
 	return &sd, nil
@@ -164,7 +164,7 @@ func mergeDuplicate(prev, cur extract.SearchDocument, curCanonical bool) (extrac
 func (d *docStream) lookup(hash string) (extract.SearchDocument, bool, error) {
 	v, ok, err := d.front.Meta(metaDocHash + hash)
 	if err != nil {
-		return extract.SearchDocument{}, false, fmt.Errorf("crawl: %w", err)
+		return extract.SearchDocument{}, false, fmt.Errorf("look up document hash: %w", err)
 	}
 	if !ok {
 		return extract.SearchDocument{}, false, nil
@@ -178,7 +178,7 @@ func (d *docStream) lookup(hash string) (extract.SearchDocument, bool, error) {
 	}
 	buf := make([]byte, n)
 	if _, err := d.f.ReadAt(buf, off); err != nil {
-		return extract.SearchDocument{}, false, fmt.Errorf("crawl: read %s: %w", DocumentsFile, err)
+		return extract.SearchDocument{}, false, fmt.Errorf("read %s: %w", DocumentsFile, err)
 	}
 	var sd extract.SearchDocument
 	if err := json.Unmarshal(bytes.TrimSpace(buf), &sd); err != nil {
@@ -193,13 +193,13 @@ func (d *docStream) append(sd extract.SearchDocument) (int64, int64, error) {
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
 	if err := enc.Encode(sd); err != nil {
-		return 0, 0, fmt.Errorf("crawl: encode document: %w", err)
+		return 0, 0, fmt.Errorf("encode document: %w", err)
 	}
 	off := d.size
 	n, err := d.f.WriteAt(buf.Bytes(), off)
 	d.size += int64(n)
 	if err != nil {
-		return 0, 0, fmt.Errorf("crawl: write %s: %w", DocumentsFile, err)
+		return 0, 0, fmt.Errorf("write %s: %w", DocumentsFile, err)
 	}
 	return off, int64(n), nil
 }

@@ -32,10 +32,10 @@ var ErrInUse = errors.New("crawl: crawl directory in use by a running crawl")
 // describe records what reports need to know about the crawl (first run: start time).
 func (c *crawler) describe() error {
 	if _, ok, err := c.front.Meta(metaStarted); err != nil {
-		return fmt.Errorf("crawl: %w", err)
+		return fmt.Errorf("read crawl start: %w", err)
 	} else if !ok {
 		if err := c.front.PutMeta(metaStarted, []byte(time.Now().UTC().Format(time.RFC3339Nano))); err != nil {
-			return fmt.Errorf("crawl: %w", err)
+			return fmt.Errorf("record crawl start: %w", err)
 		}
 	}
 	var seeds []string
@@ -47,10 +47,10 @@ func (c *crawler) describe() error {
 		seeds = append(seeds, s.URL+" "+t)
 	}
 	if err := c.front.PutMeta(metaSeeds, []byte(strings.Join(seeds, "\n"))); err != nil {
-		return fmt.Errorf("crawl: %w", err)
+		return fmt.Errorf("record seeds: %w", err)
 	}
 	if err := c.front.PutMeta(metaCollection, []byte(c.cfg.Collection)); err != nil {
-		return fmt.Errorf("crawl: %w", err)
+		return fmt.Errorf("record collection: %w", err)
 	}
 	return nil
 }
@@ -63,7 +63,7 @@ func WriteReports(dir string) error {
 		if strings.Contains(err.Error(), "lock") {
 			return fmt.Errorf("%w: %v", ErrInUse, err)
 		}
-		return fmt.Errorf("crawl: open frontier of %s: %w", dir, err)
+		return fmt.Errorf("open frontier of %s: %w", dir, err)
 	}
 	defer front.Close()
 	return writeReports(dir, front, time.Time{}, "")
@@ -99,7 +99,7 @@ func writeReports(dir string, front *frontier.Frontier, ended time.Time, end str
 	}
 	lines, err := report.ReadCrawlLog(filepath.Join(dir, CrawlLogFile))
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return fmt.Errorf("crawl: %w", err)
+		return fmt.Errorf("read crawl.log: %w", err)
 	}
 	in.Lines = lines
 	err = front.Each(func(e frontier.Entry) error {
@@ -110,10 +110,10 @@ func writeReports(dir string, front *frontier.Frontier, ended time.Time, end str
 		return nil
 	})
 	if err != nil {
-		return fmt.Errorf("crawl: read frontier: %w", err)
+		return fmt.Errorf("read frontier: %w", err)
 	}
 	if err := report.Write(filepath.Join(dir, ReportsDir), in); err != nil {
-		return fmt.Errorf("crawl: write reports: %w", err)
+		return fmt.Errorf("write reports: %w", err)
 	}
 	return nil
 }

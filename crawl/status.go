@@ -8,22 +8,88 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"maps"
+	"slices"
+	"strconv"
+	"strings"
 	"sync"
 	"time"
 
 	"github.com/amber-crawler/amber/frontier"
+	"github.com/amber-crawler/amber/report"
+	"github.com/amber-crawler/amber/scope"
+	"github.com/amber-crawler/amber/status"
 )
 
 // Snapshot is the state of a running crawl, as served on /status and printed as progress.
+// Fetched and Bytes count every exchange archived over all runs of the crawl (for the browser
+// fetcher that includes each page's subresources); Frontier counts URLs by their state now.
 type Snapshot struct {
 	Collection string         `json:"collection"`
 	Dir        string         `json:"dir"`
-	Started    time.Time      `json:"started"`
+	Started    time.Time      `json:"started"` // when this run started
 	Elapsed    float64        `json:"elapsed_seconds"`
 	Fetched    int64          `json:"urls_fetched"`
 	Bytes      int64          `json:"bytes"`
 	Rate       float64        `json:"urls_per_second"` // fetched in this run / elapsed
 	Frontier   frontier.Stats `json:"frontier"`
+	// Statuses counts crawl.log lines of this run by status code (HTTP or Heritrix's negative
+	// codes); Outcomes counts them by outcome (see outcome).
+	Statuses map[string]int64 `json:"statuses"`
+	Outcomes map[string]int64 `json:"outcomes"`
+}
+
+// tally counts crawl.log lines by status code and by outcome, for /metrics and /status.
+type tally struct {
+	mu       sync.Mutex // guards the maps
+	statuses map[int]int64
+	outcomes map[string]int64
+}
+
+// Outcomes of a crawl.log line, the label values of amber_urls_total.
+const (
+	outcomeCaptured   = "captured"     // a response was archived (any HTTP status)
+	outcomeFailed     = "failed"       // no response: network error, timeout, unfetchable URL
+	outcomeOutOfScope = "out-of-scope" // scope said no (hops included)
+	outcomeBlocked    = "blocked"      // a block rule said no
+	outcomeRobots     = "robots"       // robots.txt said no
+)
+
+// outcome classifies a crawl.log line.
+func outcome(l report.Line) string {
+	switch {
+	case l.Status > 0:
+		return outcomeCaptured
+	case l.Status == status.Robots:
+		return outcomeRobots
+	case slices.ContainsFunc(l.Annotations, func(a string) bool { return strings.HasPrefix(a, "scope:"+scope.ReasonBlockPrefix) }):
+		return outcomeBlocked
+	case status.Disregarded(l.Status):
+		return outcomeOutOfScope
+	}
+	return outcomeFailed
+}
+
+func (t *tally) add(l report.Line) {
+	o := outcome(l)
+	t.mu.Lock()
+	if t.statuses == nil {
+		t.statuses, t.outcomes = map[int]int64{}, map[string]int64{}
+	}
+	t.statuses[l.Status]++
+	t.outcomes[o]++
+	t.mu.Unlock()
+}
+
+func (t *tally) copy() (map[string]int64, map[string]int64) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	st, oc := make(map[string]int64, len(t.statuses)), make(map[string]int64, len(t.outcomes))
+	for k, v := range t.statuses {
+		st[strconv.Itoa(k)] = v
+	}
+	maps.Copy(oc, t.outcomes)
+	return st, oc
 }
 
 func (c *crawler) snapshot(start time.Time, startFetched int64) Snapshot {
@@ -33,9 +99,11 @@ func (c *crawler) snapshot(start time.Time, startFetched int64) Snapshot {
 	if el > 0 {
 		rate = float64(n-startFetched) / el.Seconds()
 	}
+	st, oc := c.tally.copy()
 	return Snapshot{
 		Collection: c.cfg.Collection, Dir: c.cfg.Dir, Started: start.UTC(), Elapsed: el.Seconds(),
 		Fetched: n, Bytes: c.bytes.Load(), Rate: rate, Frontier: c.front.Stats(),
+		Statuses: st, Outcomes: oc,
 	}
 }
 
@@ -59,98 +127,126 @@ func humanBytes(n int64) string {
 	return fmt.Sprintf("%.1f %ciB", float64(n)/float64(div), "KMGTPE"[exp])
 }
 
-// writeMetrics writes the snapshot in Prometheus' text exposition format.
+// writeMetrics writes the snapshot in Prometheus' text exposition format. Rates are left to
+// Prometheus (rate() of the counters).
 func (s Snapshot) writeMetrics(w io.Writer) {
-	p := func(name, help, typ string, v float64, labels string) {
-		fmt.Fprintf(w, "# HELP %s %s\n# TYPE %s %s\n%s%s %g\n", name, help, name, typ, name, labels, v)
+	head := func(name, help, typ string) {
+		fmt.Fprintf(w, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, typ)
 	}
-	p("amber_urls_fetched_total", "URLs fetched (responses received), all runs.", "counter", float64(s.Fetched), "")
-	p("amber_bytes_total", "Raw response bytes downloaded, all runs.", "counter", float64(s.Bytes), "")
-	p("amber_crawl_elapsed_seconds", "Seconds since this run started.", "gauge", s.Elapsed, "")
-	p("amber_fetch_rate", "URLs fetched per second in this run.", "gauge", s.Rate, "")
-	fmt.Fprintf(w, "# HELP amber_frontier_urls URLs known to the frontier by state.\n# TYPE amber_frontier_urls gauge\n")
+	head("amber_urls_fetched_total", "Exchanges archived (responses received), all runs.", "counter")
+	fmt.Fprintf(w, "amber_urls_fetched_total %d\n", s.Fetched)
+	head("amber_bytes_total", "Raw response bytes downloaded, all runs.", "counter")
+	fmt.Fprintf(w, "amber_bytes_total %d\n", s.Bytes)
+	head("amber_start_time_seconds", "When this run started, in seconds since the Unix epoch.", "gauge")
+	fmt.Fprintf(w, "amber_start_time_seconds %d\n", s.Started.Unix())
+	head("amber_crawl_log_lines_total", "crawl.log lines written in this run, by status code (HTTP or Heritrix's negative codes).", "counter")
+	for _, k := range slices.Sorted(maps.Keys(s.Statuses)) {
+		fmt.Fprintf(w, "amber_crawl_log_lines_total{code=%q} %d\n", k, s.Statuses[k])
+	}
+	head("amber_urls_total", "URLs finished in this run, by outcome.", "counter")
+	for _, o := range []string{outcomeCaptured, outcomeFailed, outcomeOutOfScope, outcomeBlocked, outcomeRobots} {
+		fmt.Fprintf(w, "amber_urls_total{outcome=%q} %d\n", o, s.Outcomes[o])
+	}
+	head("amber_frontier_urls", "URLs known to the frontier by state.", "gauge")
 	for _, st := range []struct {
-		state string
+		state status.State
 		n     int64
-	}{{"queued", s.Frontier.Queued}, {"inflight", s.Frontier.InFlight}, {"done", s.Frontier.Done},
-		{"failed", s.Frontier.Failed}, {"rejected", s.Frontier.Rejected}} {
+	}{{status.Queued, s.Frontier.Queued}, {status.Inflight, s.Frontier.InFlight}, {status.Done, s.Frontier.Done},
+		{status.Failed, s.Frontier.Failed}, {status.Rejected, s.Frontier.Rejected}} {
 		fmt.Fprintf(w, "amber_frontier_urls{state=%q} %d\n", st.state, st.n)
 	}
 }
 
-// startStatus starts the progress output and, with StatusAddr, the status server. It returns
-// a function that stops both.
-func (c *crawler) startStatus(ctx context.Context) (func(), error) {
-	start := time.Now()
-	startFetched := c.fetched.Load()
+// startServer starts the status server (Config.StatusAddr): Prometheus /metrics and a JSON
+// /status. It answers until the returned function is called, which the crawl does after the
+// final counters are written, so a last scrape sees the whole run.
+func (c *crawler) startServer(start time.Time, startFetched int64) (func(), error) {
+	if c.cfg.StatusAddr == "" {
+		return func() {}, nil
+	}
+	ln, err := net.Listen("tcp", c.cfg.StatusAddr)
+	if err != nil {
+		return nil, fmt.Errorf("start status server: %w", err)
+	}
+	mux := http.NewServeMux()
+	mux.HandleFunc("/metrics", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/plain; version=0.0.4")
+		c.snapshot(start, startFetched).writeMetrics(w)
+	})
+	mux.HandleFunc("/status", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		enc.Encode(c.snapshot(start, startFetched))
+	})
+	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}
+	c.log.Info("status server listening", "addr", ln.Addr().String())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+			c.log.Warn("status server", "err", err)
+		}
+	}()
+	return func() {
+		sctx, scancel := context.WithTimeout(context.Background(), 2*time.Second)
+		srv.Shutdown(sctx)
+		scancel()
+		<-done
+	}, nil
+}
+
+// startProgress starts the run's housekeeping ticker: every Config.ProgressEvery (5s when
+// progress is off) it saves the counters and syncs the frontier to disk, and it shows progress:
+// a status line rewritten every second on a terminal (Config.LiveStatus), or a logged line. The
+// returned function stops it; on a terminal it leaves the last status line in place, ended by
+// a newline.
+func (c *crawler) startProgress(ctx context.Context, start time.Time, startFetched int64) func() {
+	every := c.cfg.ProgressEvery
+	if every <= 0 {
+		every = 5 * time.Second
+	}
+	if c.cfg.LiveStatus != nil {
+		every = time.Second
+	}
 	ctx, cancel := context.WithCancel(ctx)
-	var wg sync.WaitGroup
-	var srv *http.Server
-	if c.cfg.StatusAddr != "" {
-		ln, err := net.Listen("tcp", c.cfg.StatusAddr)
-		if err != nil {
-			cancel()
-			return nil, fmt.Errorf("crawl: status server: %w", err)
-		}
-		mux := http.NewServeMux()
-		mux.HandleFunc("/metrics", func(w http.ResponseWriter, r *http.Request) {
-			w.Header().Set("Content-Type", "text/plain; version=0.0.4")
-			c.snapshot(start, startFetched).writeMetrics(w)
-		})
-		mux.HandleFunc("/status", func(w http.ResponseWriter, r *http.Request) {
-			w.Header().Set("Content-Type", "application/json")
-			enc := json.NewEncoder(w)
-			enc.SetIndent("", "  ")
-			enc.Encode(c.snapshot(start, startFetched))
-		})
-		srv = &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}
-		c.log.Info("status server listening", "addr", ln.Addr().String())
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
-				c.log.Warn("status server", "err", err)
-			}
-		}()
-	}
-	if c.cfg.ProgressEvery >= 0 || c.cfg.LiveStatus != nil {
-		every := c.cfg.ProgressEvery
-		if c.cfg.LiveStatus != nil {
-			every = time.Second
-		}
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			t := time.NewTicker(every)
-			defer t.Stop()
-			for {
-				select {
-				case <-ctx.Done():
-					if c.cfg.LiveStatus != nil {
-						fmt.Fprintf(c.cfg.LiveStatus, "\r\033[K%s\n", c.snapshot(start, startFetched).statusLine())
-					}
-					return
-				case <-t.C:
-				}
-				s := c.snapshot(start, startFetched)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		t := time.NewTicker(every)
+		defer t.Stop()
+		lastSync := time.Now()
+		for {
+			select {
+			case <-ctx.Done():
 				if c.cfg.LiveStatus != nil {
-					fmt.Fprintf(c.cfg.LiveStatus, "\r\033[K%s", s.statusLine())
-				} else {
-					c.log.Info("progress", "status", s.statusLine())
+					fmt.Fprintf(c.cfg.LiveStatus, "\r\033[K%s\n", c.snapshot(start, startFetched).statusLine())
 				}
-				if err := c.saveCounters(); err != nil {
-					c.log.Warn("save counters", "err", err)
+				return
+			case <-t.C:
+			}
+			s := c.snapshot(start, startFetched)
+			switch {
+			case c.cfg.LiveStatus != nil:
+				fmt.Fprintf(c.cfg.LiveStatus, "\r\033[K%s", s.statusLine())
+			case c.cfg.ProgressEvery > 0:
+				c.log.Info("progress", "status", s.statusLine())
+			}
+			if err := c.saveCounters(); err != nil {
+				c.log.Warn("save counters", "err", err)
+			}
+			// The frontier's doc: writes between syncs survive a killed process but not a
+			// power loss; sync every few seconds.
+			if time.Since(lastSync) >= 5*time.Second {
+				lastSync = time.Now()
+				if err := c.front.Sync(); err != nil {
+					c.log.Warn("sync frontier", "err", err)
 				}
 			}
-		}()
-	}
+		}
+	}()
 	return func() {
 		cancel()
-		if srv != nil {
-			sctx, scancel := context.WithTimeout(context.Background(), 2*time.Second)
-			srv.Shutdown(sctx)
-			scancel()
-		}
-		wg.Wait()
-	}, nil
+		<-done
+	}
 }

@@ -26,14 +26,6 @@ import (
 	"golang.org/x/net/idna"
 )
 
-// Fetcher fetches one URL and returns its recorded exchange. *Client is the plain HTTP
-// implementation.
-type Fetcher interface {
-	Do(ctx context.Context, req Request) (*Exchange, error)
-}
-
-var _ Fetcher = (*Client)(nil)
-
 // Request is one request to make.
 type Request struct {
 	URL    string // absolute http or https URL; a fragment is ignored

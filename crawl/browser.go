@@ -1,0 +1,45 @@
+package crawl
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/amber-crawler/amber/browser"
+	"github.com/amber-crawler/amber/hop"
+	"github.com/amber-crawler/amber/scope"
+)
+
+// Fetchers (Config.Fetcher).
+const (
+	FetcherHTTP    = "http"
+	FetcherBrowser = "browser"
+)
+
+// newBrowser starts the browser fetcher. A request of a page that a block rule matches is
+// refused with the rule's reason: it is decided as an embed of the crawl's first seed (block
+// rules bind embeds), and recorded as a refused outlink would be.
+func (c *crawler) newBrowser(ctx context.Context) (*browser.Fetcher, error) {
+	bc := c.cfg.Browser
+	bc.Client = c.client
+	bc.Logger = c.log
+	if bc.UserAgent == "" {
+		bc.UserAgent = c.cfg.Fetch.UserAgent
+	}
+	bc.Block = func(raw string) string {
+		u, err := scope.Canonicalize(raw, c.cfg.Scope.Flavour)
+		if err != nil {
+			return ""
+		}
+		d := c.scope.Decide(scope.Candidate{URL: u, Hops: string(hop.Embed)})
+		if !d.In && strings.HasPrefix(d.Reason, scope.ReasonBlockPrefix) {
+			return d.Reason
+		}
+		return ""
+	}
+	f, err := browser.New(ctx, bc)
+	if err != nil {
+		return nil, fmt.Errorf("start browser: %w", err)
+	}
+	return f, nil
+}

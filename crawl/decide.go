@@ -1,0 +1,157 @@
+package crawl
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/amber-crawler/amber/extract"
+	"github.com/amber-crawler/amber/frontier"
+	"github.com/amber-crawler/amber/hop"
+	"github.com/amber-crawler/amber/report"
+	"github.com/amber-crawler/amber/scope"
+	"github.com/amber-crawler/amber/status"
+	"github.com/amber-crawler/amber/warc"
+)
+
+// decision is what scope said about one distinct outlink of a page.
+type decision struct {
+	url      frontier.URL
+	decision scope.Decision
+}
+
+// decided is the outcome of scoping a page's outlinks.
+type decided struct {
+	in       []frontier.URL // distinct canonical URLs to queue
+	out      []decision     // distinct canonical URLs left out (none of their variants was in)
+	metadata []warc.Outlink // every outlink, for the metadata record
+}
+
+// decide canonicalises and scopes every outlink. A URL found with several hop letters on one
+// page is queued if any of them is in scope (an image also linked with <a> is still an embed),
+// and rejected only when none is.
+func (c *crawler) decide(u frontier.URL, links []extract.Outlink) decided {
+	var d decided
+	type entry struct {
+		in   bool
+		best decision
+	}
+	order := []string{}
+	byURL := map[string]*entry{}
+	for _, l := range links {
+		cu, err := scope.Canonicalize(l.URL, c.cfg.Scope.Flavour)
+		if err != nil {
+			continue
+		}
+		hops := u.Hops + string(l.Hop)
+		d.metadata = append(d.metadata, warc.Outlink{URL: cu, Hop: string(l.Hop), Context: l.Context})
+		if l.Hop == hop.Redirect {
+			c.promote(u, cu, hops)
+		}
+		dec := c.scope.Decide(scope.Candidate{URL: cu, Hops: hops, Via: u.URL, ViaHopsOff: u.HopsOff, Seed: u.Seed})
+		cand := decision{
+			url:      frontier.URL{URL: cu, Host: hostKey(cu), Hops: hops, Via: u.URL, Seed: u.Seed, HopsOff: dec.HopsOff},
+			decision: dec,
+		}
+		e, ok := byURL[cu]
+		if !ok {
+			byURL[cu] = &entry{in: dec.In, best: cand}
+			order = append(order, cu)
+			continue
+		}
+		if dec.In && !e.in {
+			e.in, e.best = true, cand
+		}
+	}
+	for _, cu := range order {
+		e := byURL[cu]
+		if e.in {
+			d.in = append(d.in, e.best.url)
+		} else {
+			d.out = append(d.out, e.best)
+		}
+	}
+	return d
+}
+
+// enqueue adds the in-scope outlinks to the frontier and records each newly rejected URL once.
+func (c *crawler) enqueue(worker int, u frontier.URL, d decided) error {
+	if len(d.in) > 0 {
+		added, err := c.front.AddBatch(d.in)
+		if err != nil {
+			return c.frontierErr(err)
+		}
+		for i, ok := range added {
+			if !ok {
+				continue
+			}
+			n := d.in[i]
+			if err := c.events.URLDiscover(report.URLInfo{URL: n.URL, Hops: n.Hops, Via: n.Via, Seed: n.Seed}); err != nil {
+				return fmt.Errorf("write discover event: %w", err)
+			}
+		}
+	}
+	for _, o := range d.out {
+		if err := c.reject(worker, u, o); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// reject records a URL the page pointed at and scope (or a block rule) kept out: in the
+// frontier, so it is reported and never queued later, and, the first time, in crawl.log and
+// events. Outlinks and the sub-requests a browser was refused go through here alike.
+func (c *crawler) reject(worker int, page frontier.URL, o decision) error {
+	first, err := c.front.Reject(o.url, o.decision.Reason)
+	if err != nil {
+		return c.frontierErr(err)
+	}
+	if !first {
+		return nil
+	}
+	code := status.OutOfScope
+	if o.decision.Reason == scope.ReasonMaxHops {
+		code = status.TooManyHops
+	}
+	if err := c.logLine(report.Line{Status: code, Size: -1, URL: o.url.URL, Hops: o.url.Hops, Via: page.URL,
+		Thread: worker, Seed: page.Seed, Annotations: []string{"scope:" + o.decision.Reason}}); err != nil {
+		return err
+	}
+	info := report.URLInfo{URL: o.url.URL, Hops: o.url.Hops, Via: page.URL, Seed: page.Seed}
+	if err := c.events.URLDiscoverDenied(info, report.DenyOutOfScope, o.decision.Reason); err != nil {
+		return fmt.Errorf("write discover event: %w", err)
+	}
+	return nil
+}
+
+// promote widens a seed's scope to the target of its own redirect chain (spec/scope.md §3.2)
+// and keeps the promotion for later runs.
+func (c *crawler) promote(u frontier.URL, target, hops string) {
+	if !hop.IsRedirectChain(u.Hops) {
+		return
+	}
+	cu, err := scope.Canonicalize(target, c.cfg.Scope.Flavour)
+	if err != nil || cu == u.URL {
+		return
+	}
+	if !c.scope.PromoteRedirect(u.Seed, cu, hops) {
+		return
+	}
+	if err := c.front.PutMeta(metaPromoted+cu, []byte(u.Seed+"\x00"+hops)); err != nil {
+		c.log.Warn("save seed redirect", "url", cu, "err", err)
+	}
+	c.log.Info("seed redirect promoted to seed", "url", cu, "seed", u.Seed)
+}
+
+// restorePromotions re-applies the seed redirects seen by earlier runs.
+func (c *crawler) restorePromotions() error {
+	err := c.front.ScanMeta(metaPromoted, func(key string, v []byte) error {
+		seed, hops, _ := strings.Cut(string(v), "\x00")
+		c.scope.PromoteRedirect(seed, strings.TrimPrefix(key, metaPromoted), hops)
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("restore seed redirects: %w", err)
+	}
+	return nil
+}

@@ -1,0 +1,193 @@
+package crawl
+
+import (
+	"fmt"
+	"io"
+	"net/http"
+
+	"github.com/amber-crawler/amber/extract"
+	"github.com/amber-crawler/amber/fetch"
+	"github.com/amber-crawler/amber/frontier"
+	"github.com/amber-crawler/amber/hop"
+	"github.com/amber-crawler/amber/report"
+	"github.com/amber-crawler/amber/warc"
+)
+
+// maxExtractBytes bounds how much of a decoded body is parsed for links.
+const maxExtractBytes = 32 << 20
+
+// page is what the crawl learned from a fetch: the URLs it points at and its search document.
+type page struct {
+	links    []extract.Outlink
+	doc      *extract.Document // search document, nil when none is due
+	noFollow bool              // robots meta nofollow
+	noIndex  bool              // robots meta noindex
+}
+
+// analyse returns what a fetch points at and its search document: from the response body for
+// a plain fetch, from the rendered DOM for a rendered page. Both give the same page-level
+// signals (robots meta nofollow and noindex, rel=nofollow links) and the inferred favicon of
+// a host seen for the first time. doc is the exchange the page's content came from: the URL's
+// own, or for a rendered page the end of the redirect chain the browser followed.
+func (c *crawler) analyse(u frontier.URL, res *fetch.Result, doc int) page {
+	if res.Render != nil {
+		return c.analyseRendered(res.Exchanges[doc], res.Render)
+	}
+	return c.analyseBody(u.URL, res.Exchanges[0])
+}
+
+// analyseBody returns everything a plain capture points at: the redirect target, the Refresh
+// header, links and embeds in the body, and the inferred favicon; and, for a 2xx HTML page (or
+// a binary type the config lists), its search document.
+func (c *crawler) analyseBody(pageURL string, ex *fetch.Exchange) page {
+	var p page
+	if loc := ex.Header.Get("Location"); loc != "" && isRedirect(ex.StatusCode) {
+		if abs, ok := resolve(pageURL, loc); ok {
+			p.links = append(p.links, extract.Outlink{URL: abs, Hop: hop.Redirect, Context: "header/location"})
+		}
+	}
+	if rf := ex.Header.Get("Refresh"); rf != "" {
+		if abs, ok := extract.RefreshURL(pageURL, rf); ok {
+			p.links = append(p.links, extract.Outlink{URL: abs, Hop: hop.Redirect, Context: "header/refresh"})
+		}
+	}
+	if isRedirect(ex.StatusCode) {
+		return p
+	}
+	ok2xx := ex.StatusCode >= 200 && ex.StatusCode < 300
+	ct := mediaType(ex.Header.Get("Content-Type"))
+	binary := ok2xx && c.cfg.Documents.ExtractsBinary(ct)
+	if !isParsable(ct) && ct != "" && !binary {
+		return p
+	}
+	body, err := readBody(ex)
+	if err != nil {
+		c.log.Debug("read body for extraction", "url", pageURL, "err", err)
+	}
+	if ct == "" {
+		ct = mediaType(http.DetectContentType(body))
+	}
+	if binary && !c.cfg.NoDocuments {
+		doc, err := extract.ParseBinary(pageURL, ct, body, c.cfg.Documents)
+		if err != nil {
+			c.log.Debug("extract binary document", "url", pageURL, "err", err)
+		}
+		p.doc = doc
+	}
+	if !isParsable(ct) {
+		return p
+	}
+	// The Content-Type header's charset matters for decoding the page.
+	ctHeader := ex.Header.Get("Content-Type")
+	if ctHeader == "" {
+		ctHeader = ct
+	}
+	r := c.parse(pageURL, ctHeader, body, ok2xx && ct != "text/css")
+	p.doc, p.noFollow, p.noIndex = r.Document, r.NoFollow, r.NoIndex
+	p.links = append(p.links, r.Outlinks...)
+	if isHTML(ct) {
+		p.links = c.withFavicon(pageURL, p.links)
+	}
+	return p
+}
+
+// analyseRendered returns what a rendered page points at: the links of its rendered DOM (all
+// frames; the browser fetched the embeds itself) and the inferred favicon; the robots meta and
+// the search document come from the rendered DOM of the main frame, the document of ex.
+func (c *crawler) analyseRendered(ex *fetch.Exchange, r *fetch.Render) page {
+	var p page
+	for _, l := range r.Links {
+		p.links = append(p.links, extract.Outlink{URL: l.URL, Hop: hop.Link, Context: l.Context})
+	}
+	if r.HTML == "" || isRedirect(ex.StatusCode) || !isHTML(mediaType(ex.Header.Get("Content-Type"))) {
+		return p
+	}
+	ok2xx := ex.StatusCode >= 200 && ex.StatusCode < 300
+	res := c.parse(ex.URL, "text/html; charset=utf-8", []byte(r.HTML), ok2xx)
+	p.doc, p.noFollow, p.noIndex = res.Document, res.NoFollow, res.NoIndex
+	p.links = c.withFavicon(ex.URL, p.links)
+	return p
+}
+
+// parse extracts a parsable body: with its search document when one is due.
+func (c *crawler) parse(pageURL, contentType string, body []byte, withDocument bool) extract.Result {
+	var res extract.Result
+	var err error
+	if withDocument && !c.cfg.NoDocuments {
+		res, err = extract.ParseDocument(pageURL, contentType, body, c.cfg.Documents)
+	} else {
+		res, err = extract.Parse(pageURL, contentType, body)
+	}
+	if err != nil {
+		c.log.Debug("extract", "url", pageURL, "err", err)
+	}
+	return res
+}
+
+func isParsable(ct string) bool { return isHTML(ct) || ct == "text/css" }
+
+func isHTML(ct string) bool { return ct == "text/html" || ct == "application/xhtml+xml" }
+
+func readBody(ex *fetch.Exchange) ([]byte, error) {
+	r, err := ex.Body()
+	if err != nil {
+		return nil, err
+	}
+	defer r.Close()
+	return io.ReadAll(io.LimitReader(r, maxExtractBytes))
+}
+
+// withFavicon adds the inferred /favicon.ico of the page's host the first time the host is
+// seen in this run (the frontier's seen set makes later runs' repeats harmless).
+func (c *crawler) withFavicon(page string, links []extract.Outlink) []extract.Outlink {
+	h := hostKey(page)
+	c.hostsMu.Lock()
+	_, seen := c.hosts[h]
+	c.hosts[h] = struct{}{}
+	c.hostsMu.Unlock()
+	if seen {
+		return links
+	}
+	return append(links, extract.Favicon(page))
+}
+
+// obeyNofollow drops the links robots meta nofollow or rel=nofollow forbid following (unless
+// the crawl ignores robots) and returns the rest and the URLs dropped. Embeds are kept: they
+// are part of the page, not links to follow.
+func (c *crawler) obeyNofollow(p page) ([]extract.Outlink, []string) {
+	if c.cfg.IgnoreRobots {
+		return p.links, nil
+	}
+	var kept []extract.Outlink
+	var denied []string
+	for _, l := range p.links {
+		if l.Hop == hop.Link && (p.noFollow || l.NoFollow) {
+			denied = append(denied, l.URL)
+			continue
+		}
+		kept = append(kept, l)
+	}
+	return kept, denied
+}
+
+// writeDocument writes the search document of the capture of docURL, unless robots meta
+// noindex forbids it (the page is archived all the same), and logs reserved custom-field names
+// it refused.
+func (c *crawler) writeDocument(u frontier.URL, docURL string, p page, ex *fetch.Exchange, res warc.Result) error {
+	if p.doc == nil || c.docs == nil || (p.noIndex && !c.cfg.IgnoreRobots) {
+		return nil
+	}
+	info := report.URLInfo{URL: u.URL, Hops: u.Hops, Via: u.Via, Seed: u.Seed}
+	for _, name := range p.doc.ReservedFieldConflicts {
+		if err := c.events.Event(report.Event{
+			Action: "document-field-denied", Type: "denied", Outcome: "failure", Reason: "reserved-field", URL: &info,
+			Message: fmt.Sprintf("custom field %q is a reserved field name and was not written", name),
+		}); err != nil {
+			return fmt.Errorf("write document event: %w", err)
+		}
+	}
+	if _, err := c.docs.add(docURL, p.doc, res.Filename, res.Offset, ex.Started); err != nil {
+		return err
+	}
+	return nil
+}

@@ -8,7 +8,8 @@ import (
 	"strings"
 
 	"github.com/PuerkitoBio/purell"
-	"golang.org/x/net/idna"
+
+	"github.com/amber-crawler/amber/weburl"
 )
 
 // purellFlags are the normalisations of spec/scope.md §2.1 that purell performs for us:
@@ -16,9 +17,10 @@ import (
 const purellFlags = purell.FlagsSafe | purell.FlagRemoveDotSegments | purell.FlagRemoveFragment
 
 // Canonicalize returns the canonical form (spec/scope.md §2.1) of the absolute URL raw for the
-// flavour f ("" means Standard): whitespace trimmed (tabs and newlines inside are removed, as
-// browsers do), scheme and host lowercased, IDN host in punycode, trailing dots of the host
-// dropped, default ports (:80 for http, :443 for https) dropped, an empty path made "/", "." and
+// flavour f ("" means Standard): leading and trailing C0 controls and spaces trimmed and tabs
+// and newlines inside removed (weburl.Trim), other controls and spaces percent-encoded,
+// scheme and host lowercased, IDN host in punycode (weburl.ASCIIHost), trailing dots of the
+// host dropped, default ports (:80 for http, :443 for https) dropped, an empty path made "/", "." and
 // ".." resolved, the fragment dropped, percent-escapes normalised with purell's safe flags
 // (a stray "%" becomes "%25"; in the query, only bytes that may not appear raw are escaped and
 // existing escapes are uppercased), backslashes before the query made "/". Path and query keep
@@ -31,8 +33,7 @@ const purellFlags = purell.FlagsSafe | purell.FlagRemoveDotSegments | purell.Fla
 // or unparsable URL, an http(s) URL without a host, a host with characters other than letters,
 // digits, "-", "_" and "." (or an IPv6 literal without zone), or a port above 65535.
 func Canonicalize(raw string, f Flavour) (string, error) {
-	s := cleanRaw(raw)
-	scheme, rest, ok := cutScheme(s)
+	scheme, rest, ok := weburl.CutScheme(weburl.Trim(raw))
 	if !ok {
 		return "", fmt.Errorf("%w: %q: not an absolute URL", ErrURL, raw)
 	}
@@ -40,15 +41,8 @@ func Canonicalize(raw string, f Flavour) (string, error) {
 	if scheme != "http" && scheme != "https" {
 		return canonicalOther(raw, scheme, rest)
 	}
-	// Backslashes before the query or fragment are path separators in http(s) URLs.
-	end := strings.IndexAny(rest, "?#")
-	if end < 0 {
-		end = len(rest)
-	}
-	if strings.IndexByte(rest[:end], '\\') >= 0 {
-		rest = strings.ReplaceAll(rest[:end], `\`, "/") + rest[end:]
-	}
-	u, err := url.Parse(scheme + ":" + fixPercent(rest))
+	rest = weburl.FixPercent(weburl.EscapeControls(weburl.FixBackslashes(rest)))
+	u, err := url.Parse(scheme + ":" + rest)
 	if err != nil {
 		return "", fmt.Errorf("%w: %q: %v", ErrURL, raw, err)
 	}
@@ -88,124 +82,39 @@ func Canonicalize(raw string, f Flavour) (string, error) {
 	return purell.NormalizeURL(u, flags), nil
 }
 
-// cleanRaw trims surrounding whitespace and removes tabs and newlines inside, as browsers do.
-func cleanRaw(raw string) string {
-	s := strings.TrimSpace(raw)
-	if strings.ContainsAny(s, "\t\r\n") {
-		s = strings.Map(func(r rune) rune {
-			if r == '\t' || r == '\r' || r == '\n' {
-				return -1
-			}
-			return r
-		}, s)
-	}
-	return s
-}
-
-// cutScheme splits "scheme:rest" when scheme is a valid URL scheme (RFC 3986 §3.1).
-func cutScheme(s string) (scheme, rest string, ok bool) {
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch {
-		case 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z':
-		case '0' <= c && c <= '9' || c == '+' || c == '-' || c == '.':
-			if i == 0 {
-				return "", "", false
-			}
-		case c == ':':
-			if i == 0 {
-				return "", "", false
-			}
-			return s[:i], s[i+1:], true
-		default:
-			return "", "", false
-		}
-	}
-	return "", "", false
-}
-
 // canonicalOther handles URLs whose scheme is neither http nor https: they are never in scope,
 // so they only need a stable form for reports.
 func canonicalOther(raw, scheme, rest string) (string, error) {
 	if i := strings.IndexByte(rest, '#'); i >= 0 {
 		rest = rest[:i]
 	}
-	s := strings.TrimSpace(scheme + ":" + rest)
+	s := weburl.Trim(scheme + ":" + rest)
 	if _, err := url.Parse(s); err != nil {
 		return "", fmt.Errorf("%w: %q: %v", ErrURL, raw, err)
 	}
 	return s, nil
 }
 
-func isHex(c byte) bool {
-	return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'
-}
-
-// fixPercent escapes every "%" that does not start a valid percent-escape.
-func fixPercent(s string) string {
-	bad := false
-	for i := 0; i < len(s); i++ {
-		if s[i] == '%' && (i+2 >= len(s) || !isHex(s[i+1]) || !isHex(s[i+2])) {
-			bad = true
-			break
-		}
-	}
-	if !bad {
-		return s
-	}
-	var b strings.Builder
-	b.Grow(len(s) + 8)
-	for i := 0; i < len(s); i++ {
-		if s[i] == '%' && (i+2 >= len(s) || !isHex(s[i+1]) || !isHex(s[i+2])) {
-			b.WriteString("%25")
-			continue
-		}
-		b.WriteByte(s[i])
-	}
-	return b.String()
-}
-
-const upperHex = "0123456789ABCDEF"
-
-// canonicalQuery escapes the bytes a query may not hold raw (controls, space, '"', '<', '>',
-// non-ASCII; the WHATWG query set) and uppercases existing escapes. Nothing is decoded: a
-// decoded "%26" would change the meaning of the query.
+// canonicalQuery percent-encodes the bytes a query may not hold raw (weburl.EscapeQuery), escapes
+// a stray "%" as "%25" and uppercases existing escapes. Nothing is decoded: a decoded "%26"
+// would change the meaning of the query.
 func canonicalQuery(q string) string {
-	clean := true
-	for i := 0; i < len(q); i++ {
-		c := q[i]
-		if queryEscape(c) || c == '%' && (i+2 >= len(q) || !isHex(q[i+1]) || !isHex(q[i+2]) ||
-			q[i+1] >= 'a' || q[i+2] >= 'a') {
-			clean = false
-			break
-		}
+	q = weburl.EscapeQuery(weburl.FixPercent(q))
+	i := 0
+	for i < len(q) && !(q[i] == '%' && i+2 < len(q) && (q[i+1] >= 'a' || q[i+2] >= 'a')) {
+		i++
 	}
-	if clean {
+	if i == len(q) {
 		return q
 	}
-	var b strings.Builder
-	b.Grow(len(q) + 8)
-	for i := 0; i < len(q); i++ {
-		c := q[i]
-		switch {
-		case c == '%' && i+2 < len(q) && isHex(q[i+1]) && isHex(q[i+2]):
-			b.WriteByte('%')
-			b.WriteByte(upper(q[i+1]))
-			b.WriteByte(upper(q[i+2]))
+	b := []byte(q)
+	for ; i+2 < len(b); i++ {
+		if b[i] == '%' {
+			b[i+1], b[i+2] = upper(b[i+1]), upper(b[i+2])
 			i += 2
-		case c == '%' || queryEscape(c):
-			b.WriteByte('%')
-			b.WriteByte(upperHex[c>>4])
-			b.WriteByte(upperHex[c&15])
-		default:
-			b.WriteByte(c)
 		}
 	}
-	return b.String()
-}
-
-func queryEscape(c byte) bool {
-	return c <= ' ' || c >= 0x7f || c == '"' || c == '<' || c == '>' || c == '#'
+	return string(b)
 }
 
 func upper(c byte) byte {
@@ -234,40 +143,19 @@ func canonicalHost(h string) (string, error) {
 		// IPv6 literal (url.Hostname removed the brackets).
 		h = strings.ToLower(h)
 		for i := 0; i < len(h); i++ {
-			if c := h[i]; !isHex(c) && c != ':' && c != '.' {
+			if c := h[i]; !weburl.IsHex(c) && c != ':' && c != '.' {
 				return "", fmt.Errorf("invalid IPv6 host %q", h)
 			}
 		}
 		return "[" + h + "]", nil
 	}
-	ascii := true
-	for i := 0; i < len(h); i++ {
-		if h[i] >= 0x80 {
-			ascii = false
-			break
-		}
-	}
-	if ascii {
-		h = strings.ToLower(h)
-	} else {
-		a, err := idna.Lookup.ToASCII(h)
-		if err != nil {
-			// Lenient fallback for hosts the strict profile refuses (e.g. "_" in a label).
-			if a, err = idna.Punycode.ToASCII(strings.ToLower(h)); err != nil {
-				return "", fmt.Errorf("invalid IDN host %q: %v", h, err)
-			}
-		}
-		h = strings.ToLower(a)
+	h, err := weburl.ASCIIHost(h)
+	if err != nil {
+		return "", err
 	}
 	h = strings.TrimRight(h, ".")
-	if h == "" {
-		return "", fmt.Errorf("empty host")
-	}
-	for i := 0; i < len(h); i++ {
-		c := h[i]
-		if !('a' <= c && c <= 'z' || '0' <= c && c <= '9' || c == '-' || c == '.' || c == '_') {
-			return "", fmt.Errorf("invalid character %q in host %q", c, h)
-		}
+	if !weburl.IsHostname(h) {
+		return "", fmt.Errorf("invalid host %q", h)
 	}
 	return h, nil
 }
@@ -374,7 +262,10 @@ type surtForm struct {
 	keepCase  bool // do not lowercase (Brozzler)
 }
 
-// appendSURT appends the scope SURT of p in the form f.
+// appendSURT appends the scope SURT of p (spec/scope.md §2.2) in the form f:
+// scheme://( + host labels reversed, each followed by "," + ":port" + "@userinfo" + ) + path
+// and query, lowercased unless f.keepCase; an IP address is not reversed, "www" is kept, the
+// query is not sorted, no path is added ("http://ca.gov" gives "http://(gov,ca,)").
 func appendSURT(dst []byte, p *parts, f surtForm) []byte {
 	start := len(dst)
 	if f.forceHTTP && (p.scheme == "https" || p.scheme == "HTTPS") {
@@ -406,31 +297,10 @@ func appendSURT(dst []byte, p *parts, f surtForm) []byte {
 	return dst
 }
 
-// SURT returns the scope SURT of a canonical URL (spec/scope.md §2.2):
-// scheme://( + host labels reversed, each followed by "," + ":port" + "@userinfo" + ) + path
-// and query, all lowercased; an IP address is not reversed, "www" is kept, the query is not
-// sorted. The scheme is kept as it is in the URL. A string that is not scheme://... is
-// returned lowercased. SURT adds no path: SURT("http://ca.gov") is "http://(gov,ca,)".
-func SURT(canonical string) string {
-	p, ok := split(canonical)
-	if !ok {
-		return strings.ToLower(canonical)
-	}
-	return string(appendSURT(make([]byte, 0, len(canonical)+8), &p, surtForm{}))
-}
-
-// SSURT returns the SSURT of a canonical URL (spec/scope.md §2.3), as brozzler builds it:
+// appendSSURT appends the SSURT of p (spec/scope.md §2.3), as brozzler builds it:
 // scheme://user@host:port/path?query becomes host-reversed,//port:scheme@user:/path?query
 // ("//http:/path" when there is no port or user). The query is sorted on "&"; the case of path
-// and query is kept. A string that is not scheme://... is returned unchanged.
-func SSURT(canonical string) string {
-	p, ok := split(canonical)
-	if !ok {
-		return canonical
-	}
-	return string(appendSSURT(make([]byte, 0, len(canonical)+8), &p))
-}
-
+// and query is kept.
 func appendSSURT(dst []byte, p *parts) []byte {
 	dst = appendReversedHost(dst, p.host)
 	dst = append(dst, "//"...)
@@ -473,8 +343,7 @@ func appendSortedQuery(dst []byte, q string) []byte {
 // rawHasSlashPath reports whether a raw (not canonical) URL names anything after its
 // authority with a slash; a seed like "http://ca.gov" has none and opens every subdomain.
 func rawHasSlashPath(raw string) bool {
-	s := cleanRaw(raw)
-	_, rest, ok := cutScheme(s)
+	_, rest, ok := weburl.CutScheme(weburl.Trim(raw))
 	if !ok {
 		return true
 	}

@@ -19,8 +19,8 @@ func FuzzCanonicalize(f *testing.F) {
 		if brozzler {
 			fl = Brozzler
 		}
-		_ = SURT(raw)
-		_ = SSURT(raw)
+		_ = surtOf(raw)
+		_ = ssurtOf(raw)
 		c, err := Canonicalize(raw, fl)
 		if err != nil {
 			if !errors.Is(err, ErrURL) {
@@ -32,8 +32,8 @@ func FuzzCanonicalize(f *testing.F) {
 		if err != nil || c2 != c {
 			t.Fatalf("not idempotent: %q -> %q -> %q, %v", raw, c, c2, err)
 		}
-		_ = SURT(c)
-		_ = SSURT(c)
+		_ = surtOf(c)
+		_ = ssurtOf(c)
 	})
 }
 

@@ -11,6 +11,8 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+
+	"github.com/amber-crawler/amber/hop"
 )
 
 // Errors returned (wrapped, with the offending text) by this package.
@@ -93,17 +95,6 @@ const (
 	maxRedirectPromote = 5   // Standard: a seed redirect chain shorter than this promotes
 	maxPathSegments    = 20  // Standard trap: more path segments than this
 	maxSegmentRepeats  = 3   // Standard trap: one segment this often in a row
-)
-
-// Hop letters (spec/scope.md §1).
-const (
-	hopLink         = 'L'
-	hopEmbed        = 'E'
-	hopSpeculative  = 'X'
-	hopRedirect     = 'R'
-	hopInferred     = 'I'
-	hopPrerequisite = 'P'
-	hopSitemap      = 'M'
 )
 
 // Seed is one seed of the crawl with its own rules and limits.
@@ -314,14 +305,17 @@ func (s *Scope) limits(typ SeedType, hops, off *int) (int, int) {
 	return h, o
 }
 
-// seedPrefix derives the Standard flavour's SURT prefix of a canonical seed URL (§3.1).
-// hadSlash says whether the seed as written had a path; without one the prefix opens every
-// subdomain. The query never takes part.
+// seedPrefix derives the Standard flavour's SURT prefix of a canonical seed URL (§3.1): the
+// seed's scope SURT, query included, cut after its last "/" when there is one after the "//",
+// else without its closing ")"; in http:// form. hadSlash says whether the seed as written
+// had a path: without one the "/" canonicalisation added is not part of the seed, and the
+// prefix opens every subdomain ("http://ca.gov" gives "http://(gov,ca,"). A "/" in the query
+// counts like any other: "http://example.com/search?q=a/b" gives
+// "http://(com,example,)/search?q=a/", which "http://example.com/other" does not match.
 func seedPrefix(canonical string, hadSlash bool) string {
 	p, _ := split(canonical)
-	p.pathq, _, _ = strings.Cut(p.pathq, "?")
 	p.pathq, _, _ = strings.Cut(p.pathq, "#")
-	if !hadSlash {
+	if !hadSlash && p.pathq == "/" {
 		p.pathq = ""
 	}
 	v := string(appendSURT(nil, &p, surtForm{forceHTTP: true}))
@@ -372,27 +366,6 @@ func (s *Scope) SeedType(seed string) (SeedType, bool) {
 	return st.typ, true
 }
 
-// SeedPrefixes returns the Standard flavour's seed SURT prefixes (sorted; including promoted
-// seeds), or for the Brozzler flavour the automatic SSURT accept prefixes of the given seed.
-// It is meant for explanations (amber scope check) and reports.
-func (s *Scope) SeedPrefixes(seed string) []string {
-	var out []string
-	if s.flavour == Brozzler {
-		st := s.lookup(seed)
-		if st == nil {
-			if c, err := Canonicalize(seed, s.flavour); err == nil {
-				st = s.lookup(c)
-			}
-		}
-		if st != nil {
-			out = append(out, *st.auto.Load()...)
-		}
-		return out
-	}
-	s.prefixes.Load().each("", func(p string) { out = append(out, p) })
-	return out
-}
-
 // PromoteRedirect records that target was reached from seed by a chain of redirects only (hops
 // is the target's hop path, e.g. "R" or "RR"); seed and target are URLs (canonicalised here).
 // Standard flavour (§3.1): for a standard or standard+ seed and a chain shorter than 5, target
@@ -401,7 +374,7 @@ func (s *Scope) SeedPrefixes(seed string) []string {
 // automatic accept rules, and when only the scheme changed the seed's SSURT with the new scheme
 // too. It returns true when the scope changed. It is safe for concurrent use with Decide.
 func (s *Scope) PromoteRedirect(seed, target, hops string) bool {
-	if hops == "" || strings.Trim(hops, string(hopRedirect)) != "" {
+	if hops == "" || !hop.IsRedirectChain(hops) {
 		return false
 	}
 	sc, err := Canonicalize(seed, s.flavour)
@@ -495,7 +468,7 @@ func (s *Scope) Decide(c Candidate) Decision {
 	if c.Hops == "" {
 		return Decision{In: true, Reason: ReasonSeed}
 	}
-	if c.Hops[len(c.Hops)-1] == hopPrerequisite {
+	if hop.Last(c.Hops) == hop.Prerequisite {
 		return Decision{In: true, Reason: ReasonPrerequisite, HopsOff: c.ViaHopsOff}
 	}
 	st := s.first
@@ -586,7 +559,7 @@ func (s *Scope) decideStandard(t *target, c *Candidate, st *seedState) Decision 
 			return Decision{In: true, Reason: ReasonOneHopOff, HopsOff: c.ViaHopsOff + 1}
 		}
 	case OnePagePlus:
-		if strings.IndexByte(h[:len(h)-1], hopLink) < 0 {
+		if strings.IndexByte(h[:len(h)-1], hop.Link) < 0 {
 			return Decision{In: true, Reason: ReasonOneHopOff, HopsOff: c.ViaHopsOff + 1}
 		}
 	}
@@ -599,14 +572,14 @@ func transcluded(h string) bool {
 	n, x, other := 0, 0, 0
 	for i := len(h) - 1; i >= 0; i-- {
 		c := h[i]
-		if c == hopLink || c == hopSitemap {
+		if c == hop.Link || c == hop.Sitemap {
 			break
 		}
 		n++
-		if c == hopSpeculative {
+		if c == hop.Speculative {
 			x++
 		}
-		if c != hopRedirect {
+		if c != hop.Redirect {
 			other++
 		}
 	}
@@ -657,7 +630,7 @@ func isTrap(pathq string) bool {
 func (s *Scope) decideBrozzler(t *target, c *Candidate, st *seedState) Decision {
 	h := c.Hops
 	last := h[len(h)-1]
-	outlink := last != hopEmbed && last != hopRedirect && last != hopInferred
+	outlink := last != hop.Embed && last != hop.Redirect && last != hop.Inferred
 	var l levels
 	if !outlink {
 		l.init(t, s.coll, st.rules)
@@ -666,7 +639,7 @@ func (s *Scope) decideBrozzler(t *target, c *Candidate, st *seedState) Decision 
 		}
 		return Decision{In: true, Reason: ReasonEmbed, HopsOff: c.ViaHopsOff}
 	}
-	if strings.Count(h[:len(h)-1], string(hopLink)) >= st.maxHops {
+	if strings.Count(h[:len(h)-1], string(hop.Link)) >= st.maxHops {
 		return Decision{Reason: ReasonMaxHops}
 	}
 	l.init(t, s.coll, st.rules)

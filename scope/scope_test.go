@@ -264,6 +264,35 @@ func TestDecideStandardSeedFormats(t *testing.T) {
 			{url: "http://example.com:8080/app/x", hops: "L", want: seedPfx},
 			{url: "http://example.com/app/x", hops: "L", want: outOfScop},
 			{url: "http://example.com:8080/other", hops: "L", want: outOfScop},
+		}}, // §3.1 step 1 cuts after the last "/" of the whole SURT, query included.
+		{"http://example.com/search?q=a/b", []row{
+			{name: "slash in the seed's query", url: "http://example.com/other", hops: "L", want: outOfScop},
+			{url: "http://example.com/search", hops: "L", want: outOfScop},
+			{url: "http://example.com/search?q=b", hops: "L", want: outOfScop},
+			{url: "http://example.com/search?q=a/", hops: "L", want: seedPfx},
+			{url: "http://example.com/search?q=a/c", hops: "L", want: seedPfx},
+			{url: "https://example.com/search?q=a/b/c", hops: "L", want: seedPfx},
+			{name: "compared lowercased", url: "http://example.com/Search?Q=A/x", hops: "L", want: seedPfx},
+		}},
+		{"http://example.com/search?q=ab", []row{
+			{name: "no slash in the seed's query", url: "http://example.com/other", hops: "L", want: seedPfx},
+			{url: "http://www.example.com/", hops: "L", want: outOfScop},
+		}},
+		{"http://example.com/search?q=a%2Fb", []row{
+			{name: "escaped slash is not a slash", url: "http://example.com/other", hops: "L", want: seedPfx},
+		}},
+		{"http://example.com/dir/search?q=a", []row{
+			{url: "http://example.com/dir/x", hops: "L", want: seedPfx},
+			{url: "http://example.com/other", hops: "L", want: outOfScop},
+		}},
+		{"http://example.com?q=a/b", []row{
+			{name: "query without a path", url: "http://example.com/other", hops: "L", want: outOfScop},
+			{url: "http://example.com/?q=a/c", hops: "L", want: seedPfx},
+			{url: "http://sub.example.com/", hops: "L", want: outOfScop},
+		}},
+		{"http://example.com?x=1", []row{
+			{name: "a query is a path: the site only", url: "http://example.com/other", hops: "L", want: seedPfx},
+			{url: "http://sub.example.com/", hops: "L", want: outOfScop},
 		}},
 	}
 	for _, tt := range tests {
@@ -378,6 +407,7 @@ func TestDecideManyRules(t *testing.T) {
 }
 
 func TestDecideBrozzler(t *testing.T) {
+	const sQuery = "http://query.example.com/search?q=a/b"
 	cfg := Config{
 		Flavour: Brozzler,
 		Block:   []Rule{mustRule(t, "host:ads.example.com"), {ParentRegex: `http://spam\.test/.*`}},
@@ -387,6 +417,7 @@ func TestDecideBrozzler(t *testing.T) {
 		},
 		Seeds: []Seed{
 			{URL: "https://example.com/about"},
+			{URL: "http://query.example.com/search?q=a/b"},
 			{URL: "http://plus.example.net/", Type: StandardPlus},
 			{URL: "http://one.example.org/article.html", Type: OnePage},
 			{URL: "http://oneplus.example.org/page.html", Type: OnePagePlus},
@@ -412,6 +443,12 @@ func TestDecideBrozzler(t *testing.T) {
 		{url: "https://example.com:8443/about/bios.html", hops: "L", want: outOfScop},
 		{url: "https://example.com/About/bios.html", hops: "L", want: outOfScop},
 		{name: "seeds do not share", url: "https://example.com/about/x", hops: "L", seed: "http://plus.example.net/", want: inOff(ReasonOneHopOff, 1)},
+		// The seed's query (and any "/" in it) is not part of its automatic rule.
+		{name: "slash in the seed's query", url: "http://query.example.com/other", hops: "L", seed: sQuery, want: outOfScop},
+		{url: "http://query.example.com/search?q=a/b/c", hops: "L", seed: sQuery, want: seedPfx},
+		{url: "http://query.example.com/search?q=zzz", hops: "L", seed: sQuery, want: seedPfx},
+		{url: "http://query.example.com/searching", hops: "L", seed: sQuery, want: seedPfx},
+		{url: "https://query.example.com/search?q=a/b", hops: "L", seed: sQuery, want: outOfScop},
 		// 2. max-hops, counting L only, before any rule.
 		{name: "100th hop", url: "https://example.com/about/100", hops: L100, want: seedPfx},
 		{name: "101st hop", url: "https://example.com/about/101", hops: L100 + "L", want: out(ReasonMaxHops)},
@@ -530,8 +567,8 @@ func TestPromoteRedirectStandard(t *testing.T) {
 		t.Error("second PromoteRedirect = true")
 	}
 	wantPrefixes := []string{"http://(com,example,)/", "http://(com,example,www,)/", "http://(test,long,)/"}
-	if diff := cmp.Diff(wantPrefixes, s.SeedPrefixes("")); diff != "" {
-		t.Errorf("SeedPrefixes (-want +got):\n%s", diff)
+	if diff := cmp.Diff(wantPrefixes, seedPrefixes(s, "")); diff != "" {
+		t.Errorf("seed prefixes (-want +got):\n%s", diff)
 	}
 	for _, tt := range []struct{ seed, target, hops string }{
 		{"http://long.test/", "http://long2.test/", "RRRRR"}, // chain of 5
@@ -580,7 +617,7 @@ func TestPromoteRedirectBrozzler(t *testing.T) {
 	if got := dec("http://example.org/", "https://example.org/other"); got != seedPfx {
 		t.Errorf("after scheme change: %+v", got)
 	}
-	if diff := cmp.Diff([]string{"org,example,//http:/", "org,example,//https:/"}, s.SeedPrefixes("http://example.org/")); diff != "" {
+	if diff := cmp.Diff([]string{"org,example,//http:/", "org,example,//https:/"}, seedPrefixes(s, "http://example.org/")); diff != "" {
 		t.Errorf("prefixes (-want +got):\n%s", diff)
 	}
 	// Host changed: only the target's SSURT without its query.
@@ -605,7 +642,7 @@ func TestPromoteRedirectBrozzler(t *testing.T) {
 	}
 	// A redundant prefix is not added (the target is still recorded as an alias).
 	s.PromoteRedirect("http://example.org/", "https://example.org/deeper/", "R")
-	if diff := cmp.Diff([]string{"org,example,//http:/", "org,example,//https:/"}, s.SeedPrefixes("http://example.org/")); diff != "" {
+	if diff := cmp.Diff([]string{"org,example,//http:/", "org,example,//https:/"}, seedPrefixes(s, "http://example.org/")); diff != "" {
 		t.Errorf("redundant prefix added (-want +got):\n%s", diff)
 	}
 	if s.PromoteRedirect("http://example.org/", "https://example.org/deeper/", "R") {
@@ -782,4 +819,18 @@ func TestTranscluded(t *testing.T) {
 			t.Errorf("transcluded(%q) = %v, want %v", h, got, want)
 		}
 	}
+}
+
+// seedPrefixes returns the Standard flavour's seed SURT prefixes (sorted; promoted seeds
+// included), or in the Brozzler flavour the automatic SSURT accept prefixes of seed.
+func seedPrefixes(s *Scope, seed string) []string {
+	var out []string
+	if s.flavour == Brozzler {
+		if st := s.lookup(seed); st != nil {
+			out = append(out, *st.auto.Load()...)
+		}
+		return out
+	}
+	s.prefixes.Load().each("", func(p string) { out = append(out, p) })
+	return out
 }

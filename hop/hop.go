@@ -48,15 +48,27 @@ func Navigates(path string) bool {
 // Heritrix's UriProcessingFormatter does.
 const maxLogged = 50
 
-// Logged is a hop path as Heritrix writes it in crawl.log: "-" for a seed, the path itself up to
-// 50 letters, and a longer one as "N+" followed by its last 50 letters, N being the number of
-// letters left out.
+// Logged is a hop path as Heritrix writes it in crawl.log (CrawlURI.extendHopsPath): "-" for a
+// seed, the path itself up to 50 letters, and a longer one as "N+" followed by its last 50
+// letters, N being the number of letters left out. A path already in that form (as read back
+// from crawl.log) is abbreviated further the same way, N adding up, so Logged(Logged(p)) ==
+// Logged(p).
 func Logged(path string) string {
-	switch {
-	case path == "":
+	if path == "" {
 		return "-"
-	case len(path) <= maxLogged:
-		return path
 	}
-	return strconv.Itoa(len(path)-maxLogged) + "+" + path[len(path)-maxLogged:]
+	skipped, letters := 0, path
+	if n, rest, ok := strings.Cut(path, "+"); ok {
+		if k, err := strconv.Atoi(n); err == nil && k >= 0 {
+			skipped, letters = k, rest
+		}
+	}
+	if len(letters) > maxLogged {
+		skipped += len(letters) - maxLogged
+		letters = letters[len(letters)-maxLogged:]
+	}
+	if skipped == 0 {
+		return letters
+	}
+	return strconv.Itoa(skipped) + "+" + letters
 }

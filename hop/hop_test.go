@@ -14,10 +14,20 @@ func TestLogged(t *testing.T) {
 		{strings.Repeat("L", 50), strings.Repeat("L", 50)},
 		{strings.Repeat("L", 51), "1+" + strings.Repeat("L", 50)},
 		{long, "20+" + strings.Repeat("L", 40) + strings.Repeat("E", 10)},
+		// CrawlURI.extendHopsPath's own test cases, the path extended by X.
+		{strings.Repeat("L", 49) + "X", strings.Repeat("L", 49) + "X"},
+		{strings.Repeat("L", 50) + "X", "1+" + strings.Repeat("L", 49) + "X"},
+		{"99+" + strings.Repeat("L", 50) + "X", "100+" + strings.Repeat("L", 49) + "X"},
+		// Already logged: unchanged.
+		{"1+" + strings.Repeat("L", 50), "1+" + strings.Repeat("L", 50)},
+		{"7+RLE", "7+RLE"},
 	}
 	for _, tt := range tests {
 		if got := Logged(tt.in); got != tt.want {
 			t.Errorf("Logged(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+		if got := Logged(Logged(tt.in)); got != tt.want {
+			t.Errorf("Logged(Logged(%q)) = %q, want %q", tt.in, got, tt.want)
 		}
 	}
 }

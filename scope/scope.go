@@ -176,7 +176,7 @@ func New(cfg Config) (*Scope, error) {
 	}
 	s := &Scope{flavour: fl, seeds: map[string]*seedState{}, cfgHops: cfg.MaxHops, cfgOff: cfg.MaxHopsOff}
 	if s.coll, err = compileRules(cfg.Block, cfg.Accept, fl); err != nil {
-		return nil, fmt.Errorf("collection rules: %w", err)
+		return nil, fmt.Errorf("compile collection rules: %w", err)
 	}
 	var redirected []Seed
 	for _, sd := range cfg.Seeds {
@@ -232,10 +232,10 @@ func checkHops(hops, off *int) error {
 func canonicalSeed(raw string, fl Flavour) (string, error) {
 	c, err := Canonicalize(raw, fl)
 	if err != nil {
-		return "", fmt.Errorf("seed: %w", err)
+		return "", fmt.Errorf("canonicalize seed: %w", err)
 	}
 	if !strings.HasPrefix(c, "http://") && !strings.HasPrefix(c, "https://") {
-		return "", fmt.Errorf("seed: %w: %q: scheme is not http or https", ErrURL, raw)
+		return "", fmt.Errorf("%w: seed %q: scheme is not http or https", ErrURL, raw)
 	}
 	return c, nil
 }
@@ -248,20 +248,20 @@ func (s *Scope) addSeed(sd Seed, origin *seedState) error {
 	}
 	typ, err := ParseSeedType(string(sd.Type))
 	if err != nil {
-		return fmt.Errorf("seed %q: %w", sd.URL, err)
+		return fmt.Errorf("add seed %q: %w", sd.URL, err)
 	}
 	if sd.Type == "" && origin != nil {
 		typ = origin.typ
 	}
 	if err := checkHops(sd.MaxHops, sd.MaxHopsOff); err != nil {
-		return fmt.Errorf("seed %q: %w", sd.URL, err)
+		return fmt.Errorf("add seed %q: %w", sd.URL, err)
 	}
 	if _, dup := s.seeds[c]; dup {
 		return nil
 	}
 	st := &seedState{url: c, typ: typ}
 	if st.rules, err = compileRules(sd.Block, sd.Accept, s.flavour); err != nil {
-		return fmt.Errorf("seed %q: %w", sd.URL, err)
+		return fmt.Errorf("add seed %q: %w", sd.URL, err)
 	}
 	st.maxHops, st.maxHopsOff = s.limits(typ, sd.MaxHops, sd.MaxHopsOff)
 	if s.flavour == Brozzler {

@@ -3,11 +3,13 @@ package extract
 import (
 	"strings"
 	"unicode/utf8"
+
+	"github.com/amber-crawler/amber/hop"
 )
 
 // CSS returns the outlinks of a stylesheet body: every url() (context "css/url()"), every
 // string of an image-set() ("css/url()"), and every @import, written with a string or a
-// url() ("css/@import"), all with hop HopEmbed. Comments are ignored; quoted and unquoted
+// url() ("css/@import"), all with hop letter hop.Embed. Comments are ignored; quoted and unquoted
 // url() forms, CSS escapes and whitespace are handled as the CSS Syntax spec tokenises them.
 // The only error is ErrPageURL.
 func CSS(pageURL string, body []byte) ([]Outlink, error) {
@@ -21,7 +23,7 @@ func CSS(pageURL string, body []byte) ([]Outlink, error) {
 		if isImport {
 			ctx = "css/@import"
 		}
-		refs = append(refs, link{ref: ref, hop: HopEmbed, context: ctx})
+		refs = append(refs, link{ref: ref, hop: hop.Embed, context: ctx})
 	})
 	return resolveAll(r, refs), nil
 }

@@ -3,14 +3,15 @@ package extract
 import (
 	"testing"
 
+	"github.com/amber-crawler/amber/hop"
 	"github.com/google/go-cmp/cmp"
 )
 
 const sheet = "http://example.com/css/site.css"
 
 func TestCSS(t *testing.T) {
-	u := func(url string) Outlink { return Outlink{URL: url, Hop: HopEmbed, Context: "css/url()"} }
-	imp := func(url string) Outlink { return Outlink{URL: url, Hop: HopEmbed, Context: "css/@import"} }
+	u := func(url string) Outlink { return Outlink{URL: url, Hop: hop.Embed, Context: "css/url()"} }
+	imp := func(url string) Outlink { return Outlink{URL: url, Hop: hop.Embed, Context: "css/@import"} }
 	tests := []struct {
 		name string
 		css  string

@@ -52,15 +52,8 @@ import (
 	"mime"
 	"net/url"
 	"strings"
-)
 
-// Hop letters (spec/scope.md §1) carried by Outlink.Hop.
-const (
-	HopLink        byte = 'L' // a navigational link: a, area, GET form, non-embed link rel
-	HopEmbed       byte = 'E' // a resource the page needs to render: img, script, CSS, ...
-	HopSpeculative byte = 'X' // a URL-looking string in JavaScript
-	HopRedirect    byte = 'R' // a meta refresh or Refresh header
-	HopInferred    byte = 'I' // /favicon.ico
+	"github.com/amber-crawler/amber/hop"
 )
 
 // ErrPageURL is returned (wrapped, with the offending value) when the page URL given to an
@@ -70,7 +63,7 @@ var ErrPageURL = errors.New("extract: invalid page URL")
 // Outlink is one URL found in a body.
 type Outlink struct {
 	URL     string // absolute, resolved against the base URL, fragment dropped (not canonicalised)
-	Hop     byte   // one of HopLink, HopEmbed, HopRedirect, HopInferred (HopSpeculative is reserved)
+	Hop     byte   // the hop letter (package hop): hop.Link, hop.Embed, hop.Redirect or hop.Inferred
 	Context string // where the URL was found, e.g. "a/@href", "css/url()" (see the package doc)
 
 	// NoFollow is set when every a or area linking the URL has rel="nofollow": a crawl that
@@ -159,17 +152,17 @@ func mediaType(contentType string) string {
 	return strings.ToLower(strings.TrimSpace(mt))
 }
 
-// Favicon returns the inferred outlink scheme://host[:port]/favicon.ico (hop HopInferred,
+// Favicon returns the inferred outlink scheme://host[:port]/favicon.ico (hop letter hop.Inferred,
 // context "inferred") for the origin of pageURL. Userinfo is dropped. The URL is empty when
 // pageURL is not an absolute http or https URL with a host.
 func Favicon(pageURL string) Outlink {
 	u, err := url.Parse(strings.TrimSpace(pageURL))
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return Outlink{Hop: HopInferred, Context: "inferred"}
+		return Outlink{Hop: hop.Inferred, Context: "inferred"}
 	}
 	return Outlink{
 		URL:     u.Scheme + "://" + strings.ToLower(u.Host) + "/favicon.ico",
-		Hop:     HopInferred,
+		Hop:     hop.Inferred,
 		Context: "inferred",
 	}
 }

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/amber-crawler/amber/hop"
 )
 
 // checkOutlinks fails t unless every outlink is an absolute URL with a host and a scheme of
@@ -102,7 +104,7 @@ func FuzzCSS(f *testing.F) {
 		}
 		checkOutlinks(t, pageURL, links)
 		for _, o := range links {
-			if o.Hop != HopEmbed {
+			if o.Hop != hop.Embed {
 				t.Fatalf("CSS outlink %+v: hop not E", o)
 			}
 		}

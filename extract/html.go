@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"strings"
 
+	"github.com/amber-crawler/amber/hop"
 	"golang.org/x/net/html"
 )
 
@@ -207,7 +208,7 @@ func (p *htmlParser) rawText(tag string, text []byte, nesting int) {
 			if isImport {
 				ctx = "style/@import"
 			}
-			p.add(ref, HopEmbed, ctx)
+			p.add(ref, hop.Embed, ctx)
 		})
 	case "title":
 		if p.inTitle {
@@ -231,8 +232,8 @@ func (p *htmlParser) get(key string) (string, bool) {
 	return "", false
 }
 
-func (p *htmlParser) add(ref string, hop byte, context string) {
-	p.links = append(p.links, link{ref: ref, hop: hop, context: context})
+func (p *htmlParser) add(ref string, h byte, context string) {
+	p.links = append(p.links, link{ref: ref, hop: h, context: context})
 }
 
 // has reports whether the current tag has an attribute named key.
@@ -254,7 +255,7 @@ func (p *htmlParser) addAnchor(context string, nesting int) {
 	}
 	rel, _ := p.get("rel")
 	p.links = append(p.links, link{
-		ref: href, hop: HopLink, context: context,
+		ref: href, hop: hop.Link, context: context,
 		nofollow: hasToken(rel, "nofollow"),
 		anchor:   context == "a/@href" && nesting == 0,
 	})
@@ -272,9 +273,9 @@ func hasToken(s, token string) bool {
 }
 
 // addAttr adds the value of attribute key, if present.
-func (p *htmlParser) addAttr(key string, hop byte, context string) {
+func (p *htmlParser) addAttr(key string, h byte, context string) {
 	if v, ok := p.get(key); ok {
-		p.add(v, hop, context)
+		p.add(v, h, context)
 	}
 }
 
@@ -282,7 +283,7 @@ func (p *htmlParser) addAttr(key string, hop byte, context string) {
 func (p *htmlParser) addSrcset(key string, context string) {
 	if v, ok := p.get(key); ok {
 		for _, u := range srcsetURLs(v) {
-			p.add(u, HopEmbed, context)
+			p.add(u, hop.Embed, context)
 		}
 	}
 }
@@ -292,7 +293,7 @@ func (p *htmlParser) startTag(name []byte, selfClosing bool, nesting int) {
 	p.inTitle = false // an empty first <title> has no text token
 	if style, ok := p.get("style"); ok {
 		scanCSS(style, func(ref string, isImport bool) {
-			p.add(ref, HopEmbed, "@style/url()")
+			p.add(ref, hop.Embed, "@style/url()")
 		})
 	}
 	switch string(name) {
@@ -310,53 +311,53 @@ func (p *htmlParser) startTag(name []byte, selfClosing bool, nesting int) {
 		}
 		p.addSrcset("imagesrcset", "link/@imagesrcset")
 	case "img":
-		p.addAttr("src", HopEmbed, "img/@src")
+		p.addAttr("src", hop.Embed, "img/@src")
 		p.addSrcset("srcset", "img/@srcset")
 	case "image":
 		if p.svgDepth == 0 {
 			// Outside SVG, HTML parsers read <image> as <img>.
-			p.addAttr("src", HopEmbed, "img/@src")
+			p.addAttr("src", hop.Embed, "img/@src")
 			p.addSrcset("srcset", "img/@srcset")
 		} else if _, ok := p.get("href"); ok {
-			p.addAttr("href", HopEmbed, "image/@href")
+			p.addAttr("href", hop.Embed, "image/@href")
 		} else {
-			p.addAttr("xlink:href", HopEmbed, "image/@xlink:href")
+			p.addAttr("xlink:href", hop.Embed, "image/@xlink:href")
 		}
 	case "source":
-		p.addAttr("src", HopEmbed, "source/@src")
+		p.addAttr("src", hop.Embed, "source/@src")
 		p.addSrcset("srcset", "source/@srcset")
 	case "script":
-		p.addAttr("src", HopEmbed, "script/@src")
+		p.addAttr("src", hop.Embed, "script/@src")
 	case "iframe":
-		p.addAttr("src", HopEmbed, "iframe/@src")
+		p.addAttr("src", hop.Embed, "iframe/@src")
 		if doc, ok := p.get("srcdoc"); ok && nesting < maxNesting {
 			p.walk([]byte(doc), nesting+1)
 		}
 	case "frame":
-		p.addAttr("src", HopEmbed, "frame/@src")
+		p.addAttr("src", hop.Embed, "frame/@src")
 	case "video":
-		p.addAttr("src", HopEmbed, "video/@src")
-		p.addAttr("poster", HopEmbed, "video/@poster")
+		p.addAttr("src", hop.Embed, "video/@src")
+		p.addAttr("poster", hop.Embed, "video/@poster")
 	case "audio":
-		p.addAttr("src", HopEmbed, "audio/@src")
+		p.addAttr("src", hop.Embed, "audio/@src")
 	case "track":
-		p.addAttr("src", HopEmbed, "track/@src")
+		p.addAttr("src", hop.Embed, "track/@src")
 	case "embed":
-		p.addAttr("src", HopEmbed, "embed/@src")
+		p.addAttr("src", hop.Embed, "embed/@src")
 	case "object":
-		p.addAttr("data", HopEmbed, "object/@data")
+		p.addAttr("data", hop.Embed, "object/@data")
 	case "input":
 		if t, _ := p.get("type"); strings.EqualFold(strings.TrimSpace(t), "image") {
-			p.addAttr("src", HopEmbed, "input/@src")
+			p.addAttr("src", hop.Embed, "input/@src")
 		}
 	case "body":
-		p.addAttr("background", HopEmbed, "body/@background")
+		p.addAttr("background", hop.Embed, "body/@background")
 	case "table":
-		p.addAttr("background", HopEmbed, "table/@background")
+		p.addAttr("background", hop.Embed, "table/@background")
 	case "td":
-		p.addAttr("background", HopEmbed, "td/@background")
+		p.addAttr("background", hop.Embed, "td/@background")
 	case "th":
-		p.addAttr("background", HopEmbed, "th/@background")
+		p.addAttr("background", hop.Embed, "th/@background")
 	case "form":
 		p.form()
 	case "base":
@@ -388,7 +389,7 @@ func (p *htmlParser) form() {
 		// An empty action submits to the document's URL, not to its base URL.
 		action = p.pageURL
 	}
-	p.add(action, HopLink, "form/@action")
+	p.add(action, hop.Link, "form/@action")
 }
 
 // meta handles <meta http-equiv=refresh> and <meta name=robots>, and for the search
@@ -397,7 +398,7 @@ func (p *htmlParser) meta(nesting int) {
 	if eq, ok := p.get("http-equiv"); ok && strings.EqualFold(strings.TrimSpace(eq), "refresh") {
 		if content, ok := p.get("content"); ok {
 			if ref, ok := refreshTarget(content); ok {
-				p.add(ref, HopRedirect, "meta/@content")
+				p.add(ref, hop.Redirect, "meta/@content")
 			}
 		}
 		return
@@ -425,19 +426,19 @@ func (p *htmlParser) meta(nesting int) {
 	}
 }
 
-// linkHop returns the hop of a <link href> with the given rel: HopEmbed for resources the
-// page loads, HopLink for the rest (alternate, canonical, next, prev, ...).
+// linkHop returns the hop of a <link href> with the given rel: hop.Embed for resources the
+// page loads, hop.Link for the rest (alternate, canonical, next, prev, ...).
 func linkHop(rel string) byte {
 	for _, f := range strings.Fields(strings.ToLower(rel)) {
 		switch f {
 		case "stylesheet", "preload", "modulepreload", "manifest":
-			return HopEmbed
+			return hop.Embed
 		}
 		if strings.Contains(f, "icon") {
-			return HopEmbed
+			return hop.Embed
 		}
 	}
-	return HopLink
+	return hop.Link
 }
 
 // collapseSpace trims s and collapses its runs of ASCII whitespace into single spaces, as

@@ -4,14 +4,15 @@ import (
 	"errors"
 	"testing"
 
+	"github.com/amber-crawler/amber/hop"
 	"github.com/google/go-cmp/cmp"
 )
 
 const page = "http://example.com/dir/page.html"
 
-func l(url, context string) Outlink { return Outlink{URL: url, Hop: HopLink, Context: context} }
-func e(url, context string) Outlink { return Outlink{URL: url, Hop: HopEmbed, Context: context} }
-func r(url, context string) Outlink { return Outlink{URL: url, Hop: HopRedirect, Context: context} }
+func l(url, context string) Outlink { return Outlink{URL: url, Hop: hop.Link, Context: context} }
+func e(url, context string) Outlink { return Outlink{URL: url, Hop: hop.Embed, Context: context} }
+func r(url, context string) Outlink { return Outlink{URL: url, Hop: hop.Redirect, Context: context} }
 
 func TestHTMLOutlinks(t *testing.T) {
 	tests := []struct {
@@ -259,7 +260,7 @@ func TestFavicon(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.page, func(t *testing.T) {
-			want := Outlink{URL: tt.want, Hop: HopInferred, Context: "inferred"}
+			want := Outlink{URL: tt.want, Hop: hop.Inferred, Context: "inferred"}
 			if diff := cmp.Diff(want, Favicon(tt.page)); diff != "" {
 				t.Errorf("(-want +got):\n%s", diff)
 			}

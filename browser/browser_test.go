@@ -18,6 +18,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/amber-crawler/amber/internal/crawltest"
+
 	"go.uber.org/goleak"
 
 	"github.com/amber-crawler/amber/fetch"
@@ -111,24 +113,9 @@ func readFile(t testing.TB, name string) []byte {
 	return b
 }
 
-// chromium returns the browser to test with; without one the test is skipped, or fails in
-// CI (CI=true).
-func chromium(t testing.TB) string {
-	t.Helper()
-	p := DefaultPath
-	if st, err := os.Stat(p); err == nil && !st.IsDir() {
-		return p
-	}
-	if os.Getenv("CI") == "true" {
-		t.Fatalf("chromium not found at %s (CI needs it: apt-get install -y chromium)", p)
-	}
-	t.Skipf("chromium not found at %s", p)
-	return ""
-}
-
 func newFetcher(t testing.TB, mod func(*Config)) *Fetcher {
 	t.Helper()
-	path := chromium(t)
+	path := crawltest.Chromium(t)
 	client, err := fetch.NewClient(fetch.Config{UserAgent: "amber-test/1.0", AllowPrivate: true})
 	if err != nil {
 		t.Fatal(err)
@@ -153,7 +140,7 @@ func newFetcher(t testing.TB, mod func(*Config)) *Fetcher {
 	if mod != nil {
 		mod(&cfg)
 	}
-	f, err := New(context.Background(), cfg)
+	f, err := New(t.Context(), cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -163,7 +150,7 @@ func newFetcher(t testing.TB, mod func(*Config)) *Fetcher {
 
 func fetchPage(t testing.TB, f *Fetcher, u string) *Page {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
 	defer cancel()
 	p, err := f.Load(ctx, u, nil)
 	if err != nil {
@@ -347,7 +334,7 @@ func TestFetchPage(t *testing.T) {
 		}
 		addr := l.Addr().String()
 		l.Close() // nothing listens there now
-		_, err = f.Load(context.Background(), "http://"+addr+"/", nil)
+		_, err = f.Load(t.Context(), "http://"+addr+"/", nil)
 		var fe *fetch.Error
 		if !errors.As(err, &fe) || fe.Kind != fetch.Connect {
 			t.Fatalf("err = %v, want a fetch.Connect error", err)
@@ -377,7 +364,7 @@ func TestConfig(t *testing.T) {
 		"directory":      {Path: "/", Client: client},
 		"bad user agent": {Path: "/bin/sh", Client: client, UserAgent: "a\nb"},
 	} {
-		if _, err := New(context.Background(), cfg); !errors.Is(err, ErrConfig) {
+		if _, err := New(t.Context(), cfg); !errors.Is(err, ErrConfig) {
 			t.Errorf("%s: err = %v, want ErrConfig", name, err)
 		}
 	}
@@ -392,7 +379,7 @@ func TestTabsConcurrent(t *testing.T) {
 		errs := make([]error, 4)
 		for i := range pages {
 			wg.Go(func() {
-				pages[i], errs[i] = f.Load(context.Background(), s.URL+"/", nil)
+				pages[i], errs[i] = f.Load(t.Context(), s.URL+"/", nil)
 			})
 		}
 		wg.Wait()
@@ -587,7 +574,7 @@ func TestUnrecorded(t *testing.T) {
 	}
 
 	// As a fetch.Fetcher, the browser returns the page's exchanges and its rendering.
-	res, err := f.Fetch(context.Background(), fetch.Request{URL: s.URL + "/data.json"})
+	res, err := f.Fetch(t.Context(), fetch.Request{URL: s.URL + "/data.json"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,6 +8,8 @@ import (
 	"net/http/httptest"
 	"testing"
 	"time"
+
+	"github.com/amber-crawler/amber/internal/crawltest"
 )
 
 // renderSite serves a page whose text appears only after a script's timer, and a service
@@ -40,7 +42,7 @@ self.addEventListener('fetch', e => {
 }
 
 func TestEvaluate(t *testing.T) {
-	path := chromium(t)
+	path := crawltest.Chromium(t)
 	srv := renderSite(t)
 	for name, tc := range map[string]struct {
 		expr string
@@ -61,7 +63,7 @@ func TestEvaluate(t *testing.T) {
 		},
 	} {
 		t.Run(name, func(t *testing.T) {
-			got, err := Evaluate(context.Background(), RenderConfig{Path: path, URL: srv.URL + "/", Expression: tc.expr, Timeout: 30 * time.Second})
+			got, err := Evaluate(t.Context(), RenderConfig{Path: path, URL: srv.URL + "/", Expression: tc.expr, Timeout: 30 * time.Second})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -73,7 +75,7 @@ func TestEvaluate(t *testing.T) {
 }
 
 func TestEvaluateFailures(t *testing.T) {
-	path := chromium(t)
+	path := crawltest.Chromium(t)
 	srv := renderSite(t)
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -83,13 +85,13 @@ func TestEvaluateFailures(t *testing.T) {
 	ln.Close()
 
 	t.Run("no result", func(t *testing.T) {
-		_, err := Evaluate(context.Background(), RenderConfig{Path: path, URL: srv.URL + "/", Expression: `''`, Timeout: 3 * time.Second})
+		_, err := Evaluate(t.Context(), RenderConfig{Path: path, URL: srv.URL + "/", Expression: `''`, Timeout: 3 * time.Second})
 		if !errors.Is(err, ErrNoResult) {
 			t.Errorf("got %v, want ErrNoResult", err)
 		}
 	})
 	t.Run("caller's deadline", func(t *testing.T) {
-		ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
+		ctx, cancel := context.WithTimeout(t.Context(), 3*time.Second)
 		defer cancel()
 		_, err := Evaluate(ctx, RenderConfig{Path: path, URL: srv.URL + "/", Expression: `42`, Timeout: time.Minute})
 		if !errors.Is(err, context.DeadlineExceeded) || errors.Is(err, ErrNoResult) {
@@ -97,7 +99,7 @@ func TestEvaluateFailures(t *testing.T) {
 		}
 	})
 	t.Run("page does not load", func(t *testing.T) {
-		_, err := Evaluate(context.Background(), RenderConfig{Path: path, URL: closed, Expression: `'x'`, Timeout: 20 * time.Second})
+		_, err := Evaluate(t.Context(), RenderConfig{Path: path, URL: closed, Expression: `'x'`, Timeout: 20 * time.Second})
 		if err == nil || errors.Is(err, ErrNoResult) {
 			t.Errorf("got %v, want a navigation error", err)
 		}
@@ -114,7 +116,7 @@ func TestEvaluateConfig(t *testing.T) {
 		"directory":        {URL: "http://127.0.0.1/", Expression: "1", Path: t.TempDir()},
 	} {
 		t.Run(name, func(t *testing.T) {
-			if _, err := Evaluate(context.Background(), cfg); !errors.Is(err, ErrConfig) {
+			if _, err := Evaluate(t.Context(), cfg); !errors.Is(err, ErrConfig) {
 				t.Errorf("got %v, want ErrConfig", err)
 			}
 		})

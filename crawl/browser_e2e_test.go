@@ -1,10 +1,7 @@
 package crawl_test
 
 import (
-	"context"
 	"net/http"
-	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -17,19 +14,6 @@ import (
 	"github.com/amber-crawler/amber/internal/warccheck"
 	"github.com/amber-crawler/amber/scope"
 )
-
-// chromium returns the Chromium executable, or skips the test without one (fails in CI).
-func chromium(t *testing.T) string {
-	t.Helper()
-	p, err := exec.LookPath("/usr/bin/chromium")
-	if err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("Chromium is required in CI: %v", err)
-		}
-		t.Skipf("no Chromium: %v", err)
-	}
-	return p
-}
 
 // jsSite serves testdata/sites/js: a page whose content needs JavaScript, a cookie-protected
 // image, a redirecting image.
@@ -69,7 +53,7 @@ func jsSite(t *testing.T) *testsite.Server {
 // resource the page needed is in the WARC, the script-made link was followed, the screenshot
 // is stored, and the search document has the script-inserted text.
 func TestCrawlBrowser(t *testing.T) {
-	path := chromium(t)
+	path := crawltest.Chromium(t)
 	site := jsSite(t)
 	cfg := basicConfig(t, site, t.TempDir())
 	cfg.Fetcher = crawl.FetcherBrowser
@@ -81,7 +65,7 @@ func TestCrawlBrowser(t *testing.T) {
 		Seeds:   []scope.Seed{{URL: "http://www.example.com/", Type: scope.StandardSeed}},
 	}
 	cfg.Workers = 2
-	res, err := crawl.Run(context.Background(), cfg)
+	res, err := crawl.Run(t.Context(), cfg)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,7 +3,6 @@ package crawl_test
 import (
 	"bufio"
 	"bytes"
-	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -53,7 +52,7 @@ func TestCrawlDocuments(t *testing.T) {
 	defer site.Close()
 	cfg := basicConfig(t, site, t.TempDir())
 	cfg.Workers = 1 // documents in a predictable order: the first URL of a content group keeps the id
-	res, err := crawl.Run(context.Background(), cfg)
+	res, err := crawl.Run(t.Context(), cfg)
 	if err != nil || res.End != crawl.EndFinished {
 		t.Fatalf("end %q, err %v", res.End, err)
 	}

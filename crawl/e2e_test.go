@@ -1,7 +1,6 @@
 package crawl_test
 
 import (
-	"context"
 	"os"
 	"path/filepath"
 	"sort"
@@ -67,7 +66,7 @@ func startBasic(t *testing.T) *testsite.Server {
 func TestCrawlBasicSite(t *testing.T) {
 	site := startBasic(t)
 	dir := t.TempDir()
-	res, err := crawl.Run(context.Background(), basicConfig(t, site, dir))
+	res, err := crawl.Run(t.Context(), basicConfig(t, site, dir))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -217,7 +216,7 @@ func TestCrawlBasicSite(t *testing.T) {
 
 	// Running again on the finished crawl does nothing.
 	before := site.Hits("www.example.com", "/")
-	res, err = crawl.Run(context.Background(), basicConfig(t, site, dir))
+	res, err = crawl.Run(t.Context(), basicConfig(t, site, dir))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,7 +1,6 @@
 package crawl_test
 
 import (
-	"context"
 	"net/http"
 	"path/filepath"
 	"sync"
@@ -31,14 +30,14 @@ func generatedConfig(t *testing.T, pages int) (*testsite.Server, crawl.Config) {
 func TestLimitURLs(t *testing.T) {
 	_, cfg := generatedConfig(t, 300)
 	cfg.LimitURLs = 40
-	res, err := crawl.Run(context.Background(), cfg)
+	res, err := crawl.Run(t.Context(), cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if res.End != crawl.EndLimit || res.Fetched != 40 || res.Stats.Queued == 0 {
 		t.Fatalf("first run: end %q, fetched %d, queued %d; want limit, 40, some", res.End, res.Fetched, res.Stats.Queued)
 	}
-	res, err = crawl.Run(context.Background(), cfg)
+	res, err = crawl.Run(t.Context(), cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -46,7 +45,7 @@ func TestLimitURLs(t *testing.T) {
 		t.Errorf("same limit again: end %q, fetched %d; want limit, 40", res.End, res.Fetched)
 	}
 	cfg.LimitURLs = 0
-	res, err = crawl.Run(context.Background(), cfg)
+	res, err = crawl.Run(t.Context(), cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -72,7 +71,7 @@ func TestLimitURLs(t *testing.T) {
 func TestLimitBytesAndTime(t *testing.T) {
 	_, cfg := generatedConfig(t, 2000)
 	cfg.LimitBytes = 20_000
-	res, err := crawl.Run(context.Background(), cfg)
+	res, err := crawl.Run(t.Context(), cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -85,7 +84,7 @@ func TestLimitBytesAndTime(t *testing.T) {
 	cfg.HostConcurrency = 1
 	cfg.TimeLimit = 300 * time.Millisecond
 	start := time.Now()
-	res, err = crawl.Run(context.Background(), cfg)
+	res, err = crawl.Run(t.Context(), cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -122,7 +121,7 @@ func TestRetryAfter(t *testing.T) {
 	defer site.Close()
 	cfg := basicConfig(t, site, t.TempDir())
 	cfg.Scope.Seeds[0].URL = "http://busy.example.com/"
-	res, err := crawl.Run(context.Background(), cfg)
+	res, err := crawl.Run(t.Context(), cfg)
 	if err != nil {
 		t.Fatal(err)
 	}

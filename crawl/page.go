@@ -97,7 +97,7 @@ func (c *crawler) analyseBody(pageURL string, ex *fetch.Exchange) page {
 func (c *crawler) analyseRendered(ex *fetch.Exchange, r *fetch.Render) page {
 	var p page
 	for _, l := range r.Links {
-		p.links = append(p.links, extract.Outlink{URL: l.URL, Hop: hop.Link, Context: l.Context})
+		p.links = append(p.links, extract.Outlink{URL: l.URL, Hop: hop.Link, Context: l.Context, NoFollow: l.NoFollow})
 	}
 	if r.HTML == "" || isRedirect(ex.StatusCode) || !isHTML(mediaType(ex.Header.Get("Content-Type"))) {
 		return p

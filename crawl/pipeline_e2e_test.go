@@ -132,10 +132,7 @@ func scopeReport(t *testing.T, dir string) report.ScopeReport {
 // rule on a link and on an embed, the retry of a 503 after its Retry-After, the redirect, the
 // 404, the off-site link; the same reasons in crawl.log, events and the scope report.
 func TestSamePipelineBothFetchers(t *testing.T) {
-	if testing.Short() {
-		t.Skip("needs Chromium")
-	}
-	path := chromium(t)
+	path := crawltest.Chromium(t)
 	crawlWith := func(fetcher string) (string, *testsite.Server) {
 		site := pipelineSite(t)
 		cfg := basicConfig(t, site, t.TempDir())

@@ -2,7 +2,6 @@ package crawl_test
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
@@ -158,7 +157,7 @@ type replayed struct {
 // TestReplay crawls the JavaScript site with each fetcher, stops the site, and replays the
 // crawl's WARC offline in ReplayWeb.page in headless Chromium.
 func TestReplay(t *testing.T) {
-	path := chromium(t)
+	path := crawltest.Chromium(t)
 	rwp := replayWebPage(t)
 	for _, tc := range []struct {
 		fetcher    string
@@ -200,7 +199,7 @@ func TestReplay(t *testing.T) {
 				Seeds:   []scope.Seed{{URL: "http://www.example.com/", Type: scope.StandardSeed}},
 			}
 			cfg.Workers = 2
-			res, err := crawl.Run(context.Background(), cfg)
+			res, err := crawl.Run(t.Context(), cfg)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -211,7 +210,7 @@ func TestReplay(t *testing.T) {
 			site.Close()
 
 			page := serveReplay(t, rwp, filepath.Join(cfg.Dir, crawl.WARCDir))
-			out, err := browser.Evaluate(context.Background(), browser.RenderConfig{
+			out, err := browser.Evaluate(t.Context(), browser.RenderConfig{
 				Path: path, URL: page, Expression: replayedJS, Timeout: 40 * time.Second,
 			})
 			if err != nil {

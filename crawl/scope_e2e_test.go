@@ -1,7 +1,6 @@
 package crawl_test
 
 import (
-	"context"
 	"path/filepath"
 	"testing"
 
@@ -38,7 +37,7 @@ func TestCrawlSeedTypes(t *testing.T) {
 			{URL: "http://oneplus.example.com/story.html", Type: scope.OnePagePlus},
 		},
 	}
-	res, err := crawl.Run(context.Background(), cfg)
+	res, err := crawl.Run(t.Context(), cfg)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,7 +1,6 @@
 package crawl_test
 
 import (
-	"context"
 	"encoding/json"
 	"io"
 	"net"
@@ -33,7 +32,7 @@ func TestStatusServer(t *testing.T) {
 	cfg.HostDelay = 5 * time.Millisecond
 	cfg.HostConcurrency = 1
 	done := make(chan error, 1)
-	go func() { _, err := crawl.Run(context.Background(), cfg); done <- err }()
+	go func() { _, err := crawl.Run(t.Context(), cfg); done <- err }()
 
 	var metrics, status string
 	deadline := time.Now().Add(20 * time.Second)

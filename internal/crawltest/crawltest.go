@@ -92,3 +92,24 @@ func WarcioCDXJ(t testing.TB, warcPath string) []string {
 	}
 	return lines
 }
+
+// ChromiumPath is where Debian's chromium package installs the browser the tests use.
+const ChromiumPath = "/usr/bin/chromium"
+
+// Chromium returns the Chromium executable for a browser test. With -short (make test-short)
+// the test is skipped; without Chromium it is skipped too, except in CI (CI=true), where a
+// missing Chromium is a failure (`apt-get install -y chromium`).
+func Chromium(t testing.TB) string {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("browser test: skipped with -short")
+	}
+	if st, err := os.Stat(ChromiumPath); err == nil && !st.IsDir() && st.Mode()&0o111 != 0 {
+		return ChromiumPath
+	}
+	if os.Getenv("CI") == "true" {
+		t.Fatalf("chromium not found at %s (CI needs it: apt-get install -y chromium)", ChromiumPath)
+	}
+	t.Skipf("chromium not found at %s", ChromiumPath)
+	return ""
+}

@@ -43,7 +43,7 @@ func decodeHTML(body []byte, contentType string) ([]byte, string, encoding.Encod
 // encodeQuery re-encodes the non-ASCII characters of a URL query in enc, as browsers do for
 // the query of a URL found in a page of that encoding; a character enc cannot represent
 // becomes "%26%23N%3B" (an HTML numeric reference, percent-encoded). The bytes it produces
-// are percent-encoded later by escapeQuery.
+// are percent-encoded later by weburl.EscapeQuery.
 func encodeQuery(enc encoding.Encoding, q string) string {
 	e := enc.NewEncoder()
 	var b strings.Builder

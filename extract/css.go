@@ -5,6 +5,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/amber-crawler/amber/hop"
+	"github.com/amber-crawler/amber/weburl"
 )
 
 // CSS returns the outlinks of a stylesheet body: every url() (context "css/url()"), every
@@ -216,13 +217,13 @@ func readEscape(s string, i int) (rune, int) {
 	if i >= len(s) {
 		return utf8.RuneError, i
 	}
-	if !isHex(s[i]) {
+	if !weburl.IsHex(s[i]) {
 		r, size := utf8.DecodeRuneInString(s[i:])
 		return r, i + size
 	}
 	var v rune
 	n := 0
-	for ; n < 6 && i < len(s) && isHex(s[i]); n++ {
+	for ; n < 6 && i < len(s) && weburl.IsHex(s[i]); n++ {
 		v = v<<4 | rune(hexVal(s[i]))
 		i++
 	}

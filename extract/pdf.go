@@ -83,12 +83,12 @@ func pdfText(body []byte, limit int) (text string, err error) {
 				text, err = pr.text.String(), nil
 				return
 			}
-			text, err = "", fmt.Errorf("pdf: %v", r)
+			text, err = "", fmt.Errorf("read pdf: %v", r)
 		}
 	}()
 	r, err := pdf.NewReader(bytes.NewReader(body), int64(len(body)))
 	if err != nil {
-		return "", fmt.Errorf("pdf: %w", err)
+		return "", fmt.Errorf("read pdf: %w", err)
 	}
 	pr.walk(r.Trailer().Key("Root").Key("Pages"), 0)
 	return pr.text.String(), nil

@@ -4,8 +4,9 @@ import (
 	"net/url"
 	"strings"
 
-	"golang.org/x/net/idna"
 	"golang.org/x/text/encoding"
+
+	"github.com/amber-crawler/amber/weburl"
 )
 
 // resolver turns raw references into absolute outlink URLs against one base URL.
@@ -21,7 +22,7 @@ type resolver struct {
 // of the page the references come from; "" means base's own.
 func newResolver(base, pageScheme string) (*resolver, error) {
 	u, err := url.Parse(strings.TrimSpace(base))
-	if err != nil || u.Scheme == "" || (isSpecial(u.Scheme) && u.Host == "") {
+	if err != nil || u.Scheme == "" || (weburl.IsSpecial(u.Scheme) && u.Host == "") {
 		return nil, errPageURL(base)
 	}
 	u.Fragment, u.RawFragment = "", ""
@@ -31,12 +32,6 @@ func newResolver(base, pageScheme string) (*resolver, error) {
 	return &resolver{base: u, pageScheme: pageScheme}, nil
 }
 
-// isSpecial reports whether scheme gets the WHATWG "special scheme" treatment here
-// (backslashes as slashes, "http:x" relative): only the schemes outlinks may have.
-func isSpecial(scheme string) bool {
-	return scheme == "http" || scheme == "https"
-}
-
 // skippedSchemes never make outlinks, whatever the page's scheme.
 var skippedSchemes = map[string]bool{
 	"javascript": true, "data": true, "mailto": true, "tel": true, "about": true, "blob": true,
@@ -44,17 +39,18 @@ var skippedSchemes = map[string]bool{
 
 // resolve returns the absolute URL of ref, or false when ref is to be skipped.
 func (r *resolver) resolve(ref string) (string, bool) {
-	ref = cleanRef(ref)
+	// WHATWG trimming; the controls and spaces left are encoded, which net/url would refuse.
+	ref = weburl.EscapeControls(weburl.Trim(ref))
 	if ref == "" || ref[0] == '#' {
 		return "", false
 	}
-	if scheme, rest, ok := splitScheme(ref); ok {
+	if scheme, rest, ok := weburl.CutScheme(ref); ok {
 		scheme = strings.ToLower(scheme)
 		if skippedSchemes[scheme] {
 			return "", false
 		}
-		if isSpecial(scheme) {
-			rest = fixBackslashes(rest)
+		if weburl.IsSpecial(scheme) {
+			rest = weburl.FixBackslashes(rest)
 			switch {
 			case scheme == r.base.Scheme && !strings.HasPrefix(rest, "//"):
 				// "http:x" and "http:/x" on an http page are relative (WHATWG URL).
@@ -66,15 +62,15 @@ func (r *resolver) resolve(ref string) (string, bool) {
 				ref = scheme + "://" + strings.TrimLeft(rest, "/")
 			}
 		}
-	} else if isSpecial(r.base.Scheme) {
-		ref = fixBackslashes(ref)
+	} else if weburl.IsSpecial(r.base.Scheme) {
+		ref = weburl.FixBackslashes(ref)
 		if strings.HasPrefix(ref, "//") {
 			ref = "//" + strings.TrimLeft(ref, "/")
 		}
 	}
 	u, err := url.Parse(ref)
 	if err != nil {
-		if u, err = url.Parse(fixPercent(ref)); err != nil {
+		if u, err = url.Parse(weburl.FixPercent(ref)); err != nil {
 			return "", false
 		}
 	}
@@ -83,30 +79,28 @@ func (r *resolver) resolve(ref string) (string, bool) {
 	if abs.Scheme != "http" && abs.Scheme != "https" && abs.Scheme != r.pageScheme {
 		return "", false
 	}
-	if isSpecial(abs.Scheme) && (abs.Host == "" || abs.Opaque != "") {
+	if weburl.IsSpecial(abs.Scheme) && (abs.Host == "" || abs.Opaque != "") {
 		return "", false
 	}
 	if !isASCII(abs.Host) {
 		// net/url would percent-encode a Unicode host, which no one can canonicalise or
 		// dial; its IDNA (punycode) form is the host browsers look up.
-		host, err := idna.Lookup.ToASCII(abs.Hostname())
+		host, err := weburl.ASCIIHost(abs.Hostname())
 		if err != nil {
-			if host, err = idna.Punycode.ToASCII(abs.Hostname()); err != nil {
-				return "", false
-			}
+			return "", false
 		}
 		if port := abs.Port(); port != "" {
 			host += ":" + port
 		}
 		abs.Host = host
 	}
-	if isSpecial(abs.Scheme) && !validHost(abs.Host) {
+	if weburl.IsSpecial(abs.Scheme) && !validHost(abs.Host) {
 		return "", false
 	}
 	if r.queryEnc != nil && !isASCII(abs.RawQuery) {
 		abs.RawQuery = encodeQuery(r.queryEnc, abs.RawQuery)
 	}
-	abs.RawQuery = escapeQuery(abs.RawQuery)
+	abs.RawQuery = weburl.EscapeQuery(abs.RawQuery)
 	return abs.String(), true
 }
 
@@ -120,16 +114,7 @@ func validHost(host string) bool {
 	if i := strings.LastIndexByte(host, ':'); i >= 0 {
 		host = host[:i] // net/url has checked the port
 	}
-	if host == "" {
-		return false
-	}
-	for i := 0; i < len(host); i++ {
-		c := host[i]
-		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '-' || c == '.' || c == '_') {
-			return false
-		}
-	}
-	return true
+	return weburl.IsHostname(host)
 }
 
 func isASCII(s string) bool {
@@ -139,110 +124,6 @@ func isASCII(s string) bool {
 		}
 	}
 	return true
-}
-
-// cleanRef trims C0 controls and spaces around s, removes tabs and newlines inside it (both
-// as the WHATWG URL parser does) and percent-encodes the remaining controls and spaces,
-// which net/url would refuse.
-func cleanRef(s string) string {
-	s = strings.TrimFunc(s, func(r rune) bool { return r <= ' ' })
-	clean := true
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; c <= ' ' || c == 0x7f {
-			clean = false
-			break
-		}
-	}
-	if clean {
-		return s
-	}
-	var b strings.Builder
-	b.Grow(len(s) + 8)
-	for i := 0; i < len(s); i++ {
-		switch c := s[i]; {
-		case c == '\t' || c == '\n' || c == '\r':
-		case c <= ' ' || c == 0x7f:
-			b.WriteByte('%')
-			b.WriteByte(upperHex[c>>4])
-			b.WriteByte(upperHex[c&15])
-		default:
-			b.WriteByte(c)
-		}
-	}
-	return b.String()
-}
-
-const upperHex = "0123456789ABCDEF"
-
-// splitScheme splits "scheme:rest" (RFC 3986 scheme syntax).
-func splitScheme(s string) (scheme, rest string, ok bool) {
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch {
-		case 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z':
-		case i > 0 && ('0' <= c && c <= '9' || c == '+' || c == '-' || c == '.'):
-		case i > 0 && c == ':':
-			return s[:i], s[i+1:], true
-		default:
-			return "", s, false
-		}
-	}
-	return "", s, false
-}
-
-// fixBackslashes turns backslashes before the query or fragment into slashes, as browsers
-// do for http and https URLs.
-func fixBackslashes(s string) string {
-	end := strings.IndexAny(s, "?#")
-	if end < 0 {
-		end = len(s)
-	}
-	if strings.IndexByte(s[:end], '\\') < 0 {
-		return s
-	}
-	return strings.ReplaceAll(s[:end], `\`, "/") + s[end:]
-}
-
-// fixPercent escapes every '%' that does not start a valid percent-escape.
-func fixPercent(s string) string {
-	var b strings.Builder
-	for i := 0; i < len(s); i++ {
-		if s[i] == '%' && (i+2 >= len(s) || !isHex(s[i+1]) || !isHex(s[i+2])) {
-			b.WriteString("%25")
-			continue
-		}
-		b.WriteByte(s[i])
-	}
-	return b.String()
-}
-
-func isHex(c byte) bool {
-	return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'
-}
-
-// escapeQuery percent-encodes the bytes of a raw query that a URL must not carry literally.
-func escapeQuery(q string) string {
-	need := func(c byte) bool { return c <= ' ' || c >= 0x7f || c == '"' || c == '<' || c == '>' }
-	i := 0
-	for i < len(q) && !need(q[i]) {
-		i++
-	}
-	if i == len(q) {
-		return q
-	}
-	var b strings.Builder
-	b.Grow(len(q) + 16)
-	b.WriteString(q[:i])
-	for ; i < len(q); i++ {
-		if c := q[i]; need(c) {
-			b.WriteByte('%')
-			b.WriteByte(upperHex[c>>4])
-			b.WriteByte(upperHex[c&15])
-		} else {
-			b.WriteByte(c)
-		}
-	}
-	return b.String()
 }
 
 // isHTMLSpace reports ASCII whitespace as HTML defines it.

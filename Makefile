@@ -4,6 +4,7 @@ GO       ?= go
 BIN      := bin
 AMBER    := $(BIN)/amber
 TESTSITE := $(BIN)/testsite
+GOWARC_IA := $(BIN)/gowarc-ia
 FUZZTIME ?= 10s
 
 .PHONY: all build demo test test-short bench fuzz tools vet clean
@@ -14,9 +15,16 @@ build:
 	$(GO) build -o $(AMBER) ./cmd/amber
 	$(GO) build -o $(TESTSITE) ./internal/testsite/cmd/testsite
 
-# The independent WARC readers the tests use (warcio.js), and ReplayWeb.page's ui.js and sw.js
-# for the replay test (npm pack: only the two built files, not the package's dependencies).
-tools: node_modules/warcio/package.json node_modules/.replaywebpage/replaywebpage-2.5.3.tgz
+# The independent WARC readers the tests use (warcio.js; internetarchive/gowarc's `warc verify`
+# as bin/gowarc-ia), and ReplayWeb.page's ui.js and sw.js for the replay test (npm pack: only the
+# two built files, not the package's dependencies).
+tools: node_modules/warcio/package.json $(GOWARC_IA) node_modules/.replaywebpage/replaywebpage-2.5.3.tgz
+
+# Built from the separate tools module internal/tools (its own go.mod pins the version), so the
+# main module's dependencies do not change.
+$(GOWARC_IA): internal/tools/go.mod internal/tools/go.sum
+	$(GO) -C internal/tools build -o $(CURDIR)/$@ github.com/internetarchive/gowarc/cmd/warc
+	touch $@
 
 node_modules/warcio/package.json: package.json
 	npm install --no-audit --no-fund

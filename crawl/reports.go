@@ -10,6 +10,7 @@ import (
 
 	"github.com/amber-crawler/amber/frontier"
 	"github.com/amber-crawler/amber/report"
+	"github.com/amber-crawler/amber/status"
 )
 
 // Paths of the reports and the events log inside the crawl directory.
@@ -104,7 +105,7 @@ func writeReports(dir string, front *frontier.Frontier, ended time.Time, end str
 	in.Lines = lines
 	err = front.Each(func(e frontier.Entry) error {
 		in.URLs = append(in.URLs, report.URLState{
-			URL: e.URL.URL, Host: e.URL.Host, State: string(e.State), Status: e.Status, Reason: e.Reason,
+			URL: e.URL.URL, Host: e.URL.Host, State: status.State(e.State), Status: e.Status, Reason: e.Reason,
 			Hops: e.URL.Hops, Via: e.URL.Via, Seed: e.URL.Seed,
 		})
 		return nil

@@ -5,6 +5,8 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"os"
+	"os/exec"
 	"strings"
 	"testing"
 	"time"
@@ -34,31 +36,69 @@ func TestStatusServer(t *testing.T) {
 	done := make(chan error, 1)
 	go func() { _, err := crawl.Run(t.Context(), cfg); done <- err }()
 
+	// Scrape until the crawl ends; keep the last answers that saw some fetches.
 	var metrics, status string
-	deadline := time.Now().Add(20 * time.Second)
-	for time.Now().Before(deadline) && (metrics == "" || status == "") {
-		time.Sleep(50 * time.Millisecond)
-		if metrics == "" {
-			metrics = get(t, "http://"+addr+"/metrics")
+	for running := true; running; {
+		select {
+		case err := <-done:
+			if err != nil {
+				t.Fatal(err)
+			}
+			running = false
+		case <-time.After(50 * time.Millisecond):
 		}
-		if status == "" {
-			status = get(t, "http://"+addr+"/status")
+		if m := get(t, "http://"+addr+"/metrics"); strings.Contains(m, `amber_urls_total{outcome="captured"}`) && !strings.Contains(m, `{outcome="captured"} 0`) {
+			metrics = m
+		}
+		if s := get(t, "http://"+addr+"/status"); strings.Contains(s, `"captured"`) {
+			status = s
 		}
 	}
-	if err := <-done; err != nil {
-		t.Fatal(err)
+	if metrics == "" || status == "" {
+		t.Fatalf("no scrape during the crawl saw a capture: metrics %q, status %q", metrics, status)
 	}
-	for _, want := range []string{"# TYPE amber_urls_fetched_total counter", `amber_frontier_urls{state="queued"}`, "amber_bytes_total "} {
+	for _, want := range []string{
+		"# TYPE amber_urls_fetched_total counter",
+		"# TYPE amber_bytes_total counter",
+		"# TYPE amber_start_time_seconds gauge",
+		"# TYPE amber_crawl_log_lines_total counter",
+		`amber_crawl_log_lines_total{code="200"} `,
+		`amber_urls_total{outcome="out-of-scope"} `,
+		`amber_frontier_urls{state="queued"}`,
+	} {
 		if !strings.Contains(metrics, want) {
 			t.Errorf("/metrics lacks %q:\n%s", want, metrics)
 		}
 	}
+	if strings.Contains(metrics, "amber_fetch_rate") {
+		t.Errorf("/metrics has a computed rate gauge; rates are rate() of the counters:\n%s", metrics)
+	}
+	promtoolCheck(t, metrics)
 	var snap crawl.Snapshot
 	if err := json.Unmarshal([]byte(status), &snap); err != nil {
 		t.Fatalf("/status: %v\n%s", err, status)
 	}
-	if snap.Dir != cfg.Dir || snap.Started.IsZero() {
+	if snap.Dir != cfg.Dir || snap.Started.IsZero() || snap.Outcomes["captured"] == 0 || snap.Statuses["200"] == 0 {
 		t.Errorf("/status = %+v", snap)
+	}
+}
+
+// promtoolCheck lints an exposition with Prometheus' own promtool (Debian package prometheus),
+// a reader we did not write; without it the check is skipped, except in CI.
+func promtoolCheck(t *testing.T, metrics string) {
+	t.Helper()
+	promtool, err := exec.LookPath("promtool")
+	if err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("promtool is required in CI (apt-get install -y prometheus): %v", err)
+		}
+		t.Logf("promtool not found; exposition not linted: %v", err)
+		return
+	}
+	cmd := exec.Command(promtool, "check", "metrics")
+	cmd.Stdin = strings.NewReader(metrics)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Errorf("promtool check metrics: %v\n%s\n%s", err, out, metrics)
 	}
 }
 

@@ -30,65 +30,81 @@ func CSS(pageURL string, body []byte) ([]Outlink, error) {
 }
 
 // scanCSS calls emit for every URL reference in the CSS text s, in order: url() tokens,
-// image-set() strings and @import targets (isImport true).
+// image-set() strings and @import targets (isImport true). Names are read as the CSS Syntax
+// Level 3 tokenizer reads them: an identifier may be written with escapes ("u\rl(",
+// "\75 rl(" and "\55 RL(" are all url(), as in browsers), and a function or at-keyword
+// name is compared with its escapes decoded, ASCII case-insensitively.
 func scanCSS(s string, emit func(ref string, isImport bool)) {
 	i := 0
 	for i < len(s) {
-		switch c := s[i]; c {
-		case '/':
+		switch c := s[i]; {
+		case c == '/':
 			i = skipComment(s, i)
-		case '"', '\'':
+		case c == '"' || c == '\'':
 			_, i, _ = readCSSString(s, i)
-		case '\\':
-			_, i = readEscape(s, i)
-		case '@':
-			if !hasPrefixFold(s[i+1:], "import") || (i+7 < len(s) && isIdentByte(s[i+7])) {
+		case c == '@':
+			if !startsIdent(s, i+1) {
 				i++
 				continue
 			}
-			j := skipSpaceAndComments(s, i+7)
-			switch {
-			case j < len(s) && (s[j] == '"' || s[j] == '\''):
-				v, end, ok := readCSSString(s, j)
-				if ok {
-					emit(v, true)
-				}
-				i = end
-			case hasPrefixFold(s[j:], "url("):
-				v, end, ok := readURLToken(s, j+4)
-				if ok {
-					emit(v, true)
-				}
-				i = end
-			default:
+			name, j := readName(s, i+1)
+			if !strings.EqualFold(name, "import") {
 				i = j
+				continue
 			}
-		case 'u', 'U':
-			if hasPrefixFold(s[i:], "url(") && !identBefore(s, i) {
-				v, end, ok := readURLToken(s, i+4)
+			i = readImport(s, j, emit)
+		case c == '#':
+			// A hash token ("#url" is a color or an id, not a function name).
+			_, i = readName(s, i+1)
+		case c == '\\' || isIdentByte(c):
+			if !startsIdent(s, i) {
+				i = skipNonIdent(s, i)
+				continue
+			}
+			name, j := readName(s, i)
+			switch {
+			case j >= len(s) || s[j] != '(':
+				i = j
+			case strings.EqualFold(name, "url"):
+				v, end, ok := readURLToken(s, j+1)
 				if ok {
 					emit(v, false)
 				}
 				i = end
-				continue
+			case strings.EqualFold(name, "image-set") || strings.EqualFold(name, "-webkit-image-set"):
+				i = readImageSet(s, j+1, emit)
+			default:
+				i = j + 1
 			}
-			i++
-		case 'i', 'I', '-':
-			n := 0
-			if hasPrefixFold(s[i:], "image-set(") {
-				n = len("image-set(")
-			} else if hasPrefixFold(s[i:], "-webkit-image-set(") {
-				n = len("-webkit-image-set(")
-			}
-			if n == 0 || identBefore(s, i) {
-				i++
-				continue
-			}
-			i = readImageSet(s, i+n, emit)
 		default:
 			i++
 		}
 	}
+}
+
+// readImport reads what follows "@import" from i: a string or a url(), emitted as an import,
+// and returns the index after it.
+func readImport(s string, i int, emit func(string, bool)) int {
+	i = skipSpaceAndComments(s, i)
+	if i < len(s) && (s[i] == '"' || s[i] == '\'') {
+		v, end, ok := readCSSString(s, i)
+		if ok {
+			emit(v, true)
+		}
+		return end
+	}
+	if !startsIdent(s, i) {
+		return i
+	}
+	name, j := readName(s, i)
+	if !strings.EqualFold(name, "url") || j >= len(s) || s[j] != '(' {
+		return j
+	}
+	v, end, ok := readURLToken(s, j+1)
+	if ok {
+		emit(v, true)
+	}
+	return end
 }
 
 // readImageSet reads the arguments of an image-set() starting at i (after the '('),
@@ -105,14 +121,21 @@ func readImageSet(s string, i int, emit func(string, bool)) int {
 				emit(v, false)
 			}
 			i = end
-		case (c == 'u' || c == 'U') && hasPrefixFold(s[i:], "url(") && !identBefore(s, i):
-			v, end, ok := readURLToken(s, i+4)
-			if ok {
-				emit(v, false)
+		case c == '\\' || isIdentByte(c):
+			if !startsIdent(s, i) {
+				i = skipNonIdent(s, i)
+				continue
 			}
-			i = end
-		case c == '\\':
-			_, i = readEscape(s, i)
+			name, j := readName(s, i)
+			if j < len(s) && s[j] == '(' && strings.EqualFold(name, "url") {
+				v, end, ok := readURLToken(s, j+1)
+				if ok {
+					emit(v, false)
+				}
+				i = end
+				continue
+			}
+			i = j // another function's '(' counts in depth below
 		case c == '(':
 			depth++
 			i++
@@ -127,6 +150,17 @@ func readImageSet(s string, i int, emit func(string, bool)) int {
 		}
 	}
 	return i
+}
+
+// skipNonIdent skips what starts at i, an identifier byte or a backslash that does not start
+// an identifier: a number with its unit (a dimension such as "1url" is no function name),
+// or a lone '-' or backslash.
+func skipNonIdent(s string, i int) int {
+	if isDigit(s[i]) {
+		_, i = readName(s, i)
+		return i
+	}
+	return i + 1
 }
 
 // skipComment returns the index after a comment starting at i, or i+1 if none starts there.
@@ -154,20 +188,74 @@ func skipSpaceAndComments(s string, i int) int {
 	return i
 }
 
-func hasPrefixFold(s, prefix string) bool {
-	return len(s) >= len(prefix) && strings.EqualFold(s[:len(prefix)], prefix)
-}
-
 // isIdentByte reports whether c can continue a CSS identifier (non-ASCII bytes included).
 func isIdentByte(c byte) bool {
 	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' ||
 		c == '-' || c == '_' || c >= 0x80
 }
 
-// identBefore reports whether the byte before i continues an identifier, so that a function
-// name found at i (like "url(" in "myurl(") is only the tail of another name.
-func identBefore(s string, i int) bool {
-	return i > 0 && (isIdentByte(s[i-1]) || s[i-1] == '\\')
+func isDigit(c byte) bool { return '0' <= c && c <= '9' }
+
+// validEscape reports whether s[i:] starts with a valid escape (CSS Syntax 3 §4.3.8): a
+// backslash not followed by a newline (at the end of input it stands for U+FFFD).
+func validEscape(s string, i int) bool {
+	if i >= len(s) || s[i] != '\\' {
+		return false
+	}
+	return i+1 >= len(s) || (s[i+1] != '\n' && s[i+1] != '\r' && s[i+1] != '\f')
+}
+
+// startsIdent reports whether s[i:] would start an ident sequence (CSS Syntax 3 §4.3.9): a
+// letter, '_', a non-ASCII code point or a valid escape; or '-' followed by one of those or
+// by another '-'.
+func startsIdent(s string, i int) bool {
+	if i >= len(s) {
+		return false
+	}
+	switch c := s[i]; {
+	case c == '-':
+		if i+1 >= len(s) {
+			return false
+		}
+		n := s[i+1]
+		return n == '-' || isIdentStart(n) || validEscape(s, i+1)
+	case c == '\\':
+		return validEscape(s, i)
+	default:
+		return isIdentStart(c)
+	}
+}
+
+func isIdentStart(c byte) bool {
+	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || c == '_' || c >= 0x80
+}
+
+// readName reads the ident code points and valid escapes starting at i (CSS Syntax 3
+// §4.3.11), and returns them with the escapes decoded, and the index after them.
+func readName(s string, i int) (string, int) {
+	start := i
+	for i < len(s) && isIdentByte(s[i]) {
+		i++
+	}
+	if !validEscape(s, i) {
+		return s[start:i], i
+	}
+	var b strings.Builder
+	b.WriteString(s[start:i])
+	for i < len(s) {
+		switch {
+		case isIdentByte(s[i]):
+			b.WriteByte(s[i])
+			i++
+		case validEscape(s, i):
+			var r rune
+			r, i = readEscape(s, i)
+			b.WriteRune(r)
+		default:
+			return b.String(), i
+		}
+	}
+	return b.String(), i
 }
 
 // readCSSString reads a string token whose opening quote is at i and returns its value and
@@ -210,8 +298,10 @@ func readCSSString(s string, i int) (string, int, bool) {
 	return b.String(), i, true
 }
 
-// readEscape decodes the escape whose backslash is at i (the next byte is not a newline)
-// and returns the code point and the index after the escape.
+// readEscape decodes the valid escape whose backslash is at i (CSS Syntax 3 §4.3.7: up to six
+// hex digits and one white space after them, or any other code point; U+FFFD for zero, a
+// surrogate, a code point past U+10FFFF or the end of input) and returns the code point and
+// the index after the escape.
 func readEscape(s string, i int) (rune, int) {
 	i++
 	if i >= len(s) {
@@ -277,7 +367,7 @@ func readURLToken(s string, i int) (string, int, bool) {
 		case c == '"' || c == '\'' || c == '(' || c < 0x09 || c == 0x0b || (c >= 0x0e && c < 0x20) || c == 0x7f:
 			return "", skipBadURL(s, i), false
 		case c == '\\':
-			if i+1 >= len(s) || s[i+1] == '\n' || s[i+1] == '\r' || s[i+1] == '\f' {
+			if !validEscape(s, i) {
 				return "", skipBadURL(s, i), false
 			}
 			var r rune

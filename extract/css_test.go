@@ -24,7 +24,7 @@ func TestCSS(t *testing.T) {
 		{name: "whitespace inside", css: "a{background:url(  \n d.png \t )}", want: []Outlink{u("http://example.com/css/d.png")}},
 		{name: "whitespace around quoted", css: `a{background:url( "e.png" )}`, want: []Outlink{u("http://example.com/css/e.png")}},
 		{name: "uppercase URL", css: `a{background:URL(f.png)}`, want: []Outlink{u("http://example.com/css/f.png")}},
-		{name: "escaped paren unquoted", css: `a{background:url(a\)b.png)}`, want: []Outlink{u("http://example.com/css/a)b.png")}},
+		{name: "escaped paren in name", css: `a{background:url(a\)b.png)}`, want: []Outlink{u("http://example.com/css/a)b.png")}},
 		{name: "escaped space unquoted", css: `a{background:url(a\ b.png)}`, want: []Outlink{u("http://example.com/css/a%20b.png")}},
 		{name: "hex escape", css: `a{background:url(\2f abs.png)}`, want: []Outlink{u("http://example.com/abs.png")}},
 		{name: "hex escape in string", css: `a{background:url("\000041 b.png")}`, want: []Outlink{u("http://example.com/css/Ab.png")}},
@@ -54,6 +54,33 @@ func TestCSS(t *testing.T) {
 		{name: "import and url same URL", css: `@import "x.css"; a{background:url(x.css)}`, want: []Outlink{imp("http://example.com/css/x.css")}},
 		{name: "unterminated url at EOF", css: `a{background:url(end.png`, want: []Outlink{u("http://example.com/css/end.png")}},
 		{name: "unterminated string at EOF", css: `@import "end.css`, want: []Outlink{imp("http://example.com/css/end.css")}},
+		// Escapes in names (CSS Syntax 3: an identifier may hold escapes; a function name is
+		// compared unescaped, ASCII case-insensitively), as Chromium reads them.
+		{name: "escaped letter in url", css: `a{background:u\rl(e1.png)}`, want: []Outlink{u("http://example.com/css/e1.png")}},
+		{name: "hex escape u", css: `a{background:\75 rl(e2.png)}`, want: []Outlink{u("http://example.com/css/e2.png")}},
+		{name: "hex escape U uppercase RL", css: `a{background:\55 RL(e3.png)}`, want: []Outlink{u("http://example.com/css/e3.png")}},
+		{name: "hex escape without space", css: `a{background:\75rl(e4.png)}`, want: []Outlink{u("http://example.com/css/e4.png")}},
+		{name: "six hex digits", css: `a{background:\000075rl(e5.png)}`, want: []Outlink{u("http://example.com/css/e5.png")}},
+		{name: "escaped l then space", css: `a{background:ur\6c (e6.png)}`, want: []Outlink{u("http://example.com/css/e6.png")}},
+		{name: "escape CRLF after hex", css: "a{background:\\75\r\nrl(e7.png)}", want: []Outlink{u("http://example.com/css/e7.png")}},
+		{name: "escaped url quoted", css: `a{background:U\52L("e8.png")}`, want: []Outlink{u("http://example.com/css/e8.png")}},
+		{name: "escaped import", css: `@\69mport "e9.css"; @IMP\4fRT u\rl(e10.css);`, want: []Outlink{imp("http://example.com/css/e9.css"), imp("http://example.com/css/e10.css")}},
+		{name: "escaped image-set", css: `a{background:\69mage-set("e11.png" 1x, u\72l(e12.png) 2x)}`, want: []Outlink{u("http://example.com/css/e11.png"), u("http://example.com/css/e12.png")}},
+		{name: "escaped paren is part of the name", css: `a{background:url\((no.png)}`},
+		{name: "escape makes another name", css: `a{background:my\75rl(no.png); b:\2d url(no2.png)}`},
+		{name: "escaped newline is no escape", css: "a{background:u\\\nrl(no.png)}"},
+		{name: "dimension is no function", css: `a{b:1url(no.png); c:1.5url(no2.png); d:-1url(no3.png)}`},
+		{name: "hash is no function", css: `a{b:#url(no.png)}`},
+		{name: "delim before url", css: `a{b:+url(p1.png); c:.url(p2.png)}`, want: []Outlink{u("http://example.com/css/p1.png"), u("http://example.com/css/p2.png")}},
+		{name: "not import with escape", css: `@import\65 r "no.css";`},
+		// Escapes inside URLs.
+		{name: "escaped paren unquoted", css: `a{background:url(a\).png)}`, want: []Outlink{u("http://example.com/css/a).png")}},
+		{name: "hex escape and space unquoted", css: `a{background:url(\61 b.png)}`, want: []Outlink{u("http://example.com/css/ab.png")}},
+		{name: "escaped quote unquoted", css: `a{background:url(\"q.png)}`, want: []Outlink{u("http://example.com/css/%22q.png")}},
+		{name: "escaped paren quoted", css: `a{background:url("a\).png")}`, want: []Outlink{u("http://example.com/css/a).png")}},
+		{name: "escaped newline unquoted is bad", css: "a{background:url(a\\\nb.png)} b{background:url(ok.png)}", want: []Outlink{u("http://example.com/css/ok.png")}},
+		{name: "backslash at EOF unquoted", css: `a{background:url(z\`, want: []Outlink{u("http://example.com/css/z%EF%BF%BD")}},
+		{name: "zero escape", css: `a{background:url(\0 z.png)}`, want: []Outlink{u("http://example.com/css/%EF%BF%BDz.png")}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -93,6 +93,7 @@ func FuzzCSS(f *testing.F) {
 	for _, s := range []string{
 		`a{b:url(x)}`, `@import "x";`, `@import url('y')`, `url("a\"b")`, `url(a\)b)`, `/* url(x) */`,
 		`image-set("a" 1x, url(b) type("c"))`, `url(\0)`, `url(\110000)`, "url(\"a\\\r\nb\")",
+		`u\rl(x)`, `\75 rl(x)`, `\55 RL(x)`, `@\69mport "x";`, `\69mage-set("a")`, `url(z\`, `-\`, `1url(x)`,
 	} {
 		f.Add([]byte(s))
 	}

@@ -261,7 +261,7 @@ func TestSearchDocument(t *testing.T) {
 	}
 	got := []any{s.URL, s.AdditionalURLs, s.Domains, s.URLScheme, s.URLHost, s.URLPort, s.URLPath, s.URLPathDir1, s.URLPathDir2, s.URLPathDir3}
 	want := []any{"HTTPS://Example.COM:443/a/b/c/d.html?x=1", []string{"http://www.example.com:8080/dup"},
-		[]string{"https://example.com", "http://www.example.com:8080"}, "https", "example.com", 443, "/a/b/c/d.html", "a", "b", "c"}
+		[]string{"https://example.com", "http://www.example.com:8080"}, "https", "example.com", "443", "/a/b/c/d.html", "a", "b", "c"}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)
 	}
@@ -293,6 +293,20 @@ func TestSearchDocument(t *testing.T) {
 	}
 	if diff := cmp.Diff(s, back); diff != "" {
 		t.Errorf("JSON round trip (-want +got):\n%s", diff)
+	}
+	// url_port is a string (Elastic's schema: strings and arrays of strings); lines written
+	// when it was a number still read.
+	if !strings.Contains(string(line), `"url_port":"443"`) {
+		t.Errorf("url_port not a string in %s", line)
+	}
+	for _, in := range []string{`{"url_port": 8080}`, `{"url_port": "8080"}`} {
+		var d SearchDocument
+		if err := json.Unmarshal([]byte(in), &d); err != nil || d.URLPort != "8080" {
+			t.Errorf("Unmarshal(%s): url_port %q, %v; want 8080", in, d.URLPort, err)
+		}
+	}
+	if err := json.Unmarshal([]byte(`{"url_port": [1]}`), &back); !errors.Is(err, ErrDocumentJSON) {
+		t.Errorf("url_port array: err = %v, want ErrDocumentJSON", err)
 	}
 	if err := json.Unmarshal([]byte(`{"x": 1}`), &back); !errors.Is(err, ErrDocumentJSON) {
 		t.Errorf("custom field of a number: err = %v, want ErrDocumentJSON", err)

@@ -9,9 +9,10 @@ import (
 	"fmt"
 	"net/url"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
+
+	"github.com/amber-crawler/amber/weburl"
 )
 
 // MaxAdditionalURLs is the most URLs a SearchDocument keeps in AdditionalURLs, as in the
@@ -36,7 +37,7 @@ type SearchDocument struct {
 	Domains         []string  // domains: the distinct origins (scheme://host[:port]) of URL and AdditionalURLs
 	URLScheme       string    // url_scheme
 	URLHost         string    // url_host: host name or IP of URL, lower case, without brackets
-	URLPort         int       // url_port: port of URL, or the scheme's default (80, 443); 0 if unknown
+	URLPort         string    // url_port: port of URL, or the scheme's default ("80", "443"); "" if unknown
 	URLPath         string    // url_path: the path of URL as it appears in it (percent-encoded), "/" if empty
 	URLPathDir1     string    // url_path_dir1: first segment of url_path ("" if none)
 	URLPathDir2     string    // url_path_dir2: second segment
@@ -122,7 +123,7 @@ func DocumentID(docURL string) string {
 	if u, err := url.Parse(docURL); err == nil && u.Host != "" {
 		u.Scheme = strings.ToLower(u.Scheme)
 		u.Host = strings.ToLower(u.Host)
-		if p := u.Port(); p != "" && p == defaultPort(u.Scheme) {
+		if p := u.Port(); p != "" && p == weburl.DefaultPort(u.Scheme) {
 			u.Host = strings.TrimSuffix(u.Host, ":"+p)
 		}
 		key = u.String()
@@ -153,11 +154,10 @@ func (s *SearchDocument) setURLFields() {
 	}
 	s.URLScheme = strings.ToLower(u.Scheme)
 	s.URLHost = strings.ToLower(u.Hostname())
-	port := u.Port()
-	if port == "" {
-		port = defaultPort(s.URLScheme)
+	s.URLPort = u.Port()
+	if s.URLPort == "" {
+		s.URLPort = weburl.DefaultPort(s.URLScheme)
 	}
-	s.URLPort, _ = strconv.Atoi(port)
 	s.URLPath = u.EscapedPath()
 	if s.URLPath == "" {
 		s.URLPath = "/"
@@ -178,20 +178,10 @@ func originOf(u string) string {
 	}
 	scheme := strings.ToLower(p.Scheme)
 	host := strings.ToLower(p.Host)
-	if port := p.Port(); port != "" && port == defaultPort(scheme) {
+	if port := p.Port(); port != "" && port == weburl.DefaultPort(scheme) {
 		host = strings.TrimSuffix(host, ":"+port)
 	}
 	return scheme + "://" + host
-}
-
-func defaultPort(scheme string) string {
-	switch scheme {
-	case "http":
-		return "80"
-	case "https":
-		return "443"
-	}
-	return ""
 }
 
 // contentHash computes content_hash (see NewSearchDocument).
@@ -241,7 +231,7 @@ func nonNil(v []string) []string {
 
 // MarshalJSON writes the document as one JSON object: id, url, additional_urls, title,
 // body_content, headings, links, meta_description, meta_keywords, content_hash, domains,
-// url_scheme, url_host, url_port (a number), url_path, url_path_dir1, url_path_dir2,
+// url_scheme, url_host, url_port (a string, as every field of the reference schema), url_path, url_path_dir1, url_path_dir2,
 // url_path_dir3, last_crawled_at; then warc_filename and warc_offset when WARCFilename is
 // set; then file_name, content_type and content_length when ContentType is set; then the
 // custom fields (a custom field named like a schema field, or empty, is skipped). Arrays
@@ -312,8 +302,9 @@ func (s SearchDocument) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON reads a document written by MarshalJSON (a line of documents.jsonl). Keys
-// that are not schema fields become custom fields, sorted by name; empty arrays become nil; their values must be
-// strings or arrays of strings.
+// that are not schema fields become custom fields, sorted by name; empty arrays become nil;
+// their values must be strings or arrays of strings. url_port may also be a number, as
+// earlier versions wrote it.
 func (s *SearchDocument) UnmarshalJSON(data []byte) error {
 	var raw map[string]json.RawMessage
 	if err := json.Unmarshal(data, &raw); err != nil {
@@ -326,7 +317,7 @@ func (s *SearchDocument) UnmarshalJSON(data []byte) error {
 		"body_content": &s.BodyContent, "headings": &s.Headings, "links": &s.Links,
 		"meta_description": &s.MetaDescription, "meta_keywords": &s.MetaKeywords,
 		"content_hash": &s.ContentHash, "domains": &s.Domains, "url_scheme": &s.URLScheme,
-		"url_host": &s.URLHost, "url_port": &s.URLPort, "url_path": &s.URLPath,
+		"url_host": &s.URLHost, "url_port": (*portField)(&s.URLPort), "url_path": &s.URLPath,
 		"url_path_dir1": &s.URLPathDir1, "url_path_dir2": &s.URLPathDir2,
 		"url_path_dir3": &s.URLPathDir3, "last_crawled_at": &crawled,
 		"warc_filename": &s.WARCFilename, "warc_offset": &s.WARCOffset,
@@ -368,5 +359,24 @@ func (s *SearchDocument) UnmarshalJSON(data []byte) error {
 		}
 		s.LastCrawledAt = t
 	}
+	return nil
+}
+
+// portField reads url_port: a string, or a number as documents.jsonl files written before
+// url_port became a string have it.
+type portField string
+
+// UnmarshalJSON implements json.Unmarshaler.
+func (p *portField) UnmarshalJSON(data []byte) error {
+	var n json.Number
+	if err := json.Unmarshal(data, &n); err == nil {
+		*p = portField(n.String())
+		return nil
+	}
+	var v string
+	if err := json.Unmarshal(data, &v); err != nil {
+		return err
+	}
+	*p = portField(v)
 	return nil
 }

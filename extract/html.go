@@ -288,76 +288,28 @@ func (p *htmlParser) addSrcset(key string, context string) {
 	}
 }
 
-// startTag handles an element start tag whose attributes are in p.attrs.
+// startTag handles an element start tag whose attributes are in p.attrs: the URLs of its
+// style attribute, then those of its own attributes, and the page state it sets (base,
+// title, robots meta, SVG depth).
 func (p *htmlParser) startTag(name []byte, selfClosing bool, nesting int) {
 	p.inTitle = false // an empty first <title> has no text token
-	if style, ok := p.get("style"); ok {
-		scanCSS(style, func(ref string, isImport bool) {
-			p.add(ref, hop.Embed, "@style/url()")
-		})
-	}
-	switch string(name) {
-	case "a":
-		p.addAnchor("a/@href", nesting)
-	case "area":
-		p.addAnchor("area/@href", nesting)
+	p.addStyleAttr()
+	switch tag := string(name); tag {
+	case "a", "area":
+		p.addAnchor(tag+"/@href", nesting)
 	case "link":
-		if href, ok := p.get("href"); ok {
-			rel, _ := p.get("rel")
-			p.add(href, linkHop(rel), "link/@href")
-			if nesting == 0 && !p.canonicalSeen && hasToken(rel, "canonical") {
-				p.canonicalSeen, p.canonical = true, href
-			}
-		}
-		p.addSrcset("imagesrcset", "link/@imagesrcset")
-	case "img":
-		p.addAttr("src", hop.Embed, "img/@src")
-		p.addSrcset("srcset", "img/@srcset")
+		p.linkTag(nesting)
 	case "image":
-		if p.svgDepth == 0 {
-			// Outside SVG, HTML parsers read <image> as <img>.
-			p.addAttr("src", hop.Embed, "img/@src")
-			p.addSrcset("srcset", "img/@srcset")
-		} else if _, ok := p.get("href"); ok {
-			p.addAttr("href", hop.Embed, "image/@href")
-		} else {
-			p.addAttr("xlink:href", hop.Embed, "image/@xlink:href")
-		}
-	case "source":
-		p.addAttr("src", hop.Embed, "source/@src")
-		p.addSrcset("srcset", "source/@srcset")
-	case "script":
-		p.addAttr("src", hop.Embed, "script/@src")
+		p.imageTag()
 	case "iframe":
 		p.addAttr("src", hop.Embed, "iframe/@src")
 		if doc, ok := p.get("srcdoc"); ok && nesting < maxNesting {
 			p.walk([]byte(doc), nesting+1)
 		}
-	case "frame":
-		p.addAttr("src", hop.Embed, "frame/@src")
-	case "video":
-		p.addAttr("src", hop.Embed, "video/@src")
-		p.addAttr("poster", hop.Embed, "video/@poster")
-	case "audio":
-		p.addAttr("src", hop.Embed, "audio/@src")
-	case "track":
-		p.addAttr("src", hop.Embed, "track/@src")
-	case "embed":
-		p.addAttr("src", hop.Embed, "embed/@src")
-	case "object":
-		p.addAttr("data", hop.Embed, "object/@data")
 	case "input":
 		if t, _ := p.get("type"); strings.EqualFold(strings.TrimSpace(t), "image") {
 			p.addAttr("src", hop.Embed, "input/@src")
 		}
-	case "body":
-		p.addAttr("background", hop.Embed, "body/@background")
-	case "table":
-		p.addAttr("background", hop.Embed, "table/@background")
-	case "td":
-		p.addAttr("background", hop.Embed, "td/@background")
-	case "th":
-		p.addAttr("background", hop.Embed, "th/@background")
 	case "form":
 		p.form()
 	case "base":
@@ -374,6 +326,77 @@ func (p *htmlParser) startTag(name []byte, selfClosing bool, nesting int) {
 		if !selfClosing {
 			p.svgDepth++
 		}
+	default:
+		p.addEmbeds(tag)
+	}
+}
+
+// embedAttr is an attribute whose value is an embed (hop.Embed): one URL, or a srcset list.
+type embedAttr struct {
+	attr, context string
+	srcset        bool
+}
+
+// embedAttrs lists the embed attributes of the elements that have nothing else to read.
+var embedAttrs = map[string][]embedAttr{
+	"img":    {{attr: "src", context: "img/@src"}, {attr: "srcset", context: "img/@srcset", srcset: true}},
+	"source": {{attr: "src", context: "source/@src"}, {attr: "srcset", context: "source/@srcset", srcset: true}},
+	"script": {{attr: "src", context: "script/@src"}},
+	"frame":  {{attr: "src", context: "frame/@src"}},
+	"video":  {{attr: "src", context: "video/@src"}, {attr: "poster", context: "video/@poster"}},
+	"audio":  {{attr: "src", context: "audio/@src"}},
+	"track":  {{attr: "src", context: "track/@src"}},
+	"embed":  {{attr: "src", context: "embed/@src"}},
+	"object": {{attr: "data", context: "object/@data"}},
+	"body":   {{attr: "background", context: "body/@background"}},
+	"table":  {{attr: "background", context: "table/@background"}},
+	"td":     {{attr: "background", context: "td/@background"}},
+	"th":     {{attr: "background", context: "th/@background"}},
+}
+
+// addEmbeds adds the embed attributes (embedAttrs) of the element tag, if it has any.
+func (p *htmlParser) addEmbeds(tag string) {
+	for _, a := range embedAttrs[tag] {
+		if a.srcset {
+			p.addSrcset(a.attr, a.context)
+		} else {
+			p.addAttr(a.attr, hop.Embed, a.context)
+		}
+	}
+}
+
+// addStyleAttr adds the url()s of the current tag's style attribute.
+func (p *htmlParser) addStyleAttr() {
+	if style, ok := p.get("style"); ok {
+		scanCSS(style, func(ref string, _ bool) {
+			p.add(ref, hop.Embed, "@style/url()")
+		})
+	}
+}
+
+// linkTag adds the href of a <link> (an embed or a link, by its rel) and its imagesrcset,
+// and remembers the first rel=canonical of the top-level document.
+func (p *htmlParser) linkTag(nesting int) {
+	if href, ok := p.get("href"); ok {
+		rel, _ := p.get("rel")
+		p.add(href, linkHop(rel), "link/@href")
+		if nesting == 0 && !p.canonicalSeen && hasToken(rel, "canonical") {
+			p.canonicalSeen, p.canonical = true, href
+		}
+	}
+	p.addSrcset("imagesrcset", "link/@imagesrcset")
+}
+
+// imageTag handles <image>: an <img> outside SVG (as HTML parsers read it), an SVG image
+// with href (or xlink:href) inside.
+func (p *htmlParser) imageTag() {
+	switch {
+	case p.svgDepth == 0:
+		p.addEmbeds("img")
+	case p.has("href"):
+		p.addAttr("href", hop.Embed, "image/@href")
+	default:
+		p.addAttr("xlink:href", hop.Embed, "image/@xlink:href")
 	}
 }
 

@@ -85,13 +85,7 @@ func (e *Exchange) Body() (io.ReadCloser, error) {
 	var closers []io.Closer
 	codings := contentCodings(e.Header)
 	for i := len(codings) - 1; i >= 0; i-- {
-		dec, ok, err := decoder(codings[i], r)
-		if err != nil {
-			for _, c := range closers {
-				c.Close()
-			}
-			return nil, err
-		}
+		dec, ok := decoder(codings[i], r)
 		if !ok {
 			break
 		}
@@ -130,32 +124,32 @@ func contentCodings(h http.Header) []string {
 
 // decoder wraps r to undo coding. ok is false when the coding is unknown or the data does
 // not look encoded, in which case r is to be used as is.
-func decoder(coding string, r io.Reader) (io.Reader, bool, error) {
+func decoder(coding string, r io.Reader) (io.Reader, bool) {
 	switch coding {
 	case "gzip", "x-gzip":
 		br := bufio.NewReaderSize(r, 4096)
 		magic, _ := br.Peek(2)
 		if !bytes.Equal(magic, []byte{0x1f, 0x8b}) {
-			return br, true, nil // labelled gzip but not gzip: return as is
+			return br, true // labelled gzip but not gzip: return as is
 		}
 		zr, err := gzip.NewReader(br)
 		if err != nil {
-			return br, true, nil
+			return br, true
 		}
-		return &gzipReader{zr: zr}, true, nil
+		return &gzipReader{zr: zr}, true
 	case "deflate":
 		br := bufio.NewReaderSize(r, 4096)
 		h, _ := br.Peek(2)
 		if len(h) == 2 && h[0]&0x0f == 8 && (uint16(h[0])<<8|uint16(h[1]))%31 == 0 {
 			zr, err := zlib.NewReader(br)
 			if err != nil {
-				return br, true, nil
+				return br, true
 			}
-			return zr, true, nil
+			return zr, true
 		}
-		return flate.NewReader(br), true, nil
+		return flate.NewReader(br), true
 	}
-	return r, false, nil
+	return r, false
 }
 
 // gzipReader tolerates garbage after the last complete gzip member, as browsers do.

@@ -23,7 +23,7 @@ import (
 	"sync"
 	"time"
 
-	"golang.org/x/net/idna"
+	"github.com/amber-crawler/amber/weburl"
 )
 
 // Request is one request to make.
@@ -160,11 +160,8 @@ func (c *Client) prepare(req Request) (*target, error) {
 	if host == "" {
 		return nil, fmt.Errorf("%w: empty host", ErrInvalidURL)
 	}
-	host = strings.ToLower(host)
-	if !isASCII(host) {
-		if host, err = idna.Lookup.ToASCII(host); err != nil {
-			return nil, fmt.Errorf("%w: host: %w", ErrInvalidURL, err)
-		}
+	if host, err = weburl.ASCIIHost(host); err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrInvalidURL, err)
 	}
 	if strings.ContainsAny(host, " \t\r\n\x00/\\@") {
 		return nil, fmt.Errorf("%w: host %q", ErrInvalidURL, host)
@@ -207,7 +204,7 @@ func (c *Client) prepare(req Request) (*target, error) {
 	}
 	target := path
 	if u.ForceQuery || u.RawQuery != "" {
-		target += "?" + escapeQuery(u.RawQuery)
+		target += "?" + weburl.EscapeQuery(u.RawQuery)
 	}
 
 	b := make([]byte, 0, 256)
@@ -274,15 +271,6 @@ func appendField(b []byte, k, v string) []byte {
 	return append(b, "\r\n"...)
 }
 
-func isASCII(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if s[i] >= 0x80 {
-			return false
-		}
-	}
-	return true
-}
-
 // validToken reports whether s is an RFC 9110 token (method, field name).
 func validToken(s string) bool {
 	if s == "" {
@@ -306,27 +294,6 @@ func validHeaderValue(s string) bool {
 		}
 	}
 	return true
-}
-
-// escapeQuery percent-encodes the bytes a query may not carry on the request line.
-func escapeQuery(q string) string {
-	const hex = "0123456789ABCDEF"
-	var b []byte
-	for i := 0; i < len(q); i++ {
-		c := q[i]
-		if c <= ' ' || c >= 0x7f || c == '"' || c == '<' || c == '>' || c == '`' || c == '#' {
-			if b == nil {
-				b = append(make([]byte, 0, len(q)+8), q[:i]...)
-			}
-			b = append(b, '%', hex[c>>4], hex[c&15])
-		} else if b != nil {
-			b = append(b, c)
-		}
-	}
-	if b == nil {
-		return q
-	}
-	return string(b)
 }
 
 // getConn returns an idle connection for t or dials a new one.

@@ -19,6 +19,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/amber-crawler/amber/status"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -299,7 +300,7 @@ func TestExactRequestBytes(t *testing.T) {
 	srv := newRawServer(t, []step{{write: "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok"}})
 	c := newTestClient(t, Config{AllowPrivate: true})
 	ex, err := c.Do(context.Background(), Request{
-		URL: srv.url("/a%2Fb/c?q=x y&z=1#frag"),
+		URL: srv.url("/a%2Fb/c?q=x y&z=1&b=`'\"<>#frag"),
 		Header: http.Header{
 			"Referer":         {"http://127.0.0.1/"},
 			"Cookie":          {"a=b"},
@@ -312,7 +313,8 @@ func TestExactRequestBytes(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer ex.Close()
-	want := "GET /a%2Fb/c?q=x%20y&z=1 HTTP/1.1\r\n" +
+	// The query is escaped as browsers do (weburl.EscapeQuery): "`" and "'" are sent raw.
+	want := "GET /a%2Fb/c?q=x%20y&z=1&b=`'%22%3C%3E HTTP/1.1\r\n" +
 		"Host: " + srv.addr() + "\r\n" +
 		"User-Agent: " + testUA + "\r\n" +
 		"Accept-Encoding: gzip\r\n" +
@@ -485,6 +487,8 @@ func TestConnectToHostHeader(t *testing.T) {
 		{"exact host", "www.example.test::127.0.0.1:" + port, "http://www.example.test/p", "www.example.test"},
 		{"any host on port", ":8080:127.0.0.1:" + port, "http://other.test:8080/p", "other.test:8080"},
 		{"keep port", "a.test::127.0.0.1:", "http://a.test:" + port + "/p", "a.test:" + port},
+		{"IDN host in punycode", "xn--bcher-kva.test::127.0.0.1:" + port, "http://Bücher.test/p", "xn--bcher-kva.test"},
+		{"IDN host mapped", "e_x.test::127.0.0.1:" + port, "http://ｅ_x.test/p", "e_x.test"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -627,17 +631,18 @@ func TestFailures(t *testing.T) {
 		status int
 		retry  bool
 	}{
-		{"dns", Request{URL: "http://unresolvable.test/"}, DNS, -6, true},
-		{"refused", Request{URL: "http://" + closedPort + "/"}, Connect, -2, true},
-		{"ftp", Request{URL: "ftp://example.test/"}, InvalidURL, -7, false},
-		{"no host", Request{URL: "http:///path"}, InvalidURL, -7, false},
-		{"relative", Request{URL: "/path"}, InvalidURL, -7, false},
-		{"bad port", Request{URL: "http://example.test:99999/"}, InvalidURL, -7, false},
-		{"unparsable", Request{URL: "http://[::1/"}, InvalidURL, -7, false},
-		{"control char", Request{URL: "http://example.test/a\nb"}, InvalidURL, -7, false},
-		{"bad method", Request{URL: "http://example.test/", Method: "GE T"}, InvalidURL, -7, false},
-		{"header injection", Request{URL: "http://example.test/", Header: http.Header{"X-A": {"a\r\nX-B: b"}}}, InvalidURL, -7, false},
-		{"bad header name", Request{URL: "http://example.test/", Header: http.Header{"X A": {"a"}}}, InvalidURL, -7, false},
+		{"dns", Request{URL: "http://unresolvable.test/"}, DNS, status.DNSFailed, true},
+		{"refused", Request{URL: "http://" + closedPort + "/"}, Connect, status.ConnectFailed, true},
+		{"ftp", Request{URL: "ftp://example.test/"}, InvalidURL, status.InvalidURL, false},
+		{"no host", Request{URL: "http:///path"}, InvalidURL, status.InvalidURL, false},
+		{"relative", Request{URL: "/path"}, InvalidURL, status.InvalidURL, false},
+		{"bad port", Request{URL: "http://example.test:99999/"}, InvalidURL, status.InvalidURL, false},
+		{"unparsable", Request{URL: "http://[::1/"}, InvalidURL, status.InvalidURL, false},
+		{"control char", Request{URL: "http://example.test/a\nb"}, InvalidURL, status.InvalidURL, false},
+		{"bad method", Request{URL: "http://example.test/", Method: "GE T"}, InvalidURL, status.InvalidURL, false},
+		{"header injection", Request{URL: "http://example.test/", Header: http.Header{"X-A": {"a\r\nX-B: b"}}}, InvalidURL, status.InvalidURL, false},
+		{"bad header name", Request{URL: "http://example.test/", Header: http.Header{"X A": {"a"}}}, InvalidURL, status.InvalidURL, false},
+		{"IDN host IDNA refuses", Request{URL: "http://a\u200cb\u00e9.test/"}, InvalidURL, status.InvalidURL, false},
 	}
 	c := newTestClient(t, Config{AllowPrivate: true})
 	for _, tt := range tests {
@@ -663,10 +668,11 @@ func TestErrorStatus(t *testing.T) {
 		retry  bool
 		name   string
 	}{
-		{DNS, -6, true, "dns"}, {Connect, -2, true, "connect"}, {Timeout, -4, true, "timeout"},
-		{TLS, -2, false, "tls"}, {Blocked, -7, false, "blocked"}, {Broken, -3, true, "broken"},
-		{InvalidURL, -7, false, "invalid-url"}, {Protocol, -3, true, "protocol"},
-		{Canceled, -7000, true, "canceled"},
+		{DNS, status.DNSFailed, true, "dns"}, {Connect, status.ConnectFailed, true, "connect"}, {Timeout, status.Timeout, true, "timeout"},
+		{TLS, status.ConnectFailed, false, "tls"}, {Blocked, status.InvalidURL, false, "blocked"}, {Broken, status.ConnectBroken, true, "broken"},
+		{InvalidURL, status.InvalidURL, false, "invalid-url"}, {Protocol, status.ConnectBroken, true, "protocol"},
+		{Canceled, status.Killed, true, "canceled"},
+		{ErrorKind(99), status.RuntimeError, false, "kind(99)"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -3,6 +3,8 @@ package fetch
 import (
 	"errors"
 	"fmt"
+
+	"github.com/amber-crawler/amber/status"
 )
 
 // Sentinel errors. They are wrapped inside *Error (or returned by the constructors and
@@ -102,24 +104,26 @@ func (e *Error) Unwrap() error { return e.Err }
 
 // Status returns the Heritrix crawl.log status code for the failure:
 //
-//	DNS -6, Connect -2, TLS -2, Broken -3, Protocol -3, Timeout -4,
-//	InvalidURL -7, Blocked -7 (annotate with the kind name), Canceled -7000.
+//	DNS status.DNSFailed (-6), Connect and TLS status.ConnectFailed (-2),
+//	Broken and Protocol status.ConnectBroken (-3), Timeout status.Timeout (-4),
+//	InvalidURL and Blocked status.InvalidURL (-7; annotate Blocked with the kind name),
+//	Canceled status.Killed (-7000); status.RuntimeError (-5) for an unknown kind.
 func (e *Error) Status() int {
 	switch e.Kind {
 	case DNS:
-		return -6
+		return status.DNSFailed
 	case Connect, TLS:
-		return -2
+		return status.ConnectFailed
 	case Broken, Protocol:
-		return -3
+		return status.ConnectBroken
 	case Timeout:
-		return -4
+		return status.Timeout
 	case InvalidURL, Blocked:
-		return -7
+		return status.InvalidURL
 	case Canceled:
-		return -7000
+		return status.Killed
 	}
-	return -5 // Heritrix S_RUNTIME_EXCEPTION; not produced by this package
+	return status.RuntimeError // not produced by this package
 }
 
 // Retryable reports whether trying again later may help: DNS, Connect, Timeout, Broken,

@@ -11,10 +11,13 @@ import (
 	"time"
 )
 
-// chromiumPath returns the Chromium binary, skipping the test when there is none (failing
-// instead when CI=true: in CI a missing Chromium is a failure).
+// chromiumPath returns the Chromium binary, skipping the test with -short or when there is
+// none (failing instead when CI=true: in CI a missing Chromium is a failure).
 func chromiumPath(t *testing.T) string {
 	t.Helper()
+	if testing.Short() {
+		t.Skip("starts Chromium; skipped with -short")
+	}
 	for _, name := range []string{"chromium", "chromium-browser", "google-chrome"} {
 		if p, err := exec.LookPath(name); err == nil {
 			return p

@@ -4,6 +4,8 @@ import (
 	"strconv"
 	"testing"
 	"time"
+
+	"github.com/amber-crawler/amber/status"
 )
 
 // benchInput is a crawl of n URLs over 200 hosts: 70% captured, 10% out of scope, 5% blocked
@@ -25,17 +27,17 @@ func benchInput(n int) Input {
 			in.Lines = append(in.Lines, Line{Time: t0.Add(time.Duration(i) * time.Millisecond), Status: []int{200, 200, 200, 404, 301}[i%5],
 				Size: int64(1000 + i%50000), URL: u, Hops: "LL", Via: via, MIME: mimes[i%5], Seed: seed,
 				Digest: "sha1:ABCDEFGHIJKLMNOPQRSTUVWXYZ234567"})
-			in.URLs = append(in.URLs, URLState{URL: u, State: StateDone, Status: 200, Hops: "LL", Via: via, Seed: seed})
+			in.URLs = append(in.URLs, URLState{URL: u, State: status.Done, Status: 200, Hops: "LL", Via: via, Seed: seed})
 		case r < 80:
-			in.URLs = append(in.URLs, URLState{URL: u, State: StateRejected, Reason: "out-of-scope", Hops: "LLL", Via: via, Seed: seed})
+			in.URLs = append(in.URLs, URLState{URL: u, State: status.Rejected, Reason: "out-of-scope", Hops: "LLL", Via: via, Seed: seed})
 		case r < 85:
-			in.Lines = append(in.Lines, Line{Time: t0, Status: StatusRobots, Size: -1, URL: u, Hops: "LL", Via: via, Seed: seed})
+			in.Lines = append(in.Lines, Line{Time: t0, Status: status.Robots, Size: -1, URL: u, Hops: "LL", Via: via, Seed: seed})
 		case r < 90:
-			in.URLs = append(in.URLs, URLState{URL: u, State: StateRejected, Reason: "block:contains:/dir", Hops: "LL", Via: via, Seed: seed})
+			in.URLs = append(in.URLs, URLState{URL: u, State: status.Rejected, Reason: "block:contains:/dir", Hops: "LL", Via: via, Seed: seed})
 		case r < 98:
-			in.URLs = append(in.URLs, URLState{URL: u, State: StateQueued, Hops: "LL", Via: via, Seed: seed})
+			in.URLs = append(in.URLs, URLState{URL: u, State: status.Queued, Hops: "LL", Via: via, Seed: seed})
 		default:
-			in.URLs = append(in.URLs, URLState{URL: u, State: StateFailed, Status: StatusTimeout, Hops: "LL", Via: via, Seed: seed})
+			in.URLs = append(in.URLs, URLState{URL: u, State: status.Failed, Status: status.Timeout, Hops: "LL", Via: via, Seed: seed})
 		}
 	}
 	return in

@@ -11,47 +11,102 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/amber-crawler/amber/hop"
+	"github.com/amber-crawler/amber/status"
 )
 
-// Heritrix's negative status codes for URLs that got no HTTP response, as used in crawl.log.
+// Heritrix's negative status codes, kept while callers move to package status.
 const (
-	StatusDNSFailed     = -6    // prerequisite domain lookup failed
-	StatusConnectFailed = -2    // HTTP connect failed
-	StatusConnectBroken = -3    // connection broken during the exchange
-	StatusTimeout       = -4    // HTTP timeout
-	StatusInvalidURL    = -7    // invalid or unsupported URL (also: address refused by the guard)
-	StatusRetriesFailed = -8    // retries exhausted
-	StatusTooManyHops   = -4001 // beyond max hops
-	StatusOutOfScope    = -5000 // out of scope
-	StatusRobots        = -9998 // disallowed by robots.txt
+	// Deprecated: use status.DNSFailed.
+	StatusDNSFailed = status.DNSFailed
+	// Deprecated: use status.ConnectFailed.
+	StatusConnectFailed = status.ConnectFailed
+	// Deprecated: use status.ConnectBroken.
+	StatusConnectBroken = status.ConnectBroken
+	// Deprecated: use status.Timeout.
+	StatusTimeout = status.Timeout
+	// Deprecated: use status.InvalidURL.
+	StatusInvalidURL = status.InvalidURL
+	// Deprecated: use status.RetriesFailed.
+	StatusRetriesFailed = status.RetriesFailed
+	// Deprecated: use status.TooManyHops.
+	StatusTooManyHops = status.TooManyHops
+	// Deprecated: use status.OutOfScope.
+	StatusOutOfScope = status.OutOfScope
+	// Deprecated: use status.Robots.
+	StatusRobots = status.Robots
 )
 
 // ErrMalformedLine is wrapped by ParseLine's errors.
 var ErrMalformedLine = errors.New("report: malformed crawl.log line")
 
-// Line is one crawl.log line: Heritrix's 13 columns.
+// ErrCrawlLogClosed is returned by CrawlLog.Write after Close.
+var ErrCrawlLogClosed = errors.New("report: crawl.log closed")
+
+// The MIME column of a line without a media type, as Heritrix writes it.
+const (
+	// NoType is written for a URL that got no response (Heritrix's MimetypeUtils.NO_TYPE_MIMETYPE).
+	NoType = "no-type"
+	// UnknownType is written for a response without a Content-Type (Heritrix's
+	// CrawlURI.setContentType(null)).
+	UnknownType = "unknown"
+)
+
+// ExtraContentSize is the key of Line.Extra that holds Heritrix's content size: the whole
+// recorded response, status line and headers included. See Line.ContentSize.
+const ExtraContentSize = "contentSize"
+
+// Line is one crawl.log line: Heritrix 3's columns, written as its UriProcessingFormatter
+// writes them. Empty strings are written "-" and read back as "".
 type Line struct {
-	Time        time.Time     // when the URL was finished (column 1)
-	Status      int           // HTTP status or a negative Heritrix code (2)
-	Size        int64         // response size in bytes; <0 means none ("-") (3)
-	URL         string        // (4)
-	Hops        string        // hop path from the seed; "" is written "-" (5)
-	Via         string        // (6)
-	MIME        string        // (7)
+	Time   time.Time // when the URL was finished (column 1)
+	Status int       // HTTP status or a negative Heritrix code, see package status (2)
+	// Size is column 3, Heritrix's CrawlURI.getContentLength(): the length of the response's
+	// content body as recorded, that is the bytes that followed the final response's header
+	// block on the wire (chunked framing and content coding included, nothing decoded). 0 for
+	// a response without a body. <0 when there was no response; written "-". The whole
+	// response, headers included, is the content size (ContentSize).
+	Size int64
+	URL  string // (4)
+	// Hops is the hop path from the seed (5). Format writes it as hop.Logged does: "-" for a
+	// seed, and a path longer than 50 letters as "N+" and its last 50 letters. ParseLine
+	// keeps the column as it is, so after parsing Hops holds that abbreviated form for a long
+	// path (the letters left out are lost, and len(Hops) is then not the hop count); its last
+	// letter is still the last hop, so hop.Last and hop.Navigates work on it.
+	Hops string
+	Via  string // the URL this one was found on (6)
+	// MIME is the media type of the response (7). Format writes it as Heritrix's
+	// MimetypeUtils.truncate does: up to the first whitespace, ';' or ','; an empty one as
+	// UnknownType for a line with a response (Status > 0) and NoType for one without.
+	// ParseLine reads "-" and the column Format writes for an empty MIME back as "", any other
+	// value (NoType on a line with a response, say) as it is.
+	MIME        string
 	Thread      int           // worker number (8), written "#007"
 	FetchStart  time.Time     // (9) first half; zero means "-"
 	FetchDur    time.Duration // (9) second half
-	Digest      string        // "sha1:..." (10)
+	Digest      string        // payload digest, "sha1:..." (10)
 	Seed        string        // source seed (11)
-	Annotations []string      // (12), comma-separated
-	Extra       map[string]any
+	Annotations []string      // (12), comma-separated (a comma inside one is written %2C)
+	// Extra is Heritrix's extra-info JSON object (13): warcFilename, warcFileOffset,
+	// contentSize, ... Written "{}" when empty. Numbers read back are float64.
+	Extra map[string]any
 }
 
-func dash(s string) string {
-	if s == "" {
-		return "-"
+// ContentSize returns Heritrix's content size of the line's URL (CrawlURI.getContentSize()):
+// the whole recorded response, status line and headers included. It is the number under
+// ExtraContentSize in Extra when there is one, else Size. The byte figures of the reports
+// add these up, as Heritrix's reports do.
+func (l Line) ContentSize() int64 {
+	switch n := l.Extra[ExtraContentSize].(type) {
+	case float64:
+		return int64(n)
+	case int64:
+		return n
+	case int:
+		return int64(n)
 	}
-	return s
+	return l.Size
 }
 
 func undash(s string) string {
@@ -74,14 +129,11 @@ func (l Line) Format() string {
 	} else {
 		fmt.Fprintf(&b, "%10d ", l.Size)
 	}
-	b.WriteString(field(l.URL))
-	b.WriteByte(' ')
-	b.WriteString(field(l.Hops))
-	b.WriteByte(' ')
-	b.WriteString(field(l.Via))
-	b.WriteByte(' ')
-	b.WriteString(field(l.MIME))
-	fmt.Fprintf(&b, " #%03d ", l.Thread)
+	for _, col := range []string{field(l.URL), field(hop.Logged(l.Hops)), field(l.Via), l.mimeColumn()} {
+		b.WriteString(col)
+		b.WriteByte(' ')
+	}
+	fmt.Fprintf(&b, "#%03d ", l.Thread)
 	if l.FetchStart.IsZero() {
 		b.WriteString("-")
 	} else {
@@ -101,16 +153,38 @@ func (l Line) Format() string {
 	}
 	b.WriteString(field(strings.Join(ann, ",")))
 	b.WriteByte(' ')
-	if len(l.Extra) == 0 {
-		b.WriteString("{}")
-	} else {
-		js, err := json.Marshal(l.Extra)
-		if err != nil {
-			js = []byte("{}")
-		}
-		b.WriteString(string(js))
-	}
+	b.WriteString(l.extraColumn())
 	return b.String()
+}
+
+// mimeColumn is the MIME column as Heritrix's MimetypeUtils.truncate writes it.
+func (l Line) mimeColumn() string {
+	if l.MIME == "" {
+		if l.Status > 0 {
+			return UnknownType
+		}
+		return NoType
+	}
+	m := l.MIME
+	if i := strings.IndexAny(m, " \t\r\n\v\f;,"); i >= 0 {
+		m = m[:i]
+	}
+	if m == "" {
+		return NoType
+	}
+	return m
+}
+
+// extraColumn is the extra-info JSON object, "{}" when there is none or it does not encode.
+func (l Line) extraColumn() string {
+	if len(l.Extra) == 0 {
+		return "{}"
+	}
+	js, err := json.Marshal(l.Extra)
+	if err != nil {
+		return "{}"
+	}
+	return string(js)
 }
 
 // field writes a column value: "-" when empty, whitespace percent-encoded.
@@ -125,7 +199,9 @@ func field(s string) string {
 	return s
 }
 
-// ParseLine parses a crawl.log line written by Format or by Heritrix.
+// ParseLine parses a crawl.log line written by Format or by Heritrix 3 (12 columns, or 13
+// with the extra-info object), reading each column back as Line describes. Errors wrap
+// ErrMalformedLine.
 func ParseLine(s string) (Line, error) {
 	f := strings.Fields(s)
 	if len(f) < 12 {
@@ -145,31 +221,18 @@ func ParseLine(s string) (Line, error) {
 			return Line{}, fmt.Errorf("%w: size: %v", ErrMalformedLine, err)
 		}
 	}
-	l.URL, l.Hops, l.Via, l.MIME = undash(f[3]), undash(f[4]), undash(f[5]), undash(f[6])
+	l.URL, l.Hops, l.Via = undash(f[3]), undash(f[4]), undash(f[5])
+	if f[6] != "-" && f[6] != (Line{Status: l.Status}).mimeColumn() {
+		l.MIME = f[6]
+	}
 	if t := strings.TrimPrefix(f[7], "#"); t != "-" {
 		if l.Thread, err = strconv.Atoi(t); err != nil {
 			return Line{}, fmt.Errorf("%w: thread: %v", ErrMalformedLine, err)
 		}
 	}
 	if f[8] != "-" {
-		ts, dur, ok := strings.Cut(f[8], "+")
-		if len(ts) != 17 {
-			return Line{}, fmt.Errorf("%w: fetch time %q: want 17 digits", ErrMalformedLine, ts)
-		}
-		if l.FetchStart, err = time.Parse("20060102150405", ts[:14]); err != nil {
-			return Line{}, fmt.Errorf("%w: fetch time: %v", ErrMalformedLine, err)
-		}
-		ms, err := strconv.Atoi(ts[14:])
-		if err != nil {
-			return Line{}, fmt.Errorf("%w: fetch time: %v", ErrMalformedLine, err)
-		}
-		l.FetchStart = l.FetchStart.Add(time.Duration(ms) * time.Millisecond)
-		if ok {
-			ms, err := strconv.ParseInt(dur, 10, 64)
-			if err != nil {
-				return Line{}, fmt.Errorf("%w: fetch duration: %v", ErrMalformedLine, err)
-			}
-			l.FetchDur = time.Duration(ms) * time.Millisecond
+		if l.FetchStart, l.FetchDur, err = parseFetchTime(f[8]); err != nil {
+			return Line{}, err
 		}
 	}
 	l.Digest, l.Seed = undash(f[9]), undash(f[10])
@@ -185,6 +248,32 @@ func ParseLine(s string) (Line, error) {
 		}
 	}
 	return l, nil
+}
+
+// parseFetchTime parses column 9, "yyyyMMddHHmmssSSS+DURATION_MS" (the duration may be
+// missing).
+func parseFetchTime(col string) (time.Time, time.Duration, error) {
+	ts, dur, ok := strings.Cut(col, "+")
+	if len(ts) != 17 {
+		return time.Time{}, 0, fmt.Errorf("%w: fetch time %q: want 17 digits", ErrMalformedLine, ts)
+	}
+	start, err := time.Parse("20060102150405", ts[:14])
+	if err != nil {
+		return time.Time{}, 0, fmt.Errorf("%w: fetch time: %v", ErrMalformedLine, err)
+	}
+	ms, err := strconv.Atoi(ts[14:])
+	if err != nil {
+		return time.Time{}, 0, fmt.Errorf("%w: fetch time: %v", ErrMalformedLine, err)
+	}
+	start = start.Add(time.Duration(ms) * time.Millisecond)
+	if !ok {
+		return start, 0, nil
+	}
+	d, err := strconv.ParseInt(dur, 10, 64)
+	if err != nil {
+		return time.Time{}, 0, fmt.Errorf("%w: fetch duration: %v", ErrMalformedLine, err)
+	}
+	return start, time.Duration(d) * time.Millisecond, nil
 }
 
 // CrawlLog appends lines to a crawl.log file. Each line is one write, so a killed crawl leaves
@@ -219,7 +308,7 @@ func (c *CrawlLog) Write(l Line) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.f == nil {
-		return errors.New("report: crawl.log closed")
+		return ErrCrawlLogClosed
 	}
 	if _, err := c.f.WriteString(s); err != nil {
 		return fmt.Errorf("report: write crawl.log: %w", err)
@@ -239,5 +328,8 @@ func (c *CrawlLog) Close() error {
 		err = cerr
 	}
 	c.f = nil
-	return err
+	if err != nil {
+		return fmt.Errorf("report: close crawl.log: %w", err)
+	}
+	return nil
 }

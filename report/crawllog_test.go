@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/amber-crawler/amber/status"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -16,10 +17,12 @@ func TestLineRoundTrip(t *testing.T) {
 		{Time: at, Status: 200, Size: 1349, URL: "http://www.example.com/", Via: "", Hops: "", MIME: "text/html", Thread: 7,
 			FetchStart: at.Add(-time.Second), FetchDur: 137 * time.Millisecond, Digest: "sha1:ZOHC4JL6G5UG2HUAKVSQM3BYEBXUBO3N",
 			Seed: "http://www.example.com/", Extra: map[string]any{"warcFilename": "a.warc.gz", "warcFileOffset": float64(1234)}},
-		{Time: at, Status: StatusOutOfScope, Size: -1, URL: "http://other.example.org/", Hops: "L", Via: "http://www.example.com/",
+		{Time: at, Status: status.OutOfScope, Size: -1, URL: "http://other.example.org/", Hops: "L", Via: "http://www.example.com/",
 			Thread: 1, Seed: "http://www.example.com/", Annotations: []string{"scope:out-of-scope"}},
-		{Time: at, Status: StatusRobots, Size: -1, URL: "http://www.example.com/private/x y.html", Hops: "LL", Via: "http://www.example.com/", Thread: 12,
+		{Time: at, Status: status.Robots, Size: -1, URL: "http://www.example.com/private/x y.html", Hops: "LL", Via: "http://www.example.com/", Thread: 12,
 			Annotations: []string{"robots", "3t"}},
+		{Time: at, Status: 301, Size: 0, URL: "http://www.example.com/moved", Hops: "LR", Via: "http://www.example.com/", MIME: "text/html",
+			FetchStart: at, Seed: "http://www.example.com/", Extra: map[string]any{ExtraContentSize: float64(180)}},
 	}
 	for _, want := range tests {
 		t.Run(want.URL, func(t *testing.T) {
@@ -39,6 +42,110 @@ func TestLineRoundTrip(t *testing.T) {
 				t.Errorf("round trip (-want +got):\n%s", diff)
 			}
 		})
+	}
+}
+
+// TestFormatHeritrix writes lines as Heritrix 3's UriProcessingFormatter does: size "-"
+// without a response and the body length with one (0 included), hop paths "-" and "N+<last
+// 50>", MimetypeUtils.truncate's MIME ("no-type" without a response, "unknown" for a response
+// without a Content-Type), "-" for an empty via, digest, seed and annotations, "{}" for no
+// extra info.
+func TestFormatHeritrix(t *testing.T) {
+	at := time.Date(2011, 9, 14, 17, 42, 46, 419e6, time.UTC)
+	l50 := strings.Repeat("L", 50)
+	tests := []struct {
+		name string
+		line Line
+		want string
+	}{
+		{"robots.txt, Heritrix's documentation example",
+			Line{Time: at, Status: 200, Size: 1349, URL: "http://www.archive.org/robots.txt", Hops: "P", Via: "http://www.archive.org/",
+				MIME: "text/plain", Thread: 42, FetchStart: time.Date(2011, 9, 14, 17, 42, 46, 281e6, time.UTC), FetchDur: 137 * time.Millisecond,
+				Digest: "sha1:ZOHC4JL6G5UG2HUAKVSQM3BYEBXUBO3N", Extra: map[string]any{"warcFilename": "x.warc.gz", "warcFileOffset": 33}},
+			`2011-09-14T17:42:46.419Z   200       1349 http://www.archive.org/robots.txt P http://www.archive.org/ text/plain #042 20110914174246281+137 sha1:ZOHC4JL6G5UG2HUAKVSQM3BYEBXUBO3N - - {"warcFileOffset":33,"warcFilename":"x.warc.gz"}`},
+		{"seed with an empty body",
+			Line{Time: at, Status: 301, Size: 0, URL: "http://example.com/", MIME: "text/html", Thread: 1, Seed: "http://example.com/"},
+			`2011-09-14T17:42:46.419Z   301          0 http://example.com/ - - text/html #001 - - http://example.com/ - {}`},
+		{"response without a Content-Type",
+			Line{Time: at, Status: 200, Size: 5, URL: "http://example.com/x", Hops: "L", Via: "http://example.com/", Thread: 3},
+			`2011-09-14T17:42:46.419Z   200          5 http://example.com/x L http://example.com/ unknown #003 - - - - {}`},
+		{"no response",
+			Line{Time: at, Status: status.OutOfScope, Size: -1, URL: "http://other.org/", Hops: "L", Via: "http://example.com/", Thread: 4,
+				Seed: "http://example.com/", Annotations: []string{"scope:out-of-scope"}},
+			`2011-09-14T17:42:46.419Z -5000          - http://other.org/ L http://example.com/ no-type #004 - - http://example.com/ scope:out-of-scope {}`},
+		{"parameters and collapsed headers cut",
+			Line{Time: at, Status: 200, Size: 9, URL: "http://example.com/a", Hops: "E", MIME: "text/css,text/plain; charset=utf-8", Thread: 12},
+			`2011-09-14T17:42:46.419Z   200          9 http://example.com/a E - text/css #012 - - - - {}`},
+		{"a Content-Type with no type",
+			Line{Time: at, Status: 200, Size: 9, URL: "http://example.com/b", MIME: "; charset=utf-8"},
+			`2011-09-14T17:42:46.419Z   200          9 http://example.com/b - - no-type #000 - - - - {}`},
+		{"50 hops written whole",
+			Line{Time: at, Status: 200, Size: 1, URL: "http://example.com/c", Hops: l50, MIME: "text/html"},
+			`2011-09-14T17:42:46.419Z   200          1 http://example.com/c ` + l50 + ` - text/html #000 - - - - {}`},
+		{"51 hops abbreviated",
+			Line{Time: at, Status: 200, Size: 1, URL: "http://example.com/d", Hops: "R" + l50[1:] + "E", MIME: "text/html"},
+			`2011-09-14T17:42:46.419Z   200          1 http://example.com/d 1+` + l50[1:] + `E - text/html #000 - - - - {}`},
+		{"an abbreviated path kept",
+			Line{Time: at, Status: 200, Size: 1, URL: "http://example.com/e", Hops: "100+" + l50, MIME: "text/html"},
+			`2011-09-14T17:42:46.419Z   200          1 http://example.com/e 100+` + l50 + ` - text/html #000 - - - - {}`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := tt.line.Format(); got != tt.want {
+				t.Errorf("Format:\n got %s\nwant %s", got, tt.want)
+			}
+			back, err := ParseLine(tt.want)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := back.Format(); got != tt.want {
+				t.Errorf("Format(ParseLine(line)):\n got %s\nwant %s", got, tt.want)
+			}
+		})
+	}
+}
+
+// TestParseColumns reads what Format writes in Heritrix's way back into a Line: "-",
+// "no-type" and "unknown" as empty, an abbreviated hop path as it is.
+func TestParseColumns(t *testing.T) {
+	l50 := strings.Repeat("L", 50)
+	tests := []struct {
+		line            string
+		size            int64
+		hops, via, mime string
+		annotations     []string
+	}{
+		{`2011-09-14T17:42:46.419Z -5000          - http://other.org/ L http://example.com/ no-type #004 - - - - {}`, -1, "L", "http://example.com/", "", nil},
+		{`2011-09-14T17:42:46.419Z   200          0 http://example.com/ - - unknown #001 - - - - {}`, 0, "", "", "", nil},
+		{`2011-09-14T17:42:46.419Z   200         12 http://example.com/ 7+` + l50 + ` - text/html #001 - - - 3t,duplicate:digest {}`, 12, "7+" + l50, "", "text/html", []string{"3t", "duplicate:digest"}},
+	}
+	for _, tt := range tests {
+		got, err := ParseLine(tt.line)
+		if err != nil {
+			t.Fatalf("%s: %v", tt.line, err)
+		}
+		if got.Size != tt.size || got.Hops != tt.hops || got.Via != tt.via || got.MIME != tt.mime || !cmp.Equal(got.Annotations, tt.annotations) {
+			t.Errorf("%s:\ngot size %d hops %q via %q mime %q annotations %q", tt.line, got.Size, got.Hops, got.Via, got.MIME, got.Annotations)
+		}
+	}
+}
+
+func TestContentSize(t *testing.T) {
+	tests := []struct {
+		name string
+		line Line
+		want int64
+	}{
+		{"from extra info, as read back", Line{Size: 100, Extra: map[string]any{ExtraContentSize: float64(350)}}, 350},
+		{"from extra info, as written", Line{Size: 100, Extra: map[string]any{ExtraContentSize: int64(350)}}, 350},
+		{"no extra info", Line{Size: 100}, 100},
+		{"not a number", Line{Size: 100, Extra: map[string]any{ExtraContentSize: "350"}}, 100},
+		{"no response", Line{Size: -1}, -1},
+	}
+	for _, tt := range tests {
+		if got := tt.line.ContentSize(); got != tt.want {
+			t.Errorf("%s: ContentSize() = %d, want %d", tt.name, got, tt.want)
+		}
 	}
 }
 
@@ -102,8 +209,13 @@ func FuzzParseLine(f *testing.F) {
 		if err != nil {
 			return
 		}
-		if _, err := ParseLine(l.Format()); err != nil {
-			t.Fatalf("reformatted line does not parse: %v\n%q", err, l.Format())
+		formatted := l.Format()
+		back, err := ParseLine(formatted)
+		if err != nil {
+			t.Fatalf("reformatted line does not parse: %v\n%q", err, formatted)
+		}
+		if again := back.Format(); again != formatted {
+			t.Fatalf("Format(ParseLine(Format(l))) changed the line:\n%q\n%q", formatted, again)
 		}
 	})
 }

@@ -45,6 +45,9 @@ const (
 // ErrEventsClosed is returned by the methods of an Events log after Close.
 var ErrEventsClosed = errors.New("report: events log closed")
 
+// ErrNoAction is returned by Events.Event for an event without an action.
+var ErrNoAction = errors.New("report: event without an action")
+
 // EventsConfig configures an Events log.
 type EventsConfig struct {
 	CrawlID string           // crawler.crawl.id, written on every event
@@ -121,7 +124,10 @@ func (e *Events) Close() error {
 		err = cerr
 	}
 	e.f = nil
-	return err
+	if err != nil {
+		return fmt.Errorf("report: close events log: %w", err)
+	}
+	return nil
 }
 
 // CrawlStart records the start (or, with resume, the resumption) of a crawl with its number
@@ -247,7 +253,7 @@ func (e *Events) URLOutput(u URLInfo, warcFile string, offset int64) error {
 // Event records a free-form event. Action is required.
 func (e *Events) Event(ev Event) error {
 	if ev.Action == "" {
-		return errors.New("report: event without an action")
+		return ErrNoAction
 	}
 	typ := ev.Type
 	if typ == "" {

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/amber-crawler/amber/status"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -47,7 +48,7 @@ func TestEventsFields(t *testing.T) {
 		ev.CrawlStart(false, 2),
 		ev.URLSeed(URLInfo{URL: "http://example.com/", Seed: "http://example.com/"}, "standard"),
 		ev.URLFetch(page, 200, 5120, 1500*time.Millisecond),
-		ev.URLFetch(page, StatusConnectFailed, -1, 30*time.Millisecond),
+		ev.URLFetch(page, status.ConnectFailed, -1, 30*time.Millisecond),
 		ev.URLDiscover(page),
 		ev.URLDiscoverDenied(URLInfo{URL: "https://other.example.org/", Hops: "RLL", Via: page.URL}, DenyOutOfScope, "out-of-scope"),
 		ev.URLDiscoverDenied(URLInfo{URL: "https://www.example.com/private/"}, DenyRobots, ""),

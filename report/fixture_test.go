@@ -2,6 +2,8 @@ package report
 
 import (
 	"time"
+
+	"github.com/amber-crawler/amber/status"
 )
 
 // fixture is a realistic small crawl: a seed that redirects, a one-page+ seed with a
@@ -27,7 +29,9 @@ func fixture() Input {
 			l.FetchStart = at(ms - 40)
 			l.FetchDur = 35 * time.Millisecond
 			l.Digest = "sha1:" + fakeDigest(u)
-			l.Extra = map[string]any{"warcFilename": "demo-20260301100000000-00000-host.warc.gz", "warcFileOffset": float64(ms * 10)}
+			// The content size adds the status line and headers to the body (Size).
+			l.Extra = map[string]any{"warcFilename": "demo-20260301100000000-00000-host.warc.gz", "warcFileOffset": float64(ms * 10),
+				ExtraContentSize: float64(size + 200)}
 		}
 		return l
 	}
@@ -41,29 +45,29 @@ func fixture() Input {
 		line(2400, 200, 81920, "https://cdn.example.com/hero.jpg", "RE", www, "image/jpeg", seed1),
 		line(2600, 200, 3072, about, "RL", www, "text/html", seed1),
 		line(2700, 200, 3072, "https://www.example.com/copy-of-about.html", "RL", www, "text/html", seed1, "duplicate:digest"),
-		line(2900, StatusRobots, -1, "https://www.example.com/private/secret.html", "RL", www, "unknown", seed1, "robots"),
+		line(2900, status.Robots, -1, "https://www.example.com/private/secret.html", "RL", www, "unknown", seed1, "robots"),
 		line(3000, 404, 512, "https://www.example.com/missing.html", "RL", www, "text/html", seed1),
-		line(3100, StatusOutOfScope, -1, "http://ads.example.biz/track/pixel.html", "RLL", about, "unknown", seed1, "scope:out-of-scope"),
-		line(3200, StatusDNSFailed, -1, seed3, "", "", "unknown", seed3),
+		line(3100, status.OutOfScope, -1, "http://ads.example.biz/track/pixel.html", "RLL", about, "unknown", seed1, "scope:out-of-scope"),
+		line(3200, status.DNSFailed, -1, seed3, "", "", "unknown", seed3),
 		line(3300, 200, 7000, seed2, "", "", "text/html", seed2),
 		line(3400, 200, 6000, "https://docs.example.org/api/", "L", seed2, "text/html", seed2),
 		line(3500, 304, 0, "https://www.example.com/news.html", "RL", www, "text/html", seed1),
 	}
-	done := func(u string, status int, hops, via, seed string) URLState {
-		return URLState{URL: u, State: StateDone, Status: status, Hops: hops, Via: via, Seed: seed}
+	done := func(u string, code int, hops, via, seed string) URLState {
+		return URLState{URL: u, State: status.Done, Status: code, Hops: hops, Via: via, Seed: seed}
 	}
 	rejected := func(u, reason, hops, via, seed string) URLState {
-		return URLState{URL: u, State: StateRejected, Reason: reason, Hops: hops, Via: via, Seed: seed}
+		return URLState{URL: u, State: status.Rejected, Reason: reason, Hops: hops, Via: via, Seed: seed}
 	}
 	urls := []URLState{
 		done(seed1, 301, "", "", seed1),
 		done(www, 200, "R", seed1, seed1),
 		done(about, 200, "RL", www, seed1),
-		done("https://www.example.com/private/secret.html", StatusRobots, "RL", www, seed1),
-		{URL: seed3, State: StateFailed, Status: StatusDNSFailed, Seed: seed3},
-		{URL: seed4, State: StateQueued, Seed: seed4},
-		{URL: "https://www.example.com/deep/page1.html", State: StateQueued, Hops: "RLL", Via: about, Seed: seed1},
-		{URL: "https://www.example.com/deep/page2.html", State: StateInflight, Hops: "RLL", Via: about, Seed: seed1},
+		done("https://www.example.com/private/secret.html", status.Robots, "RL", www, seed1),
+		{URL: seed3, State: status.Failed, Status: status.DNSFailed, Seed: seed3},
+		{URL: seed4, State: status.Queued, Seed: seed4},
+		{URL: "https://www.example.com/deep/page1.html", State: status.Queued, Hops: "RLL", Via: about, Seed: seed1},
+		{URL: "https://www.example.com/deep/page2.html", State: status.Inflight, Hops: "RLL", Via: about, Seed: seed1},
 		rejected("https://www.example.com/login?next=/", "block:contains:/login", "RL", www, seed1),
 		rejected("https://www.example.com/a/b/c/d.html", "max-hops", "RLLLL", "https://www.example.com/a/b/c/", seed1),
 		rejected("https://other.example.org/docs/intro.html", "out-of-scope", "RLL", about, seed1),

@@ -121,9 +121,6 @@ func crawlStatus(reason string) string {
 	return "Finished - " + reason
 }
 
-// Lines of crawl-report.txt whose values depend on elapsed time (masked by MaskTimes).
-var timeDependentPrefixes = []string{"duration: ", "URIs/sec: ", "KB/sec: "}
-
 func (s *summary) crawlReport() []byte {
 	var b bytes.Buffer
 	p := func(format string, a ...any) { fmt.Fprintf(&b, format+"\n", a...) }
@@ -151,8 +148,8 @@ func (s *summary) crawlReport() []byte {
 	if s.dup > 0 {
 		p("duplicate-by-hash URIs: %d", s.dup)
 	}
-	if s.notMod > 0 {
-		p("not-modified URIs: %d", s.notMod)
+	if s.notModified > 0 {
+		p("not-modified URIs: %d", s.notModified)
 	}
 	p("")
 	// Trailing spaces as in Heritrix's CrawlSummaryReport.
@@ -161,8 +158,8 @@ func (s *summary) crawlReport() []byte {
 	if s.dup > 0 {
 		p("duplicate-by-hash crawled bytes: %d (%s) ", s.dupBytes, displayBytes(s.dupBytes))
 	}
-	if s.notMod > 0 {
-		p("not-modified crawled bytes: %d (%s) ", s.notModB, displayBytes(s.notModB))
+	if s.notModified > 0 {
+		p("not-modified crawled bytes: %d (%s) ", s.notModifiedBytes, displayBytes(s.notModifiedBytes))
 	}
 	p("")
 	urisPerSec, kbPerSec := s.rates()

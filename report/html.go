@@ -2,6 +2,7 @@ package report
 
 import (
 	"bytes"
+	"fmt"
 	"html/template"
 	"sort"
 	"strconv"
@@ -128,11 +129,17 @@ func (s *summary) htmlPage() htmlPage {
 		Totals:     rep.Totals,
 		ShownLimit: htmlMaxURLs,
 	}
-	var crawled int
+	p.Seeds = s.htmlSeeds()
+	p.Figures = s.htmlFigures()
+	p.Charts = s.htmlCharts()
+	p.setURLs(rep.Hosts)
+	return p
+}
+
+// htmlSeeds are the rows of the seeds table.
+func (s *summary) htmlSeeds() []htmlSeed {
+	var seeds []htmlSeed
 	for _, r := range s.seeds {
-		if r.crawled {
-			crawled++
-		}
 		hs := htmlSeed{URL: r.url, Type: r.typ, Code: r.status, Redirect: r.redirect, Class: statusClass(itoa(r.status))}
 		if r.crawled {
 			hs.Status = "CRAWLED"
@@ -143,10 +150,21 @@ func (s *summary) htmlPage() htmlPage {
 		if r.final != r.url {
 			hs.Final = r.final + " (" + itoa(r.finalCode) + ")"
 		}
-		p.Seeds = append(p.Seeds, hs)
+		seeds = append(seeds, hs)
+	}
+	return seeds
+}
+
+// htmlFigures are the headline figures.
+func (s *summary) htmlFigures() []htmlFigure {
+	var crawled int
+	for _, r := range s.seeds {
+		if r.crawled {
+			crawled++
+		}
 	}
 	urisPerSec, kbPerSec := s.rates()
-	p.Figures = []htmlFigure{
+	return []htmlFigure{
 		{ID: "seeds", Label: "seeds crawled", Value: itoa(crawled) + " / " + itoa(len(s.seeds))},
 		{ID: "captured", Label: "URLs captured", Value: i64(s.captured)},
 		{ID: "bytes", Label: "bytes captured", Value: displayBytes(s.bytes)},
@@ -161,14 +179,13 @@ func (s *summary) htmlPage() htmlPage {
 		{ID: "duration", Label: "duration", Value: conventionalDuration(s.duration), Time: true},
 		{ID: "rate", Label: "URLs/s, KiB/s", Value: decimal(urisPerSec, 2, 0) + ", " + i64(kbPerSec), Time: true},
 	}
+}
 
+// htmlCharts are the bar charts: status codes, MIME types, top hosts by URLs and by bytes.
+func (s *summary) htmlCharts() []htmlChart {
 	count := func(t tally) int64 { return t.count }
 	size := func(t tally) int64 { return t.bytes }
 	none := func(tally) string { return "" }
-	p.Charts = append(p.Charts,
-		makeChart("chart-status", "Status codes (URLs)", s.codes, count, i64, func(t tally) string { return statusClass(t.key) }),
-		makeChart("chart-mime", "MIME types (URLs)", s.mimes, count, i64, none),
-	)
 	hostTallies := func(metric func(*hostStats) int64) []tally {
 		hs := s.hostsByCaptured()
 		sortHosts(hs, metric)
@@ -180,16 +197,22 @@ func (s *summary) htmlPage() htmlPage {
 		}
 		return ts
 	}
-	p.Charts = append(p.Charts,
+	return []htmlChart{
+		makeChart("chart-status", "Status codes (URLs)", s.codes, count, i64, func(t tally) string { return statusClass(t.key) }),
+		makeChart("chart-mime", "MIME types (URLs)", s.mimes, count, i64, none),
 		makeChart("chart-hosts-urls", "Top hosts by URLs", hostTallies(func(h *hostStats) int64 { return h.captured }), count, i64, none),
 		makeChart("chart-hosts-bytes", "Top hosts by bytes", hostTallies(func(h *hostStats) int64 { return h.bytes }), size, displayBytes, none),
-	)
+	}
+}
 
-	hosts, reasons := map[string]bool{}, map[string]bool{}
-	for _, h := range rep.Hosts {
+// setURLs lists the URLs left out (up to htmlMaxURLs) with the hosts and reasons to filter
+// them by.
+func (p *htmlPage) setURLs(hosts []ScopeHost) {
+	hostSet, reasons := map[string]bool{}, map[string]bool{}
+	for _, h := range hosts {
 		for _, u := range h.URLs {
 			p.TotalURLs++
-			hosts[h.Host] = true
+			hostSet[h.Host] = true
 			reasons[u.Reason] = true
 			if len(p.URLs) < htmlMaxURLs {
 				p.URLs = append(p.URLs, htmlURL{ScopeURL: u, Host: h.Host})
@@ -197,8 +220,7 @@ func (s *summary) htmlPage() htmlPage {
 		}
 	}
 	p.Truncated = p.TotalURLs > len(p.URLs)
-	p.URLHosts, p.URLReasons = keys(hosts), keys(reasons)
-	return p
+	p.URLHosts, p.URLReasons = keys(hostSet), keys(reasons)
 }
 
 func keys(m map[string]bool) []string {
@@ -213,7 +235,7 @@ func keys(m map[string]bool) []string {
 func (s *summary) html() ([]byte, error) {
 	var b bytes.Buffer
 	if err := pageTemplate.Execute(&b, s.htmlPage()); err != nil {
-		return nil, err
+		return nil, fmt.Errorf("render %s: %w", HTMLReportFile, err)
 	}
 	return b.Bytes(), nil
 }

@@ -8,15 +8,22 @@ import (
 	"os"
 	"strings"
 	"time"
+
+	"github.com/amber-crawler/amber/status"
 )
 
-// States of a URL in the frontier, as reported in URLState.State.
+// States of a URL in the frontier, kept while callers move to package status.
 const (
-	StateQueued   = "queued"   // waiting to be fetched
-	StateInflight = "inflight" // claimed by a worker when the crawl stopped
-	StateDone     = "done"     // finished with a response (any HTTP status)
-	StateFailed   = "failed"   // finished without a response (network error, retries exhausted)
-	StateRejected = "rejected" // never queued: out of scope, blocked by a rule or by robots.txt
+	// Deprecated: use status.Queued.
+	StateQueued = status.Queued
+	// Deprecated: use status.Inflight.
+	StateInflight = status.Inflight
+	// Deprecated: use status.Done.
+	StateDone = status.Done
+	// Deprecated: use status.Failed.
+	StateFailed = status.Failed
+	// Deprecated: use status.Rejected.
+	StateRejected = status.Rejected
 )
 
 // Input is everything the reports are made from. It is plain data: the crawl fills it from the
@@ -42,10 +49,13 @@ type SeedInfo struct {
 // URLState is one URL as the frontier knows it at the end of (or during) a crawl.
 type URLState struct {
 	URL    string
-	Host   string // used only when URL does not parse; otherwise the host is taken from URL
-	State  string // one of the State constants
-	Status int    // last HTTP status or negative Heritrix code; 0 if never fetched
-	Reason string // scope reason for rejected URLs (spec/scope.md names: "out-of-scope", "block:RULE", "max-hops", …; "robots")
+	Host   string       // used only when URL does not parse; otherwise the host is taken from URL
+	State  status.State // where the URL is in the frontier
+	Status int          // last HTTP status or negative Heritrix code (package status); 0 if never fetched
+	// Reason is the scope reason of a rejected URL, as scope.Decision.Reason gives it
+	// (spec/scope.md: "out-of-scope", "max-hops", "block:RULE", …), or "robots". A reason
+	// that is "block" or starts with "block:" counts the URL as blocked by a rule.
+	Reason string
 	Hops   string // hop path from the seed
 	Via    string
 	Seed   string // source seed

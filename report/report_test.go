@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/amber-crawler/amber/status"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -217,7 +218,7 @@ func TestSuggestRule(t *testing.T) {
 	rec := func(urls ...string) []*record {
 		var rs []*record
 		for _, u := range urls {
-			rs = append(rs, &record{url: u, kind: kindOutOfScope, reason: "out-of-scope"})
+			rs = append(rs, &record{url: u, kind: OutcomeOutOfScope, reason: "out-of-scope"})
 		}
 		return rs
 	}
@@ -236,7 +237,7 @@ func TestSuggestRule(t *testing.T) {
 		{"ports differ", rec("http://a.example.org:8080/x/1", "http://a.example.org/x/2"), "surt:http://(org,example,a,"},
 		{"ipv4", rec("http://127.2.34.5/x/1"), "surt:http://(127.2.34.5)/x/"},
 		{"ipv4 root", rec("http://127.2.34.5/1"), "surt:http://(127.2.34.5)/"},
-		{"no url left out by scope", []*record{{url: "http://a.example.org/x", kind: kindOutOfScope, reason: "max-hops"}}, ""},
+		{"no url left out by scope", []*record{{url: "http://a.example.org/x", kind: OutcomeOutOfScope, reason: "max-hops"}}, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -409,7 +410,7 @@ func TestParseWithHeritrixColumns(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		status, err := strconv.Atoi(row["Fetch Status Code"])
+		code, err := strconv.Atoi(row["Fetch Status Code"])
 		if err != nil {
 			t.Fatalf("row %d: status %q", i, row["Fetch Status Code"])
 		}
@@ -419,12 +420,22 @@ func TestParseWithHeritrixColumns(t *testing.T) {
 			fromLog[u.Hostname()] = h
 		}
 		switch {
-		case status > 0:
+		case code > 0:
 			h.urls++
-			if n, err := strconv.ParseInt(row["Document Size"], 10, 64); err == nil {
-				h.bytes += n
+			// Heritrix's reports count content sizes (headers included), not column 3.
+			var extra map[string]any
+			if err := json.Unmarshal([]byte(row["Extra"]), &extra); err != nil {
+				t.Fatalf("row %d: Extra %q: %v", i, row["Extra"], err)
 			}
-		case status == StatusRobots:
+			n, ok := extra[ExtraContentSize].(float64)
+			if !ok {
+				t.Fatalf("row %d: no %s in %q", i, ExtraContentSize, row["Extra"])
+			}
+			if size, err := strconv.ParseInt(row["Document Size"], 10, 64); err != nil || size > int64(n) {
+				t.Errorf("row %d: Document Size %q, content size %v", i, row["Document Size"], n)
+			}
+			h.bytes += int64(n)
+		case code == status.Robots:
 			h.robots++
 		}
 	}

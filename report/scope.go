@@ -23,7 +23,7 @@ type ScopeCounts struct {
 	OutOfScope int64            `json:"out_of_scope"` // left out by scope, block rules excepted
 	Reasons    map[string]int64 `json:"out_of_scope_reasons,omitempty"`
 	Robots     int64            `json:"robots"`  // disallowed by robots.txt (-9998)
-	Blocked    int64            `json:"blocked"` // left out by a block rule ("block:…")
+	Blocked    int64            `json:"blocked"` // left out by a block rule: reason "block" or "block:RULE", or -5001
 	Queued     int64            `json:"queued"`  // still queued when the crawl stopped (a limit, a kill)
 	Failed     int64            `json:"failed"`  // no response (network errors)
 }
@@ -58,31 +58,26 @@ func sortHosts(hs []*hostStats, metric func(*hostStats) int64) {
 	})
 }
 
-func (h *hostStats) counts() ScopeCounts {
-	c := ScopeCounts{
-		Captured: h.captured, OutOfScope: h.outOfScope, Robots: h.robots,
-		Blocked: h.blocked, Queued: h.queued, Failed: h.failed,
+// scopeCounts returns the figures of the scope report.
+func (c *counts) scopeCounts() ScopeCounts {
+	sc := ScopeCounts{
+		Captured: c.captured, OutOfScope: c.outOfScope, Robots: c.robots,
+		Blocked: c.blocked, Queued: c.queued, Failed: c.failed,
 	}
-	if len(h.reasons) > 0 {
-		c.Reasons = h.reasons
+	if len(c.reasons) > 0 {
+		sc.Reasons = c.reasons
 	}
-	return c
+	return sc
 }
 
 func (s *summary) scopeReport() ScopeReport {
 	rep := ScopeReport{
 		Collection: s.in.Collection,
-		Totals: ScopeCounts{
-			Captured: s.captured, OutOfScope: s.outOfScope, Robots: s.robots,
-			Blocked: s.blocked, Queued: s.queued, Failed: s.failed,
-		},
-		Hosts: make([]ScopeHost, 0, len(s.hosts)),
-	}
-	if len(s.reasons) > 0 {
-		rep.Totals.Reasons = s.reasons
+		Totals:     s.counts.scopeCounts(),
+		Hosts:      make([]ScopeHost, 0, len(s.hosts)),
 	}
 	for _, h := range s.hosts {
-		sh := ScopeHost{Host: h.host, ScopeCounts: h.counts(), SuggestedRule: h.suggestion}
+		sh := ScopeHost{Host: h.host, ScopeCounts: h.counts.scopeCounts(), SuggestedRule: h.suggestion}
 		for _, r := range h.rejected {
 			sh.URLs = append(sh.URLs, ScopeURL{URL: r.url, Reason: r.reason, Hops: r.hops, Via: r.via, Seed: r.seed})
 		}

@@ -29,16 +29,16 @@ const (
 // URLs still in the frontier count as queued.
 func Write(dir string, in Input) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return fmt.Errorf("report: %w", err)
+		return fmt.Errorf("report: create reports directory: %w", err)
 	}
 	s := summarize(in)
 	scopeJSON, err := s.scopeReportJSON()
 	if err != nil {
-		return fmt.Errorf("report: %s: %w", ScopeReportJSONFile, err)
+		return fmt.Errorf("report: encode %s: %w", ScopeReportJSONFile, err)
 	}
 	page, err := s.html()
 	if err != nil {
-		return fmt.Errorf("report: %s: %w", HTMLReportFile, err)
+		return fmt.Errorf("report: %w", err)
 	}
 	files := []struct {
 		name string

@@ -53,7 +53,8 @@ const scopeAnnotation = "scope:"
 // LineOutcome classifies a crawl.log line on its own, as the reports classify a URL whose
 // last line it is. A line is blocked by a rule when its status is status.Blocked or its scope
 // reason (see Line annotations "scope:REASON") is "block" or starts with "block:", whatever
-// its status; see classify.
+// its status; see classify. A line is about a finished URL, so LineOutcome never returns
+// OutcomeQueued.
 func LineOutcome(l Line) Outcome {
 	return classify(l.Status, lineReason(l), "", true)
 }

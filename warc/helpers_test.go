@@ -6,9 +6,11 @@ import (
 	"crypto/sha1"
 	"encoding/base32"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -149,12 +151,55 @@ func newWriter(t testing.TB, cfg warc.Config) *warc.Writer {
 		cfg.Hostname = "testhost"
 	}
 	if cfg.Info.Software == "" {
-		cfg.Info = warc.Info{Software: "amber/test", Operator: "tester", Collection: "test-coll",
-			Description: "unit test", Config: []byte("seeds:\n  - url: http://example.com/\n    type: standard\n")}
+		cfg.Info = testInfo
 	}
 	w, err := warc.NewWriter(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
 	return w
+}
+
+// testInfo is the warcinfo content newWriter uses when the test sets none.
+var testInfo = warc.Info{
+	Software: "amber/test", Operator: "tester", Collection: "test-coll", Description: "unit test",
+	UserAgent: "Mozilla/5.0 (compatible; amber/test; +http://example.com/bot)", Robots: "obey",
+	Config: []byte("# crawl config\nseeds:\n  - url: http://example.com/\n    type: standard\nscope:\n  block: [\"a: b\", 'c\\d']\n"),
+}
+
+// recordBlock returns the block of the record whose gzip member starts at offset in a .warc.gz
+// file, read with nothing but compress/gzip and the Content-Length header.
+func recordBlock(t testing.TB, path string, offset int64) []byte {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if _, err := f.Seek(offset, io.SeekStart); err != nil {
+		t.Fatal(err)
+	}
+	zr, err := gzip.NewReader(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	zr.Multistream(false)
+	rec, err := io.ReadAll(zr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	head, block, ok := bytes.Cut(rec, []byte("\r\n\r\n"))
+	if !ok {
+		t.Fatalf("record at %d: no end of header", offset)
+	}
+	n := -1
+	for _, l := range strings.Split(string(head), "\r\n") {
+		if name, v, ok := strings.Cut(l, ":"); ok && strings.EqualFold(name, "Content-Length") {
+			n, _ = strconv.Atoi(strings.TrimSpace(v))
+		}
+	}
+	if n < 0 || len(block) != n+4 || !bytes.HasSuffix(block, []byte("\r\n\r\n")) {
+		t.Fatalf("record at %d: Content-Length %d for %d bytes", offset, n, len(block))
+	}
+	return block[:n]
 }

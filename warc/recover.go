@@ -28,7 +28,7 @@ type Recovered struct {
 // For each one it keeps the longest prefix of complete, readable gzip members (one WARC record
 // each) that ends with a whole capture (the metadata record that ends a capture, a resource or
 // the warcinfo record), cuts the rest, and renames the file to NAME.warc.gz; a file left with no
-// record besides warcinfo is deleted. Then, if cdxjPath is not empty and exists, it removes a
+// record besides its header (warcinfo and crawl-config) is deleted. Then, if cdxjPath is not empty and exists, it removes a
 // torn last line and every line that points at a WARC file that does not exist in dir or past
 // the end of one. It returns what it changed; nil when nothing needed doing.
 func Recover(dir, cdxjPath string) ([]Recovered, error) {
@@ -79,8 +79,14 @@ func recoverFile(path string) (Recovered, error) {
 			keep, kept = r.offset+r.length, i+1
 		}
 	}
+	infoID := ""
 	for _, r := range recs[:kept] {
-		if r.typ != gowarc.Warcinfo {
+		switch {
+		case r.typ == gowarc.Warcinfo:
+			infoID = r.id
+		case r.typ == gowarc.Metadata && r.refersTo != "" && r.refersTo == infoID:
+			// The crawl-config record is part of the file's header, not a capture.
+		default:
 			onlyInfo = false
 		}
 	}
@@ -111,9 +117,11 @@ func recoverFile(path string) (Recovered, error) {
 }
 
 type scanned struct {
-	typ    gowarc.RecordType
-	offset int64
-	length int64
+	typ      gowarc.RecordType
+	id       string // WARC-Record-ID
+	refersTo string // WARC-Refers-To
+	offset   int64
+	length   int64
 }
 
 // scanRecords reads path record by record with gowarc and returns the records read without
@@ -170,7 +178,8 @@ func scanStream(r io.Reader) (recs []scanned, end int64) {
 		if err != nil {
 			return recs, off
 		}
-		pending = &scanned{typ: rec.Type(), offset: off}
+		h := rec.WarcHeader()
+		pending = &scanned{typ: rec.Type(), id: h.Get(gowarc.WarcRecordID), refersTo: h.Get(gowarc.WarcRefersTo), offset: off}
 	}
 }
 

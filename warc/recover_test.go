@@ -14,8 +14,8 @@ import (
 	"github.com/amber-crawler/amber/warc"
 )
 
-// killedCrawl is the state a kill -9 leaves: an .open WARC holding three whole captures and the
-// CDXJ index naming them, plus the offsets of every record (from the cleanly closed twin).
+// killedCrawl is the state a kill -9 leaves: an .open WARC holding its header (warcinfo and
+// crawl-config), three whole captures, and the CDXJ index naming the crawl-config and captures, plus the offsets of every record (from the cleanly closed twin).
 type killedCrawl struct {
 	open    []byte // the .open file's bytes
 	name    string // its base name without ".open"
@@ -55,8 +55,8 @@ func newKilledCrawl(t *testing.T) killedCrawl {
 		t.Fatal(err)
 	}
 	k.records = rep.Records
-	if len(k.records) != 10 {
-		t.Fatalf("%d records, want 10", len(k.records))
+	if len(k.records) != 11 {
+		t.Fatalf("%d records, want 11", len(k.records))
 	}
 	return k
 }
@@ -76,38 +76,38 @@ func TestRecover(t *testing.T) {
 		{
 			name:      "complete",
 			warc:      func() []byte { return k.open },
-			want:      []warc.Recovered{{Path: "warcs/" + k.name, KeptRecords: 10, KeptBytes: size}},
-			wantFiles: []string{k.name}, wantLines: 3,
+			want:      []warc.Recovered{{Path: "warcs/" + k.name, KeptRecords: 11, KeptBytes: size}},
+			wantFiles: []string{k.name}, wantLines: 4,
 		},
 		{
 			name: "truncated mid-record",
-			warc: func() []byte { return k.open[:k.records[8].Offset+k.records[8].Length/2] }, // inside the 3rd response
+			warc: func() []byte { return k.open[:k.records[9].Offset+k.records[9].Length/2] }, // inside the 3rd response
 			want: []warc.Recovered{
-				{Path: "warcs/" + k.name, KeptRecords: 7, KeptBytes: endOf(6), DroppedBytes: k.records[8].Offset + k.records[8].Length/2 - endOf(6)},
+				{Path: "warcs/" + k.name, KeptRecords: 8, KeptBytes: endOf(7), DroppedBytes: k.records[9].Offset + k.records[9].Length/2 - endOf(7)},
 				{Path: "index.cdxj", DroppedLines: 1},
 			},
-			wantFiles: []string{k.name}, wantLines: 2,
+			wantFiles: []string{k.name}, wantLines: 3,
 		},
 		{
 			name: "metadata torn",
 			warc: func() []byte { return k.open[:size-3] },
 			want: []warc.Recovered{
-				{Path: "warcs/" + k.name, KeptRecords: 7, KeptBytes: endOf(6), DroppedBytes: size - 3 - endOf(6)},
+				{Path: "warcs/" + k.name, KeptRecords: 8, KeptBytes: endOf(7), DroppedBytes: size - 3 - endOf(7)},
 				{Path: "index.cdxj", DroppedLines: 1},
 			},
-			wantFiles: []string{k.name}, wantLines: 2,
+			wantFiles: []string{k.name}, wantLines: 3,
 		},
 		{
 			name:      "garbage appended",
 			warc:      func() []byte { return append(bytes.Clone(k.open), "garbage\x1f\x8b\x08more garbage"...) },
-			want:      []warc.Recovered{{Path: "warcs/" + k.name, KeptRecords: 10, KeptBytes: size, DroppedBytes: 22}},
-			wantFiles: []string{k.name}, wantLines: 3,
+			want:      []warc.Recovered{{Path: "warcs/" + k.name, KeptRecords: 11, KeptBytes: size, DroppedBytes: 22}},
+			wantFiles: []string{k.name}, wantLines: 4,
 		},
 		{
 			name:      "a gzip member that is no WARC record appended",
 			warc:      func() []byte { return append(bytes.Clone(k.open), gzipBytes(t, []byte("hello\r\n"))...) },
-			want:      []warc.Recovered{{Path: "warcs/" + k.name, KeptRecords: 10, KeptBytes: size, DroppedBytes: int64(len(gzipBytes(t, []byte("hello\r\n"))))}},
-			wantFiles: []string{k.name}, wantLines: 3,
+			want:      []warc.Recovered{{Path: "warcs/" + k.name, KeptRecords: 11, KeptBytes: size, DroppedBytes: int64(len(gzipBytes(t, []byte("hello\r\n"))))}},
+			wantFiles: []string{k.name}, wantLines: 4,
 		},
 		{
 			name: "empty .open",
@@ -122,21 +122,29 @@ func TestRecover(t *testing.T) {
 			want: []warc.Recovered{{Path: "warcs/" + k.name + ".open", Removed: true, DroppedBytes: endOf(0)}},
 		},
 		{
+			name: "only the header",
+			warc: func() []byte { return k.open[:endOf(1)] }, // warcinfo and crawl-config
+			want: []warc.Recovered{
+				{Path: "warcs/" + k.name + ".open", Removed: true, DroppedBytes: endOf(1)},
+				{Path: "index.cdxj", DroppedLines: 4},
+			},
+		},
+		{
 			name: "torn CDXJ line",
 			warc: func() []byte { return k.open },
 			cdxj: func() []byte {
 				return append(bytes.Clone(k.cdxj), `com,example)/3 20240506070809 {"url":"http://exa`...)
 			},
 			want: []warc.Recovered{
-				{Path: "warcs/" + k.name, KeptRecords: 10, KeptBytes: size},
+				{Path: "warcs/" + k.name, KeptRecords: 11, KeptBytes: size},
 				{Path: "index.cdxj", DroppedLines: 1},
 			},
-			wantFiles: []string{k.name}, wantLines: 3,
+			wantFiles: []string{k.name}, wantLines: 4,
 		},
 		{
 			name: "CDXJ lines for a file that is gone",
 			warc: nil,
-			want: []warc.Recovered{{Path: "index.cdxj", DroppedLines: 3}},
+			want: []warc.Recovered{{Path: "index.cdxj", DroppedLines: 4}},
 		},
 	}
 	for _, tt := range tests {

@@ -1,22 +1,47 @@
 // Package warc writes amber's captures as WARC 1.1 files and keeps the CDXJ index next to them.
 //
-// Every record is its own gzip member. Each file starts with a warcinfo record. A capture is a
-// request, a response (or a revisit when its payload was already captured) and a metadata
-// record, tied together by WARC-Concurrent-To and always written into one file; files rotate by
-// size between captures. Files are written as NAME.warc.gz.open and renamed on close; Recover
-// closes out files left open by a killed process. Records are built and checked with
+// Every record is its own gzip member. Each file starts with a warcinfo record, followed by a
+// metadata record holding the crawl configuration as written (ConfigURI) when there is one. A
+// capture is a request, a response (or a revisit when its payload was already captured) and a
+// metadata record, tied together by WARC-Concurrent-To and always written into one file; files
+// rotate by size between captures. Files are written as NAME.warc.gz.open and renamed on close;
+// Recover closes out files left open by a killed process. Records are built and checked with
 // github.com/nlnwa/gowarc/v2.
 //
-// Digests are SHA-1, base32, as "sha1:BASE32". The payload digest is what gowarc's and
-// warcio's validators compute: the SHA-1 of the HTTP message body exactly as it crossed the
-// wire, i.e. everything after the header block, chunked transfer-coding and content-coding
-// kept.
+// Digests are SHA-1, base32, as "sha1:BASE32". The block digest covers the record block, which
+// for a response is the response exactly as it crossed the wire. The payload digest of a
+// response covers its entity body as WARC 1.1 §5.9 and the IIPC clarification
+// (warc-specifications issue 22) define it: the message body with the chunked transfer coding
+// removed and the content coding (gzip, br, ...) kept. That is what internetarchive/gowarc's
+// `warc verify` checks, and what makes the same page served with different chunk sizes one
+// payload for deduplication.
+//
+// The CDXJ index the Writer appends to is in append order. pywb and other replay tools
+// binary-search their index, so at the end of a run the crawl writes a sorted copy with
+// SortCDXJ: LiveCDXJ is the name of the append-order file, SortedCDXJ the name of the sorted one,
+// both in the crawl's index directory.
 package warc
 
 import (
 	"errors"
 	"io"
 	"time"
+)
+
+const (
+	// LiveCDXJ is the file name of the CDXJ index a Writer appends to while a crawl runs
+	// (Config.CDXJPath), in append order; Recover repairs it.
+	LiveCDXJ = "live.cdxj"
+	// SortedCDXJ is the file name of the index sorted in byte order by SortCDXJ at the end of
+	// every run, next to LiveCDXJ: the one replay tools read.
+	SortedCDXJ = "index.cdxj"
+
+	// ConfigURI is the WARC-Target-URI of the metadata record that follows the warcinfo record
+	// of every file when Info.Config is set. The record holds the configuration exactly as
+	// given, refers to the warcinfo record (WARC-Refers-To) and has a CDXJ line.
+	ConfigURI = "urn:amber:crawl-config"
+	// ConfigContentType is the Content-Type of that record (RFC 9512).
+	ConfigContentType = "application/yaml"
 )
 
 // Errors returned by this package. Callers test them with errors.Is.
@@ -45,7 +70,7 @@ type Config struct {
 	Prefix   string     // file name prefix, default "amber"
 	Hostname string     // file name host part, default os.Hostname() (sanitised: [A-Za-z0-9.-] only)
 	MaxSize  int64      // a file is rotated before the next capture once it reaches MaxSize bytes; default 1e9
-	CDXJPath string     // "" = no index; else CDXJ lines are appended to this file (created with its directory)
+	CDXJPath string     // "" = no index; else CDXJ lines are appended to this file (created with its directory), e.g. indexes/LiveCDXJ
 	Dedup    DedupIndex // nil = never write revisits
 	Info     Info       // content of each file's warcinfo record
 	TempDir  string     // temp files for large records (raw blocks over 1 MiB, compressed ones over 4 MiB), default os.TempDir()
@@ -57,7 +82,9 @@ type Info struct {
 	Operator    string // person or institution running the crawl
 	Collection  string // written as both "isPartOf" and "collection"
 	Description string
-	Config      []byte // the effective crawl YAML, written as "crawl-config" holding a JSON string
+	UserAgent   string // the crawl's User-Agent, written as "http-header-user-agent" (Heritrix's name)
+	Robots      string // robots.txt policy, written as "robots": Heritrix 3's words are "obey" (honoured) and "ignore"
+	Config      []byte // the effective crawl configuration (YAML), written as is into a metadata record (ConfigURI)
 }
 
 // Outlink is one link found on a captured page, written to the metadata record as

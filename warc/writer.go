@@ -4,11 +4,9 @@ import (
 	"bufio"
 	"bytes"
 	"crypto/rand"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
-	"net/http"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -45,7 +43,6 @@ type Writer struct {
 	recOpts   []gowarc.WarcRecordOption
 	marshaler gowarc.Marshaler
 	now       func() time.Time
-	recovered []Recovered
 
 	// dedupMu guards pending: payload digests whose first capture is being written right now,
 	// so that a second capture of the same payload at the same moment becomes a revisit of it
@@ -65,9 +62,10 @@ type Writer struct {
 	cdx    *os.File      // CDXJ index opened for appending, nil without an index
 }
 
-// NewWriter creates Dir (and the CDXJ file's directory), runs Recover on them, and returns a
-// Writer whose file serial numbers continue after the highest serial found in Dir for the
-// prefix. No file is created before the first write.
+// NewWriter creates Dir (and the CDXJ file's directory) and returns a Writer whose file serial
+// numbers continue after the highest serial found in Dir for the prefix. No file is created
+// before the first write. It leaves alone files an earlier process left open: call Recover on
+// Dir and CDXJPath before NewWriter to close them out.
 func NewWriter(cfg Config) (*Writer, error) {
 	if cfg.Dir == "" {
 		return nil, fmt.Errorf("%w: empty Dir", ErrConfig)
@@ -95,10 +93,6 @@ func NewWriter(cfg Config) (*Writer, error) {
 	if err := os.MkdirAll(cfg.Dir, 0o755); err != nil {
 		return nil, fmt.Errorf("create warc dir: %w", err)
 	}
-	rec, err := Recover(cfg.Dir, cfg.CDXJPath)
-	if err != nil {
-		return nil, fmt.Errorf("recover warc dir: %w", err)
-	}
 	serial, err := nextSerial(cfg.Dir, cfg.Prefix)
 	if err != nil {
 		return nil, err
@@ -108,7 +102,6 @@ func NewWriter(cfg Config) (*Writer, error) {
 		hostname:  sanitizeHostname(host),
 		marshaler: gowarc.NewMarshaler(),
 		now:       time.Now,
-		recovered: rec,
 		serial:    serial,
 		recOpts: []gowarc.WarcRecordOption{
 			gowarc.WithVersion(gowarc.V1_1),
@@ -136,9 +129,6 @@ func NewWriter(cfg Config) (*Writer, error) {
 	return w, nil
 }
 
-// Recovered returns what NewWriter's Recover run did (nil when there was nothing to do).
-func (w *Writer) Recovered() []Recovered { return w.recovered }
-
 // prepared is a built record and its compressed gzip member.
 type prepared struct {
 	rec gowarc.WarcRecord
@@ -157,210 +147,6 @@ func (w *Writer) closePrepared(ps []*prepared) {
 			_ = p.sp.Close()
 		}
 	}
-}
-
-// WriteCapture writes the capture's request, response (or revisit) and metadata records,
-// linked by WARC-Concurrent-To, into one file, then appends the CDXJ line of the
-// response/revisit, then stores the payload digest in Dedup.
-//
-// A revisit (profile identical-payload-digest 1.1, headers-only block) is written instead of a
-// response when Dedup knows the payload digest, the status is 2xx, the payload is not empty
-// and the response is not truncated. Only such responses are stored in Dedup. The request
-// record is left out when Request is empty. Safe for concurrent use.
-func (w *Writer) WriteCapture(c Capture) (Result, error) {
-	if c.URL == "" {
-		return Result{}, fmt.Errorf("%w: empty URL", ErrInvalid)
-	}
-	if c.Response == nil {
-		return Result{}, fmt.Errorf("%w: no response for %s", ErrInvalid, c.URL)
-	}
-	meta, err := metadataBlock(c)
-	if err != nil {
-		return Result{}, err
-	}
-	infoID, err := w.currentInfoID()
-	if err != nil {
-		return Result{}, err
-	}
-	date := c.Date
-	if date.IsZero() {
-		date = w.now()
-	}
-	dateStr := date.UTC().Format(dateLayout)
-	respID, reqID, metaID := newRecordID(), newRecordID(), newRecordID()
-
-	var ps []*prepared
-	defer func() { w.closePrepared(ps) }()
-
-	// Response, possibly turned into a revisit.
-	rb := newRecordBuilder(gowarc.Response, w.recOpts...)
-	w.commonHeaders(rb, respID, dateStr, c.URL, c.IP, infoID)
-	rb.AddWarcHeader(gowarc.ContentType, contentTypeResponse)
-	if c.Truncated != "" {
-		rb.AddWarcHeader(gowarc.WarcTruncated, c.Truncated)
-	}
-	n, err := rb.ReadFrom(c.Response)
-	if err != nil {
-		_ = rb.Close()
-		return Result{}, fmt.Errorf("read response of %s: %w", c.URL, err)
-	}
-	if n == 0 {
-		_ = rb.Close()
-		return Result{}, fmt.Errorf("%w: empty response for %s", ErrInvalid, c.URL)
-	}
-	resp, err := build(rb)
-	if err != nil {
-		return Result{}, fmt.Errorf("build response record of %s: %w", c.URL, err)
-	}
-	main := &prepared{rec: resp}
-	ps = append(ps, main)
-
-	res := Result{RecordID: respID}
-	var httpHeader http.Header
-	var headerBytes []byte
-	payloadLen := int64(0)
-	if b, ok := resp.Block().(gowarc.HttpResponseBlock); ok {
-		res.Status = b.HttpStatusCode()
-		if h := b.HttpHeader(); h != nil {
-			httpHeader = *h
-		}
-		headerBytes = b.ProtocolHeaderBytes()
-		payloadLen = b.Size() - int64(len(headerBytes))
-	}
-	if b, ok := resp.Block().(gowarc.PayloadBlock); ok {
-		res.PayloadDigest = b.PayloadDigest()
-	}
-	dedupable := w.cfg.Dedup != nil && c.Truncated == "" && res.Status >= 200 && res.Status <= 299 &&
-		payloadLen > 0 && res.PayloadDigest != ""
-	if dedupable {
-		ref, ok, claimed, err := w.lookupOrClaim(res.PayloadDigest, dedupRef{c.URL, date})
-		if err != nil {
-			return Result{}, fmt.Errorf("dedup lookup: %w", err)
-		}
-		if claimed {
-			defer w.release(res.PayloadDigest)
-		}
-		refURI, refDate := ref.uri, ref.date
-		if ok {
-			rv := newRecordBuilder(gowarc.Revisit, w.recOpts...)
-			w.commonHeaders(rv, respID, dateStr, c.URL, c.IP, infoID)
-			rv.AddWarcHeader(gowarc.WarcProfile, profileRevisit)
-			rv.AddWarcHeader(gowarc.WarcRefersToTargetURI, refURI)
-			rv.AddWarcHeader(gowarc.WarcRefersToDate, refDate.UTC().Format(dateLayout))
-			rv.AddWarcHeader(gowarc.ContentType, contentTypeResponse)
-			rv.AddWarcHeader(gowarc.WarcPayloadDigest, res.PayloadDigest)
-			if _, err := rv.Write(headerBytes); err != nil {
-				_ = rv.Close()
-				return Result{}, fmt.Errorf("build revisit record of %s: %w", c.URL, err)
-			}
-			rec, err := build(rv)
-			if err != nil {
-				return Result{}, fmt.Errorf("build revisit record of %s: %w", c.URL, err)
-			}
-			_ = resp.Close()
-			main.rec = rec
-			res.Revisit = true
-		}
-	}
-
-	if len(c.Request) > 0 {
-		qb := newRecordBuilder(gowarc.Request, w.recOpts...)
-		w.commonHeaders(qb, reqID, dateStr, c.URL, c.IP, infoID)
-		qb.AddWarcHeader(gowarc.WarcConcurrentTo, respID)
-		qb.AddWarcHeader(gowarc.ContentType, contentTypeRequest)
-		if _, err := qb.Write(c.Request); err != nil {
-			_ = qb.Close()
-			return Result{}, fmt.Errorf("build request record of %s: %w", c.URL, err)
-		}
-		rec, err := build(qb)
-		if err != nil {
-			return Result{}, fmt.Errorf("build request record of %s: %w", c.URL, err)
-		}
-		// Chronological order: request, response, metadata.
-		ps = []*prepared{{rec: rec}, main}
-	}
-
-	mb := newRecordBuilder(gowarc.Metadata, w.recOpts...)
-	w.commonHeaders(mb, metaID, dateStr, c.URL, "", infoID)
-	mb.AddWarcHeader(gowarc.WarcConcurrentTo, respID)
-	mb.AddWarcHeader(gowarc.ContentType, gowarc.ApplicationWarcFields)
-	if _, err := mb.Write(meta); err != nil {
-		_ = mb.Close()
-		return Result{}, fmt.Errorf("build metadata record of %s: %w", c.URL, err)
-	}
-	mrec, err := build(mb)
-	if err != nil {
-		return Result{}, fmt.Errorf("build metadata record of %s: %w", c.URL, err)
-	}
-	ps = append(ps, &prepared{rec: mrec})
-
-	mime := ""
-	hasMime := false
-	if ct := httpHeader.Get("Content-Type"); ct != "" {
-		mime, hasMime = strings.TrimSpace(strings.SplitN(ct, ";", 2)[0]), true
-	}
-	if res.Revisit {
-		mime, hasMime = "warc/revisit", true
-	}
-	line := cdxLine{
-		key:    CDXKey(c.URL),
-		date:   date,
-		URL:    c.URL,
-		Digest: strings.TrimPrefix(res.PayloadDigest, "sha1:"),
-	}
-	if hasMime {
-		line.Mime = &mime
-	}
-	if res.Status > 0 {
-		s := strconv.Itoa(res.Status)
-		line.Status = &s
-	}
-
-	mainIdx := len(ps) - 2
-	if err := w.commit(ps, infoID, mainIdx, &res, &line); err != nil {
-		return Result{}, err
-	}
-	if dedupable && !res.Revisit {
-		if err := w.cfg.Dedup.StoreDigest(res.PayloadDigest, c.URL, date); err != nil {
-			return res, fmt.Errorf("dedup store: %w", err)
-		}
-	}
-	return res, nil
-}
-
-// dedupRef is the first capture of a payload.
-type dedupRef struct {
-	uri  string
-	date time.Time
-}
-
-// lookupOrClaim finds the first capture of a payload digest, in the captures being written now
-// or in Dedup. When there is none it claims the digest for self (claimed=true): the caller
-// stores it in Dedup after writing and then calls release.
-func (w *Writer) lookupOrClaim(digest string, self dedupRef) (ref dedupRef, found, claimed bool, err error) {
-	w.dedupMu.Lock()
-	defer w.dedupMu.Unlock()
-	if r, ok := w.pending[digest]; ok {
-		return r, true, false, nil
-	}
-	// The lookup is a read of the local store; holding dedupMu across it is what makes
-	// "look up, else claim" atomic.
-	uri, date, ok, err := w.cfg.Dedup.LookupDigest(digest)
-	if err != nil || ok {
-		return dedupRef{uri, date}, ok, false, err
-	}
-	if w.pending == nil {
-		w.pending = make(map[string]dedupRef)
-	}
-	w.pending[digest] = self
-	return dedupRef{}, false, true, nil
-}
-
-// release ends a claim made by lookupOrClaim.
-func (w *Writer) release(digest string) {
-	w.dedupMu.Lock()
-	delete(w.pending, digest)
-	w.dedupMu.Unlock()
 }
 
 // WriteResource writes a resource record (e.g. a screenshot: uri "urn:screenshot:<page URL>")
@@ -531,17 +317,24 @@ func (w *Writer) commit(ps []*prepared, infoID string, mainIdx int, res *Result,
 	res.Filename = w.name
 	res.Offset = offsets[mainIdx]
 	res.Length = ps[mainIdx].sp.Size()
-	if w.cdx != nil {
-		line.Filename = w.name
-		line.Offset = strconv.FormatInt(res.Offset, 10)
-		line.Length = strconv.FormatInt(res.Length, 10)
-		b, err := line.marshal()
-		if err != nil {
-			return fmt.Errorf("cdxj line: %w", err)
-		}
-		if _, err := w.cdx.Write(b); err != nil {
-			return fmt.Errorf("append cdxj: %w", err)
-		}
+	return w.appendCDXLocked(line, w.name, res.Offset, res.Length)
+}
+
+// appendCDXLocked completes line with the place of its record and appends it to the CDXJ
+// index, if there is one.
+func (w *Writer) appendCDXLocked(line *cdxLine, filename string, offset, length int64) error {
+	if w.cdx == nil {
+		return nil
+	}
+	line.Filename = filename
+	line.Offset = strconv.FormatInt(offset, 10)
+	line.Length = strconv.FormatInt(length, 10)
+	b, err := line.marshal()
+	if err != nil {
+		return fmt.Errorf("encode cdxj line: %w", err)
+	}
+	if _, err := w.cdx.Write(b); err != nil {
+		return fmt.Errorf("append cdxj: %w", err)
 	}
 	return nil
 }
@@ -628,39 +421,81 @@ func (w *Writer) openFileLocked() error {
 		}
 		break
 	}
-	id := newRecordID()
-	b := newRecordBuilder(gowarc.Warcinfo, w.recOpts...)
-	b.AddWarcHeader(gowarc.WarcRecordID, id)
-	b.AddWarcHeader(gowarc.WarcDate, w.now().UTC().Format(dateLayout))
-	b.AddWarcHeader(gowarc.WarcFilename, name)
-	b.AddWarcHeader(gowarc.ContentType, gowarc.ApplicationWarcFields)
-	content, err := w.warcinfoBlock()
-	if err == nil {
-		_, err = b.Write(content)
-	}
+	date := w.now()
+	ps, line, err := w.fileHeader(name, date)
+	defer w.closePrepared(ps)
 	if err != nil {
-		_ = b.Close()
-		return w.abandon(f, err)
-	}
-	rec, err := build(b)
-	if err != nil {
-		return w.abandon(f, fmt.Errorf("build warcinfo: %w", err))
-	}
-	p := &prepared{rec: rec}
-	defer w.closePrepared([]*prepared{p})
-	if err := w.compress(p); err != nil {
 		return w.abandon(f, err)
 	}
 	bw := bufio.NewWriterSize(f, 256<<10)
-	n, err := p.sp.WriteTo(bw)
-	if err == nil {
-		err = bw.Flush()
+	size := int64(0)
+	offsets := make([]int64, len(ps))
+	for i, p := range ps {
+		offsets[i] = size
+		n, err := p.sp.WriteTo(bw)
+		size += n
+		if err != nil {
+			return w.abandon(f, fmt.Errorf("write warcinfo: %w", err))
+		}
 	}
-	if err != nil {
+	if err := bw.Flush(); err != nil {
 		return w.abandon(f, fmt.Errorf("write warcinfo: %w", err))
 	}
-	w.f, w.bw, w.name, w.size, w.infoID, w.writes = f, bw, name, n, id, 0
+	if line != nil {
+		if err := w.appendCDXLocked(line, name, offsets[1], ps[1].sp.Size()); err != nil {
+			return w.abandon(f, err)
+		}
+	}
+	w.f, w.bw, w.name, w.size, w.infoID, w.writes = f, bw, name, size, ps[0].rec.WarcHeader().Get(gowarc.WarcRecordID), 0
 	return nil
+}
+
+// fileHeader builds and compresses the records that start every file: the warcinfo record
+// and, when Info.Config is set, the crawl-config metadata record (returned with its CDXJ line).
+func (w *Writer) fileHeader(name string, date time.Time) ([]*prepared, *cdxLine, error) {
+	dateStr := date.UTC().Format(dateLayout)
+	infoID := newRecordID()
+	b := newRecordBuilder(gowarc.Warcinfo, w.recOpts...)
+	b.AddWarcHeader(gowarc.WarcRecordID, infoID)
+	b.AddWarcHeader(gowarc.WarcDate, dateStr)
+	b.AddWarcHeader(gowarc.WarcFilename, name)
+	b.AddWarcHeader(gowarc.ContentType, gowarc.ApplicationWarcFields)
+	if _, err := b.Write(w.warcinfoBlock()); err != nil {
+		_ = b.Close()
+		return nil, nil, fmt.Errorf("build warcinfo: %w", err)
+	}
+	rec, err := build(b)
+	if err != nil {
+		return nil, nil, fmt.Errorf("build warcinfo: %w", err)
+	}
+	ps := []*prepared{{rec: rec}}
+	var line *cdxLine
+	if cfg := w.cfg.Info.Config; len(cfg) > 0 {
+		mb := newRecordBuilder(gowarc.Metadata, w.recOpts...)
+		mb.AddWarcHeader(gowarc.WarcRecordID, newRecordID())
+		mb.AddWarcHeader(gowarc.WarcDate, dateStr)
+		mb.AddWarcHeader(gowarc.WarcTargetURI, ConfigURI)
+		mb.AddWarcHeader(gowarc.WarcRefersTo, infoID)
+		mb.AddWarcHeader(gowarc.WarcWarcinfoID, infoID)
+		mb.AddWarcHeader(gowarc.ContentType, ConfigContentType)
+		if _, err := mb.Write(cfg); err != nil {
+			_ = mb.Close()
+			return ps, nil, fmt.Errorf("build crawl-config record: %w", err)
+		}
+		rec, err := build(mb)
+		if err != nil {
+			return ps, nil, fmt.Errorf("build crawl-config record: %w", err)
+		}
+		ps = append(ps, &prepared{rec: rec})
+		mime := ConfigContentType
+		line = &cdxLine{key: CDXKey(ConfigURI), date: date, URL: ConfigURI, Mime: &mime}
+	}
+	for _, p := range ps {
+		if err := w.compress(p); err != nil {
+			return ps, nil, err
+		}
+	}
+	return ps, line, nil
 }
 
 func (w *Writer) abandon(f *os.File, cause error) error {
@@ -693,8 +528,9 @@ func (w *Writer) closeFileLocked() error {
 	return errors.Join(errs...)
 }
 
-// warcinfoBlock renders the warcinfo content as application/warc-fields.
-func (w *Writer) warcinfoBlock() ([]byte, error) {
+// warcinfoBlock renders the warcinfo content as application/warc-fields, with Heritrix's field
+// names where Heritrix has one.
+func (w *Writer) warcinfoBlock() []byte {
 	var b bytes.Buffer
 	add := func(name, value string) {
 		if value = cleanValue(value); value != "" {
@@ -711,16 +547,11 @@ func (w *Writer) warcinfoBlock() ([]byte, error) {
 	add("isPartOf", in.Collection)
 	add("collection", in.Collection)
 	add("description", in.Description)
+	add("robots", in.Robots)
+	add("http-header-user-agent", in.UserAgent)
 	add("format", "WARC File Format 1.1")
 	add("conformsTo", conformsTo)
-	if len(in.Config) > 0 {
-		s, err := jsonString(string(in.Config))
-		if err != nil {
-			return nil, fmt.Errorf("encode crawl config: %w", err)
-		}
-		add("crawl-config", s)
-	}
-	return b.Bytes(), nil
+	return b.Bytes()
 }
 
 // metadataBlock renders the capture's metadata record content as application/warc-fields.
@@ -789,17 +620,6 @@ func isToken(s string) bool {
 		}
 	}
 	return true
-}
-
-// jsonString encodes s as a JSON string without HTML escaping.
-func jsonString(s string) (string, error) {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(s); err != nil {
-		return "", err
-	}
-	return strings.TrimSuffix(b.String(), "\n"), nil
 }
 
 // gowarcMu serialises the construction of gowarc builders and readers: gowarc v2.0.1 calls

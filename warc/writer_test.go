@@ -2,7 +2,6 @@ package warc_test
 
 import (
 	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -28,6 +27,7 @@ type crawlFixture struct {
 	wantType  string // "response" or "revisit"
 	wantStat  int
 	rawBody   []byte // bytes after the HTTP header block
+	payload   []byte // the entity body: rawBody without chunk framing
 	truncated string
 }
 
@@ -41,14 +41,15 @@ func fixtures(t testing.TB) []crawlFixture {
 		fs = append(fs, crawlFixture{
 			name:     name,
 			capture:  capture(url, t0.Add(time.Duration(len(fs))*time.Second), resp),
-			wantType: typ, wantStat: status, rawBody: body,
+			wantType: typ, wantStat: status, rawBody: body, payload: body,
 		})
 		return &fs[len(fs)-1]
 	}
 	add("html", "http://www.example.com/index.html?b=2&a=1", 200, "OK",
 		[][2]string{{"Content-Type", "text/html; charset=utf-8"}, {"Content-Length", fmt.Sprint(len(html))}}, html, "response")
-	add("chunked gzip", "http://example.com/big.txt", 200, "OK",
+	cg := add("chunked gzip", "http://example.com/big.txt", 200, "OK",
 		[][2]string{{"Content-Type", "text/plain"}, {"Transfer-Encoding", "chunked"}, {"Content-Encoding", "gzip"}}, chunkedGz, "response")
+	cg.payload = gz
 	add("404", "http://example.com/missing", 404, "Not Found",
 		[][2]string{{"Content-Type", "text/html"}, {"Content-Length", "9"}}, []byte("not found"), "response")
 	add("redirect", "https://example.com:8443/old", 301, "Moved Permanently",
@@ -110,14 +111,25 @@ func TestWriteCaptureRoundTrip(t *testing.T) {
 	if info.Type != "warcinfo" {
 		t.Fatalf("first record %s", info.Type)
 	}
-	for _, name := range []string{"software", "operator", "isPartOf", "format", "conformsTo", "crawl-config"} {
+	for _, name := range []string{"software", "operator", "isPartOf", "format", "conformsTo", "robots", "http-header-user-agent"} {
 		if info.Field(name) == "" {
 			t.Errorf("warcinfo lacks %s", name)
 		}
 	}
-	var cfgYAML string
-	if err := json.Unmarshal([]byte(info.Field("crawl-config")), &cfgYAML); err != nil || !strings.Contains(cfgYAML, "    type: standard\n") {
-		t.Errorf("crawl-config %q does not decode to the YAML (%v)", info.Field("crawl-config"), err)
+	if got := info.Field("http-header-user-agent"); got != testInfo.UserAgent {
+		t.Errorf("http-header-user-agent %q, want %q", got, testInfo.UserAgent)
+	}
+	if got := info.Field("robots"); got != "obey" {
+		t.Errorf("robots %q, want obey", got)
+	}
+	// The configuration follows in a metadata record, byte for byte as given.
+	conf := recs[1]
+	if conf.Type != "metadata" || conf.TargetURI != warc.ConfigURI || conf.ContentType != warc.ConfigContentType ||
+		conf.RefersTo != info.RecordID || conf.WarcinfoID != info.RecordID {
+		t.Errorf("second record %+v, want the crawl-config metadata record referring to %s", conf, info.RecordID)
+	}
+	if got := recordBlock(t, reps[0].Path, conf.Offset); !bytes.Equal(got, testInfo.Config) {
+		t.Errorf("crawl-config block\n%q\nwant\n%q", got, testInfo.Config)
 	}
 
 	for _, f := range fs {
@@ -140,8 +152,8 @@ func TestWriteCaptureRoundTrip(t *testing.T) {
 			if d := cmp.Diff(want, got); d != "" {
 				t.Errorf("record (-want +got):\n%s", d)
 			}
-			// The payload digest is over the body exactly as on the wire (chunked kept).
-			if want := sha1Base32(f.rawBody); res.PayloadDigest != want || main.PayloadDigest != want {
+			// The payload digest is over the entity body: chunk framing removed, gzip kept.
+			if want := sha1Base32(f.payload); res.PayloadDigest != want || main.PayloadDigest != want {
 				t.Errorf("payload digest result %s record %s, want %s", res.PayloadDigest, main.PayloadDigest, want)
 			}
 			if main.Type == "revisit" {
@@ -193,14 +205,21 @@ func TestWriteCaptureRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(lines) != len(fs)+1 {
-		t.Fatalf("%d CDXJ lines, want %d", len(lines), len(fs)+1)
+	if len(lines) != len(fs)+2 { // the captures, the screenshot and the crawl-config
+		t.Fatalf("%d CDXJ lines, want %d", len(lines), len(fs)+2)
 	}
-	first := strings.SplitN(string(data), "\n", 2)[0]
+	confTS := strings.NewReplacer("-", "", ":", "", "T", "").Replace(conf.Date)[:14]
+	wantConf := fmt.Sprintf(`urn:amber:crawl-config %s {"url":"urn:amber:crawl-config","mime":"application/yaml","length":"%d","offset":"%d","filename":"%s"}`,
+		confTS, conf.Length, conf.Offset, results["html"].Filename)
+	textLines := strings.Split(string(data), "\n")
+	if textLines[0] != wantConf {
+		t.Errorf("first CDXJ line\n got %s\nwant %s", textLines[0], wantConf)
+	}
+	first := textLines[1]
 	wantFirst := fmt.Sprintf(`com,example)/index.html?a=1&b=2 20240506070809 {"url":"http://www.example.com/index.html?b=2&a=1","mime":"text/html","status":"200","digest":"%s","length":"%d","offset":"%d","filename":"%s"}`,
 		strings.TrimPrefix(results["html"].PayloadDigest, "sha1:"), results["html"].Length, results["html"].Offset, results["html"].Filename)
 	if first != wantFirst {
-		t.Errorf("first CDXJ line\n got %s\nwant %s", first, wantFirst)
+		t.Errorf("second CDXJ line\n got %s\nwant %s", first, wantFirst)
 	}
 	for _, l := range lines {
 		switch l.URL {
@@ -332,8 +351,9 @@ func TestConcurrentWrites(t *testing.T) {
 			revisits++
 		}
 	}
-	if len(lines) != 60+4*3 || revisits == 0 {
-		t.Errorf("%d lines (%d revisits), want 72 with some revisits", len(lines), revisits)
+	files := len(warcFiles(t, dir)) // one crawl-config line each
+	if len(lines) != 60+4*3+files || revisits == 0 {
+		t.Errorf("%d lines (%d revisits), want %d with some revisits", len(lines), revisits, 60+4*3+files)
 	}
 }
 

@@ -100,11 +100,11 @@ func (c *crawler) record(worker int, ex *fetch.Exchange, k capture) (warc.Result
 		ann = append(ann, "truncated:"+ex.Truncated)
 	}
 	return res, c.logLine(report.Line{
-		Status: ex.StatusCode, Size: ex.ResponseSize(), URL: ex.URL, Hops: k.hops, Via: k.via,
+		Status: ex.StatusCode, Size: ex.BodySize(), URL: ex.URL, Hops: k.hops, Via: k.via,
 		MIME: mediaType(ex.Header.Get("Content-Type")), Thread: worker,
 		FetchStart: ex.Started, FetchDur: ex.Duration, Digest: res.PayloadDigest, Seed: k.seed,
 		Annotations: ann,
-		Extra:       map[string]any{"warcFilename": res.Filename, "warcFileOffset": res.Offset, "contentSize": ex.ResponseSize()},
+		Extra:       map[string]any{"warcFilename": res.Filename, "warcFileOffset": res.Offset, report.ExtraContentSize: ex.ResponseSize()},
 	})
 }
 

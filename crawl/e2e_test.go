@@ -15,8 +15,8 @@ import (
 	"github.com/amber-crawler/amber/internal/crawltest"
 	"github.com/amber-crawler/amber/internal/testsite"
 	"github.com/amber-crawler/amber/internal/warccheck"
-	"github.com/amber-crawler/amber/report"
 	"github.com/amber-crawler/amber/scope"
+	"github.com/amber-crawler/amber/status"
 )
 
 // basicConfig crawls testdata/sites/basic from http://www.example.com/ into dir.
@@ -103,12 +103,12 @@ func TestCrawlBasicSite(t *testing.T) {
 		"http://www.example.com/error":               500,
 		"http://www.example.com/copy1.html":          200,
 		"http://www.example.com/copy2.html":          200,
-		"http://www.example.com/private/secret.html": report.StatusRobots,
+		"http://www.example.com/private/secret.html": status.Robots,
 		"http://cdn.example.net/pic.png":             200,
 		"http://cdn.example.net/robots.txt":          404,
-		"http://other.example.org/":                  report.StatusOutOfScope,
-		"https://partner.example.net/shop/":          report.StatusOutOfScope,
-		"http://other.example.org/friends.html":      report.StatusOutOfScope,
+		"http://other.example.org/":                  status.OutOfScope,
+		"https://partner.example.net/shop/":          status.OutOfScope,
+		"http://other.example.org/friends.html":      status.OutOfScope,
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("crawl.log outcomes (-want +got):\n%s", diff)
@@ -117,7 +117,7 @@ func TestCrawlBasicSite(t *testing.T) {
 		if l.URL == "http://cdn.example.net/pic.png" && l.Hops != "E" {
 			t.Errorf("off-site embed has hop path %q, want E", l.Hops)
 		}
-		if l.Status == report.StatusOutOfScope && (len(l.Annotations) == 0 || !strings.HasPrefix(l.Annotations[0], "scope:")) {
+		if l.Status == status.OutOfScope && (len(l.Annotations) == 0 || !strings.HasPrefix(l.Annotations[0], "scope:")) {
 			t.Errorf("out-of-scope line without its reason: %+v", l)
 		}
 	}

@@ -9,8 +9,8 @@ import (
 	"github.com/amber-crawler/amber/crawl"
 	"github.com/amber-crawler/amber/internal/crawltest"
 	"github.com/amber-crawler/amber/internal/testsite"
-	"github.com/amber-crawler/amber/report"
 	"github.com/amber-crawler/amber/scope"
+	"github.com/amber-crawler/amber/status"
 )
 
 // TestCrawlSeedTypes crawls a multi-host site from seeds of all four Archive-It types, with a
@@ -49,7 +49,7 @@ func TestCrawlSeedTypes(t *testing.T) {
 		switch {
 		case l.Status > 0:
 			got[l.URL] = "captured"
-		case l.Status == report.StatusOutOfScope || l.Status == report.StatusTooManyHops:
+		case l.Status == status.OutOfScope || l.Status == status.TooManyHops:
 			got[l.URL] = l.Annotations[0]
 		default:
 			got[l.URL] = "fetch failed"

@@ -6,18 +6,16 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"net"
 	"net/http"
-	"maps"
 	"slices"
 	"strconv"
-	"strings"
 	"sync"
 	"time"
 
 	"github.com/amber-crawler/amber/frontier"
 	"github.com/amber-crawler/amber/report"
-	"github.com/amber-crawler/amber/scope"
 	"github.com/amber-crawler/amber/status"
 )
 
@@ -34,7 +32,7 @@ type Snapshot struct {
 	Rate       float64        `json:"urls_per_second"` // fetched in this run / elapsed
 	Frontier   frontier.Stats `json:"frontier"`
 	// Statuses counts crawl.log lines of this run by status code (HTTP or Heritrix's negative
-	// codes); Outcomes counts them by outcome (see outcome).
+	// codes); Outcomes counts them by outcome (report.LineOutcome, as report.html counts).
 	Statuses map[string]int64 `json:"statuses"`
 	Outcomes map[string]int64 `json:"outcomes"`
 }
@@ -46,32 +44,8 @@ type tally struct {
 	outcomes map[string]int64
 }
 
-// Outcomes of a crawl.log line, the label values of amber_urls_total.
-const (
-	outcomeCaptured   = "captured"     // a response was archived (any HTTP status)
-	outcomeFailed     = "failed"       // no response: network error, timeout, unfetchable URL
-	outcomeOutOfScope = "out-of-scope" // scope said no (hops included)
-	outcomeBlocked    = "blocked"      // a block rule said no
-	outcomeRobots     = "robots"       // robots.txt said no
-)
-
-// outcome classifies a crawl.log line.
-func outcome(l report.Line) string {
-	switch {
-	case l.Status > 0:
-		return outcomeCaptured
-	case l.Status == status.Robots:
-		return outcomeRobots
-	case slices.ContainsFunc(l.Annotations, func(a string) bool { return strings.HasPrefix(a, "scope:"+scope.ReasonBlockPrefix) }):
-		return outcomeBlocked
-	case status.Disregarded(l.Status):
-		return outcomeOutOfScope
-	}
-	return outcomeFailed
-}
-
 func (t *tally) add(l report.Line) {
-	o := outcome(l)
+	o := report.LineOutcome(l).String()
 	t.mu.Lock()
 	if t.statuses == nil {
 		t.statuses, t.outcomes = map[int]int64{}, map[string]int64{}
@@ -144,8 +118,8 @@ func (s Snapshot) writeMetrics(w io.Writer) {
 		fmt.Fprintf(w, "amber_crawl_log_lines_total{code=%q} %d\n", k, s.Statuses[k])
 	}
 	head("amber_urls_total", "URLs finished in this run, by outcome.", "counter")
-	for _, o := range []string{outcomeCaptured, outcomeFailed, outcomeOutOfScope, outcomeBlocked, outcomeRobots} {
-		fmt.Fprintf(w, "amber_urls_total{outcome=%q} %d\n", o, s.Outcomes[o])
+	for _, o := range []report.Outcome{report.OutcomeCaptured, report.OutcomeFailed, report.OutcomeOutOfScope, report.OutcomeBlocked, report.OutcomeRobots} {
+		fmt.Fprintf(w, "amber_urls_total{outcome=%q} %d\n", o, s.Outcomes[o.String()])
 	}
 	head("amber_frontier_urls", "URLs known to the frontier by state.", "gauge")
 	for _, st := range []struct {

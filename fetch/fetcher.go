@@ -88,3 +88,13 @@ func (c *Client) Fetch(ctx context.Context, req Request) (*Result, error) {
 	}
 	return &Result{Exchanges: []*Exchange{ex}}, nil
 }
+
+// BodySize returns the number of raw bytes after the final response's header block, as they
+// came off the wire (chunk framing and content coding included): what Heritrix calls the
+// content length and writes in crawl.log's size column.
+func (e *Exchange) BodySize() int64 {
+	if e.raw == nil {
+		return 0
+	}
+	return e.raw.size - e.bodyStart
+}

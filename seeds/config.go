@@ -12,7 +12,7 @@ import (
 	"strings"
 	"time"
 
-	"gopkg.in/yaml.v3"
+	"go.yaml.in/yaml/v3"
 
 	"github.com/amber-crawler/amber/scope"
 )
@@ -20,11 +20,12 @@ import (
 // ErrConfig is wrapped by every error about a crawl configuration.
 var ErrConfig = errors.New("seeds: invalid config")
 
-// Config is a crawl configuration as written in YAML. Zero values mean "use the default"; the
-// defaults are applied by Defaults and documented on each field. Durations are Go durations
-// ("1s", "500ms", "2h"); sizes are bytes, optionally with a unit ("1GB", "100MiB").
+// Config is a crawl configuration as written in YAML. A key left out (a zero value) means "not
+// set here": this package applies no defaults. The crawl's defaults live in one place,
+// crawl.DefaultConfig, and the command line overlays what is set here on them. Durations are Go
+// durations ("1s", "500ms", "2h"); sizes are bytes, optionally with a unit ("1GB", "100MiB").
 type Config struct {
-	// Collection names the crawl (warcinfo, default crawl directory name). Default "amber".
+	// Collection names the crawl (warcinfo, WARC prefix, default crawl directory name).
 	Collection string `yaml:"collection,omitempty"`
 	// Operator says who runs the crawl (warcinfo `operator`), e.g. "Jane Doe <jane@example.org>".
 	Operator string `yaml:"operator,omitempty"`
@@ -37,13 +38,13 @@ type Config struct {
 	SeedsFile string `yaml:"seeds_file,omitempty"`
 	// Scope holds the collection-level scope rules.
 	Scope ScopeSpec `yaml:"scope,omitempty"`
-	// Fetcher is "http" (default) or "browser" (headless Chromium, Brozzler-style).
+	// Fetcher is "http" or "browser" (headless Chromium, Brozzler-style).
 	Fetcher string `yaml:"fetcher,omitempty"`
 	// Browser configures the browser fetcher.
 	Browser Browser `yaml:"browser,omitempty"`
-	// Workers is the number of URLs fetched at once across all hosts. Default 8.
+	// Workers is the number of URLs fetched at once across all hosts.
 	Workers int `yaml:"workers,omitempty"`
-	// UserAgent is sent with every request. Default DefaultUserAgent.
+	// UserAgent is sent with every request; it should name a contact.
 	UserAgent string `yaml:"user_agent,omitempty"`
 	// Limits bound the crawl.
 	Limits Limits `yaml:"limits,omitempty"`
@@ -59,15 +60,15 @@ type Config struct {
 
 // Browser configures the browser fetcher.
 type Browser struct {
-	// Path is the Chromium executable. Default /usr/bin/chromium.
+	// Path is the Chromium executable.
 	Path string `yaml:"path,omitempty"`
-	// Tabs is how many pages load at once. Default 1.
+	// Tabs is how many pages load at once.
 	Tabs int `yaml:"tabs,omitempty"`
-	// PageTimeout bounds one page (load, behaviours); what was captured is kept. Default 90s.
+	// PageTimeout bounds one page (load, behaviours); what was captured is kept.
 	PageTimeout time.Duration `yaml:"page_timeout,omitempty"`
-	// BehaviorTimeout bounds the scrolling behaviour. Default 30s.
+	// BehaviorTimeout bounds the scrolling behaviour.
 	BehaviorTimeout time.Duration `yaml:"behavior_timeout,omitempty"`
-	// Screenshot stores a PNG of each page as a WARC resource record. Default true.
+	// Screenshot stores a PNG of each page as a WARC resource record.
 	Screenshot *bool `yaml:"screenshot,omitempty"`
 }
 
@@ -93,10 +94,6 @@ type Documents struct {
 	MaxHeadingsCount     int `yaml:"max_headings_count,omitempty"`
 	MaxIndexedLinksCount int `yaml:"max_indexed_links_count,omitempty"`
 }
-
-// DefaultUserAgent names amber and says where a site owner finds out about the crawl. Real
-// crawls should set their own contact (--user-agent or user_agent).
-const DefaultUserAgent = "Mozilla/5.0 (compatible; amber/0.1; +https://github.com/amber-crawler/amber; contact: set --user-agent)"
 
 // SeedSpec is one seed in a config.
 type SeedSpec struct {
@@ -193,22 +190,22 @@ type Limits struct {
 	Time time.Duration `yaml:"time,omitempty"`
 	// Bytes is the most response bytes downloaded, over the whole crawl.
 	Bytes ByteSize `yaml:"bytes,omitempty"`
-	// ResponseSize bounds one response's raw bytes; a longer one is kept truncated. Default 100MiB.
+	// ResponseSize bounds one response's raw bytes; a longer one is kept truncated.
 	ResponseSize ByteSize `yaml:"response_size,omitempty"`
 }
 
 // Politeness spaces requests to one host.
 type Politeness struct {
 	// HostDelay is the pause between the end of one fetch and the start of the next on the same
-	// host. Default 1s. robots.txt Crawl-delay raises it for that host.
+	// host; 0s is no pause. robots.txt Crawl-delay raises it for that host.
 	HostDelay *time.Duration `yaml:"host_delay,omitempty"`
-	// HostConcurrency is how many requests may be open to one host at once. Default 1.
+	// HostConcurrency is how many requests may be open to one host at once.
 	HostConcurrency int `yaml:"host_concurrency,omitempty"`
 	// IgnoreRobots skips robots.txt (and, later, robots meta tags).
 	IgnoreRobots bool `yaml:"ignore_robots,omitempty"`
-	// MaxAttempts is how often a URL is tried on network errors and 5xx. Default 3.
+	// MaxAttempts is how often a URL is tried on network errors and 5xx.
 	MaxAttempts int `yaml:"max_attempts,omitempty"`
-	// RetryDelay is the wait before the first retry; it doubles with each attempt. Default 10s.
+	// RetryDelay is the wait before the first retry; it doubles with each attempt.
 	RetryDelay time.Duration `yaml:"retry_delay,omitempty"`
 }
 
@@ -220,7 +217,7 @@ type Network struct {
 	ConnectTo []string `yaml:"connect_to,omitempty"`
 	// VerifyTLS refuses sites with invalid certificates (default: capture them, record the problem).
 	VerifyTLS bool `yaml:"verify_tls,omitempty"`
-	// Timeouts: connect (default 10s), first byte (30s), whole response (3m).
+	// Timeouts: connect, first byte, whole response.
 	ConnectTimeout   time.Duration `yaml:"connect_timeout,omitempty"`
 	FirstByteTimeout time.Duration `yaml:"first_byte_timeout,omitempty"`
 	ResponseTimeout  time.Duration `yaml:"response_timeout,omitempty"`
@@ -228,9 +225,9 @@ type Network struct {
 
 // WARC holds WARC output settings.
 type WARC struct {
-	// Prefix starts every WARC file name. Default: the collection name.
+	// Prefix starts every WARC file name; unset, the collection name.
 	Prefix string `yaml:"prefix,omitempty"`
-	// MaxSize rotates files at this size. Default 1GB.
+	// MaxSize rotates files at this size.
 	MaxSize ByteSize `yaml:"max_size,omitempty"`
 }
 

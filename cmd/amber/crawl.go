@@ -14,18 +14,10 @@ import (
 
 	"github.com/amber-crawler/amber/browser"
 	"github.com/amber-crawler/amber/crawl"
-	"github.com/amber-crawler/amber/extract"
 	"github.com/amber-crawler/amber/fetch"
+	"github.com/amber-crawler/amber/report"
 	"github.com/amber-crawler/amber/scope"
 	"github.com/amber-crawler/amber/seeds"
-)
-
-// Politeness defaults: one request at a time per host and a second between requests, the
-// pace Heritrix and Browsertrix use by default; a crawl that hammers a small site gets blocked.
-const (
-	defaultHostDelay       = time.Second
-	defaultHostConcurrency = 1
-	defaultWorkers         = 8
 )
 
 // stringList is a repeatable string flag.
@@ -34,13 +26,16 @@ type stringList []string
 func (s *stringList) String() string     { return strings.Join(*s, ",") }
 func (s *stringList) Set(v string) error { *s = append(*s, v); return nil }
 
-// crawlFlags are the flags of `amber crawl`.
+// crawlFlags are the flags of `amber crawl`. Only the flags that were set (crawlArgs.set) are
+// applied; the values flags start with are crawl.DefaultConfig's, for the help text only.
 type crawlFlags struct {
 	dir, config, collection, userAgent, operator string
+	seedFiles                                    stringList
 	workers, hostConcurrency                     int
 	hostDelay, timeLimit                         time.Duration
 	limit                                        int64
 	sizeLimit, warcMaxSize, maxResponseSize      string
+	warcPrefix                                   string
 	allowPrivate, ignoreRobots, verifyTLS, quiet bool
 	noDocuments, screenshot                      bool
 	fetcher, browserPath                         string
@@ -49,47 +44,94 @@ type crawlFlags struct {
 	connectTo                                    stringList
 	include, exclude                             stringList
 	flavour                                      string
+	maxHops                                      int
 	maxAttempts                                  int
 	retryDelay                                   time.Duration
 	logLevel, statusAddr                         string
 }
 
-func newCrawlFlagSet(f *crawlFlags, stderr io.Writer) *flag.FlagSet {
+func newCrawlFlagSet(f *crawlFlags) *flag.FlagSet {
+	d := crawl.DefaultConfig()
 	fs := flag.NewFlagSet("amber crawl", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs.SetOutput(io.Discard) // errors are returned, help is printed by printCrawlHelp
 	fs.StringVar(&f.dir, "dir", "", "crawl directory; the same --dir resumes an unfinished crawl (default ./crawls/COLLECTION-TIMESTAMP)")
 	fs.StringVar(&f.config, "config", "", "YAML crawl config (seeds, scope, limits, politeness, WARC); flags override it")
-	fs.StringVar(&f.collection, "collection", "", "collection name (warcinfo, WARC prefix, default directory name)")
+	fs.Var(&f.seedFiles, "seeds", "a seeds `FILE` (one URL [TYPE] per line), in addition to the seeds given as arguments; repeatable")
+	fs.StringVar(&f.collection, "collection", d.Collection, "collection name (warcinfo, WARC prefix, default directory name)")
 	fs.StringVar(&f.operator, "operator", "", "who runs the crawl, for warcinfo (e.g. \"Jane Doe <jane@example.org>\")")
-	fs.IntVar(&f.workers, "workers", 0, fmt.Sprintf("URLs fetched at once across all hosts (default %d)", defaultWorkers))
-	fs.StringVar(&f.userAgent, "user-agent", "", "User-Agent header (default names amber; put your contact in it)")
-	fs.DurationVar(&f.hostDelay, "host-delay", 0, fmt.Sprintf("pause between requests to one host (default %s)", defaultHostDelay))
-	fs.IntVar(&f.hostConcurrency, "host-concurrency", 0, fmt.Sprintf("requests open to one host at once (default %d)", defaultHostConcurrency))
-	fs.Int64Var(&f.limit, "limit", 0, "stop after this many URLs fetched (whole crawl; 0: no limit)")
-	fs.DurationVar(&f.timeLimit, "time-limit", 0, "stop this run after this long (0: no limit)")
-	fs.StringVar(&f.sizeLimit, "size-limit", "", "stop after this many bytes downloaded (whole crawl; e.g. 10GB)")
-	fs.StringVar(&f.maxResponseSize, "max-response-size", "", "truncate one response at this size (default 100MiB)")
-	fs.StringVar(&f.warcMaxSize, "warc-max-size", "", "rotate WARC files at this size (default 1GB)")
+	fs.IntVar(&f.workers, "workers", d.Workers, "URLs fetched at once across all hosts")
+	fs.StringVar(&f.userAgent, "user-agent", d.Fetch.UserAgent, "User-Agent header; put your contact in it")
+	fs.DurationVar(&f.hostDelay, "host-delay", d.HostDelay, "pause between requests to one host (0s: none)")
+	fs.IntVar(&f.hostConcurrency, "host-concurrency", d.HostConcurrency, "requests open to one host at once")
+	fs.Int64Var(&f.limit, "limit", d.LimitURLs, "stop after this many URLs fetched (whole crawl; 0: no limit)")
+	fs.DurationVar(&f.timeLimit, "time-limit", d.TimeLimit, "stop this run after this long (0: no limit)")
+	fs.StringVar(&f.sizeLimit, "size-limit", "", "stop after this many bytes downloaded (whole crawl; e.g. 10GB; default no limit)")
+	fs.StringVar(&f.maxResponseSize, "max-response-size", formatByteSize(fetch.DefaultMaxResponseSize), "truncate one response at this size")
+	fs.StringVar(&f.warcMaxSize, "warc-max-size", formatByteSize(d.WARCMaxSize), "rotate WARC files at this size")
+	fs.StringVar(&f.warcPrefix, "warc-prefix", "", "start WARC file names with this (default: the collection name)")
 	fs.BoolVar(&f.allowPrivate, "allow-private", false, "allow loopback and private addresses (refused by default)")
-	fs.Var(&f.connectTo, "connect-to", "HOST:PORT:ADDR:PORT: connect to ADDR:PORT for HOST:PORT (curl syntax; empty HOST or PORT matches any; repeatable)")
-	fs.BoolVar(&f.ignoreRobots, "ignore-robots", false, "do not fetch or obey robots.txt")
-	fs.BoolVar(&f.verifyTLS, "verify-tls", false, "refuse sites whose TLS certificate does not verify (default: capture and record the problem)")
-	fs.Var(&f.include, "include", "collection accept rule, kind:value (e.g. surt:http://(org,example,); repeatable")
-	fs.Var(&f.exclude, "exclude", "collection block rule, kind:value (e.g. contains:/calendar/); repeatable")
+	fs.Var(&f.connectTo, "connect-to", "map `HOST:PORT:ADDR:PORT`: connect to ADDR:PORT for HOST:PORT (curl syntax; empty HOST or PORT matches any; repeatable)")
+	fs.BoolVar(&f.ignoreRobots, "ignore-robots", d.IgnoreRobots, "do not fetch or obey robots.txt")
+	fs.BoolVar(&f.verifyTLS, "verify-tls", d.Fetch.VerifyTLS, "refuse sites whose TLS certificate does not verify (default: capture and record the problem)")
+	fs.Var(&f.include, "include", "collection accept `RULE`, kind:value (e.g. surt:http://(org,example,); repeatable")
+	fs.Var(&f.exclude, "exclude", "collection block `RULE`, kind:value (e.g. contains:/calendar/); repeatable")
 	fs.StringVar(&f.flavour, "flavour", "", "scope flavour: standard or brozzler (default: follows the fetcher)")
-	fs.IntVar(&f.maxAttempts, "max-attempts", 0, "tries per URL on network errors and 5xx (default 3)")
-	fs.DurationVar(&f.retryDelay, "retry-delay", 0, "wait before the first retry, doubling after (default 10s)")
-	fs.StringVar(&f.fetcher, "fetcher", "", "http (default) or browser: load pages in headless Chromium, Brozzler-style")
-	fs.StringVar(&f.browserPath, "browser-path", "", "Chromium executable for --fetcher browser (default /usr/bin/chromium)")
-	fs.IntVar(&f.browserTabs, "browser-tabs", 0, "pages loaded at once by the browser (default 1)")
-	fs.DurationVar(&f.pageTimeout, "page-timeout", 0, "bound on one page in the browser; what was captured is kept (default 90s)")
-	fs.DurationVar(&f.behaviorTimeout, "behavior-timeout", 0, "bound on scrolling a page in the browser (default 30s)")
-	fs.BoolVar(&f.screenshot, "screenshot", true, "store a screenshot of each browser page as a WARC resource record")
-	fs.BoolVar(&f.noDocuments, "no-documents", false, "do not write documents.jsonl (search documents)")
+	fs.IntVar(&f.maxHops, "max-hops", 0, "most hops (links, embeds, redirects) from a seed, like scope.max_hops (default 100, or the seed type's with the brozzler flavour)")
+	fs.IntVar(&f.maxAttempts, "max-attempts", d.MaxAttempts, "tries per URL on network errors and 5xx")
+	fs.DurationVar(&f.retryDelay, "retry-delay", d.RetryDelay, "wait before the first retry, doubling after")
+	fs.StringVar(&f.fetcher, "fetcher", d.Fetcher, "http, or browser: load pages in headless Chromium, Brozzler-style")
+	fs.StringVar(&f.browserPath, "browser-path", browser.DefaultPath, "Chromium executable for --fetcher browser")
+	fs.IntVar(&f.browserTabs, "browser-tabs", browser.DefaultTabs, "pages loaded at once by the browser")
+	fs.DurationVar(&f.pageTimeout, "page-timeout", browser.DefaultPageTimeout, "bound on one page in the browser; what was captured is kept")
+	fs.DurationVar(&f.behaviorTimeout, "behavior-timeout", browser.DefaultBehaviorTimeout, "bound on scrolling a page in the browser")
+	fs.BoolVar(&f.screenshot, "screenshot", d.Browser.Screenshot, "store a screenshot of each browser page as a WARC resource record")
+	fs.BoolVar(&f.noDocuments, "no-documents", d.NoDocuments, "do not write documents.jsonl (search documents)")
 	fs.BoolVar(&f.quiet, "quiet", false, "print only warnings and errors (no progress)")
 	fs.StringVar(&f.statusAddr, "status-addr", "", "serve Prometheus /metrics and a JSON /status of the running crawl at this address (e.g. 127.0.0.1:9090)")
 	fs.StringVar(&f.logLevel, "log-level", "info", "debug, info, warn or error")
 	return fs
+}
+
+// printCrawlHelp prints the help of `amber crawl`: usage, flags and exit statuses.
+func printCrawlHelp(w io.Writer) {
+	fmt.Fprint(w, `Usage: amber crawl [flags] [URL | SEEDS_FILE ...]
+
+Runs a crawl into --dir, or resumes the unfinished crawl there. Seeds are the URLs and seeds
+files given as arguments or with --seeds, and those of --config; with none of them, --dir's own
+crawl.yaml is read. Flags override the config. Flags may come before or after the seeds.
+
+Flags:
+`)
+	fs := newCrawlFlagSet(&crawlFlags{})
+	fs.SetOutput(w)
+	fs.PrintDefaults()
+	fmt.Fprint(w, "\n"+exitHelp)
+}
+
+// isHelpArg reports whether arg asks for help.
+func isHelpArg(arg string) bool {
+	return arg == "-h" || arg == "-help" || arg == "--help" || arg == "help"
+}
+
+// crawlArgs is the parsed command line of `amber crawl`.
+type crawlArgs struct {
+	flags      crawlFlags
+	set        map[string]bool // names of the flags given
+	positional []string        // URLs and seeds files
+}
+
+// parseCrawlArgs parses the command line. It returns flag.ErrHelp for -h and --help.
+func parseCrawlArgs(args []string) (crawlArgs, error) {
+	var a crawlArgs
+	fs := newCrawlFlagSet(&a.flags)
+	pos, err := parseInterspersed(fs, args)
+	if err != nil {
+		return a, err
+	}
+	a.positional = pos
+	a.set = map[string]bool{}
+	fs.Visit(func(fl *flag.Flag) { a.set[fl.Name] = true })
+	return a, nil
 }
 
 // parseInterspersed parses flags that may come before, between or after positional arguments.
@@ -111,296 +153,505 @@ func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
 	}
 }
 
+// runCrawl is `amber crawl`. Every mistake in the command line or in a file it names is a
+// usageError, found before anything is written; the crawl's end other than "finished" is a
+// statusError.
 func runCrawl(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	var f crawlFlags
-	fs := newCrawlFlagSet(&f, stderr)
-	positional, err := parseInterspersed(fs, args)
+	a, err := parseCrawlArgs(args)
 	if errors.Is(err, flag.ErrHelp) {
+		printCrawlHelp(stdout)
 		return nil
 	}
 	if err != nil {
-		return usageError{err.Error()}
+		return usagef("%w (see 'amber help crawl')", err)
 	}
-	set := map[string]bool{}
-	fs.Visit(func(fl *flag.Flag) { set[fl.Name] = true })
-
-	cfg, err := buildConfig(&f, set, positional)
+	cfg, err := buildConfig(a)
 	if err != nil {
-		return err
+		return usageError{err}
 	}
-	ccfg, err := crawlConfig(cfg, &f, set)
+	ccfg, err := crawlConfig(cfg, a)
 	if err != nil {
-		return err
+		return usageError{err}
 	}
-	level := slog.LevelInfo
-	if err := level.UnmarshalText([]byte(f.logLevel)); err != nil {
-		return usageError{fmt.Sprintf("--log-level: %v", err)}
+	if err := setOutput(&ccfg, a, stderr); err != nil {
+		return usageError{err}
 	}
-	if f.quiet {
-		level = slog.LevelWarn
-	}
-	ccfg.Logger = slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))
-	ccfg.StatusAddr = f.statusAddr
-	switch {
-	case f.quiet:
-		ccfg.ProgressEvery = -1
-	case isTerminal(stderr):
-		ccfg.LiveStatus = stderr
+	if err := ccfg.Validate(); err != nil {
+		return usageError{err}
 	}
 
 	res, err := crawl.Run(ctx, ccfg)
 	if err != nil {
 		return err
 	}
-	dir := ccfg.Dir
-	switch res.End {
-	case crawl.EndAlreadyFinished:
-		fmt.Fprintf(stdout, "The crawl in %s already finished; nothing to do.\n", dir)
-	case crawl.EndFinished:
-		fmt.Fprintf(stdout, "Crawl finished: %d URLs fetched, %d bytes.\n", res.Fetched, res.Bytes)
-	case crawl.EndLimit:
-		fmt.Fprintf(stdout, "Crawl stopped at a limit: %d URLs fetched, %d bytes, %d still queued.\n", res.Fetched, res.Bytes, res.Stats.Queued)
-		fmt.Fprintf(stdout, "Run the same command with a higher limit to go on.\n")
-	case crawl.EndCancelled:
-		fmt.Fprintf(stdout, "Crawl interrupted: %d URLs fetched, %d queued. Run the same command to resume.\n", res.Fetched, res.Stats.Queued+res.Stats.InFlight)
-	}
-	fmt.Fprintf(stdout, "  WARC files: %s\n  CDXJ index: %s\n  crawl.log:  %s\n",
-		filepath.Join(dir, crawl.WARCDir), filepath.Join(dir, crawl.CDXJFile), filepath.Join(dir, crawl.CrawlLogFile))
-	return nil
+	printSummary(stdout, ccfg, res)
+	return endStatus(res)
 }
 
-// buildConfig assembles the crawl configuration: the --config file (or, when resuming with no
-// seeds given, the crawl directory's crawl.yaml), then the seeds on the command line, then flags.
-func buildConfig(f *crawlFlags, set map[string]bool, positional []string) (*seeds.Config, error) {
-	cfg := &seeds.Config{}
+// buildConfig assembles the crawl configuration in the YAML model, which is what crawl.yaml
+// records: the config file (--config, or when resuming with no seeds given, the crawl
+// directory's crawl.yaml), the seeds given on the command line, then the scope flags.
+func buildConfig(a crawlArgs) (*seeds.Config, error) {
+	cfg, err := loadConfig(a)
+	if err != nil {
+		return nil, err
+	}
+	if err := addSeeds(cfg, a.positional, a.flags.seedFiles); err != nil {
+		return nil, err
+	}
+	if len(cfg.Seeds) == 0 {
+		return nil, errors.New("no seeds: give URLs, a seeds file, --seeds, or --config with seeds")
+	}
+	if err := applyScopeFlags(cfg, a); err != nil {
+		return nil, err
+	}
+	return cfg, nil
+}
+
+// loadConfig reads --config; without it, a crawl resumed with no seeds given reads its own
+// crawl.yaml. Otherwise the configuration starts empty.
+func loadConfig(a crawlArgs) (*seeds.Config, error) {
+	f := a.flags
 	switch {
 	case f.config != "":
-		c, err := seeds.LoadConfig(f.config)
-		if err != nil {
-			return nil, err
-		}
-		cfg = c
-	case len(positional) == 0 && f.dir != "":
+		return seeds.LoadConfig(f.config)
+	case len(a.positional) == 0 && len(f.seedFiles) == 0 && f.dir != "":
 		p := filepath.Join(f.dir, crawl.ConfigFile)
 		if _, err := os.Stat(p); err == nil {
-			c, err := seeds.LoadConfig(p)
-			if err != nil {
-				return nil, err
-			}
-			cfg = c
+			return seeds.LoadConfig(p)
 		}
 	}
+	return &seeds.Config{}, nil
+}
+
+// addSeeds appends the seeds of the command line: each argument is a URL (a standard seed) or
+// a seeds file; --seeds names more seeds files.
+func addSeeds(cfg *seeds.Config, positional, seedFiles []string) error {
+	var files []string
 	for _, a := range positional {
-		if seeds.LooksLikeURL(a) {
-			if err := seeds.CheckURL(a); err != nil {
-				return nil, err
-			}
-			cfg.Seeds = append(cfg.Seeds, seeds.SeedSpec{URL: a, Type: string(scope.StandardSeed)})
+		if !seeds.LooksLikeURL(a) {
+			files = append(files, a)
 			continue
 		}
-		ss, err := seeds.ParseFile(a)
+		if err := seeds.CheckURL(a); err != nil {
+			return err
+		}
+		cfg.Seeds = append(cfg.Seeds, seeds.SeedSpec{URL: a, Type: string(scope.StandardSeed)})
+	}
+	for _, name := range append(files, seedFiles...) {
+		ss, err := seeds.ParseFile(name)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		for _, s := range ss {
 			cfg.Seeds = append(cfg.Seeds, seeds.SeedSpec{URL: s.URL, Type: string(s.Type)})
 		}
 	}
-	if len(cfg.Seeds) == 0 {
-		return nil, usageError{"no seeds: give URLs, a seeds file, or --config with seeds"}
-	}
-	if set["collection"] {
-		cfg.Collection = f.collection
-	}
-	if cfg.Collection == "" {
-		cfg.Collection = "amber"
-	}
-	if set["operator"] {
-		cfg.Operator = f.operator
-	}
-	if set["user-agent"] {
-		cfg.UserAgent = f.userAgent
-	}
-	if cfg.UserAgent == "" {
-		cfg.UserAgent = seeds.DefaultUserAgent
-	}
-	if set["workers"] {
-		cfg.Workers = f.workers
-	}
-	if cfg.Workers <= 0 {
-		cfg.Workers = defaultWorkers
-	}
-	if set["host-delay"] {
-		d := f.hostDelay
-		cfg.Politeness.HostDelay = &d
-	}
-	if cfg.Politeness.HostDelay == nil {
-		d := defaultHostDelay
-		cfg.Politeness.HostDelay = &d
-	}
-	if set["host-concurrency"] {
-		cfg.Politeness.HostConcurrency = f.hostConcurrency
-	}
-	if cfg.Politeness.HostConcurrency <= 0 {
-		cfg.Politeness.HostConcurrency = defaultHostConcurrency
-	}
-	if set["ignore-robots"] {
-		cfg.Politeness.IgnoreRobots = f.ignoreRobots
-	}
-	if set["max-attempts"] {
-		cfg.Politeness.MaxAttempts = f.maxAttempts
-	}
-	if set["retry-delay"] {
-		cfg.Politeness.RetryDelay = f.retryDelay
-	}
-	if set["limit"] {
-		cfg.Limits.URLs = f.limit
-	}
-	if set["time-limit"] {
-		cfg.Limits.Time = f.timeLimit
-	}
-	for _, sz := range []struct {
-		name, value string
-		dst         *seeds.ByteSize
-	}{
-		{"size-limit", f.sizeLimit, &cfg.Limits.Bytes},
-		{"max-response-size", f.maxResponseSize, &cfg.Limits.ResponseSize},
-		{"warc-max-size", f.warcMaxSize, &cfg.WARC.MaxSize},
-	} {
-		if !set[sz.name] {
-			continue
-		}
-		n, err := seeds.ParseByteSize(sz.value)
-		if err != nil {
-			return nil, usageError{fmt.Sprintf("--%s: %v", sz.name, err)}
-		}
-		*sz.dst = n
-	}
-	if set["allow-private"] {
-		cfg.Network.AllowPrivate = f.allowPrivate
-	}
-	if set["verify-tls"] {
-		cfg.Network.VerifyTLS = f.verifyTLS
-	}
-	cfg.Network.ConnectTo = append(cfg.Network.ConnectTo, f.connectTo...)
+	return nil
+}
+
+// applyScopeFlags puts the scope flags (--include, --exclude, --flavour, --max-hops) into cfg.
+func applyScopeFlags(cfg *seeds.Config, a crawlArgs) error {
+	f := a.flags
 	for _, r := range f.include {
 		cfg.Scope.Accept = append(cfg.Scope.Accept, seeds.RuleSpec{Text: r})
 	}
 	for _, r := range f.exclude {
 		cfg.Scope.Block = append(cfg.Scope.Block, seeds.RuleSpec{Text: r})
 	}
-	if set["flavour"] {
+	if a.set["flavour"] {
 		cfg.Scope.Flavour = f.flavour
 	}
-	if set["no-documents"] {
-		on := !f.noDocuments
-		cfg.Documents.Enabled = &on
+	if a.set["max-hops"] {
+		if f.maxHops < 0 {
+			return fmt.Errorf("--max-hops %d: must not be negative", f.maxHops)
+		}
+		n := f.maxHops
+		cfg.Scope.MaxHops = &n
 	}
-	if set["fetcher"] {
-		cfg.Fetcher = f.fetcher
-	}
-	if cfg.Fetcher == "" {
-		cfg.Fetcher = crawl.FetcherHTTP
-	}
-	if cfg.Fetcher != crawl.FetcherHTTP && cfg.Fetcher != crawl.FetcherBrowser {
-		return nil, usageError{fmt.Sprintf("fetcher %q: want http or browser", cfg.Fetcher)}
-	}
-	if set["browser-path"] {
-		cfg.Browser.Path = f.browserPath
-	}
-	if set["browser-tabs"] {
-		cfg.Browser.Tabs = f.browserTabs
-	}
-	if set["page-timeout"] {
-		cfg.Browser.PageTimeout = f.pageTimeout
-	}
-	if set["behavior-timeout"] {
-		cfg.Browser.BehaviorTimeout = f.behaviorTimeout
-	}
-	if set["screenshot"] || cfg.Browser.Screenshot == nil {
-		on := f.screenshot
-		cfg.Browser.Screenshot = &on
-	}
-	return cfg, nil
+	return nil
 }
 
-// crawlConfig turns the effective configuration into the crawl package's Config.
-func crawlConfig(cfg *seeds.Config, f *crawlFlags, set map[string]bool) (crawl.Config, error) {
-	// The default scope flavour follows the fetcher (spec/scope.md).
-	flavour := scope.Standard
-	if cfg.Fetcher == crawl.FetcherBrowser {
-		flavour = scope.Brozzler
+// crawlConfig makes the crawl package's Config: crawl.DefaultConfig, overlaid with what the
+// YAML model sets and then with the flags that were given. Nothing is defaulted here; values
+// are checked by crawl.Config.Validate. The effective configuration is recorded in cfg and in
+// the result's EffectiveConfig.
+func crawlConfig(cfg *seeds.Config, a crawlArgs) (crawl.Config, error) {
+	c := crawl.DefaultConfig()
+	c.Software = "amber/" + version
+	if err := overlayYAML(&c, cfg); err != nil {
+		return c, err
 	}
-	sc, err := cfg.ScopeConfig(flavour)
+	if err := overlayFlags(&c, a); err != nil {
+		return c, err
+	}
+	sc, err := scopeConfig(cfg, c.Fetcher)
 	if err != nil {
-		return crawl.Config{}, err
+		return c, err
 	}
-	var conns []fetch.ConnectTo
-	for _, s := range cfg.Network.ConnectTo {
+	c.Scope = sc
+	c.Dir = a.flags.dir
+	if c.Dir == "" {
+		c.Dir = filepath.Join("crawls", c.Collection+"-"+time.Now().UTC().Format("20060102T150405Z"))
+	}
+	recordEffective(cfg, c)
+	if c.EffectiveConfig, err = cfg.Marshal(); err != nil {
+		return c, err
+	}
+	return c, nil
+}
+
+// defaultFlavour is the scope flavour that follows the fetcher (spec/scope.md).
+func defaultFlavour(fetcher string) scope.Flavour {
+	if fetcher == crawl.FetcherBrowser {
+		return scope.Brozzler
+	}
+	return scope.Standard
+}
+
+// scopeConfig builds the scope from the seeds and rules and checks it as the crawl will, so
+// that a bad rule or hop limit is reported before the crawl directory is created.
+func scopeConfig(cfg *seeds.Config, fetcher string) (scope.Config, error) {
+	sc, err := cfg.ScopeConfig(defaultFlavour(fetcher))
+	if err != nil {
+		return sc, err
+	}
+	if _, err := scope.New(sc); err != nil {
+		return sc, fmt.Errorf("scope: %w", err)
+	}
+	return sc, nil
+}
+
+// overlayYAML sets in c every setting the YAML model sets (a key left out leaves c's value).
+func overlayYAML(c *crawl.Config, cfg *seeds.Config) error {
+	overlayIdentity(c, cfg)
+	overlayPoliteness(c, cfg.Politeness)
+	overlayLimits(c, cfg.Limits)
+	overlayBrowser(c, cfg.Fetcher, cfg.Browser)
+	overlayDocuments(c, cfg.Documents)
+	overlayWARC(c, cfg.WARC)
+	return overlayNetwork(c, cfg.Network)
+}
+
+func overlayIdentity(c *crawl.Config, cfg *seeds.Config) {
+	setString(&c.Collection, cfg.Collection)
+	setString(&c.Operator, cfg.Operator)
+	setString(&c.Description, cfg.Description)
+	setString(&c.Fetch.UserAgent, cfg.UserAgent)
+	if cfg.Workers != 0 {
+		c.Workers = cfg.Workers
+	}
+}
+
+func overlayPoliteness(c *crawl.Config, p seeds.Politeness) {
+	if p.HostDelay != nil {
+		c.HostDelay = *p.HostDelay
+	}
+	if p.HostConcurrency != 0 {
+		c.HostConcurrency = p.HostConcurrency
+	}
+	if p.MaxAttempts != 0 {
+		c.MaxAttempts = p.MaxAttempts
+	}
+	if p.RetryDelay != 0 {
+		c.RetryDelay = p.RetryDelay
+	}
+	if p.IgnoreRobots {
+		c.IgnoreRobots = true
+	}
+}
+
+func overlayLimits(c *crawl.Config, l seeds.Limits) {
+	if l.URLs != 0 {
+		c.LimitURLs = l.URLs
+	}
+	if l.Bytes != 0 {
+		c.LimitBytes = int64(l.Bytes)
+	}
+	if l.Time != 0 {
+		c.TimeLimit = l.Time
+	}
+	if l.ResponseSize != 0 {
+		c.Fetch.MaxResponseSize = int64(l.ResponseSize)
+	}
+}
+
+func overlayNetwork(c *crawl.Config, n seeds.Network) error {
+	if n.AllowPrivate {
+		c.Fetch.AllowPrivate = true
+	}
+	if n.VerifyTLS {
+		c.Fetch.VerifyTLS = true
+	}
+	if n.ConnectTimeout != 0 {
+		c.Fetch.ConnectTimeout = n.ConnectTimeout
+	}
+	if n.FirstByteTimeout != 0 {
+		c.Fetch.FirstByteTimeout = n.FirstByteTimeout
+	}
+	if n.ResponseTimeout != 0 {
+		c.Fetch.ResponseTimeout = n.ResponseTimeout
+	}
+	return addConnectTo(c, n.ConnectTo, "network.connect_to")
+}
+
+// addConnectTo parses curl-style --connect-to mappings and appends them to c.
+func addConnectTo(c *crawl.Config, specs []string, where string) error {
+	for _, s := range specs {
 		ct, err := fetch.ParseConnectTo(s)
 		if err != nil {
-			return crawl.Config{}, usageError{fmt.Sprintf("connect-to %q: %v", s, err)}
+			return fmt.Errorf("%s %q: %w", where, s, err)
 		}
-		conns = append(conns, ct)
+		c.Fetch.ConnectTo = append(c.Fetch.ConnectTo, ct)
 	}
-	dir := f.dir
-	if dir == "" {
-		dir = filepath.Join("crawls", cfg.Collection+"-"+time.Now().UTC().Format("20060102T150405Z"))
+	return nil
+}
+
+func overlayBrowser(c *crawl.Config, fetcher string, b seeds.Browser) {
+	setString(&c.Fetcher, fetcher)
+	setString(&c.Browser.Path, b.Path)
+	if b.Tabs != 0 {
+		c.Browser.Tabs = b.Tabs
 	}
-	effective, err := cfg.Marshal()
-	if err != nil {
-		return crawl.Config{}, err
+	if b.PageTimeout != 0 {
+		c.Browser.PageTimeout = b.PageTimeout
 	}
-	return crawl.Config{
-		Dir:             dir,
-		Collection:      cfg.Collection,
-		Operator:        cfg.Operator,
-		Description:     cfg.Description,
-		Software:        "amber/" + version,
-		EffectiveConfig: effective,
-		Scope:           sc,
-		Workers:         cfg.Workers,
-		HostDelay:       *cfg.Politeness.HostDelay,
-		HostConcurrency: cfg.Politeness.HostConcurrency,
-		MaxAttempts:     cfg.Politeness.MaxAttempts,
-		RetryDelay:      cfg.Politeness.RetryDelay,
-		IgnoreRobots:    cfg.Politeness.IgnoreRobots,
-		LimitURLs:       cfg.Limits.URLs,
-		LimitBytes:      int64(cfg.Limits.Bytes),
-		TimeLimit:       cfg.Limits.Time,
-		Fetcher:         cfg.Fetcher,
-		Browser: browser.Config{
-			Path:            cfg.Browser.Path,
-			Tabs:            cfg.Browser.Tabs,
-			PageTimeout:     cfg.Browser.PageTimeout,
-			BehaviorTimeout: cfg.Browser.BehaviorTimeout,
-			Screenshot:      *cfg.Browser.Screenshot,
-		},
-		NoDocuments:     cfg.Documents.Enabled != nil && !*cfg.Documents.Enabled,
-		NoDocumentDedup: cfg.Documents.Deduplication != nil && !*cfg.Documents.Deduplication,
-		Documents: extract.DocConfig{
-			MaxTitleSize:         cfg.Documents.MaxTitleSize,
-			MaxBodySize:          cfg.Documents.MaxBodySize,
-			MaxKeywordsSize:      cfg.Documents.MaxKeywordsSize,
-			MaxDescriptionSize:   cfg.Documents.MaxDescriptionSize,
-			MaxHeadingsCount:     cfg.Documents.MaxHeadingsCount,
-			MaxIndexedLinksCount: cfg.Documents.MaxIndexedLinksCount,
-			ContentHashFields:    cfg.Documents.DeduplicationFields,
-			BinaryContentTypes:   cfg.Documents.BinaryMIMETypes,
-		},
-		WARCPrefix:  cfg.WARC.Prefix,
-		WARCMaxSize: int64(cfg.WARC.MaxSize),
-		Fetch: fetch.Config{
-			UserAgent:        cfg.UserAgent,
-			AllowPrivate:     cfg.Network.AllowPrivate,
-			ConnectTo:        conns,
-			VerifyTLS:        cfg.Network.VerifyTLS,
-			ConnectTimeout:   cfg.Network.ConnectTimeout,
-			FirstByteTimeout: cfg.Network.FirstByteTimeout,
-			ResponseTimeout:  cfg.Network.ResponseTimeout,
-			MaxResponseSize:  int64(cfg.Limits.ResponseSize),
-		},
-	}, nil
+	if b.BehaviorTimeout != 0 {
+		c.Browser.BehaviorTimeout = b.BehaviorTimeout
+	}
+	if b.Screenshot != nil {
+		c.Browser.Screenshot = *b.Screenshot
+	}
+}
+
+func overlayDocuments(c *crawl.Config, d seeds.Documents) {
+	if d.Enabled != nil {
+		c.NoDocuments = !*d.Enabled
+	}
+	if d.Deduplication != nil {
+		c.NoDocumentDedup = !*d.Deduplication
+	}
+	c.Documents.MaxTitleSize = d.MaxTitleSize
+	c.Documents.MaxBodySize = d.MaxBodySize
+	c.Documents.MaxKeywordsSize = d.MaxKeywordsSize
+	c.Documents.MaxDescriptionSize = d.MaxDescriptionSize
+	c.Documents.MaxHeadingsCount = d.MaxHeadingsCount
+	c.Documents.MaxIndexedLinksCount = d.MaxIndexedLinksCount
+	c.Documents.ContentHashFields = d.DeduplicationFields
+	c.Documents.BinaryContentTypes = d.BinaryMIMETypes
+}
+
+func overlayWARC(c *crawl.Config, w seeds.WARC) {
+	setString(&c.WARCPrefix, w.Prefix)
+	if w.MaxSize != 0 {
+		c.WARCMaxSize = int64(w.MaxSize)
+	}
+}
+
+// setString sets *dst to v unless v is empty (not set).
+func setString(dst *string, v string) {
+	if v != "" {
+		*dst = v
+	}
+}
+
+// overlayFlags sets in c the value of every flag that was given, even a zero one (which
+// Validate may then refuse: --workers 0 is an error, not the default).
+func overlayFlags(c *crawl.Config, a crawlArgs) error {
+	f, set := a.flags, a.set
+	strs := []struct {
+		name string
+		dst  *string
+		v    string
+	}{
+		{"collection", &c.Collection, f.collection},
+		{"operator", &c.Operator, f.operator},
+		{"user-agent", &c.Fetch.UserAgent, f.userAgent},
+		{"warc-prefix", &c.WARCPrefix, f.warcPrefix},
+		{"fetcher", &c.Fetcher, f.fetcher},
+		{"browser-path", &c.Browser.Path, f.browserPath},
+	}
+	for _, s := range strs {
+		if set[s.name] {
+			*s.dst = s.v
+		}
+	}
+	ints := []struct {
+		name string
+		dst  *int
+		v    int
+	}{
+		{"workers", &c.Workers, f.workers},
+		{"host-concurrency", &c.HostConcurrency, f.hostConcurrency},
+		{"max-attempts", &c.MaxAttempts, f.maxAttempts},
+		{"browser-tabs", &c.Browser.Tabs, f.browserTabs},
+	}
+	for _, n := range ints {
+		if set[n.name] {
+			*n.dst = n.v
+		}
+	}
+	durs := []struct {
+		name string
+		dst  *time.Duration
+		v    time.Duration
+	}{
+		{"host-delay", &c.HostDelay, f.hostDelay},
+		{"retry-delay", &c.RetryDelay, f.retryDelay},
+		{"time-limit", &c.TimeLimit, f.timeLimit},
+		{"page-timeout", &c.Browser.PageTimeout, f.pageTimeout},
+		{"behavior-timeout", &c.Browser.BehaviorTimeout, f.behaviorTimeout},
+	}
+	for _, d := range durs {
+		if set[d.name] {
+			*d.dst = d.v
+		}
+	}
+	bools := []struct {
+		name string
+		dst  *bool
+		v    bool
+	}{
+		{"allow-private", &c.Fetch.AllowPrivate, f.allowPrivate},
+		{"verify-tls", &c.Fetch.VerifyTLS, f.verifyTLS},
+		{"ignore-robots", &c.IgnoreRobots, f.ignoreRobots},
+		{"screenshot", &c.Browser.Screenshot, f.screenshot},
+		{"no-documents", &c.NoDocuments, f.noDocuments},
+	}
+	for _, b := range bools {
+		if set[b.name] {
+			*b.dst = b.v
+		}
+	}
+	if set["limit"] {
+		c.LimitURLs = f.limit
+	}
+	sizes := []struct {
+		name, v string
+		dst     *int64
+	}{
+		{"size-limit", f.sizeLimit, &c.LimitBytes},
+		{"max-response-size", f.maxResponseSize, &c.Fetch.MaxResponseSize},
+		{"warc-max-size", f.warcMaxSize, &c.WARCMaxSize},
+	}
+	for _, sz := range sizes {
+		if !set[sz.name] {
+			continue
+		}
+		n, err := seeds.ParseByteSize(sz.v)
+		if err != nil {
+			return fmt.Errorf("--%s: %w", sz.name, err)
+		}
+		*sz.dst = int64(n)
+	}
+	return addConnectTo(c, f.connectTo, "--connect-to")
+}
+
+// recordEffective writes into the YAML model the settings the crawl runs with that the model
+// left out, so that crawl.yaml and warcinfo say what ran, and a resumed crawl keeps them.
+func recordEffective(cfg *seeds.Config, c crawl.Config) {
+	cfg.Collection = c.Collection
+	cfg.Operator = c.Operator
+	cfg.UserAgent = c.Fetch.UserAgent
+	cfg.Workers = c.Workers
+	cfg.Fetcher = c.Fetcher
+	d := c.HostDelay
+	cfg.Politeness = seeds.Politeness{HostDelay: &d, HostConcurrency: c.HostConcurrency,
+		IgnoreRobots: c.IgnoreRobots, MaxAttempts: c.MaxAttempts, RetryDelay: c.RetryDelay}
+	cfg.Limits.URLs = c.LimitURLs
+	cfg.Limits.Bytes = seeds.ByteSize(c.LimitBytes)
+	cfg.Limits.Time = c.TimeLimit
+	cfg.Limits.ResponseSize = seeds.ByteSize(c.Fetch.MaxResponseSize)
+	cfg.Network.AllowPrivate = c.Fetch.AllowPrivate
+	cfg.Network.VerifyTLS = c.Fetch.VerifyTLS
+	cfg.Network.ConnectTo = nil
+	for _, ct := range c.Fetch.ConnectTo {
+		cfg.Network.ConnectTo = append(cfg.Network.ConnectTo, ct.String())
+	}
+	cfg.WARC = seeds.WARC{Prefix: c.WARCPrefix, MaxSize: seeds.ByteSize(c.WARCMaxSize)}
+	if c.Fetcher == crawl.FetcherBrowser {
+		shot := c.Browser.Screenshot
+		cfg.Browser = seeds.Browser{Path: c.Browser.Path, Tabs: c.Browser.Tabs,
+			PageTimeout: c.Browser.PageTimeout, BehaviorTimeout: c.Browser.BehaviorTimeout, Screenshot: &shot}
+	}
+	on, dedup := !c.NoDocuments, !c.NoDocumentDedup
+	cfg.Documents.Enabled, cfg.Documents.Deduplication = &on, &dedup
+}
+
+// setOutput sets what the crawl prints on the terminal: the log level, progress lines or a
+// live status line, and the status server.
+func setOutput(c *crawl.Config, a crawlArgs, stderr io.Writer) error {
+	f := a.flags
+	level := slog.LevelInfo
+	if err := level.UnmarshalText([]byte(f.logLevel)); err != nil {
+		return fmt.Errorf("--log-level: %w", err)
+	}
+	if f.quiet {
+		level = slog.LevelWarn
+	}
+	c.Logger = slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))
+	c.StatusAddr = f.statusAddr
+	switch {
+	case f.quiet:
+		c.ProgressEvery = -1
+	case isTerminal(stderr):
+		c.LiveStatus = stderr
+	}
+	return nil
+}
+
+// printSummary says how the crawl ended and where its outputs are.
+func printSummary(w io.Writer, c crawl.Config, res crawl.Result) {
+	switch res.End {
+	case crawl.EndAlreadyFinished:
+		fmt.Fprintf(w, "The crawl in %s already finished; nothing to do.\n", c.Dir)
+	case crawl.EndFinished:
+		fmt.Fprintf(w, "Crawl finished: %d URLs fetched, %d bytes.\n", res.Fetched, res.Bytes)
+	case crawl.EndLimit:
+		fmt.Fprintf(w, "Crawl stopped at a limit: %d URLs fetched, %d bytes, %d still queued.\n", res.Fetched, res.Bytes, res.Stats.Queued)
+		fmt.Fprintf(w, "Run the same command with a higher limit to go on.\n")
+	case crawl.EndCancelled:
+		fmt.Fprintf(w, "Crawl interrupted: %d URLs fetched, %d queued. Run the same command to resume.\n", res.Fetched, res.Stats.Queued+res.Stats.InFlight)
+	}
+	outputs := []struct{ name, path string }{
+		{"Report", filepath.Join(c.Dir, crawl.ReportsDir, report.HTMLReportFile)},
+		{"WARC files", filepath.Join(c.Dir, crawl.WARCDir)},
+		{"CDXJ index", filepath.Join(c.Dir, crawl.CDXJFile)},
+		{"Documents", filepath.Join(c.Dir, crawl.DocumentsFile)},
+		{"crawl.log", filepath.Join(c.Dir, crawl.CrawlLogFile)},
+	}
+	for _, o := range outputs {
+		if o.name == "Documents" && c.NoDocuments {
+			continue
+		}
+		fmt.Fprintf(w, "  %-11s %s\n", o.name+":", o.path)
+	}
+}
+
+// endStatus is the error that gives a crawl's end its exit status: nil when it finished.
+func endStatus(res crawl.Result) error {
+	switch res.End {
+	case crawl.EndLimit:
+		return statusError{code: exitLimit, end: res.End}
+	case crawl.EndCancelled:
+		return statusError{code: exitInterrupted, end: res.End}
+	}
+	return nil
+}
+
+// formatByteSize writes n with the largest unit that divides it (1GB, 100MiB), as
+// seeds.ParseByteSize reads it.
+func formatByteSize(n int64) string {
+	units := []struct {
+		suffix string
+		size   int64
+	}{{"TiB", 1 << 40}, {"TB", 1e12}, {"GiB", 1 << 30}, {"GB", 1e9}, {"MiB", 1 << 20}, {"MB", 1e6}, {"KiB", 1 << 10}, {"KB", 1e3}}
+	for _, u := range units {
+		if n >= u.size && n%u.size == 0 {
+			return fmt.Sprintf("%d%s", n/u.size, u.suffix)
+		}
+	}
+	return fmt.Sprint(n)
 }
 
 // isTerminal reports whether w is a terminal (a character device).

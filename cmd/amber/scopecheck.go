@@ -34,46 +34,66 @@ type checkOutput struct {
 	Reason    string `json:"reason"`
 }
 
-func runScope(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
-	if len(args) == 0 || args[0] != "check" {
-		return usageError{"usage: amber scope check --config FILE [--flavour standard|brozzler] [URL ...]"}
-	}
+// scopeFlags are the flags of `amber scope check`.
+type scopeFlags struct {
+	config, flavour string
+}
+
+const scopeUsage = "usage: amber scope check --config FILE [--flavour standard|brozzler] [URL ...]"
+
+func newScopeFlagSet(f *scopeFlags) *flag.FlagSet {
 	fs := flag.NewFlagSet("amber scope check", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	configPath := fs.String("config", "", "crawl config (YAML) whose seeds and rules to check against (required)")
-	flavour := fs.String("flavour", "", "standard or brozzler (default: the config's, else follows the fetcher)")
+	fs.SetOutput(io.Discard) // errors are returned, help is printed by printScopeHelp
+	fs.StringVar(&f.config, "config", "", "crawl config (YAML) whose seeds and rules to check against (required)")
+	fs.StringVar(&f.flavour, "flavour", "", "standard or brozzler (default: the config's, else follows the fetcher)")
+	return fs
+}
+
+// printScopeHelp prints the help of `amber scope check`.
+func printScopeHelp(w io.Writer) {
+	fmt.Fprintf(w, `%s
+
+Prints, for each URL (arguments, or JSON lines on stdin with "url" and optional "hops", "via",
+"via_hops_off", "via_redirect", "seed"), one JSON line: the canonical URL, "in" or "out", and
+the reason, decided with the seeds and rules of the config as the crawl would decide them.
+
+Flags:
+`, scopeUsage)
+	fs := newScopeFlagSet(&scopeFlags{})
+	fs.SetOutput(w)
+	fs.PrintDefaults()
+}
+
+// runScope is `amber scope check`. A missing or bad config, a URL that does not parse and a
+// malformed stdin line are usage errors.
+func runScope(ctx context.Context, args []string, stdin io.Reader, stdout io.Writer) error {
+	if len(args) > 0 && isHelpArg(args[0]) {
+		printScopeHelp(stdout)
+		return nil
+	}
+	if len(args) == 0 || args[0] != "check" {
+		return usagef("%s", scopeUsage)
+	}
+	var f scopeFlags
+	fs := newScopeFlagSet(&f)
 	urls, err := parseInterspersed(fs, args[1:])
 	if errors.Is(err, flag.ErrHelp) {
+		printScopeHelp(stdout)
 		return nil
 	}
 	if err != nil {
-		return usageError{err.Error()}
+		return usagef("scope check: %w (see 'amber help scope')", err)
 	}
-	if *configPath == "" {
-		return usageError{"amber scope check: --config is required"}
+	if f.config == "" {
+		return usagef("scope check: --config is required (see 'amber help scope')")
 	}
-	cfg, err := seeds.LoadConfig(*configPath)
+	sc, s, err := loadScope(f)
 	if err != nil {
-		return err
-	}
-	if *flavour != "" {
-		cfg.Scope.Flavour = *flavour
-	}
-	def := scope.Standard
-	if cfg.Fetcher == "browser" {
-		def = scope.Brozzler
-	}
-	sc, err := cfg.ScopeConfig(def)
-	if err != nil {
-		return err
-	}
-	s, err := scope.New(sc)
-	if err != nil {
-		return err
+		return usageError{err}
 	}
 	firstSeed, err := scope.Canonicalize(sc.Seeds[0].URL, sc.Flavour)
 	if err != nil {
-		return fmt.Errorf("seed %q: %w", sc.Seeds[0].URL, err)
+		return usagef("seed %q: %w", sc.Seeds[0].URL, err)
 	}
 
 	w := bufio.NewWriter(stdout)
@@ -115,10 +135,10 @@ func runScope(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		for _, u := range urls {
 			out, err := check(checkInput{URL: u})
 			if err != nil {
-				return err
+				return usageError{err}
 			}
 			if err := enc.Encode(out); err != nil {
-				return err
+				return fmt.Errorf("write decision: %w", err)
 			}
 		}
 		return nil
@@ -136,17 +156,17 @@ func runScope(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		dec := json.NewDecoder(bytes.NewReader(line))
 		dec.DisallowUnknownFields()
 		if err := dec.Decode(&in); err != nil {
-			return fmt.Errorf("stdin line %d: %w", n, err)
+			return usagef("stdin line %d: %w", n, err)
 		}
 		if in.URL == "" {
-			return fmt.Errorf("stdin line %d: no \"url\"", n)
+			return usagef("stdin line %d: no \"url\"", n)
 		}
 		out, err := check(in)
 		if err != nil {
-			return fmt.Errorf("stdin line %d: %w", n, err)
+			return usagef("stdin line %d: %w", n, err)
 		}
 		if err := enc.Encode(out); err != nil {
-			return err
+			return fmt.Errorf("write decision: %w", err)
 		}
 		if ctx.Err() != nil {
 			return ctx.Err()
@@ -156,6 +176,26 @@ func runScope(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		return fmt.Errorf("stdin: %w", err)
 	}
 	return nil
+}
+
+// loadScope reads the config named by --config and builds its scope, with --flavour applied.
+func loadScope(f scopeFlags) (scope.Config, *scope.Scope, error) {
+	cfg, err := seeds.LoadConfig(f.config)
+	if err != nil {
+		return scope.Config{}, nil, err
+	}
+	if f.flavour != "" {
+		cfg.Scope.Flavour = f.flavour
+	}
+	sc, err := cfg.ScopeConfig(defaultFlavour(cfg.Fetcher))
+	if err != nil {
+		return sc, nil, err
+	}
+	s, err := scope.New(sc)
+	if err != nil {
+		return sc, nil, fmt.Errorf("scope: %w", err)
+	}
+	return sc, s, nil
 }
 
 // canonicalOr canonicalises s, or returns def when s is empty.

@@ -1,4 +1,5 @@
-# amber — make demo: crawl the bundled example site; make test: the whole test suite.
+# amber — make demo: crawl the bundled example site; make test: the whole test suite;
+# make test-short: the tests without Chromium; make vet: go vet, gofmt and go mod tidy -diff.
 
 GO       ?= go
 BIN      := bin
@@ -40,13 +41,16 @@ node_modules/.replaywebpage/replaywebpage-2.5.3.tgz:
 demo: build
 	./scripts/demo.sh
 
+# go.mod and go.sum must be what go mod tidy makes of the imports; gofmt must change nothing.
 vet:
+	$(GO) mod tidy -diff
 	$(GO) vet ./...
 	@test -z "$$(gofmt -l . 2>/dev/null | grep -v '^node_modules/')" || { echo "gofmt needed:"; gofmt -l . | grep -v '^node_modules/'; exit 1; }
 
 test: tools vet
 	$(GO) test -race -count=1 -timeout 30m ./...
 
+# The tests without Chromium (browser tests skip with -short) and without the long crawls.
 test-short:
 	$(GO) test -short -count=1 ./...
 

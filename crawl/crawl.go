@@ -214,6 +214,8 @@ func (c *crawler) openWARC() (*warc.Writer, error) {
 			Operator:    cfg.Operator,
 			Collection:  cfg.Collection,
 			Description: cfg.Description,
+			UserAgent:   cfg.Fetch.UserAgent,
+			Robots:      robotsPolicy(cfg.IgnoreRobots),
 			Config:      cfg.EffectiveConfig,
 		},
 	})
@@ -221,6 +223,14 @@ func (c *crawler) openWARC() (*warc.Writer, error) {
 		return nil, fmt.Errorf("open warc writer: %w", err)
 	}
 	return w, nil
+}
+
+// robotsPolicy is the warcinfo "robots" field, in Heritrix 3's words.
+func robotsPolicy(ignore bool) string {
+	if ignore {
+		return "ignore"
+	}
+	return "obey"
 }
 
 // begin records the start of the run: what the reports need to know, and the crawl-start event.

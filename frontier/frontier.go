@@ -1,8 +1,9 @@
 // Package frontier is amber's durable crawl frontier: the queue of URLs to fetch, the seen set,
 // the rejected set with reasons, the dedup digest index and a small metadata store, all kept in
 // one badger database (the crawl directory's state/). It hands out URLs politely: per-host delay
-// measured from the end of the previous fetch, per-host concurrency, robots Crawl-delay,
-// Retry-After backoff and per-URL retry times, with many hosts in parallel.
+// measured from the end of the host's previous response, per-host concurrency, robots
+// Crawl-delay, Retry-After backoff and per-URL retry times, with many hosts in parallel. The same
+// rules pace every other request a claim makes (robots.txt, see Pace).
 //
 // Durability: every state change is one badger transaction. A claim is held only in memory, so
 // after a crash (or a Close with claims outstanding) every claimed, unfinished URL is queued
@@ -44,10 +45,14 @@ var (
 type Config struct {
 	// Dir is the badger directory (D/state); created if missing. Required.
 	Dir string
-	// HostDelay is the minimum time between the end of one fetch on a host and the start of the
-	// next fetch on it. Default 0.
+	// HostDelay is the minimum time between the end of a response from a host (the body read,
+	// or the request failed) and the start of the next request to it, robots.txt included.
+	// With HostConcurrency 1 it holds between every two requests; above 1 it runs from the end
+	// of every response that ended before the next request was let through, and requests let
+	// through together may overlap. Default 0.
 	HostDelay time.Duration
-	// HostConcurrency is the maximum number of URLs of one host in flight at once. Default 1.
+	// HostConcurrency is the maximum number of URLs of one host in flight at once, and of
+	// requests in progress on it (Pace). Default 1.
 	HostConcurrency int
 	// MaxAttempts is the number of fetch attempts a URL gets before Retry marks it failed.
 	// Default 3.
@@ -93,6 +98,11 @@ type Stats struct {
 }
 
 // Claim is a URL handed out by Claim. Finish it with exactly one of Done, Failed or Retry.
+//
+// A claim holds one of its host's HostConcurrency slots until it is finished, and may send its
+// host one request at once (the fetch of its URL). Every further request made on its behalf,
+// to its host (after a robots.txt) or to another one (a robots.txt redirected elsewhere), goes
+// through Pace and Ended.
 type Claim struct {
 	URL URL
 
@@ -100,7 +110,8 @@ type Claim struct {
 	host  *host
 	key   string
 	rec   record
-	state int // claimActive, claimFinishing, claimFinished; guarded by f.mu
+	state int   // claimActive, claimFinishing, claimFinished; guarded by f.mu
+	req   *host // host of the claim's request in progress, nil between requests; guarded by f.mu
 }
 
 const (
@@ -476,9 +487,9 @@ func (f *Frontier) Reject(u URL, reason string) (bool, error) {
 	return first, nil
 }
 
-// Claim blocks until a URL can be fetched politely (host delay since the host's last fetch
+// Claim blocks until a URL can be fetched politely (host delay since the host's last response
 // ended, host concurrency, host backoff, the URL's retry time), marks it in flight and returns
-// it. Within a host, URLs come in Priority order, then in the order they were added
+// it; the claim may send its one request at once (see Claim and Pace). Within a host, URLs come in Priority order, then in the order they were added
 // (breadth-first); across hosts, claims go round robin. Claim returns ErrDone when nothing is
 // queued and nothing is in flight (so no more work can appear), ctx.Err() when ctx ends, and
 // ErrClosed after Close.
@@ -657,8 +668,9 @@ func (f *Frontier) finishTxn(c *Claim, state byte, rec record) error {
 	})
 }
 
-// Done marks a claimed URL finished (whatever its HTTP status), releases its host slot and
-// starts the host's delay clock.
+// Done marks a claimed URL finished (whatever its HTTP status) and releases its host slot. A
+// request of the claim still in progress (not Ended) is taken to end now, which starts its
+// host's delay clock.
 func (f *Frontier) Done(c *Claim) error {
 	if err := f.begin(c); err != nil {
 		return err
@@ -673,8 +685,8 @@ func (f *Frontier) Done(c *Claim) error {
 	return nil
 }
 
-// Failed marks a claimed URL permanently failed with status (a crawl.log status such as -2),
-// releases its host slot and starts the host's delay clock.
+// Failed marks a claimed URL permanently failed with status (a crawl.log status such as -2) and
+// releases its host slot as Done does.
 func (f *Frontier) Failed(c *Claim, status int) error {
 	if err := f.begin(c); err != nil {
 		return err
@@ -697,7 +709,7 @@ func (f *Frontier) fail(c *Claim, attempts, status int) error {
 // Retry counts a failed attempt and queues the claimed URL again, at the end of its host's
 // queue, not to be claimed before notBefore (zero: no constraint). When the URL has had
 // MaxAttempts attempts it is marked failed instead (status 0) and Retry returns false. Either
-// way the host slot is released and the host's delay clock starts.
+// way the host slot is released as Done does.
 func (f *Frontier) Retry(c *Claim, notBefore time.Time) (bool, error) {
 	return f.RetryStatus(c, notBefore, 0)
 }
@@ -758,9 +770,10 @@ func (f *Frontier) RetryStatus(c *Claim, notBefore time.Time, status int) (bool,
 	return true, nil
 }
 
-// SetHostDelay sets a host's delay between fetches (robots Crawl-delay). The effective delay is
-// never below Config.HostDelay. It is not persisted (robots.txt is fetched again after a
-// restart).
+// SetHostDelay sets a host's delay between requests (robots Crawl-delay). The effective delay
+// is never below Config.HostDelay; it applies from the end of the host's latest response, so a
+// Crawl-delay read from a robots.txt already spaces that robots.txt from the next request. It
+// is not persisted (robots.txt is fetched again after a restart).
 func (f *Frontier) SetHostDelay(host string, d time.Duration) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
@@ -770,8 +783,8 @@ func (f *Frontier) SetHostDelay(host string, d time.Duration) {
 	f.broadcast()
 }
 
-// HostBackoff stops new claims on host before t (Retry-After). A later t extends the backoff;
-// an earlier one does not shorten it. It is not persisted.
+// HostBackoff stops new claims on host, and requests paced by Pace, before t (Retry-After). A
+// later t extends the backoff; an earlier one does not shorten it. It is not persisted.
 func (f *Frontier) HostBackoff(host string, t time.Time) {
 	f.mu.Lock()
 	defer f.mu.Unlock()

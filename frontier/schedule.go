@@ -26,9 +26,11 @@ type host struct {
 	name     string
 	queued   int           // registered, unclaimed entries (in buf or only in badger)
 	inflight int           // claims not yet finished
+	busy     int           // requests in progress: claims' (see Claim.req) and other claims' visits
+	waiting  int           // Pace calls waiting for a request slot; no new claim meanwhile
 	delay    time.Duration // SetHostDelay (robots Crawl-delay); effective is max with Config.HostDelay
-	backoff  time.Time     // HostBackoff: no claim before
-	lastEnd  time.Time     // end of the most recent fetch (Done/Failed/Retry)
+	backoff  time.Time     // HostBackoff: no request before
+	lastEnd  time.Time     // end of the most recent request (Ended, or a claim finished)
 
 	buf      []item // sorted by key
 	cursor   string // highest key ever loaded (or kept after a trim); "" = nothing loaded
@@ -184,20 +186,29 @@ func (f *Frontier) canLoad(h *host) bool {
 	return h.queued > len(h.buf) && len(h.buf) < f.readAhead
 }
 
+// eligible reports whether a claim of h could be handed out once h is ready: a slot is free
+// for a claim and for its request, no Pace is waiting for a slot, and there is work.
 func (f *Frontier) eligible(h *host) bool {
-	return !h.loading && h.inflight < f.cfg.HostConcurrency && (h.queued > 0 || len(h.buf) > 0)
+	return !h.loading && h.inflight < f.cfg.HostConcurrency && h.busy < f.cfg.HostConcurrency &&
+		h.waiting == 0 && (h.queued > 0 || len(h.buf) > 0)
 }
 
-// readyAt is the earliest time an eligible host can be claimed: after its backoff, after its
-// delay since the last fetch ended, and (when nothing more can be loaded) after the earliest
-// not-before of its buffered entries.
-func (f *Frontier) readyAt(h *host) time.Time {
+// politeAt is the earliest time h may be sent its next request: after its backoff, and after
+// its delay since the end of its latest request.
+func (f *Frontier) politeAt(h *host) time.Time {
 	t := h.backoff
 	if !h.lastEnd.IsZero() {
 		if e := h.lastEnd.Add(f.hostDelay(h)); e.After(t) {
 			t = e
 		}
 	}
+	return t
+}
+
+// readyAt is the earliest time an eligible host can be claimed: politeAt, and (when nothing
+// more can be loaded) after the earliest not-before of its buffered entries.
+func (f *Frontier) readyAt(h *host) time.Time {
+	t := f.politeAt(h)
 	if len(h.buf) > 0 && !f.canLoad(h) {
 		if nb := h.minNotBefore(); nb > 0 {
 			if tb := time.Unix(0, nb); tb.After(t) {
@@ -302,9 +313,13 @@ func (f *Frontier) merge(h *host, loaded []item, late []item, finished map[strin
 	}
 }
 
-// release frees the host slot of a finished claim and starts the host's delay clock.
+// release frees the host slot of a finished claim. A request of the claim still in progress
+// (not Ended) is taken to end now, which starts its host's delay clock.
 func (f *Frontier) release(c *Claim, now time.Time) {
 	h := c.host
+	if c.req != nil && c.req != h {
+		f.endRequest(c, now, now)
+	}
 	h.inflight--
 	delete(h.claimed, c.key)
 	if len(h.claimed) == 0 {
@@ -318,8 +333,12 @@ func (f *Frontier) release(c *Claim, now time.Time) {
 	}
 	delete(f.inflight, c.URL.URL)
 	f.stats.InFlight--
-	if now.After(h.lastEnd) {
-		h.lastEnd = now
+	if c.req == h {
+		c.req = nil
+		h.busy--
+		if now.After(h.lastEnd) {
+			h.lastEnd = now
+		}
 	}
 	f.schedule(h, now)
 	f.broadcast()
@@ -352,6 +371,7 @@ func (f *Frontier) claimLocked(now time.Time) (*Claim, *host) {
 		it := h.buf[i]
 		h.buf = slices.Delete(h.buf, i, i+1)
 		h.inflight++
+		h.busy++ // the claim's first request may be sent at once
 		h.queued--
 		if h.claimed == nil {
 			h.claimed = make(map[string]struct{}, f.cfg.HostConcurrency)
@@ -361,7 +381,7 @@ func (f *Frontier) claimLocked(now time.Time) (*Claim, *host) {
 		f.stats.Queued--
 		f.stats.InFlight++
 		f.schedule(h, now)
-		return &Claim{URL: it.rec.URL, f: f, host: h, key: it.key, rec: it.rec}, nil
+		return &Claim{URL: it.rec.URL, f: f, host: h, key: it.key, rec: it.rec, req: h}, nil
 	}
 }
 

@@ -29,6 +29,7 @@ type crawlFixture struct {
 	rawBody   []byte // bytes after the HTTP header block
 	payload   []byte // the entity body: rawBody without chunk framing
 	truncated string
+	revisitOf string // for a revisit, the name of the fixture it refers to
 }
 
 func fixtures(t testing.TB) []crawlFixture {
@@ -55,7 +56,11 @@ func fixtures(t testing.TB) []crawlFixture {
 	add("redirect", "https://example.com:8443/old", 301, "Moved Permanently",
 		[][2]string{{"Location", "https://example.com:8443/new"}, {"Content-Length", "0"}}, nil, "response")
 	add("duplicate payload", "http://example.com/index-copy.html", 200, "OK",
-		[][2]string{{"Content-Type", "text/html"}, {"Content-Length", fmt.Sprint(len(html))}}, html, "revisit")
+		[][2]string{{"Content-Type", "text/html"}, {"Content-Length", fmt.Sprint(len(html))}}, html, "revisit").revisitOf = "html"
+	// The same entity body in other chunks is the same payload.
+	rechunked := add("chunked gzip, other chunk sizes", "http://example.com/big-again.txt", 200, "OK",
+		[][2]string{{"Content-Type", "text/plain"}, {"Transfer-Encoding", "chunked"}, {"Content-Encoding", "gzip"}}, chunk(gz, 37), "revisit")
+	rechunked.payload, rechunked.revisitOf = gz, "chunked gzip"
 	add("duplicate 404 is not a revisit", "http://example.com/missing2", 404, "Not Found",
 		[][2]string{{"Content-Type", "text/html"}, {"Content-Length", "9"}}, []byte("not found"), "response")
 	tr := add("truncated", "http://example.com/huge.bin", 200, "OK",
@@ -101,6 +106,17 @@ func TestWriteCaptureRoundTrip(t *testing.T) {
 	}
 	if err := warccheck.CheckCDXJ(cdxj, warcs); err != nil {
 		t.Fatalf("CheckCDXJ: %v", err)
+	}
+	// internetarchive/gowarc's warc verify accepts every response but the truncated one: it
+	// digests the body as net/http reads it, and reading a body shorter than its
+	// Content-Length fails.
+	ia, err := warccheck.RunIA(warccheck.IAPath(t), reps[0].Path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantProblems := []string{"failed to calculate payload digest recordID=" + results["truncated"].RecordID + " err=unexpected EOF"}
+	if d := cmp.Diff(wantProblems, ia[0].Problems); d != "" || ia[0].Errors != 1 || !ia[0].AllRecordsRead {
+		t.Errorf("warc verify %+v; problems (-want +got):\n%s", ia[0], d)
 	}
 	recs := reps[0].Records
 	byID := map[string]warccheck.Record{}
@@ -157,13 +173,14 @@ func TestWriteCaptureRoundTrip(t *testing.T) {
 				t.Errorf("payload digest result %s record %s, want %s", res.PayloadDigest, main.PayloadDigest, want)
 			}
 			if main.Type == "revisit" {
-				html := results["html"]
-				if main.RefersToURI != fs[0].capture.URL || main.RefersToDate != "2024-05-06T07:08:09.123456Z" ||
+				orig := results[f.revisitOf]
+				origRec := byID[orig.RecordID]
+				if main.RefersToURI != origRec.TargetURI || main.RefersToDate != origRec.Date ||
 					main.Profile != "http://netpreserve.org/warc/1.1/revisit/identical-payload-digest" {
-					t.Errorf("revisit refers to %s %s profile %s", main.RefersToURI, main.RefersToDate, main.Profile)
+					t.Errorf("revisit refers to %s %s profile %s, want %s %s", main.RefersToURI, main.RefersToDate, main.Profile, origRec.TargetURI, origRec.Date)
 				}
-				if res.PayloadDigest != html.PayloadDigest {
-					t.Errorf("revisit digest %s, original %s", res.PayloadDigest, html.PayloadDigest)
+				if res.PayloadDigest != orig.PayloadDigest {
+					t.Errorf("revisit digest %s, original %s", res.PayloadDigest, orig.PayloadDigest)
 				}
 			}
 			// Request and metadata point at the response.
@@ -221,7 +238,16 @@ func TestWriteCaptureRoundTrip(t *testing.T) {
 	if first != wantFirst {
 		t.Errorf("second CDXJ line\n got %s\nwant %s", first, wantFirst)
 	}
+	byURL := map[string]crawlFixture{}
+	for _, f := range fs {
+		byURL[f.capture.URL] = f
+	}
 	for _, l := range lines {
+		if f, ok := byURL[l.URL]; ok {
+			if want := strings.TrimPrefix(sha1Base32(f.payload), "sha1:"); l.Digest != want {
+				t.Errorf("%s: CDXJ digest %s, want %s (the entity body's)", f.name, l.Digest, want)
+			}
+		}
 		switch l.URL {
 		case "http://example.com/index-copy.html":
 			if l.Mime != "warc/revisit" {

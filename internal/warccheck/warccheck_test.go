@@ -231,3 +231,67 @@ func FuzzValidate(f *testing.F) {
 		_, _ = warccheck.Validate(path)
 	})
 }
+
+// TestChunkedPayloadDigest checks the payload digest of chunked responses with Validate and
+// with internetarchive/gowarc's `warc verify`: both want the digest of the de-chunked entity
+// body (gzip kept), and both reject the digest of the body with its chunk framing, which is
+// what amber wrote before and what gowarc v2.0.1 computes.
+func TestChunkedPayloadDigest(t *testing.T) {
+	var plain bytes.Buffer
+	for i := range 300 {
+		fmt.Fprintf(&plain, "line %d: %d\n", i, i*i%977)
+	}
+	entity := gz(plain.Bytes())
+	var chunked bytes.Buffer
+	for rest := entity; len(rest) > 0; {
+		n := min(100, len(rest))
+		fmt.Fprintf(&chunked, "%x\r\n%s\r\n", n, rest[:n])
+		rest = rest[n:]
+	}
+	chunked.WriteString("0\r\n\r\n")
+	head := "HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nTransfer-Encoding: chunked\r\nContent-Encoding: gzip\r\n\r\n"
+	// Chunks are "64\r\n" + 100 bytes + "\r\n": 250 bytes end 34 bytes into the third one.
+	truncated := chunked.Bytes()[:250]
+	resp := func(body []byte, payloadDigest string) []byte {
+		return gz(record([][2]string{{"WARC-Type", "response"}, {"WARC-Record-ID", respID}, {"WARC-Date", date},
+			{"WARC-Target-URI", "http://example.com/"}, {"WARC-Warcinfo-ID", infoID},
+			{"WARC-Payload-Digest", payloadDigest},
+			{"Content-Type", "application/http; msgtype=response"}}, append([]byte(head), body...)))
+	}
+	tests := []struct {
+		name      string
+		record    []byte
+		wantValid bool   // Validate's verdict
+		wantIA    bool   // warc verify's verdict
+		iaProblem string // substring of warc verify's complaint
+	}{
+		{"de-chunked entity body", resp(chunked.Bytes(), digest(entity)), true, true, ""},
+		{"body with chunk framing", resp(chunked.Bytes(), digest(chunked.Bytes())), false, false, "payload digests do not match"},
+		{"de-chunked but gunzipped", resp(chunked.Bytes(), digest(plain.Bytes())), false, false, "payload digests do not match"},
+		// What could be de-chunked is the payload for Validate (and amber's writer); warc verify
+		// fails on the read error instead.
+		{"truncated chunk", resp(truncated, digest(entity[:200+250-2*106-4])), true, false, "failed to calculate payload digest"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "x.warc.gz")
+			if err := os.WriteFile(path, append(gz(warcinfo), tt.record...), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			_, err := warccheck.Validate(path)
+			if got := err == nil; got != tt.wantValid {
+				t.Errorf("Validate = %v, want valid %v", err, tt.wantValid)
+			}
+			reps, err := warccheck.RunIA(warccheck.IAPath(t), path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := reps[0].OK(); got != tt.wantIA {
+				t.Errorf("warc verify: %+v, want valid %v", reps[0], tt.wantIA)
+			}
+			if p := strings.Join(reps[0].Problems, "\n"); !strings.Contains(p, tt.iaProblem) {
+				t.Errorf("warc verify problems %q do not mention %q", p, tt.iaProblem)
+			}
+		})
+	}
+}

@@ -179,45 +179,14 @@ func (c Config) Validate() error {
 	return nil
 }
 
-// setDefaults prepares the Config that Run was given. A zero field that has no meaning as zero
-// (Collection, Software, Workers, HostConcurrency, MaxAttempts, RetryDelay, Fetcher,
-// Fetch.UserAgent, WARCMaxSize, ProgressEvery) takes its value from DefaultConfig, so that a
-// Config written as a literal runs; a caller that starts from DefaultConfig and validates, as
-// the command line does, is not affected. Fields whose zero has a meaning (HostDelay, the
-// limits) are left alone. Then derived values are filled in: a nil Logger discards, an empty
-// WARCPrefix is the Collection. Last, Validate.
-func (c *Config) setDefaults() error {
-	d := DefaultConfig()
-	fill := func(v *int, def int) {
-		if *v == 0 {
-			*v = def
-		}
+// derive fills in what follows from other fields once the Config is valid: an empty
+// WARCPrefix is the Collection, a nil Logger discards. It sets no defaults: those are
+// DefaultConfig's alone.
+func (c *Config) derive() {
+	if c.WARCPrefix == "" {
+		c.WARCPrefix = c.Collection
 	}
-	fillDur := func(v *time.Duration, def time.Duration) {
-		if *v == 0 {
-			*v = def
-		}
-	}
-	fillStr := func(v *string, def string) {
-		if *v == "" {
-			*v = def
-		}
-	}
-	fillStr(&c.Collection, d.Collection)
-	fillStr(&c.Software, d.Software)
-	fillStr(&c.Fetcher, d.Fetcher)
-	fillStr(&c.Fetch.UserAgent, d.Fetch.UserAgent)
-	fill(&c.Workers, d.Workers)
-	fill(&c.HostConcurrency, d.HostConcurrency)
-	fill(&c.MaxAttempts, d.MaxAttempts)
-	fillDur(&c.RetryDelay, d.RetryDelay)
-	fillDur(&c.ProgressEvery, d.ProgressEvery)
-	if c.WARCMaxSize == 0 {
-		c.WARCMaxSize = d.WARCMaxSize
-	}
-	fillStr(&c.WARCPrefix, c.Collection)
 	if c.Logger == nil {
 		c.Logger = slog.New(slog.DiscardHandler)
 	}
-	return c.Validate()
 }

@@ -86,31 +86,24 @@ func TestValidate(t *testing.T) {
 	}
 }
 
-// TestSetDefaults: a Config literal that leaves fields zero runs with DefaultConfig's values
-// and the derived ones; a value set stays, and an invalid one is still an error.
-func TestSetDefaults(t *testing.T) {
-	c := Config{Dir: "/tmp/crawl", Collection: "museum",
-		Scope: scope.Config{Seeds: []scope.Seed{{URL: "http://www.example.com/"}}}, Workers: 2}
-	if err := c.setDefaults(); err != nil {
+// TestDerive: a valid Config gets its derived values and nothing else; Validate does not
+// default a zero field.
+func TestDerive(t *testing.T) {
+	c := DefaultConfig()
+	c.Dir, c.Collection = "/tmp/crawl", "museum"
+	c.Scope = scope.Config{Seeds: []scope.Seed{{URL: "http://www.example.com/"}}}
+	if err := c.Validate(); err != nil {
 		t.Fatal(err)
 	}
-	d := DefaultConfig()
-	if c.Workers != 2 || c.HostConcurrency != d.HostConcurrency || c.MaxAttempts != d.MaxAttempts ||
-		c.RetryDelay != d.RetryDelay || c.Fetcher != d.Fetcher || c.WARCMaxSize != d.WARCMaxSize ||
-		c.Fetch.UserAgent != d.Fetch.UserAgent || c.ProgressEvery != d.ProgressEvery || c.Software != d.Software {
-		t.Errorf("after setDefaults: %+v", c)
-	}
-	if c.HostDelay != 0 {
-		t.Errorf("HostDelay = %v, want 0 (zero means no pause; it is not defaulted)", c.HostDelay)
-	}
+	c.derive()
 	if c.WARCPrefix != "museum" || c.Logger == nil {
 		t.Errorf("derived: WARCPrefix %q, Logger %v; want museum, a logger", c.WARCPrefix, c.Logger)
 	}
-
-	bad := Config{Dir: "/tmp/crawl", Scope: c.Scope, Workers: -3}
+	zero := c
+	zero.Workers = 0
 	var fe *FieldError
-	if err := bad.setDefaults(); !errors.As(err, &fe) || fe.Field != "Workers" {
-		t.Errorf("setDefaults with Workers -3 = %v, want a FieldError for Workers", err)
+	if err := zero.Validate(); !errors.As(err, &fe) || fe.Field != "Workers" {
+		t.Errorf("Validate with Workers 0 = %v, want a FieldError for Workers (zero is not defaulted)", err)
 	}
 }
 

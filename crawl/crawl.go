@@ -82,16 +82,17 @@ type crawler struct {
 	hosts   map[string]struct{} // hosts whose favicon was inferred in this run
 }
 
-// Run runs the crawl described by cfg until it finishes, reaches a limit, or ctx is cancelled,
+// Run runs the crawl described by cfg (start from DefaultConfig; cfg must pass Validate) until it finishes, reaches a limit, or ctx is cancelled,
 // and leaves the crawl directory consistent in every case: WARC files closed and renamed, the
 // frontier flushed (URLs in flight go back to the queue on the next run). Running it again on
 // the same directory resumes the crawl; on a finished crawl it returns EndAlreadyFinished.
 // Errors are fatal conditions (the directory cannot be written, the state cannot be opened); a
 // URL that fails is an outcome recorded in crawl.log, not an error.
 func Run(ctx context.Context, cfg Config) (res Result, err error) {
-	if err := cfg.setDefaults(); err != nil {
+	if err := cfg.Validate(); err != nil {
 		return Result{}, err
 	}
+	cfg.derive()
 	if err := makeDirs(cfg.Dir); err != nil {
 		return Result{}, err
 	}

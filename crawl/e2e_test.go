@@ -26,21 +26,22 @@ func basicConfig(t *testing.T, site *testsite.Server, dir string) crawl.Config {
 	if site != nil {
 		cts = connectTo(t, site)
 	}
-	return crawl.Config{
-		Dir:             dir,
-		Collection:      "test",
-		Scope:           scope.Config{Seeds: []scope.Seed{{URL: "http://www.example.com/", Type: scope.StandardSeed}}},
-		Workers:         4,
-		HostConcurrency: 2,
-		MaxAttempts:     2,
-		RetryDelay:      10 * time.Millisecond,
-		ProgressEvery:   -1,
-		Fetch: fetch.Config{
-			UserAgent:    "amber-test/1.0",
-			AllowPrivate: true,
-			ConnectTo:    cts,
-		},
+	cfg := crawl.DefaultConfig()
+	cfg.Dir = dir
+	cfg.Collection = "test"
+	cfg.Scope = scope.Config{Seeds: []scope.Seed{{URL: "http://www.example.com/", Type: scope.StandardSeed}}}
+	cfg.Workers = 4
+	cfg.HostDelay = 0
+	cfg.HostConcurrency = 2
+	cfg.MaxAttempts = 2
+	cfg.RetryDelay = 10 * time.Millisecond
+	cfg.ProgressEvery = -1
+	cfg.Fetch = fetch.Config{
+		UserAgent:    "amber-test/1.0",
+		AllowPrivate: true,
+		ConnectTo:    cts,
 	}
+	return cfg
 }
 
 func connectTo(t *testing.T, site *testsite.Server) []fetch.ConnectTo {

@@ -589,14 +589,17 @@ func setOutput(c *crawl.Config, a crawlArgs, stderr io.Writer) error {
 	if f.quiet {
 		level = slog.LevelWarn
 	}
-	c.Logger = slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))
+	logs := stderr
 	c.StatusAddr = f.statusAddr
 	switch {
 	case f.quiet:
 		c.ProgressEvery = -1
 	case isTerminal(stderr):
-		c.LiveStatus = stderr
+		// Log lines and the live status line share the terminal: log lines go above it.
+		con := newConsole(stderr)
+		logs, c.LiveStatus = con, con.status
 	}
+	c.Logger = slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: level}))
 	return nil
 }
 

@@ -189,13 +189,7 @@ type Page struct {
 
 // Close closes every exchange of the page.
 func (p *Page) Close() error {
-	var err error
-	for _, ex := range p.Exchanges {
-		if cerr := ex.Close(); cerr != nil && err == nil {
-			err = cerr
-		}
-	}
-	return err
+	return (&fetch.Result{Exchanges: p.Exchanges}).Close()
 }
 
 // Fetcher loads pages in one headless Chromium with a pool of reusable tabs. It is safe for

@@ -2,13 +2,19 @@ package crawl
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"net/url"
+	"strings"
 	"sync"
 	"time"
 
 	"github.com/amber-crawler/amber/fetch"
 	"github.com/amber-crawler/amber/frontier"
+	"github.com/amber-crawler/amber/hop"
 	"github.com/amber-crawler/amber/report"
+	"github.com/amber-crawler/amber/scope"
+	"github.com/amber-crawler/amber/status"
 )
 
 // robotsTTL is how long a robots.txt is trusted before it is fetched again.
@@ -27,7 +33,9 @@ const (
 
 // robotsGate fetches each origin's robots.txt once (concurrent first requests wait for the one
 // fetch), records it to the WARC like any capture (hop P), and answers whether a URL may be
-// fetched.
+// fetched. Every robots.txt request is a request to its host like any other: it is paced by
+// the frontier (host delay, Crawl-delay, Retry-After backoff, host concurrency), a redirect to
+// another host included, and the page waits for the delay after it.
 type robotsGate struct {
 	c     *crawler
 	cache *fetch.RobotsCache
@@ -44,28 +52,36 @@ func newRobotsGate(c *crawler) *robotsGate {
 	}
 }
 
-// check returns the verdict for u, fetching its origin's robots.txt first if needed. An error is
-// fatal (WARC or crawl.log could not be written) or ctx ended.
-func (g *robotsGate) check(ctx context.Context, worker int, u frontier.URL) (robotsVerdict, error) {
-	pu, err := url.Parse(u.URL)
-	if err != nil {
-		return robotsAllowed, nil
+// check returns the verdict for the claimed URL, fetching its origin's robots.txt first if
+// needed. When the URL may be fetched, check returns once its host may be sent the request
+// (frontier.Pace): the host's delay after the robots.txt response has passed. An error is
+// fatal (WARC, crawl.log or frontier could not be written) or ctx ended.
+func (g *robotsGate) check(ctx context.Context, worker int, cl *frontier.Claim) (robotsVerdict, error) {
+	u := cl.URL
+	verdict := robotsAllowed
+	if pu, err := url.Parse(u.URL); err == nil {
+		origin := pu.Scheme + "://" + pu.Host
+		pol, err := g.policy(ctx, worker, origin, cl)
+		if err != nil {
+			return robotsAllowed, err
+		}
+		switch {
+		case pol.Temporary():
+			verdict = robotsUnavailable
+		case !pol.Allowed(pu.RequestURI()):
+			verdict = robotsDisallowed
+		}
 	}
-	origin := pu.Scheme + "://" + pu.Host
-	pol, err := g.policy(ctx, worker, origin, u)
-	if err != nil {
-		return robotsAllowed, err
+	if verdict != robotsAllowed {
+		return verdict, nil
 	}
-	switch {
-	case pol.Temporary():
-		return robotsUnavailable, nil
-	case !pol.Allowed(pu.RequestURI()):
-		return robotsDisallowed, nil
+	if err := g.c.front.Pace(ctx, cl, u.Host); err != nil {
+		return robotsAllowed, fmt.Errorf("pace %s: %w", u.URL, err)
 	}
 	return robotsAllowed, nil
 }
 
-func (g *robotsGate) policy(ctx context.Context, worker int, origin string, u frontier.URL) (fetch.RobotsPolicy, error) {
+func (g *robotsGate) policy(ctx context.Context, worker int, origin string, cl *frontier.Claim) (fetch.RobotsPolicy, error) {
 	for {
 		if p, ok := g.cache.Get(origin, time.Now()); ok {
 			return p, nil
@@ -85,11 +101,11 @@ func (g *robotsGate) policy(ctx context.Context, worker int, origin string, u fr
 				return fetch.RobotsPolicy{}, ctx.Err()
 			}
 		}
-		p, err := g.fetch(ctx, worker, origin, u)
+		p, err := g.fetch(ctx, worker, origin, cl)
 		if err == nil {
 			g.cache.Put(origin, p, time.Now())
 			if d := p.CrawlDelay(); d > 0 {
-				g.c.front.SetHostDelay(u.Host, d)
+				g.c.front.SetHostDelay(cl.URL.Host, d)
 			}
 		}
 		g.mu.Lock()
@@ -100,30 +116,44 @@ func (g *robotsGate) policy(ctx context.Context, worker int, origin string, u fr
 	}
 }
 
-// fetch gets origin/robots.txt, following redirects, and records every response.
-func (g *robotsGate) fetch(ctx context.Context, worker int, origin string, u frontier.URL) (fetch.RobotsPolicy, error) {
+// fetch gets origin/robots.txt, following redirects, and records every response. Each request
+// is paced by the frontier on the host it goes to.
+func (g *robotsGate) fetch(ctx context.Context, worker int, origin string, cl *frontier.Claim) (fetch.RobotsPolicy, error) {
 	c := g.c
+	u := cl.URL
 	target := origin + "/robots.txt"
-	hops := u.Hops + "P"
+	hops := u.Hops + string(hop.Prerequisite)
 	via := u.URL
+	host := u.Host
 	for range maxRobotsRedirects + 1 {
+		if err := c.front.Pace(ctx, cl, host); err != nil {
+			return fetch.RobotsPolicy{}, fmt.Errorf("pace %s: %w", target, err)
+		}
 		ex, err := c.client.Do(ctx, fetch.Request{URL: target})
+		if eerr := c.front.Ended(cl, time.Now()); eerr != nil {
+			if ex != nil {
+				ex.Close()
+			}
+			return fetch.RobotsPolicy{}, fmt.Errorf("pace %s: %w", target, eerr)
+		}
 		if err != nil {
 			if ctx.Err() != nil {
 				return fetch.RobotsPolicy{}, ctx.Err()
 			}
-			status := report.StatusConnectFailed
-			if fe, ok := err.(*fetch.Error); ok {
-				status = fe.Status()
+			code := status.ConnectFailed
+			var fe *fetch.Error
+			if errors.As(err, &fe) {
+				code = fe.Status()
 			}
 			c.log.Debug("robots.txt unavailable", "url", target, "err", err)
-			if lerr := c.logLine(report.Line{Status: status, Size: -1, URL: target, Hops: hops, Via: via,
+			if lerr := c.logLine(report.Line{Status: code, Size: -1, URL: target, Hops: hops, Via: via,
 				Thread: worker, Seed: u.Seed, Annotations: []string{"robots", "err:" + errorWord(err)}}); lerr != nil {
 				return fetch.RobotsPolicy{}, lerr
 			}
 			// No answer is treated like a 5xx: disallowed for now, asked again later.
 			return fetch.ParseRobots(503, nil, c.cfg.Fetch.UserAgent), nil
 		}
+		g.backOff(target, ex)
 		body, err := g.record(worker, ex, via, hops, u.Seed)
 		if err != nil {
 			return fetch.RobotsPolicy{}, err
@@ -133,7 +163,8 @@ func (g *robotsGate) fetch(ctx context.Context, worker int, origin string, u fro
 			if !ok || ex.Header.Get("Location") == "" {
 				break
 			}
-			via, target, hops = target, loc, hops+"R"
+			via, target, hops = target, loc, hops+string(hop.Redirect)
+			host = g.hostOf(target)
 			continue
 		}
 		return fetch.ParseRobots(ex.StatusCode, body, c.cfg.Fetch.UserAgent), nil
@@ -141,6 +172,26 @@ func (g *robotsGate) fetch(ctx context.Context, worker int, origin string, u fro
 	// A redirect chain that does not end: no usable robots.txt, so everything is allowed
 	// (Elastic's reference treats an unusable robots.txt like a missing one).
 	return fetch.ParseRobots(404, nil, c.cfg.Fetch.UserAgent), nil
+}
+
+// hostOf is the frontier's politeness key of a robots.txt URL: the host of its canonical form,
+// as the frontier's URLs have it.
+func (g *robotsGate) hostOf(raw string) string {
+	if cu, err := scope.Canonicalize(raw, g.c.cfg.Scope.Flavour); err == nil {
+		return hostKey(cu)
+	}
+	return strings.ToLower(hostKey(raw))
+}
+
+// backOff slows the host of a robots.txt down when it answered 429 or 503 with Retry-After, as
+// for any other response.
+func (g *robotsGate) backOff(target string, ex *fetch.Exchange) {
+	if ex.StatusCode != 429 && ex.StatusCode != 503 {
+		return
+	}
+	if ra, ok := retryAfter(ex.Header.Get("Retry-After"), time.Now()); ok {
+		g.c.front.HostBackoff(g.hostOf(target), ra)
+	}
 }
 
 // record archives one robots.txt exchange, logs it, closes it, and returns its decoded body.

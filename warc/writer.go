@@ -251,7 +251,7 @@ func (w *Writer) commonHeaders(b gowarc.WarcRecordBuilder, id, date, uri, ip, in
 func build(b gowarc.WarcRecordBuilder) (rec gowarc.WarcRecord, err error) {
 	defer func() {
 		if r := recover(); r != nil {
-			err = fmt.Errorf("gowarc: %v", r)
+			err = fmt.Errorf("gowarc panicked: %v", r)
 		}
 	}()
 	rec, _, err = b.Build()
@@ -369,7 +369,7 @@ func (w *Writer) compress(p *prepared) (err error) {
 	zw.Reset(p.sp)
 	defer func() {
 		if r := recover(); r != nil {
-			err = fmt.Errorf("marshal record: gowarc: %v", r)
+			err = fmt.Errorf("marshal record: gowarc panicked: %v", r)
 		}
 	}()
 	if _, _, err := w.marshaler.Marshal(zw, p.rec, 0); err != nil {

@@ -1,3 +1,6 @@
+// Tools the tests run but amber does not import, pinned here so that the main module's
+// dependencies do not change: internetarchive/gowarc's `warc` command (`warc verify`, a third
+// independent WARC reader). `make tools` builds it into bin/gowarc-ia.
 module github.com/amber-crawler/amber/internal/tools
 
 go 1.26.8

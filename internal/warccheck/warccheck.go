@@ -89,18 +89,18 @@ func Validate(path string) (Report, error) {
 	rep := Report{Path: path}
 	f, err := os.Open(path)
 	if err != nil {
-		return rep, fmt.Errorf("warccheck: %w", err)
+		return rep, fmt.Errorf("open warc: %w", err)
 	}
 	defer f.Close()
 	info, err := f.Stat()
 	if err != nil {
-		return rep, fmt.Errorf("warccheck: %w", err)
+		return rep, fmt.Errorf("stat warc: %w", err)
 	}
 	readRecords(struct{ io.Reader }{f}, info.Size(), &rep) // gowarc closes Closers
 	complete := rep.OK()
 	if strings.HasSuffix(path, ".gz") || strings.HasSuffix(path, ".gz.open") {
 		if _, err := f.Seek(0, io.SeekStart); err != nil {
-			return rep, fmt.Errorf("warccheck: %w", err)
+			return rep, fmt.Errorf("rewind warc: %w", err)
 		}
 		checkMembers(f, &rep, complete)
 	}
@@ -394,7 +394,7 @@ func checkLinks(rep *Report) {
 func ValidateDir(dir string) ([]Report, error) {
 	entries, err := os.ReadDir(dir)
 	if err != nil {
-		return nil, fmt.Errorf("warccheck: %w", err)
+		return nil, fmt.Errorf("list warc dir: %w", err)
 	}
 	var names []string
 	var errs []error
@@ -545,7 +545,7 @@ func ParseCDXJ(data []byte) ([]CDXJLine, error) {
 func CheckCDXJ(cdxjPath, warcDir string) error {
 	data, err := os.ReadFile(cdxjPath)
 	if err != nil {
-		return fmt.Errorf("warccheck: %w", err)
+		return fmt.Errorf("read cdxj: %w", err)
 	}
 	if len(data) > 0 && data[len(data)-1] != '\n' {
 		return fmt.Errorf("%w: %s: last line not terminated", ErrInvalid, cdxjPath)

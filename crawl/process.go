@@ -31,6 +31,17 @@ func (c *crawler) process(ctx context.Context, worker int, cl *frontier.Claim) e
 		req.Header = http.Header{"Referer": {u.Via}}
 	}
 	res, err := c.fetcherFor(u).Fetch(ctx, req)
+	// The host's delay runs from the end of the response, not from when the page is done.
+	if eerr := c.front.Ended(cl, time.Now()); eerr != nil {
+		if res != nil {
+			res.Close()
+		}
+		c.unreserve()
+		if ctx.Err() != nil {
+			return nil
+		}
+		return c.frontierErr(eerr)
+	}
 	if err != nil {
 		c.unreserve()
 		if ctx.Err() != nil {
@@ -93,7 +104,7 @@ func (c *crawler) obeyRobots(ctx context.Context, worker int, cl *frontier.Claim
 		return true, nil
 	}
 	u := cl.URL
-	verdict, err := c.robots.check(ctx, worker, u)
+	verdict, err := c.robots.check(ctx, worker, cl)
 	if err != nil {
 		c.unreserve()
 		if ctx.Err() != nil {

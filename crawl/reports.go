@@ -10,7 +10,6 @@ import (
 
 	"github.com/amber-crawler/amber/frontier"
 	"github.com/amber-crawler/amber/report"
-	"github.com/amber-crawler/amber/status"
 )
 
 // Paths of the reports and the events log inside the crawl directory.
@@ -61,8 +60,8 @@ func (c *crawler) describe() error {
 func WriteReports(dir string) error {
 	front, err := frontier.Open(frontier.Config{Dir: filepath.Join(dir, StateDir)})
 	if err != nil {
-		if strings.Contains(err.Error(), "lock") {
-			return fmt.Errorf("%w: %v", ErrInUse, err)
+		if errors.Is(err, frontier.ErrLocked) {
+			return fmt.Errorf("%w: %w", ErrInUse, err)
 		}
 		return fmt.Errorf("open frontier of %s: %w", dir, err)
 	}
@@ -105,7 +104,7 @@ func writeReports(dir string, front *frontier.Frontier, ended time.Time, end str
 	in.Lines = lines
 	err = front.Each(func(e frontier.Entry) error {
 		in.URLs = append(in.URLs, report.URLState{
-			URL: e.URL.URL, Host: e.URL.Host, State: status.State(e.State), Status: e.Status, Reason: e.Reason,
+			URL: e.URL.URL, Host: e.URL.Host, State: e.State, Status: e.Status, Reason: e.Reason,
 			Hops: e.URL.Hops, Via: e.URL.Via, Seed: e.URL.Seed,
 		})
 		return nil

@@ -22,6 +22,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/amber-crawler/amber/status"
 	"github.com/dgraph-io/badger/v4"
 	"github.com/dgraph-io/badger/v4/options"
 )
@@ -32,6 +33,8 @@ var (
 	// ErrClosed is returned by every method called after Close (and by a Claim blocked at the
 	// time of Close).
 	ErrClosed = errors.New("frontier: closed")
+	// ErrLocked is returned by Open when another process has the store open.
+	ErrLocked = errors.New("frontier: store in use by another process")
 	// ErrClaimFinished is returned when a claim is finished twice (or belongs to another
 	// frontier).
 	ErrClaimFinished = errors.New("frontier: claim already finished")
@@ -71,23 +74,11 @@ type URL struct {
 	Priority int    // lower is claimed earlier within a host; 0 normal, < 0 for seeds/prerequisites
 }
 
-// State is the state of a URL known to the frontier.
-type State string
-
-// The states reported by Each.
-const (
-	StateQueued   State = "queued"
-	StateInFlight State = "inflight"
-	StateDone     State = "done"
-	StateFailed   State = "failed"
-	StateRejected State = "rejected"
-)
-
 // Entry is one URL reported by Each: its state, the failure status of a failed URL and the
 // reason of a rejected one.
 type Entry struct {
 	URL    URL
-	State  State
+	State  status.State
 	Status int
 	Reason string
 }
@@ -176,6 +167,9 @@ func Open(cfg Config) (*Frontier, error) {
 		WithCompression(options.None)
 	db, err := badger.Open(opts)
 	if err != nil {
+		if lockedByOther(cfg.Dir) {
+			return nil, fmt.Errorf("%w: %s", ErrLocked, cfg.Dir)
+		}
 		return nil, fmt.Errorf("frontier: open %s: %w", cfg.Dir, err)
 	}
 	f := &Frontier{
@@ -829,18 +823,18 @@ func (f *Frontier) Each(fn func(Entry) error) error {
 			e := Entry{URL: rec.URL, Status: rec.Status, Reason: rec.Reason}
 			switch item.UserMeta() {
 			case stQueued:
-				e.State = StateQueued
+				e.State = status.Queued
 				f.mu.Lock()
 				if _, ok := f.inflight[rec.URL.URL]; ok {
-					e.State = StateInFlight
+					e.State = status.Inflight
 				}
 				f.mu.Unlock()
 			case stDone:
-				e.State = StateDone
+				e.State = status.Done
 			case stFailed:
-				e.State = StateFailed
+				e.State = status.Failed
 			case stRejected:
-				e.State = StateRejected
+				e.State = status.Rejected
 			default:
 				return fmt.Errorf("record %q: %w: state %d", item.Key(), errCorrupt, item.UserMeta())
 			}

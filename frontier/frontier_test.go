@@ -6,10 +6,12 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/amber-crawler/amber/status"
 	"github.com/google/go-cmp/cmp"
 	"go.uber.org/goleak"
 )
@@ -574,7 +576,7 @@ func TestRetry(t *testing.T) {
 	if err := f.Each(func(e Entry) error { got = append(got, e); return nil }); err != nil {
 		t.Fatal(err)
 	}
-	want := []Entry{{URL: URL{URL: "http://a.test/1", Host: "a.test", Attempts: 3}, State: StateFailed, Status: -2}}
+	want := []Entry{{URL: URL{URL: "http://a.test/1", Host: "a.test", Attempts: 3}, State: status.Failed, Status: -2}}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("Each (-want +got):\n%s", diff)
 	}
@@ -793,12 +795,12 @@ func TestEach(t *testing.T) {
 	f := openT(t, Config{HostConcurrency: 2})
 	populate(t, f)
 	want := []Entry{
-		{URL: URL{URL: "http://a.test/1", Host: "a.test", Seed: "http://a.test/1", Priority: -1}, State: StateDone},
-		{URL: URL{URL: "http://a.test/2", Host: "a.test", Hops: "L", Via: "http://a.test/1", Seed: "http://a.test/1"}, State: StateFailed, Status: -6},
-		{URL: URL{URL: "http://a.test/3", Host: "a.test", Hops: "LE", Via: "http://a.test/2", Seed: "http://a.test/1", HopsOff: 1}, State: StateInFlight},
-		{URL: u("a.test", "/4"), State: StateQueued},
-		{URL: u("a.test", "/5"), State: StateQueued},
-		{URL: URL{URL: "http://x.test/r", Host: "x.test", Hops: "L", Via: "http://a.test/1"}, State: StateRejected, Reason: "out-of-scope"},
+		{URL: URL{URL: "http://a.test/1", Host: "a.test", Seed: "http://a.test/1", Priority: -1}, State: status.Done},
+		{URL: URL{URL: "http://a.test/2", Host: "a.test", Hops: "L", Via: "http://a.test/1", Seed: "http://a.test/1"}, State: status.Failed, Status: -6},
+		{URL: URL{URL: "http://a.test/3", Host: "a.test", Hops: "LE", Via: "http://a.test/2", Seed: "http://a.test/1", HopsOff: 1}, State: status.Inflight},
+		{URL: u("a.test", "/4"), State: status.Queued},
+		{URL: u("a.test", "/5"), State: status.Queued},
+		{URL: URL{URL: "http://x.test/r", Host: "x.test", Hops: "L", Via: "http://a.test/1"}, State: status.Rejected, Reason: "out-of-scope"},
 	}
 	if diff := cmp.Diff(want, collect(t, f)); diff != "" {
 		t.Errorf("Each (-want +got):\n%s", diff)
@@ -820,13 +822,13 @@ func checkResumed(t *testing.T, f *Frontier) {
 	if diff := cmp.Diff(Stats{Queued: 3, Done: 1, Failed: 1, Rejected: 1}, f.Stats()); diff != "" {
 		t.Errorf("Stats after reopen (-want +got):\n%s", diff)
 	}
-	states := map[string]State{}
+	states := map[string]status.State{}
 	for _, e := range collect(t, f) {
 		states[e.URL.URL] = e.State
 	}
-	wantStates := map[string]State{
-		"http://a.test/1": StateDone, "http://a.test/2": StateFailed, "http://a.test/3": StateQueued,
-		"http://a.test/4": StateQueued, "http://a.test/5": StateQueued, "http://x.test/r": StateRejected,
+	wantStates := map[string]status.State{
+		"http://a.test/1": status.Done, "http://a.test/2": status.Failed, "http://a.test/3": status.Queued,
+		"http://a.test/4": status.Queued, "http://a.test/5": status.Queued, "http://x.test/r": status.Rejected,
 	}
 	if diff := cmp.Diff(wantStates, states); diff != "" {
 		t.Errorf("states after reopen (-want +got):\n%s", diff)
@@ -1247,5 +1249,31 @@ func TestLoadRaces(t *testing.T) {
 				t.Errorf("Stats (-want +got):\n%s", diff)
 			}
 		})
+	}
+}
+
+// TestOpenLocked: a store another process (here: another Frontier) has open is ErrLocked,
+// and opens again once it is closed.
+func TestOpenLocked(t *testing.T) {
+	dir := t.TempDir()
+	f, err := Open(Config{Dir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Open(Config{Dir: dir}); !errors.Is(err, ErrLocked) {
+		t.Errorf("second Open = %v, want ErrLocked", err)
+	}
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+	g, err := Open(Config{Dir: dir})
+	if err != nil {
+		t.Fatalf("Open after Close = %v", err)
+	}
+	if err := g.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Open(Config{Dir: filepath.Join(dir, "missing", "\x00")}); err == nil || errors.Is(err, ErrLocked) {
+		t.Errorf("Open of a bad directory = %v, want an error that is not ErrLocked", err)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"io/fs"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -35,7 +36,8 @@ const (
 	ConfigFile   = "crawl.yaml"
 	StateDir     = "state"
 	WARCDir      = "warcs"
-	CDXJFile     = "indexes/index.cdxj"
+	CDXJFile     = "indexes/" + warc.SortedCDXJ // sorted in byte order at the end of every run
+	LiveCDXJFile = "indexes/" + warc.LiveCDXJ   // append order, written while the crawl runs
 	CrawlLogFile = "logs/crawl.log"
 )
 
@@ -197,7 +199,10 @@ func open(ctx context.Context, cfg Config, front *frontier.Frontier) (c *crawler
 // openWARC recovers the WARC files an earlier run left open and opens the writer.
 func (c *crawler) openWARC() (*warc.Writer, error) {
 	cfg := c.cfg
-	recovered, err := warc.Recover(filepath.Join(cfg.Dir, WARCDir), filepath.Join(cfg.Dir, CDXJFile))
+	if err := adoptLiveIndex(cfg.Dir); err != nil {
+		return nil, err
+	}
+	recovered, err := warc.Recover(filepath.Join(cfg.Dir, WARCDir), filepath.Join(cfg.Dir, LiveCDXJFile))
 	if err != nil {
 		return nil, fmt.Errorf("recover warcs: %w", err)
 	}
@@ -208,7 +213,7 @@ func (c *crawler) openWARC() (*warc.Writer, error) {
 		Dir:      filepath.Join(cfg.Dir, WARCDir),
 		Prefix:   cfg.WARCPrefix,
 		MaxSize:  cfg.WARCMaxSize,
-		CDXJPath: filepath.Join(cfg.Dir, CDXJFile),
+		CDXJPath: filepath.Join(cfg.Dir, LiveCDXJFile),
 		Dedup:    c.front,
 		Info: warc.Info{
 			Software:    cfg.Software,
@@ -232,6 +237,35 @@ func robotsPolicy(ignore bool) string {
 		return "ignore"
 	}
 	return "obey"
+}
+
+// adoptLiveIndex makes the index of a crawl directory written before the live index existed
+// (index.cdxj in append order) the live index, so recovery and sorting start from it.
+func adoptLiveIndex(dir string) error {
+	live, sorted := filepath.Join(dir, LiveCDXJFile), filepath.Join(dir, CDXJFile)
+	if _, err := os.Stat(live); !errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if _, err := os.Stat(sorted); err != nil {
+		return nil
+	}
+	if err := os.Rename(sorted, live); err != nil {
+		return fmt.Errorf("adopt %s as the live index: %w", CDXJFile, err)
+	}
+	return nil
+}
+
+// sortIndex writes the sorted index (CDXJFile) from the live one: pywb and other replay tools
+// binary-search it.
+func (c *crawler) sortIndex() error {
+	live := filepath.Join(c.cfg.Dir, LiveCDXJFile)
+	if _, err := os.Stat(live); errors.Is(err, fs.ErrNotExist) {
+		return nil // nothing was written yet
+	}
+	if err := warc.SortCDXJ(live, filepath.Join(c.cfg.Dir, CDXJFile)); err != nil {
+		return fmt.Errorf("sort index: %w", err)
+	}
+	return nil
 }
 
 // begin records the start of the run: what the reports need to know, and the crawl-start event.
@@ -283,12 +317,15 @@ func (c *crawler) close() error {
 	return first
 }
 
-// finish shuts the run down after the workers stopped: everything closed, counters and the end
-// recorded in the frontier, the crawl-end event, the sorted index and the reports. Reports are
+// finish shuts the run down after the workers stopped: everything closed, the sorted index,
+// counters and the end recorded in the frontier, the crawl-end event and the reports. Reports are
 // written whatever the end; a failure to write them is reported but does not hide the crawl's
 // own outcome.
 func (c *crawler) finish(end string, runErr error) (Result, error) {
 	if err := c.close(); err != nil && runErr == nil {
+		runErr = err
+	}
+	if err := c.sortIndex(); err != nil && runErr == nil {
 		runErr = err
 	}
 	if err := c.saveCounters(); err != nil && runErr == nil {

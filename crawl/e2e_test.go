@@ -3,6 +3,7 @@ package crawl_test
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -195,6 +196,21 @@ func TestCrawlBasicSite(t *testing.T) {
 	if captured := countPositive(want); len(cdxLines) != captured {
 		t.Errorf("CDXJ has %d lines, want %d (one per response/revisit)", len(cdxLines), captured)
 	}
+	// The index is in byte order (pywb binary-searches it) and holds the live index's lines.
+	if !slices.IsSorted(cdxLines) {
+		t.Errorf("%s is not in byte order:\n%s", crawl.CDXJFile, cdxj)
+	}
+	live, err := os.ReadFile(filepath.Join(dir, crawl.LiveCDXJFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	liveLines := strings.Split(strings.TrimSpace(string(live)), "\n")
+	slices.Sort(liveLines)
+	if diff := cmp.Diff(liveLines, cdxLines); diff != "" {
+		t.Errorf("sorted index vs live index (-live +sorted):\n%s", diff)
+	}
+	// internetarchive/gowarc's warc verify, a third reader, accepts every file.
+	warccheck.VerifyIA(t, warcFiles...)
 	if err := warccheck.CheckCDXJ(filepath.Join(dir, crawl.CDXJFile), filepath.Join(dir, crawl.WARCDir)); err != nil {
 		t.Error(err)
 	}

@@ -13,29 +13,6 @@ import (
 	"time"
 
 	"github.com/amber-crawler/amber/hop"
-	"github.com/amber-crawler/amber/status"
-)
-
-// Heritrix's negative status codes, kept while callers move to package status.
-const (
-	// Deprecated: use status.DNSFailed.
-	StatusDNSFailed = status.DNSFailed
-	// Deprecated: use status.ConnectFailed.
-	StatusConnectFailed = status.ConnectFailed
-	// Deprecated: use status.ConnectBroken.
-	StatusConnectBroken = status.ConnectBroken
-	// Deprecated: use status.Timeout.
-	StatusTimeout = status.Timeout
-	// Deprecated: use status.InvalidURL.
-	StatusInvalidURL = status.InvalidURL
-	// Deprecated: use status.RetriesFailed.
-	StatusRetriesFailed = status.RetriesFailed
-	// Deprecated: use status.TooManyHops.
-	StatusTooManyHops = status.TooManyHops
-	// Deprecated: use status.OutOfScope.
-	StatusOutOfScope = status.OutOfScope
-	// Deprecated: use status.Robots.
-	StatusRobots = status.Robots
 )
 
 // ErrMalformedLine is wrapped by ParseLine's errors.

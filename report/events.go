@@ -11,6 +11,8 @@ import (
 	"strconv"
 	"sync"
 	"time"
+
+	"github.com/amber-crawler/amber/status"
 )
 
 // Event actions (event.action), as in Elastic's web crawler events. A denied discovery is a
@@ -393,28 +395,28 @@ func appendJSONString(b []byte, s string) []byte {
 }
 
 // statusText describes a negative Heritrix status code.
-func statusText(status int) string {
-	switch status {
-	case StatusDNSFailed:
+func statusText(code int) string {
+	switch code {
+	case status.DNSFailed:
 		return "DNS lookup failed"
-	case StatusConnectFailed:
+	case status.ConnectFailed:
 		return "connection failed"
-	case StatusConnectBroken:
+	case status.ConnectBroken:
 		return "connection broken"
-	case StatusTimeout:
+	case status.Timeout:
 		return "timeout"
-	case StatusInvalidURL:
+	case status.InvalidURL:
 		return "invalid or refused URL"
-	case StatusRetriesFailed:
+	case status.RetriesFailed:
 		return "retries exhausted"
-	case StatusTooManyHops:
+	case status.TooManyHops:
 		return "too many hops"
-	case StatusOutOfScope:
+	case status.OutOfScope:
 		return "out of scope"
-	case StatusRobots:
+	case status.Robots:
 		return "disallowed by robots.txt"
 	case 0:
 		return "not fetched"
 	}
-	return "status " + strconv.Itoa(status)
+	return "status " + strconv.Itoa(code)
 }

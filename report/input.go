@@ -12,20 +12,6 @@ import (
 	"github.com/amber-crawler/amber/status"
 )
 
-// States of a URL in the frontier, kept while callers move to package status.
-const (
-	// Deprecated: use status.Queued.
-	StateQueued = status.Queued
-	// Deprecated: use status.Inflight.
-	StateInflight = status.Inflight
-	// Deprecated: use status.Done.
-	StateDone = status.Done
-	// Deprecated: use status.Failed.
-	StateFailed = status.Failed
-	// Deprecated: use status.Rejected.
-	StateRejected = status.Rejected
-)
-
 // Input is everything the reports are made from. It is plain data: the crawl fills it from the
 // frontier and crawl.log at the end of a crawl, and `amber report` from a crawl directory.
 type Input struct {

@@ -1,5 +1,5 @@
 # amber — make demo: crawl the bundled example site; make test: the whole test suite;
-# make test-short: the tests without Chromium; make vet: go vet, gofmt and go mod tidy -diff.
+# make test-short: the tests without Chromium; make vet: go vet, staticcheck, gofmt and go mod tidy -diff.
 
 GO       ?= go
 BIN      := bin
@@ -41,10 +41,13 @@ node_modules/.replaywebpage/replaywebpage-2.5.3.tgz:
 demo: build
 	./scripts/demo.sh
 
-# go.mod and go.sum must be what go mod tidy makes of the imports; gofmt must change nothing.
+# go.mod and go.sum must be what go mod tidy makes of the imports; gofmt must change nothing;
+# staticcheck (pinned; built from the module proxy on first use) must find nothing.
+STATICCHECK ?= honnef.co/go/tools/cmd/staticcheck@v0.8.2
 vet:
 	$(GO) mod tidy -diff
 	$(GO) vet ./...
+	$(GO) run $(STATICCHECK) ./...
 	@test -z "$$(gofmt -l . 2>/dev/null | grep -v '^node_modules/')" || { echo "gofmt needed:"; gofmt -l . | grep -v '^node_modules/'; exit 1; }
 
 test: tools vet

@@ -82,7 +82,7 @@ func TestHTMLInChromium(t *testing.T) {
 			t.Error("the page's script did not run to its end")
 		}
 		for id, want := range map[string]string{
-			"fig-seeds": "2 / 4", "fig-captured": "13", "fig-bytes": "147 KiB", "fig-hosts": "6",
+			"fig-seeds": "2 / 4", "fig-captured": "13", "fig-bytes": "149 KiB", "fig-hosts": "6",
 			"fig-out-of-scope": "11", "fig-blocked": "2", "fig-robots": "1", "fig-queued": "3", "fig-failed": "1",
 		} {
 			re := regexp.MustCompile(`id="` + id + `"><div class="v"[^>]*>([^<]*)<`)

@@ -87,7 +87,7 @@ func startPoliteSite(t *testing.T, robots map[string]string, pages map[string][]
 	}
 	go s.srv.Serve(politeListener{ln})
 	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		ctx, cancel := context.WithTimeout(t.Context(), 5*time.Second)
 		defer cancel()
 		s.srv.Shutdown(ctx)
 	})

@@ -231,7 +231,7 @@ func TestResponses(t *testing.T) {
 			tt.cfg.AllowPrivate = true
 			tt.cfg.TempDir = t.TempDir()
 			c := newTestClient(t, tt.cfg)
-			ex, err := c.Do(context.Background(), Request{URL: srv.url("/x"), Method: tt.method})
+			ex, err := c.Do(t.Context(), Request{URL: srv.url("/x"), Method: tt.method})
 			if tt.kind != 0 {
 				if got := errKind(err); got != tt.kind {
 					t.Fatalf("error kind = %v (%v), want %v", got, err, tt.kind)
@@ -299,7 +299,7 @@ func trunc(b []byte) string {
 func TestExactRequestBytes(t *testing.T) {
 	srv := newRawServer(t, []step{{write: "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok"}})
 	c := newTestClient(t, Config{AllowPrivate: true})
-	ex, err := c.Do(context.Background(), Request{
+	ex, err := c.Do(t.Context(), Request{
 		URL: srv.url("/a%2Fb/c?q=x y&z=1&b=`'\"<>#frag"),
 		Header: http.Header{
 			"Referer":         {"http://127.0.0.1/"},
@@ -373,7 +373,7 @@ func TestKeepAlive(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.method+tt.path, func(t *testing.T) {
-			ex, err := c.Do(context.Background(), Request{URL: srv.URL + tt.path, Method: tt.method})
+			ex, err := c.Do(t.Context(), Request{URL: srv.URL + tt.path, Method: tt.method})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -397,7 +397,7 @@ func TestStaleConnectionRetried(t *testing.T) {
 	srv := newRawServer(t, []step{{write: "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok", close: true}})
 	c := newTestClient(t, Config{AllowPrivate: true})
 	for i := range 2 {
-		ex, err := c.Do(context.Background(), Request{URL: srv.url("/")})
+		ex, err := c.Do(t.Context(), Request{URL: srv.url("/")})
 		if err != nil {
 			t.Fatalf("request %d: %v", i, err)
 		}
@@ -429,7 +429,7 @@ func TestAddressGuard(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			c := newTestClient(t, Config{AllowPrivate: tt.allowPrivate, ConnectTo: tt.connectTo})
-			ex, err := c.Do(context.Background(), Request{URL: tt.url})
+			ex, err := c.Do(t.Context(), Request{URL: tt.url})
 			if got := errKind(err); got != tt.kind {
 				t.Fatalf("kind %v (%v), want %v", got, err, tt.kind)
 			}
@@ -497,7 +497,7 @@ func TestConnectToHostHeader(t *testing.T) {
 				t.Fatal(err)
 			}
 			c := newTestClient(t, Config{AllowPrivate: true, ConnectTo: []ConnectTo{m}})
-			ex, err := c.Do(context.Background(), Request{URL: tt.url})
+			ex, err := c.Do(t.Context(), Request{URL: tt.url})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -546,7 +546,7 @@ func TestTLS(t *testing.T) {
 			sni = ""
 			tt.cfg.AllowPrivate = true
 			c := newTestClient(t, tt.cfg)
-			ex, err := c.Do(context.Background(), Request{URL: tt.url})
+			ex, err := c.Do(t.Context(), Request{URL: tt.url})
 			if got := errKind(err); got != tt.kind {
 				t.Fatalf("kind %v (%v), want %v", got, err, tt.kind)
 			}
@@ -574,7 +574,7 @@ func TestSpill(t *testing.T) {
 	srv := newRawServer(t, []step{{write: resp}})
 	dir := t.TempDir()
 	c := newTestClient(t, Config{AllowPrivate: true, SpillThreshold: 4 << 10, TempDir: dir})
-	ex, err := c.Do(context.Background(), Request{URL: srv.url("/big")})
+	ex, err := c.Do(t.Context(), Request{URL: srv.url("/big")})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -605,7 +605,7 @@ func TestCancel(t *testing.T) {
 	srv := newRawServer(t, []step{{write: "HTTP/1.1 200 OK\r\nContent-Length: 100000\r\n\r\n" + strings.Repeat("x", 20000)}, {stall: true}})
 	dir := t.TempDir()
 	c := newTestClient(t, Config{AllowPrivate: true, SpillThreshold: 1024, TempDir: dir})
-	ctx, cancel := context.WithCancel(context.Background())
+	ctx, cancel := context.WithCancel(t.Context())
 	time.AfterFunc(150*time.Millisecond, cancel)
 	_, err := c.Do(ctx, Request{URL: srv.url("/")})
 	var fe *Error
@@ -647,7 +647,7 @@ func TestFailures(t *testing.T) {
 	c := newTestClient(t, Config{AllowPrivate: true})
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := c.Do(context.Background(), tt.req)
+			_, err := c.Do(t.Context(), tt.req)
 			var fe *Error
 			if !errors.As(err, &fe) {
 				t.Fatalf("err = %v, want *Error", err)
@@ -767,7 +767,7 @@ func BenchmarkKeepAlive(b *testing.B) {
 	defer srv.Close()
 	c := newTestClient(b, Config{AllowPrivate: true})
 	defer c.Close()
-	ctx := context.Background()
+	ctx := b.Context()
 	b.ReportAllocs()
 	b.ResetTimer()
 	for b.Loop() {

@@ -2,7 +2,6 @@ package fetch
 
 import (
 	"bytes"
-	"context"
 	"io"
 	"testing"
 	"time"
@@ -73,7 +72,7 @@ func FuzzResponse(f *testing.F) {
 		srv.scripts = [][]step{{{write: string(in), close: true}}}
 		srv.received, srv.sent = nil, nil
 		srv.mu.Unlock()
-		ex, err := c.Do(context.Background(), Request{URL: srv.url("/")})
+		ex, err := c.Do(t.Context(), Request{URL: srv.url("/")})
 		if err != nil {
 			if errKind(err) == 0 {
 				t.Fatalf("error is not *Error: %v", err)

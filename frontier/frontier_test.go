@@ -300,7 +300,7 @@ func TestHostConcurrency(t *testing.T) {
 		maxSeen = map[string]int{}
 		claimed = map[string]int{}
 	)
-	ctx := context.Background()
+	ctx := t.Context()
 	var wg sync.WaitGroup
 	errs := make(chan error, workers)
 	for range workers {
@@ -514,7 +514,7 @@ func TestHostDelayWallClock(t *testing.T) {
 	const delay = 100 * time.Millisecond
 	f := openT(t, Config{HostDelay: delay})
 	mustAdd(t, f, u("a.test", "/1"), u("a.test", "/2"))
-	ctx := context.Background()
+	ctx := t.Context()
 	c, err := f.Claim(ctx)
 	if err != nil {
 		t.Fatal(err)
@@ -580,7 +580,7 @@ func TestRetry(t *testing.T) {
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("Each (-want +got):\n%s", diff)
 	}
-	if _, err := f.Claim(context.Background()); !errors.Is(err, ErrDone) {
+	if _, err := f.Claim(t.Context()); !errors.Is(err, ErrDone) {
 		t.Errorf("Claim = %v, want ErrDone", err)
 	}
 }
@@ -637,7 +637,7 @@ func TestClaimFinishTwice(t *testing.T) {
 
 func TestClaimBlocksUntilWorkOrDone(t *testing.T) {
 	f := openT(t, Config{})
-	ctx := context.Background()
+	ctx := t.Context()
 	if _, err := f.Claim(ctx); !errors.Is(err, ErrDone) {
 		t.Fatalf("Claim on an empty frontier = %v, want ErrDone", err)
 	}
@@ -686,12 +686,12 @@ func TestClaimContext(t *testing.T) {
 	mustAdd(t, f, u("a.test", "/1"), u("a.test", "/2"))
 	c := tryClaim(t, f) // the host is busy from now on
 
-	canceled, cancel := context.WithCancel(context.Background())
+	canceled, cancel := context.WithCancel(t.Context())
 	cancel()
 	if _, err := f.Claim(canceled); !errors.Is(err, context.Canceled) {
 		t.Errorf("Claim(canceled) = %v, want context.Canceled", err)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Millisecond)
+	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Millisecond)
 	defer cancel()
 	if _, err := f.Claim(ctx); !errors.Is(err, context.DeadlineExceeded) {
 		t.Errorf("Claim = %v, want context.DeadlineExceeded", err)
@@ -705,7 +705,7 @@ func TestCloseUnblocksClaim(t *testing.T) {
 	tryClaim(t, f)
 	errc := make(chan error, 1)
 	go func() {
-		_, err := f.Claim(context.Background())
+		_, err := f.Claim(t.Context())
 		errc <- err
 	}()
 	time.Sleep(20 * time.Millisecond)
@@ -1064,7 +1064,7 @@ func TestConcurrentCrawl(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			for {
-				c, err := f.Claim(context.Background())
+				c, err := f.Claim(t.Context())
 				if errors.Is(err, ErrDone) {
 					return
 				}

@@ -39,7 +39,7 @@ var consoleLine = regexp.MustCompile(`(?m)^\[[^\]]*:CONSOLE[^\]]*\] .*$`)
 func loadInChromium(t *testing.T, file, fragment string) (dom string, console []string) {
 	t.Helper()
 	bin := chromiumPath(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	ctx, cancel := context.WithTimeout(t.Context(), 90*time.Second)
 	defer cancel()
 	abs, err := filepath.Abs(file)
 	if err != nil {

@@ -107,7 +107,7 @@ func TestExitStatus(t *testing.T) {
 				args[j] = a
 			}
 			var stdout, stderr bytes.Buffer
-			err := run(context.Background(), args, strings.NewReader(""), &stdout, &stderr)
+			err := run(t.Context(), args, strings.NewReader(""), &stdout, &stderr)
 			if got := exitCode(err); got != tt.want {
 				t.Fatalf("exit status %d, want %d (err: %v)", got, tt.want, err)
 			}
@@ -152,14 +152,14 @@ func TestErrorsNameTheProblem(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var stdout, stderr bytes.Buffer
-			err := run(context.Background(), tt.args, nil, &stdout, &stderr)
+			err := run(t.Context(), tt.args, nil, &stdout, &stderr)
 			if err == nil || !strings.Contains(err.Error(), tt.want) {
 				t.Errorf("error %v does not mention %q", err, tt.want)
 			}
 		})
 	}
 	// A zero --workers is refused as crawl.Validate refuses it, not replaced by the default.
-	err := run(context.Background(), []string{"crawl", "--workers", "0", "http://a.example/"}, nil, new(bytes.Buffer), new(bytes.Buffer))
+	err := run(t.Context(), []string{"crawl", "--workers", "0", "http://a.example/"}, nil, new(bytes.Buffer), new(bytes.Buffer))
 	var fe *crawl.FieldError
 	if !errors.As(err, &fe) || fe.Field != "Workers" || !errors.Is(err, crawl.ErrConfig) {
 		t.Errorf("--workers 0: %v, want a crawl.FieldError for Workers", err)
@@ -188,7 +188,7 @@ func TestHelp(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
 			var stdout, stderr bytes.Buffer
-			err := run(context.Background(), tt.args, nil, &stdout, &stderr)
+			err := run(t.Context(), tt.args, nil, &stdout, &stderr)
 			if code := exitCode(err); code != exitOK {
 				t.Fatalf("exit status %d (%v), want 0", code, err)
 			}
@@ -204,7 +204,7 @@ func TestHelp(t *testing.T) {
 	}
 	// The crawl help shows the defaults of crawl.DefaultConfig.
 	var stdout bytes.Buffer
-	if err := run(context.Background(), []string{"help", "crawl"}, nil, &stdout, new(bytes.Buffer)); err != nil {
+	if err := run(t.Context(), []string{"help", "crawl"}, nil, &stdout, new(bytes.Buffer)); err != nil {
 		t.Fatal(err)
 	}
 	for _, w := range []string{"(default 8)", "(default 1s)", `(default "1GB")`, `(default "100MiB")`, "(default 10s)"} {
@@ -345,7 +345,7 @@ func mustCrawlConfig(t *testing.T, args []string) crawl.Config {
 // each end has its exit status, and a summary on stdout.
 func TestCrawlEndStatus(t *testing.T) {
 	site := startBasic(t)
-	cancelled, cancel := context.WithCancel(context.Background())
+	cancelled, cancel := context.WithCancel(t.Context())
 	cancel()
 	tests := []struct {
 		name    string
@@ -354,7 +354,7 @@ func TestCrawlEndStatus(t *testing.T) {
 		want    int
 		summary string
 	}{
-		{"limit", context.Background(), []string{"--limit", "1"}, exitLimit, "stopped at a limit"},
+		{"limit", t.Context(), []string{"--limit", "1"}, exitLimit, "stopped at a limit"},
 		{"interrupted", cancelled, nil, exitInterrupted, "interrupted"},
 	}
 	for _, tt := range tests {

@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"context"
 	"flag"
 	"os"
 	"os/exec"
@@ -39,7 +38,7 @@ func TestCrawlCommand(t *testing.T) {
 		"--host-delay", "0", "--retry-delay", "10ms", "--collection", "museum", seedsFile, "--quiet",
 		"--exclude", "contains:/item1"}
 	var stdout, stderr bytes.Buffer
-	if err := run(context.Background(), args, nil, &stdout, &stderr); err != nil {
+	if err := run(t.Context(), args, nil, &stdout, &stderr); err != nil {
 		t.Fatalf("run: %v\n%s", err, stderr.String())
 	}
 	for _, want := range []string{"Crawl finished", filepath.Join(dir, crawl.ReportsDir, report.HTMLReportFile),
@@ -65,14 +64,14 @@ func TestCrawlCommand(t *testing.T) {
 
 	// amber report rewrites the same reports.
 	os.RemoveAll(filepath.Join(dir, crawl.ReportsDir))
-	if err := run(context.Background(), []string{"report", dir}, nil, &stdout, &stderr); err != nil {
+	if err := run(t.Context(), []string{"report", dir}, nil, &stdout, &stderr); err != nil {
 		t.Fatalf("amber report: %v", err)
 	}
 	checkReportsGolden(t, filepath.Join(dir, crawl.ReportsDir), "basic")
 
 	// The same --dir again: already finished, nothing fetched, exit status 0.
 	stdout.Reset()
-	if err := run(context.Background(), []string{"crawl", "--dir", dir, "--quiet"}, nil, &stdout, &stderr); err != nil {
+	if err := run(t.Context(), []string{"crawl", "--dir", dir, "--quiet"}, nil, &stdout, &stderr); err != nil {
 		t.Fatalf("second run: %v", err)
 	}
 	if !strings.Contains(stdout.String(), "already finished") {

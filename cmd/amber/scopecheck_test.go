@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"path/filepath"
 	"strings"
@@ -21,7 +20,7 @@ func TestScopeCheckArgs(t *testing.T) {
 	var stdout, stderr bytes.Buffer
 	args := []string{"scope", "check", "--config", museumsConfig(t),
 		"https://www.example.com/about.html", "http://example.com/", "http://www.example.com/login/x", "mailto:a@b.c"}
-	if err := run(context.Background(), args, nil, &stdout, &stderr); err != nil {
+	if err := run(t.Context(), args, nil, &stdout, &stderr); err != nil {
 		t.Fatalf("%v\n%s", err, stderr.String())
 	}
 	want := []checkOutput{
@@ -52,7 +51,7 @@ func TestScopeCheckStdin(t *testing.T) {
 	}, "\n")
 	var stdout, stderr bytes.Buffer
 	args := []string{"scope", "check", "--config", museumsConfig(t)}
-	if err := run(context.Background(), args, strings.NewReader(in), &stdout, &stderr); err != nil {
+	if err := run(t.Context(), args, strings.NewReader(in), &stdout, &stderr); err != nil {
 		t.Fatalf("%v\n%s", err, stderr.String())
 	}
 	got := decodeOutputs(t, stdout.String())
@@ -73,12 +72,12 @@ func TestScopeCheckStdin(t *testing.T) {
 	// Malformed input: an error that names the line.
 	stdout.Reset()
 	bad := `{"url": "http://www.example.com/"}` + "\n" + `{"url": 12}` + "\n"
-	err := run(context.Background(), args, strings.NewReader(bad), &stdout, &stderr)
+	err := run(t.Context(), args, strings.NewReader(bad), &stdout, &stderr)
 	if err == nil || !strings.Contains(err.Error(), "line 2") {
 		t.Errorf("err = %v, want one naming line 2", err)
 	}
 	for _, bad := range []string{`{"hops": "L"}`, `{"url": "http://a/", "extra": 1}`, `not json`} {
-		if err := run(context.Background(), args, strings.NewReader(bad), &stdout, &stderr); err == nil || !strings.Contains(err.Error(), "line 1") {
+		if err := run(t.Context(), args, strings.NewReader(bad), &stdout, &stderr); err == nil || !strings.Contains(err.Error(), "line 1") {
 			t.Errorf("%s: err = %v, want one naming line 1", bad, err)
 		}
 	}
@@ -89,7 +88,7 @@ func TestScopeCheckBrozzlerFlavour(t *testing.T) {
 	// Brozzler scopes in only the seed's protocol and string prefix.
 	args := []string{"scope", "check", "--config", museumsConfig(t), "--flavour", "brozzler",
 		"http://www.example.com/about.html", "https://www.example.com/about.html"}
-	if err := run(context.Background(), args, nil, &stdout, &stderr); err != nil {
+	if err := run(t.Context(), args, nil, &stdout, &stderr); err != nil {
 		t.Fatalf("%v\n%s", err, stderr.String())
 	}
 	got := decodeOutputs(t, stdout.String())

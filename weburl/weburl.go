@@ -10,6 +10,7 @@ package weburl
 import (
 	"errors"
 	"fmt"
+	"net/netip"
 	"strings"
 
 	"golang.org/x/net/idna"
@@ -191,6 +192,161 @@ func ASCIIHost(host string) (string, error) {
 		return "", fmt.Errorf("%w: %q: %v", ErrHost, host, err)
 	}
 	return strings.ToLower(a), nil
+}
+
+// Host returns the host of an http or https URL as a browser reads it (the WHATWG URL
+// Standard's host parser after percent-decoding), given without brackets or port: the ASCII
+// form of a name (ASCIIHost); then, when that form ends in a number (EndsInNumber), the IPv4
+// address it spells (ParseIPv4) in dotted decimal, so that "0x7F.1", "2130706433" and
+// "127.0.0.1." are all "127.0.0.1". A host with a ':' is an IPv6 literal: it is returned
+// lowercased as it is (not re-serialised) when it is a valid IPv6 address without a zone.
+// Errors wrap ErrHost: no ASCII form, a WHATWG forbidden domain code point in the ASCII form
+// (controls, space, and any of `#%/:<>?@[\]^|`, which IDNA mapping may produce from
+// full-width forms), a host that ends in a number but is no IPv4 address
+// ("1.2.3.4.5", "foo.0x", "256.0.0.1"), an invalid IPv6 literal. A trailing dot is kept on
+// a name ("example.com.") as browsers keep it.
+func Host(h string) (string, error) {
+	if strings.IndexByte(h, ':') >= 0 {
+		ip, err := netip.ParseAddr(h)
+		if err != nil || ip.Zone() != "" || !ip.Is6() {
+			return "", fmt.Errorf("%w: %q: not an IPv6 address", ErrHost, h)
+		}
+		return strings.ToLower(h), nil
+	}
+	a, err := ASCIIHost(h)
+	if err != nil {
+		return "", err
+	}
+	if i := strings.IndexFunc(a, isForbiddenDomain); i >= 0 {
+		return "", fmt.Errorf("%w: %q: forbidden character %q", ErrHost, h, a[i])
+	}
+	if !EndsInNumber(a) {
+		return a, nil
+	}
+	ip, err := ParseIPv4(a)
+	if err != nil {
+		return "", err
+	}
+	return ip.String(), nil
+}
+
+// EndsInNumber reports whether the ASCII host h is to be read as an IPv4 address (the
+// WHATWG URL Standard's "ends in a number checker"): its last label, after one trailing dot
+// is dropped, is all decimal digits or is "0x" or "0X" followed by hexadecimal digits only.
+// "example.123" and "foo.0x" end in a number (and are no IPv4 address, so no valid host);
+// "123.example", "0x7f.1a" and "1.2.3.4.." do not (they are names).
+func EndsInNumber(h string) bool {
+	h = strings.TrimSuffix(h, ".")
+	last := h[strings.LastIndexByte(h, '.')+1:]
+	if last == "" {
+		return false
+	}
+	digits := true
+	for i := 0; i < len(last); i++ {
+		if last[i] < '0' || last[i] > '9' {
+			digits = false
+			break
+		}
+	}
+	if digits {
+		return true
+	}
+	if len(last) < 2 || last[0] != '0' || (last[1] != 'x' && last[1] != 'X') {
+		return false
+	}
+	for i := 2; i < len(last); i++ {
+		if !IsHex(last[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+// ParseIPv4 parses h as the WHATWG URL Standard's IPv4 parser does, as browsers (and
+// inet_aton) read numeric hosts: one to four dot-separated parts, each decimal, hexadecimal
+// after "0x" or "0X" ("0x" alone is 0), or octal after a leading "0"; every part but the last
+// is one byte, the last fills the remaining bytes ("127.1" is 127.0.0.1, "2130706433" is
+// 127.0.0.1, "0x7f.1" too); one trailing dot is allowed. An empty part, a digit outside the
+// part's base, more than four parts or a part out of range is an error wrapping ErrHost.
+// ParseIPv4 does not decide whether h is to be read as an address at all: see EndsInNumber.
+func ParseIPv4(h string) (netip.Addr, error) {
+	fail := func(why string) (netip.Addr, error) {
+		return netip.Addr{}, fmt.Errorf("%w: %q: %s", ErrHost, h, why)
+	}
+	s := h
+	if len(s) > 1 && s[len(s)-1] == '.' {
+		s = s[:len(s)-1]
+	}
+	var nums [4]uint64
+	n := 0
+	for {
+		part, rest, more := strings.Cut(s, ".")
+		if n == len(nums) {
+			return fail("more than four parts in an IPv4 address")
+		}
+		v, ok := ipv4Number(part)
+		if !ok {
+			return fail("invalid IPv4 address part")
+		}
+		nums[n] = v
+		n++
+		if !more {
+			break
+		}
+		s = rest
+	}
+	for _, v := range nums[:n-1] {
+		if v > 255 {
+			return fail("IPv4 address part out of range")
+		}
+	}
+	if nums[n-1] >= 1<<(8*(5-n)) {
+		return fail("IPv4 address out of range")
+	}
+	v := nums[n-1]
+	for i, p := range nums[:n-1] {
+		v += p << (8 * (3 - i))
+	}
+	return netip.AddrFrom4([4]byte{byte(v >> 24), byte(v >> 16), byte(v >> 8), byte(v)}), nil
+}
+
+// isForbiddenDomain reports the WHATWG URL Standard's forbidden domain code points.
+func isForbiddenDomain(r rune) bool {
+	return r <= ' ' || r == 0x7f || strings.ContainsRune("#%/:<>?@[\\]^|", r)
+}
+
+// ipv4Number is the WHATWG URL Standard's IPv4 number parser. Values above 2^32 are
+// clamped to 2^32 (out of range for any part), so that no input overflows.
+func ipv4Number(s string) (uint64, bool) {
+	if s == "" {
+		return 0, false
+	}
+	base := uint64(10)
+	switch {
+	case len(s) >= 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X'):
+		s, base = s[2:], 16
+	case len(s) >= 2 && s[0] == '0':
+		s, base = s[1:], 8
+	}
+	var v uint64
+	for i := 0; i < len(s); i++ {
+		var d uint64
+		switch c := s[i]; {
+		case '0' <= c && c <= '9':
+			d = uint64(c - '0')
+		case 'a' <= c && c <= 'f':
+			d = uint64(c-'a') + 10
+		case 'A' <= c && c <= 'F':
+			d = uint64(c-'A') + 10
+		default:
+			return 0, false
+		}
+		if d >= base {
+			return 0, false
+		}
+		v = min(v*base+d, 1<<32)
+	}
+	return v, true
 }
 
 // IsHostname reports whether h (ASCII, without port or brackets) can name an internet host:

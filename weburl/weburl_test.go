@@ -123,3 +123,151 @@ func TestDefaultPort(t *testing.T) {
 		}
 	}
 }
+
+// Rows marked wpt are from web-platform-tests' url/resources/urltestdata.json; the others
+// follow the WHATWG URL Standard's host parser step by step.
+func TestHost(t *testing.T) {
+	tests := []struct {
+		in   string
+		want string // "" = ErrHost
+	}{
+		// Numeric spellings of loopback.
+		{"127.0.0.1", "127.0.0.1"},
+		{"2130706433", "127.0.0.1"},
+		{"0x7f.1", "127.0.0.1"},
+		{"0X7F.1", "127.0.0.1"},
+		{"127.1", "127.0.0.1"},
+		{"127.0.1", "127.0.0.1"},
+		{"0177.0.0.1", "127.0.0.1"},
+		{"0x7F000001", "127.0.0.1"},
+		{"0x7f.0x0.0x0.0x1", "127.0.0.1"},
+		{"017700000001", "127.0.0.1"},
+		{"127.0.0.1.", "127.0.0.1"},      // one trailing dot
+		{"127.000.000.001", "127.0.0.1"}, // leading zeros are octal, 000 is 0
+		{"0000000000000000000000001", "0.0.0.1"},
+		{"0xc0.0250.01", "192.168.0.1"},   // wpt (percent-decoded)
+		{"0xc0.0250.01.", "192.168.0.1"},  // wpt
+		{"4294967295", "255.255.255.255"}, // wpt
+		{"0xffffffff", "255.255.255.255"}, // wpt
+		{"0x.0x.0", "0.0.0.0"},            // wpt: "0x" alone is 0
+		{"0x", "0.0.0.0"},                 // ends in a number, and is 0
+		{"1.2.3.4", "1.2.3.4"},
+		{"１２７.０.０.１", "127.0.0.1"}, // full-width digits: IDNA first, then IPv4
+		{"１２７。１", "127.0.0.1"},     // ideographic full stop
+		// Ends in a number but is no IPv4 address: invalid.
+		{"1.2.3.4.5", ""},                      // wpt
+		{"1.2.3.4.5.", ""},                     // wpt
+		{"0..0x300", ""},                       // wpt
+		{"256.256.256.256.256", ""},            // wpt
+		{"1.2.3.08", ""},                       // wpt: 8 is no octal digit
+		{"1.2.3.09", ""},                       // wpt
+		{"09.2.3.4", ""},                       // wpt
+		{"0x100.2.3.4", ""},                    // wpt
+		{"foo.1.2.3.4", ""},                    // wpt
+		{"foo.09", ""},                         // wpt
+		{"foo.0x4", ""},                        // wpt
+		{"foo.0x", ""},                         // wpt
+		{"foo.0XFfFfFfFfFfFfFfFfFfAcE123", ""}, // wpt
+		{"0999999999999999999", ""},            // wpt
+		{"10000000000", ""},                    // wpt
+		{"4294967296", ""},                     // wpt
+		{"0xffffffff1", ""},                    // wpt
+		{"256.256.256.256", ""},                // wpt
+		{"192.168.0.257", ""},                  // wpt
+		{"0x100000000", ""},                    // wpt
+		{"256.0.0.1", ""},                      // wpt
+		{"1.2.65536", ""},                      // the last of three parts fills two bytes
+		{"1.16777216", ""},                     // the last of two parts fills three bytes
+		{"99999999999999999999999999999", ""},  // no overflow
+		{"example.123", ""},
+		// Names: the last label is not a number.
+		{"0x7f.0.0.0x7g", "0x7f.0.0.0x7g"},     // wpt
+		{"10000000000.com", "10000000000.com"}, // wpt
+		{"foo.09..", "foo.09.."},               // wpt: two trailing dots, a name
+		{"1.2.3.4..", "1.2.3.4.."},
+		{"0x7f.1a", "0x7f.1a"},
+		{"123.example", "123.example"},
+		{"Example.COM.", "example.com."},
+		{"bücher.ch", "xn--bcher-kva.ch"},
+		// Forbidden domain code points, also when IDNA mapping produces them.
+		{"a b", ""},
+		{"a%41", ""},
+		{"a<b", ""},
+		{"00：", ""}, // full-width colon maps to ':'
+		// IPv6 literals (brackets removed) pass through lowercased.
+		{"::1", "::1"},
+		{"::FFFF:127.0.0.1", "::ffff:127.0.0.1"},
+		{"2001:DB8::1", "2001:db8::1"},
+		{"::1%eth0", ""},
+		{"1:2", ""},
+		{"::127.0.0.1.5", ""},
+	}
+	for _, tt := range tests {
+		got, err := Host(tt.in)
+		if tt.want == "" {
+			if !errors.Is(err, ErrHost) {
+				t.Errorf("Host(%q) = %q, %v; want ErrHost", tt.in, got, err)
+			}
+			continue
+		}
+		if err != nil || got != tt.want {
+			t.Errorf("Host(%q) = %q, %v; want %q", tt.in, got, err, tt.want)
+		}
+	}
+}
+
+func TestEndsInNumber(t *testing.T) {
+	for h, want := range map[string]bool{
+		"": false, ".": false, "..": false, "1": true, "1.": true, "1..": false, "a.1": true,
+		"a.0x": true, "a.0X1f": true, "a.0x1g": false, "a.x1": false, "a.1a": false, "1.a": false,
+		"example.com": false, "0x": true, "00": true, "a.-1": false,
+	} {
+		if got := EndsInNumber(h); got != want {
+			t.Errorf("EndsInNumber(%q) = %v, want %v", h, got, want)
+		}
+	}
+}
+
+func TestParseIPv4(t *testing.T) {
+	tests := []struct {
+		in   string
+		want string // "" = ErrHost
+	}{
+		{"0", "0.0.0.0"},
+		{"1.2.3.4", "1.2.3.4"},
+		{"1.2.3.4.", "1.2.3.4"},
+		{"1.2.772", "1.2.3.4"},
+		{"1.131844", "1.2.3.4"},
+		{"16909060", "1.2.3.4"},
+		{"0x1.0x2.0x3.0x4", "1.2.3.4"},
+		{"01.02.03.04", "1.2.3.4"},
+		{"255.255.65535", "255.255.255.255"},
+		{"255.16777215", "255.255.255.255"},
+		{"", ""},
+		{".", ""},
+		{"1..2", ""},
+		{"1.2.3.4..", ""},
+		{".1.2.3", ""},
+		{"a", ""},
+		{"0x1g", ""},
+		{"08", ""},
+		{"1.2.3.256", ""},
+		{"1.2.65536", ""},
+		{"1.16777216", ""},
+		{"4294967296", ""},
+		{"1 .2", ""},
+		{"+1", ""},
+	}
+	for _, tt := range tests {
+		got, err := ParseIPv4(tt.in)
+		if tt.want == "" {
+			if !errors.Is(err, ErrHost) {
+				t.Errorf("ParseIPv4(%q) = %v, %v; want ErrHost", tt.in, got, err)
+			}
+			continue
+		}
+		if err != nil || got.String() != tt.want {
+			t.Errorf("ParseIPv4(%q) = %v, %v; want %s", tt.in, got, err, tt.want)
+		}
+	}
+}

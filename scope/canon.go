@@ -20,7 +20,9 @@ const purellFlags = purell.FlagsSafe | purell.FlagRemoveDotSegments | purell.Fla
 // flavour f ("" means Standard): leading and trailing C0 controls and spaces trimmed and tabs
 // and newlines inside removed (weburl.Trim), other controls and spaces percent-encoded,
 // scheme and host lowercased, IDN host in punycode (weburl.ASCIIHost), trailing dots of the
-// host dropped, default ports (:80 for http, :443 for https) dropped, an empty path made "/", "." and
+// host dropped, a host that ends in a number read as the IPv4 address browsers read
+// (WHATWG URL: "http://2130706433/", "http://0x7f.1/", "http://127.1/" and
+// "http://0177.0.0.1/" are all "http://127.0.0.1/"), default ports (:80 for http, :443 for https) dropped, an empty path made "/", "." and
 // ".." resolved, the fragment dropped, percent-escapes normalised with purell's safe flags
 // (a stray "%" becomes "%25"; in the query, only bytes that may not appear raw are escaped and
 // existing escapes are uppercased), backslashes before the query made "/". Path and query keep
@@ -31,7 +33,8 @@ const purellFlags = purell.FlagsSafe | purell.FlagRemoveDotSegments | purell.Fla
 // URLs with a scheme other than http and https are only trimmed, get a lowercase scheme and lose
 // their fragment. Canonicalize is idempotent. It returns an error wrapping ErrURL for a relative
 // or unparsable URL, an http(s) URL without a host, a host with characters other than letters,
-// digits, "-", "_" and "." (or an IPv6 literal without zone), or a port above 65535.
+// digits, "-", "_" and "." (or an IPv6 literal without zone), a host that ends in a number but
+// is no IPv4 address ("1.2.3.4.5", "foo.0x", "256.1.1.1"), or a port above 65535.
 func Canonicalize(raw string, f Flavour) (string, error) {
 	scheme, rest, ok := weburl.CutScheme(weburl.Trim(raw))
 	if !ok {
@@ -136,8 +139,11 @@ var lowerTab = func() (t [256]byte) {
 	return t
 }()
 
-// canonicalHost lowercases h, converts an IDN to punycode, drops trailing dots and checks that
-// what is left is a plausible host name or IP literal.
+// canonicalHost lowercases h, converts an IDN to punycode, drops trailing dots, reads a host
+// that then ends in a number as the IPv4 address a browser connects to (weburl.EndsInNumber,
+// weburl.ParseIPv4: "0x7f.1" is "127.0.0.1"; "1.2.3.4.5" is an error) and checks that what is
+// left is a plausible host name or IP literal. Dropping all trailing dots before the IPv4
+// check (browsers drop one) keeps canonicalisation idempotent: "0x7f.1.." is 127.0.0.1 too.
 func canonicalHost(h string) (string, error) {
 	if strings.IndexByte(h, ':') >= 0 {
 		// IPv6 literal (url.Hostname removed the brackets).
@@ -154,6 +160,13 @@ func canonicalHost(h string) (string, error) {
 		return "", err
 	}
 	h = strings.TrimRight(h, ".")
+	if weburl.EndsInNumber(h) {
+		ip, err := weburl.ParseIPv4(h)
+		if err != nil {
+			return "", err
+		}
+		return ip.String(), nil
+	}
 	if !weburl.IsHostname(h) {
 		return "", fmt.Errorf("invalid host %q", h)
 	}

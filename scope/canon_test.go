@@ -57,6 +57,31 @@ func TestCanonicalize(t *testing.T) {
 		{"http://a b@example.com/", "http://a%20b@example.com/", ""},
 		{"http://ｅ_x.example/", "http://e_x.example/", ""}, // mapped although '_' is not STD3
 		{"http://a\u200cb\u00e9.example/", "", ""},         // IDNA refuses it: no fallback
+		// Numeric hosts are the IPv4 addresses browsers read (WHATWG URL IPv4 parser).
+		{"http://2130706433/", "http://127.0.0.1/", ""},
+		{"http://0x7f.1/", "http://127.0.0.1/", ""},
+		{"http://127.1/", "http://127.0.0.1/", ""},
+		{"http://0177.0.0.1/", "http://127.0.0.1/", ""},
+		{"http://0x7F000001/", "http://127.0.0.1/", ""},
+		{"http://127.0.0.1./", "http://127.0.0.1/", ""},
+		{"http://0x7f.1../x", "http://127.0.0.1/x", ""}, // all trailing dots first (idempotent)
+		{"HTTP://0X7F.0.0.1:80/a?b#c", "http://127.0.0.1/a?b", ""},
+		{"https://0xc0.0250.01:8443/", "https://192.168.0.1:8443/", ""},
+		{"http://u:p@017700000001/", "http://u:p@127.0.0.1/", ""},
+		{"http://0x/", "http://0.0.0.0/", ""},      // "0x" alone is the number 0
+		{"http://１２７。１/", "http://127.0.0.1/", ""}, // full-width, after IDNA mapping
+		{"http://4294967295/", "http://255.255.255.255/", ""},
+		{"http://10000000000.com/", "http://10000000000.com/", ""}, // last label not a number: a name
+		{"http://0x7f.0.0.0x7g/", "http://0x7f.0.0.0x7g/", ""},
+		{"http://1.2.3.4.5/", "", ""}, // ends in a number, no IPv4 address: invalid
+		{"http://foo.0x/", "", ""},
+		{"http://foo.09/", "", ""},
+		{"http://example.123/", "", ""},
+		{"http://256.0.0.1/", "", ""},
+		{"http://4294967296/", "", ""},
+		{"http://1.2.3.08/", "", ""},
+		{"http://[::1]/", "http://[::1]/", ""}, // IPv6 literals as before
+		{"http://[::127.0.0.1]:81/", "http://[::127.0.0.1]:81/", ""},
 		// Other schemes: only scheme case and fragment.
 		{"mailto:Foo@Example.com", "mailto:Foo@Example.com", ""},
 		{"JavaScript:void(0)#x", "javascript:void(0)", ""},

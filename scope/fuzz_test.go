@@ -10,6 +10,7 @@ func FuzzCanonicalize(f *testing.F) {
 		"http://www.archive.org", "HTTPS://Bücher.CH.:443/a/./b/../c?q=1#f", `http:\\a\b?c\d`,
 		"http://a/%2F%zz/%7e?%aa b", "http://[::1]:80/", "http://u:p@h:0/", "mailto:x", "http://a/b//c/../",
 		"http://xn--bcher-kva.ch/", "http://a/%", "http://%41/", "http://a/\t\n", "http://a.b../..",
+		"http://0x7f.1../", "http://2130706433/", "http://1.2.3.4.5./", "http://１２７。１/",
 	} {
 		f.Add(s, false)
 		f.Add(s, true)

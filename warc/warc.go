@@ -74,6 +74,11 @@ type Config struct {
 	Dedup    DedupIndex // nil = never write revisits
 	Info     Info       // content of each file's warcinfo record
 	TempDir  string     // temp files for large records (raw blocks over 1 MiB, compressed ones over 4 MiB), default os.TempDir()
+
+	// BeforeWrite, if set, is called before each capture or resource is appended, with the
+	// number of bytes about to be written (its compressed records), without the Writer's lock
+	// and possibly from several goroutines at once. The crawl watches free disk space with it.
+	BeforeWrite func(n int64)
 }
 
 // Info is the content of the warcinfo record that starts every file. Empty fields are left out.

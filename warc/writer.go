@@ -37,6 +37,11 @@ const (
 // Writer writes captures into size-rotated WARC files and appends their CDXJ lines.
 // It is safe for concurrent use: records are built and compressed by the calling goroutine,
 // and only the append to the file (and to the CDXJ index) happens under the Writer's mutex.
+//
+// A capture or resource is written whole or not at all. When an append fails (a full disk:
+// the error then matches syscall.ENOSPC) the file is cut back to the end of the last whole
+// capture and closed (renamed away from ".open", so it validates), and the index keeps no part
+// of the capture's line; the next write starts a new file.
 type Writer struct {
 	cfg       Config
 	hostname  string
@@ -50,16 +55,38 @@ type Writer struct {
 	dedupMu sync.Mutex
 	pending map[string]dedupRef
 
-	mu     sync.Mutex // guards the fields below: the open WARC file, its bookkeeping and the CDXJ file
-	closed bool
-	serial int           // serial number of the next file
-	f      *os.File      // the current NAME.warc.gz.open, nil when none is open
-	bw     *bufio.Writer // buffers f; flushed at the end of every capture
-	name   string        // base name of f without ".open"
-	size   int64         // bytes written to f, buffered ones included
-	infoID string        // WARC-Record-ID of f's warcinfo record
-	writes int           // captures and resources written to f
-	cdx    *os.File      // CDXJ index opened for appending, nil without an index
+	// create opens a file for writing (os.OpenFile); tests replace it to make writes fail.
+	create func(name string, flag int, perm os.FileMode) (file, error)
+
+	mu      sync.Mutex // guards the fields below: the open WARC file, its bookkeeping and the CDXJ file
+	closed  bool
+	serial  int           // serial number of the next file
+	f       file          // the current NAME.warc.gz.open, nil when none is open
+	bw      *bufio.Writer // buffers f; flushed at the end of every capture
+	name    string        // base name of f without ".open"
+	size    int64         // bytes written to f, buffered ones included
+	infoID  string        // WARC-Record-ID of f's warcinfo record
+	writes  int           // captures and resources written to f
+	cdx     file          // CDXJ index opened for appending, nil without an index
+	cdxSize int64         // bytes in cdx: where a failed append is cut back to
+}
+
+// file is what the Writer needs of an open file; *os.File implements it.
+type file interface {
+	io.Writer
+	Seek(offset int64, whence int) (int64, error)
+	Truncate(size int64) error
+	Sync() error
+	Close() error
+	Name() string
+}
+
+func openFile(name string, flag int, perm os.FileMode) (file, error) {
+	f, err := os.OpenFile(name, flag, perm)
+	if err != nil {
+		return nil, err // not a typed nil in the interface
+	}
+	return f, nil
 }
 
 // NewWriter creates Dir (and the CDXJ file's directory) and returns a Writer whose file serial
@@ -67,6 +94,10 @@ type Writer struct {
 // before the first write. It leaves alone files an earlier process left open: call Recover on
 // Dir and CDXJPath before NewWriter to close them out.
 func NewWriter(cfg Config) (*Writer, error) {
+	return newWriter(cfg, openFile)
+}
+
+func newWriter(cfg Config, create func(string, int, os.FileMode) (file, error)) (*Writer, error) {
 	if cfg.Dir == "" {
 		return nil, fmt.Errorf("%w: empty Dir", ErrConfig)
 	}
@@ -99,6 +130,7 @@ func NewWriter(cfg Config) (*Writer, error) {
 	}
 	w := &Writer{
 		cfg:       cfg,
+		create:    create,
 		hostname:  sanitizeHostname(host),
 		marshaler: gowarc.NewMarshaler(),
 		now:       time.Now,
@@ -120,13 +152,26 @@ func NewWriter(cfg Config) (*Writer, error) {
 		if err := os.MkdirAll(filepath.Dir(cfg.CDXJPath), 0o755); err != nil {
 			return nil, fmt.Errorf("create cdxj dir: %w", err)
 		}
-		f, err := os.OpenFile(cfg.CDXJPath, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
-		if err != nil {
-			return nil, fmt.Errorf("open cdxj: %w", err)
+		if err := w.openCDXJ(); err != nil {
+			return nil, err
 		}
-		w.cdx = f
 	}
 	return w, nil
+}
+
+// openCDXJ opens the CDXJ index for appending and notes its size.
+func (w *Writer) openCDXJ() error {
+	f, err := w.create(w.cfg.CDXJPath, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+	if err != nil {
+		return fmt.Errorf("open cdxj: %w", err)
+	}
+	end, err := f.Seek(0, io.SeekEnd)
+	if err != nil {
+		_ = f.Close()
+		return fmt.Errorf("open cdxj: %w", err)
+	}
+	w.cdx, w.cdxSize = f, end
+	return nil
 }
 
 // prepared is a built record and its compressed gzip member.
@@ -277,15 +322,21 @@ func (w *Writer) currentInfoID() (string, error) {
 }
 
 // commit appends the prepared records (compressing them first when needed) to the current
-// file and the CDXJ line for ps[mainIdx]; on a write error the file is cut back to where the
-// capture started.
+// file and the CDXJ line for ps[mainIdx]. It is all or nothing: when a write fails (a full disk)
+// the file is cut back to where the capture started and closed, and the index keeps no part of
+// the line (see failLocked).
 func (w *Writer) commit(ps []*prepared, infoID string, mainIdx int, res *Result, line *cdxLine) error {
 	// Compress outside the lock with the warcinfo ID seen so far; redo it under the lock in the
 	// rare case another capture rotated the file in between.
+	var n int64
 	for _, p := range ps {
 		if err := w.compress(p); err != nil {
 			return err
 		}
+		n += p.sp.Size()
+	}
+	if w.cfg.BeforeWrite != nil {
+		w.cfg.BeforeWrite(n)
 	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
@@ -307,21 +358,23 @@ func (w *Writer) commit(ps []*prepared, infoID string, mainIdx int, res *Result,
 		n, err := p.sp.WriteTo(w.bw)
 		w.size += n
 		if err != nil {
-			return w.undoLocked(start, fmt.Errorf("write %s: %w", w.name, err))
+			return w.failLocked(start, fmt.Errorf("write %s: %w", w.name, err))
 		}
 	}
 	if err := w.bw.Flush(); err != nil {
-		return w.undoLocked(start, fmt.Errorf("write %s: %w", w.name, err))
+		return w.failLocked(start, fmt.Errorf("write %s: %w", w.name, err))
+	}
+	name, offset, length := w.name, offsets[mainIdx], ps[mainIdx].sp.Size()
+	if err := w.appendCDXLocked(line, name, offset, length); err != nil {
+		return w.failLocked(start, err)
 	}
 	w.writes++
-	res.Filename = w.name
-	res.Offset = offsets[mainIdx]
-	res.Length = ps[mainIdx].sp.Size()
-	return w.appendCDXLocked(line, w.name, res.Offset, res.Length)
+	res.Filename, res.Offset, res.Length = name, offset, length
+	return nil
 }
 
 // appendCDXLocked completes line with the place of its record and appends it to the CDXJ
-// index, if there is one.
+// index, if there is one. A failed append is cut off the index again.
 func (w *Writer) appendCDXLocked(line *cdxLine, filename string, offset, length int64) error {
 	if w.cdx == nil {
 		return nil
@@ -333,22 +386,38 @@ func (w *Writer) appendCDXLocked(line *cdxLine, filename string, offset, length 
 	if err != nil {
 		return fmt.Errorf("encode cdxj line: %w", err)
 	}
-	if _, err := w.cdx.Write(b); err != nil {
-		return fmt.Errorf("append cdxj: %w", err)
+	n, err := w.cdx.Write(b)
+	if err != nil {
+		err = fmt.Errorf("append cdxj: %w", err)
+		if n > 0 {
+			// A torn line would make the rest of the index unreadable to binary search.
+			if terr := w.cdx.Truncate(w.cdxSize); terr != nil {
+				return errors.Join(err, fmt.Errorf("truncate cdxj: %w", terr))
+			}
+		}
+		return err
 	}
+	w.cdxSize += int64(n)
 	return nil
 }
 
-// undoLocked cuts the current file back to start after a failed write and returns cause.
-func (w *Writer) undoLocked(start int64, cause error) error {
+// failLocked handles a write to the current file that failed with cause (typically ENOSPC): it
+// cuts the file back to start, the end of the last whole capture, and closes it, so the file
+// on disk validates and loses its ".open" whatever happens next (a disk that stays full, a
+// kill); the next write opens a new file. When the cut fails the file is closed but keeps its
+// ".open" name: Recover cuts it on the next run. It returns cause with what else failed.
+func (w *Writer) failLocked(start int64, cause error) error {
 	w.bw.Reset(w.f)
 	if err := w.f.Truncate(start); err != nil {
-		return errors.Join(cause, fmt.Errorf("truncate %s: %w", w.name, err))
-	}
-	if _, err := w.f.Seek(start, io.SeekStart); err != nil {
-		return errors.Join(cause, fmt.Errorf("seek %s: %w", w.name, err))
+		name := w.name
+		_ = w.f.Close()
+		w.f, w.bw, w.name, w.size, w.infoID = nil, nil, "", 0, ""
+		return errors.Join(cause, fmt.Errorf("truncate %s: %w", name, err))
 	}
 	w.size = start
+	if err := w.closeFileLocked(); err != nil {
+		return errors.Join(cause, err)
+	}
 	return cause
 }
 
@@ -400,7 +469,7 @@ func (w *Writer) ensureFileLocked() error {
 
 // openFileLocked creates the next NAME.warc.gz.open and writes its warcinfo record.
 func (w *Writer) openFileLocked() error {
-	var f *os.File
+	var f file
 	var name string
 	for {
 		ts := w.now().UTC()
@@ -412,7 +481,7 @@ func (w *Writer) openFileLocked() error {
 			continue
 		}
 		var err error
-		f, err = os.OpenFile(path+openSuffix, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+		f, err = w.create(path+openSuffix, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
 		if errors.Is(err, os.ErrExist) {
 			continue
 		}
@@ -498,7 +567,8 @@ func (w *Writer) fileHeader(name string, date time.Time) ([]*prepared, *cdxLine,
 	return ps, line, nil
 }
 
-func (w *Writer) abandon(f *os.File, cause error) error {
+// abandon closes and removes a new file whose header could not be written.
+func (w *Writer) abandon(f file, cause error) error {
 	name := f.Name()
 	_ = f.Close()
 	_ = os.Remove(name)

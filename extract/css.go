@@ -18,15 +18,20 @@ func CSS(pageURL string, body []byte) ([]Outlink, error) {
 	if err != nil {
 		return nil, err
 	}
-	var refs []link
+	return resolveAll(r, cssRefs(body, 0).links), nil
+}
+
+// cssRefs returns the references of a stylesheet body, at most limit of them (0: no limit).
+func cssRefs(body []byte, limit int) refList {
+	refs := newRefList(limit)
 	scanCSS(string(body), func(ref string, isImport bool) {
 		ctx := "css/url()"
 		if isImport {
 			ctx = "css/@import"
 		}
-		refs = append(refs, link{ref: ref, hop: hop.Embed, context: ctx})
+		refs.add(link{ref: ref, hop: hop.Embed, context: ctx})
 	})
-	return resolveAll(r, refs), nil
+	return refs
 }
 
 // scanCSS calls emit for every URL reference in the CSS text s, in order: url() tokens,

@@ -85,6 +85,25 @@ type Result struct {
 	// Document is the search document of an HTML page, set by ParseDocument only. It is
 	// extracted for noindex pages too; a crawl that obeys robots writes none for them.
 	Document *Document
+
+	// OutlinksDropped is the number of distinct references (value and hop letter, before
+	// resolution) left out of Outlinks because Options.MaxOutlinks was reached.
+	OutlinksDropped int
+}
+
+// Options bounds one parse and says what it returns besides outlinks.
+type Options struct {
+	// Document, when not nil, asks for the search document of an HTML page within its
+	// limits (ParseDocument).
+	Document *DocConfig
+	// MaxOutlinks bounds the references kept from one body, so that the memory of a parse
+	// does not grow with the number of links in it: at most MaxOutlinks references are
+	// kept, hence at most MaxOutlinks outlinks returned. Embeds, redirects and inferred
+	// references are kept before links (hop.Link): once the bound is reached, each later
+	// one takes the place of the latest link kept; later links are dropped. Links kept
+	// are the first ones in document order. Result.OutlinksDropped counts what was left
+	// out. Zero or negative: no bound.
+	MaxOutlinks int
 }
 
 // Parse extracts from body according to the media type of contentType: text/html and
@@ -92,15 +111,26 @@ type Result struct {
 // only Base. body is the decoded payload (no transfer or content encoding). The only error
 // is ErrPageURL; broken bodies are never an error.
 func Parse(pageURL, contentType string, body []byte) (Result, error) {
+	return ParseWith(pageURL, contentType, body, Options{})
+}
+
+// ParseWith is Parse, or with opt.Document ParseDocument, with the bounds of opt.
+func ParseWith(pageURL, contentType string, body []byte, opt Options) (Result, error) {
 	switch mediaType(contentType) {
 	case "text/html", "application/xhtml+xml":
-		return parseHTML(pageURL, contentType, body, nil)
+		var cfg *DocConfig
+		if opt.Document != nil {
+			c := *opt.Document
+			cfg = &c
+		}
+		return parseHTML(pageURL, contentType, body, cfg, opt.MaxOutlinks)
 	case "text/css":
-		links, err := CSS(pageURL, body)
+		r, err := newResolver(pageURL, "")
 		if err != nil {
 			return Result{}, err
 		}
-		return Result{Outlinks: links, Base: pageURL}, nil
+		refs := cssRefs(body, opt.MaxOutlinks)
+		return Result{Outlinks: resolveAll(r, refs.links), Base: pageURL, OutlinksDropped: refs.dropCount()}, nil
 	}
 	if _, err := newResolver(pageURL, ""); err != nil {
 		return Result{}, err
@@ -135,11 +165,7 @@ func Parse(pageURL, contentType string, body []byte) (Result, error) {
 // data-swiftype-name): their text, or their content attribute when they have one;
 // names are trimmed and lower-cased, see Document for rejected names.
 func ParseDocument(pageURL, contentType string, body []byte, cfg DocConfig) (Result, error) {
-	switch mediaType(contentType) {
-	case "text/html", "application/xhtml+xml":
-		return parseHTML(pageURL, contentType, body, &cfg)
-	}
-	return Parse(pageURL, contentType, body)
+	return ParseWith(pageURL, contentType, body, Options{Document: &cfg})
 }
 
 // mediaType returns the lower-cased media type of a Content-Type value, tolerating
@@ -190,6 +216,7 @@ type link struct {
 	context  string
 	nofollow bool // an a or area with rel=nofollow
 	anchor   bool // an a[href] of the top-level document: a search document link
+	evicted  bool // dropped from a refList after it was kept
 }
 
 // resolveAll resolves refs against r, drops the skipped ones and de-duplicates by (URL, hop).
@@ -205,6 +232,9 @@ func resolveAll(r *resolver, refs []link) []Outlink {
 	raw := make(map[key]int, len(refs))  // references already resolved: index in out, or -1
 	var out []Outlink
 	for _, l := range refs {
+		if l.evicted {
+			continue
+		}
 		if i, dup := raw[key{l.ref, l.hop}]; dup {
 			if i >= 0 && !l.nofollow {
 				out[i].NoFollow = false

@@ -35,19 +35,20 @@ const maxNesting = 2
 // legacy-encoded page is percent-encoded in that encoding, as browsers send it. The only
 // error is ErrPageURL.
 func HTML(pageURL string, body []byte) (Result, error) {
-	return parseHTML(pageURL, "", body, nil)
+	return parseHTML(pageURL, "", body, nil, 0)
 }
 
-// parseHTML is HTML with the response's Content-Type (for its charset) and, when cfg is not
-// nil, the search document extracted in the same pass.
-func parseHTML(pageURL, contentType string, body []byte, cfg *DocConfig) (Result, error) {
+// parseHTML is HTML with the response's Content-Type (for its charset), at most maxLinks
+// references kept (see Options.MaxOutlinks) and, when cfg is not nil, the search document
+// extracted in the same pass.
+func parseHTML(pageURL, contentType string, body []byte, cfg *DocConfig, maxLinks int) (Result, error) {
 	page, err := newResolver(pageURL, "")
 	if err != nil {
 		return Result{}, err
 	}
 	text, charsetName, queryEnc := decodeHTML(body, contentType)
 	page.queryEnc = queryEnc
-	p := htmlParser{pageURL: pageURL}
+	p := htmlParser{pageURL: pageURL, refs: newRefList(maxLinks)}
 	if cfg != nil {
 		p.doc = newDocState(cfg.withDefaults())
 	}
@@ -69,7 +70,8 @@ func parseHTML(pageURL, contentType string, body []byte, cfg *DocConfig) (Result
 			}
 		}
 	}
-	res.Outlinks = resolveAll(r, p.links)
+	res.Outlinks = resolveAll(r, p.refs.links)
+	res.OutlinksDropped = p.refs.dropCount()
 	if p.doc != nil {
 		res.Document = p.document(r, title, charsetName)
 	}
@@ -82,7 +84,7 @@ func parseHTML(pageURL, contentType string, body []byte, cfg *DocConfig) (Result
 // tree of the top-level document and collects its text (docState in htmldoc.go).
 type htmlParser struct {
 	pageURL string
-	links   []link
+	refs    refList
 	attrs   []attr // attributes of the current tag, reused between tags
 
 	baseSeen bool
@@ -233,7 +235,7 @@ func (p *htmlParser) get(key string) (string, bool) {
 }
 
 func (p *htmlParser) add(ref string, h byte, context string) {
-	p.links = append(p.links, link{ref: ref, hop: h, context: context})
+	p.refs.add(link{ref: ref, hop: h, context: context})
 }
 
 // has reports whether the current tag has an attribute named key.
@@ -254,7 +256,7 @@ func (p *htmlParser) addAnchor(context string, nesting int) {
 		return
 	}
 	rel, _ := p.get("rel")
-	p.links = append(p.links, link{
+	p.refs.add(link{
 		ref: href, hop: hop.Link, context: context,
 		nofollow: hasToken(rel, "nofollow"),
 		anchor:   context == "a/@href" && nesting == 0,

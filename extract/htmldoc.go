@@ -280,11 +280,11 @@ func (p *htmlParser) document(r *resolver, title, charsetName string) *Document 
 		doc.Canonical, _ = r.resolve(p.canonical)
 	}
 	seen := map[string]bool{}
-	for _, l := range p.links {
+	for _, l := range p.refs.links {
 		if len(doc.Links) == d.cfg.MaxIndexedLinksCount {
 			break
 		}
-		if !l.anchor {
+		if !l.anchor || l.evicted {
 			continue
 		}
 		if u, ok := r.resolve(l.ref); ok && !seen[u] {

@@ -58,7 +58,7 @@ func inQuerySet(c byte) bool {
 	return c <= ' ' || c >= 0x7f || c == '"' || c == '#' || c == '<' || c == '>'
 }
 
-// escape percent-encodes the bytes of s for which need is true.
+// escape percent-encodes the bytes of s for which need is true, in one allocation.
 func escape(s string, need func(byte) bool) string {
 	i := 0
 	for i < len(s) && !need(s[i]) {
@@ -67,8 +67,14 @@ func escape(s string, need func(byte) bool) string {
 	if i == len(s) {
 		return s
 	}
+	n := 0
+	for j := i; j < len(s); j++ {
+		if need(s[j]) {
+			n++
+		}
+	}
 	var b strings.Builder
-	b.Grow(len(s) + 16)
+	b.Grow(len(s) + 2*n)
 	b.WriteString(s[:i])
 	for ; i < len(s); i++ {
 		if c := s[i]; need(c) {
@@ -88,7 +94,8 @@ func IsHex(c byte) bool {
 }
 
 // FixPercent escapes as "%25" every '%' of s that does not start a percent-escape (two hex
-// digits), so that the URL parses. (Browsers keep such a '%' raw; net/url refuses it.)
+// digits), so that the URL parses. (Browsers keep such a '%' raw; net/url refuses it.) It
+// allocates once, and not at all when there is nothing to escape.
 func FixPercent(s string) string {
 	i := 0
 	for i < len(s) && !(s[i] == '%' && !validEscape(s, i)) {
@@ -97,8 +104,14 @@ func FixPercent(s string) string {
 	if i == len(s) {
 		return s
 	}
+	n := 0
+	for j := i; j < len(s); j++ {
+		if s[j] == '%' && !validEscape(s, j) {
+			n++
+		}
+	}
 	var b strings.Builder
-	b.Grow(len(s) + 8)
+	b.Grow(len(s) + 2*n)
 	b.WriteString(s[:i])
 	for ; i < len(s); i++ {
 		if s[i] == '%' && !validEscape(s, i) {

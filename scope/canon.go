@@ -1,6 +1,7 @@
 package scope
 
 import (
+	"bytes"
 	"fmt"
 	"net/url"
 	"sort"
@@ -13,8 +14,9 @@ import (
 )
 
 // purellFlags are the normalisations of spec/scope.md §2.1 that purell performs for us:
-// its safe flags plus dot-segment resolution and fragment removal.
-const purellFlags = purell.FlagsSafe | purell.FlagRemoveDotSegments | purell.FlagRemoveFragment
+// its safe flags plus fragment removal. Dot segments are resolved before, by
+// removeDotSegments, as purell's FlagRemoveDotSegments would.
+const purellFlags = purell.FlagsSafe | purell.FlagRemoveFragment
 
 // Canonicalize returns the canonical form (spec/scope.md §2.1) of the absolute URL raw for the
 // flavour f ("" means Standard): leading and trailing C0 controls and spaces trimmed and tabs
@@ -76,6 +78,7 @@ func Canonicalize(raw string, f Flavour) (string, error) {
 	if u.Path == "" {
 		u.Path = "/"
 	}
+	u.Path = removeDotSegments(u.Path)
 	u.RawPath = ""
 	u.RawQuery = canonicalQuery(u.RawQuery)
 	flags := purellFlags
@@ -83,6 +86,73 @@ func Canonicalize(raw string, f Flavour) (string, error) {
 		flags |= purell.FlagRemoveDuplicateSlashes
 	}
 	return purell.NormalizeURL(u, flags), nil
+}
+
+// removeDotSegments resolves the "." and ".." segments of a path that has a host, with the
+// result of purell's FlagRemoveDotSegments (canonical URLs must not change), in one pass and
+// one allocation: purell splits the path into a slice of segments, tens of bytes for each
+// byte of a path of slashes. Segments are the strings between slashes; "." is dropped, ".."
+// drops the segment before it (the empty one before the first slash too), and the result
+// starts with "/", and ends with "/" when the last segment was a dot segment.
+func removeDotSegments(p string) string {
+	if !hasDotSegment(p) {
+		if strings.HasPrefix(p, "/") {
+			return p
+		}
+		return "/" + p
+	}
+	buf := make([]byte, 1, len(p)+2)
+	buf[0] = '/' // room for the leading slash purell adds when the result lacks one
+	n := 0       // segments kept; they are buf[1:] joined by "/"
+	lastIsDot := false
+	for rest, more := p, true; more; {
+		var seg string
+		seg, rest, more = strings.Cut(rest, "/")
+		switch seg {
+		case "..":
+			switch {
+			case n == 1:
+				buf = buf[:1]
+				n--
+			case n > 1:
+				buf = buf[:1+bytes.LastIndexByte(buf[1:], '/')]
+				n--
+			}
+		case ".":
+		default:
+			if n > 0 {
+				buf = append(buf, '/')
+			}
+			buf = append(buf, seg...)
+			n++
+		}
+		lastIsDot = seg == "." || seg == ".."
+	}
+	out := buf[1:]
+	if len(out) == 0 || out[0] != '/' {
+		out = buf
+	}
+	if lastIsDot && out[len(out)-1] != '/' {
+		out = append(out, '/')
+	}
+	return string(out)
+}
+
+// hasDotSegment reports whether one of the "/"-separated segments of p is "." or "..".
+func hasDotSegment(p string) bool {
+	for i := 0; i < len(p); i++ {
+		if p[i] != '.' || (i > 0 && p[i-1] != '/') {
+			continue
+		}
+		j := i + 1
+		if j < len(p) && p[j] == '.' {
+			j++
+		}
+		if j == len(p) || p[j] == '/' {
+			return true
+		}
+	}
+	return false
 }
 
 // canonicalOther handles URLs whose scheme is neither http nor https: they are never in scope,

@@ -2,7 +2,11 @@ package scope
 
 import (
 	"errors"
+	"net/url"
+	"strings"
 	"testing"
+
+	"github.com/PuerkitoBio/purell"
 )
 
 func TestCanonicalize(t *testing.T) {
@@ -229,4 +233,64 @@ func ssurtOf(canonical string) string {
 		return ""
 	}
 	return string(appendSSURT(nil, &p))
+}
+
+// purellDotSegments is what purell's FlagRemoveDotSegments makes of path p (with a host),
+// and what purell makes of p without it: both escaped by purell, as Canonicalize's
+// result is.
+func purellDotSegments(p string) (resolved, plain string) {
+	norm := func(p string, f purell.NormalizationFlags) string {
+		u := &url.URL{Scheme: "http", Host: "h", Path: p}
+		return strings.TrimPrefix(purell.NormalizeURL(u, f), "http://h")
+	}
+	return norm(p, purell.FlagRemoveDotSegments), norm(removeDotSegments(p), 0)
+}
+
+func TestRemoveDotSegments(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"/", "/"},
+		{"/a/b", "/a/b"},
+		{"a", "/a"},
+		{"/a/./b/../c", "/a/c"},
+		{"/a/b/..", "/a/"},
+		{"/a/b/.", "/a/b/"},
+		{"/..", "/"},
+		{"/../..", "/"},
+		{"/a/../../b", "/b"},
+		{"//..", "/"},
+		{"///..", "/"},
+		{"////..", "//"},
+		{"/a//../b", "/a/b"},
+		{"/.a/..b/.../a.", "/.a/..b/.../a."},
+		{"/a/..", "/"},
+		{"..", "/"},
+		{".", "/"},
+		{"./a", "/a"},
+		{"/a/b/c/../../..", "/"},
+		{"/a/b/c/./../../g", "/a/g"},
+		{"/" + strings.Repeat("../", 1000), "/"},
+	}
+	for _, tt := range tests {
+		got := removeDotSegments(tt.in)
+		if got != tt.want {
+			t.Errorf("removeDotSegments(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+		if want, got := purellDotSegments(tt.in); got != want {
+			t.Errorf("removeDotSegments(%q) = %q, purell gives %q", tt.in, got, want)
+		}
+	}
+}
+
+func FuzzRemoveDotSegments(f *testing.F) {
+	for _, s := range []string{"/a/./b/../c", "//..", "/a/..", "..", "/.a/../.", "a/b/../../.."} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, p string) {
+		if p == "" {
+			return // Canonicalize makes an empty path "/" first
+		}
+		if want, got := purellDotSegments(p); got != want {
+			t.Fatalf("removeDotSegments(%q) = %q, purell gives %q", p, got, want)
+		}
+	})
 }

@@ -3,6 +3,7 @@ package scope
 import (
 	"fmt"
 	"math/rand"
+	"strings"
 	"testing"
 )
 
@@ -137,5 +138,52 @@ func BenchmarkCanonicalize(b *testing.B) {
 		if _, err := Canonicalize(urls[i%len(urls)], Standard); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// BenchmarkCanonicalizeLong canonicalises 100 KB URLs (a long path of segments with dot
+// segments and escapes, a long query, a long fragment) and decides them: both must stay
+// linear in the length of the URL and allocate a small multiple of it.
+func BenchmarkCanonicalizeLong(b *testing.B) {
+	const size = 100 << 10
+	seg := "/Seg%7e./x/../a%41b"
+	var sb strings.Builder
+	sb.WriteString("http://WWW.Example.COM:80")
+	for sb.Len() < size/2 {
+		sb.WriteString(seg)
+	}
+	sb.WriteString("?")
+	for sb.Len() < size*9/10 {
+		sb.WriteString("k=v%2f&a b=")
+	}
+	sb.WriteString("#")
+	for sb.Len() < size {
+		sb.WriteString("frag")
+	}
+	urls := map[string]string{
+		"path-query": sb.String(),
+		"slashes":    "http://example.com/" + strings.Repeat("/", size),
+		"dots":       "http://example.com/" + strings.Repeat("x/./y/../", size/9),
+		"percent":    "http://example.com/" + strings.Repeat("%", size),
+		"host":       "http://" + strings.Repeat("a.", size/2) + "com/",
+	}
+	s, err := New(Config{Seeds: []Seed{{URL: "http://example.com/"}}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	for name, u := range urls {
+		b.Run(name, func(b *testing.B) {
+			b.ReportAllocs()
+			b.SetBytes(int64(len(u)))
+			for i := 0; i < b.N; i++ {
+				c, err := Canonicalize(u, Standard)
+				if err != nil {
+					continue // an invalid URL is an answer too
+				}
+				if d := s.Decide(Candidate{URL: c, Hops: "L"}); d.Reason != ReasonTooLong {
+					b.Fatalf("Decide(%d bytes) = %+v", len(c), d)
+				}
+			}
+		})
 	}
 }

@@ -25,7 +25,8 @@ var (
 	ErrRule = errors.New("scope: invalid rule")
 	// ErrSeedType: a seed type is not one of the four names.
 	ErrSeedType = errors.New("scope: invalid seed type")
-	// ErrConfig: a Config has an unknown flavour or a negative hop limit.
+	// ErrConfig: a Config has an unknown flavour, a negative hop limit or a negative
+	// MaxURLLength.
 	ErrConfig = errors.New("scope: invalid config")
 )
 
@@ -86,9 +87,14 @@ const (
 	ReasonSeedPrefix   = "seed-prefix"  // in a seed's prefix (Standard) or automatic rule (Brozzler)
 	ReasonOneHopOff    = "one-hop-off"  // one hop off an in-scope page (standard+, one-page+)
 	ReasonOutOfScope   = "out-of-scope" // nothing let it in
+	ReasonTooLong      = "url-too-long" // the canonical URL is longer than Config.MaxURLLength
 	ReasonAcceptPrefix = "accept:"      // + rule text
 	ReasonBlockPrefix  = "block:"       // + rule text
 )
+
+// DefaultMaxURLLength is the default of Config.MaxURLLength: Heritrix's limit (its
+// UURIFactory refuses longer URIs), itself Internet Explorer's old limit.
+const DefaultMaxURLLength = 2083
 
 const (
 	defaultMaxHops     = 100 // Standard flavour, and Brozzler standard(+) seeds
@@ -119,7 +125,12 @@ type Config struct {
 	Block      []Rule  // collection-level block rules
 	MaxHops    *int    // nil: 100 (Standard) or the seed type's number (Brozzler, §4.2)
 	MaxHopsOff *int    // nil: the seed type's number (Brozzler only; ignored by Standard)
-	Seeds      []Seed
+	// MaxURLLength is the longest canonical URL, in bytes (a canonical http(s) URL is ASCII),
+	// that the crawl takes: Decide refuses a longer candidate with ReasonTooLong before any
+	// other check, and New refuses a longer seed. 0 means DefaultMaxURLLength (2,083, as
+	// Heritrix); negative is an error.
+	MaxURLLength int
+	Seeds        []Seed
 }
 
 // Candidate is a URL to decide. URL, Via, ViaRedirect and Seed are canonical URLs (Decide does
@@ -161,11 +172,16 @@ type Scope struct {
 	mu       sync.Mutex            // serialises writers of prefixes, extra and seedState.auto
 	cfgHops  *int
 	cfgOff   *int
+	maxLen   int // Config.MaxURLLength with the default applied
 }
 
 // New validates cfg and builds its scope: seeds are canonicalised (errors wrap ErrURL; seeds
-// must be http or https), seed types parsed (ErrSeedType), rules compiled (ErrRule), flavour and
-// hop limits checked (ErrConfig). A seed listed twice keeps its first entry.
+// must be http or https and no longer than the URL length limit, and the error quotes the
+// start of a seed that is too long), seed types parsed (ErrSeedType), rules compiled
+// (ErrRule), flavour, hop limits and URL length limit checked (ErrConfig). A seed listed
+// twice keeps its first entry. A recorded redirect seed (Seed.RedirectedFrom) longer than
+// the limit is left out: PromoteRedirect would not have made it, and a resumed crawl must
+// not fail on it.
 func New(cfg Config) (*Scope, error) {
 	fl, err := ParseFlavour(string(cfg.Flavour))
 	if err != nil {
@@ -174,7 +190,14 @@ func New(cfg Config) (*Scope, error) {
 	if err := checkHops(cfg.MaxHops, cfg.MaxHopsOff); err != nil {
 		return nil, err
 	}
-	s := &Scope{flavour: fl, seeds: map[string]*seedState{}, cfgHops: cfg.MaxHops, cfgOff: cfg.MaxHopsOff}
+	if cfg.MaxURLLength < 0 {
+		return nil, fmt.Errorf("%w: negative max_url_length %d", ErrConfig, cfg.MaxURLLength)
+	}
+	s := &Scope{flavour: fl, seeds: map[string]*seedState{}, cfgHops: cfg.MaxHops, cfgOff: cfg.MaxHopsOff,
+		maxLen: cfg.MaxURLLength}
+	if s.maxLen == 0 {
+		s.maxLen = DefaultMaxURLLength
+	}
 	if s.coll, err = compileRules(cfg.Block, cfg.Accept, fl); err != nil {
 		return nil, fmt.Errorf("compile collection rules: %w", err)
 	}
@@ -189,6 +212,9 @@ func New(cfg Config) (*Scope, error) {
 		}
 	}
 	for _, sd := range redirected {
+		if c, err := Canonicalize(sd.URL, fl); err == nil && len(c) > s.maxLen {
+			continue
+		}
 		origin := s.lookup(sd.RedirectedFrom)
 		if origin == nil {
 			if c, err := Canonicalize(sd.RedirectedFrom, fl); err == nil {
@@ -196,7 +222,7 @@ func New(cfg Config) (*Scope, error) {
 			}
 		}
 		if fl == Brozzler && origin != nil {
-			target, err := canonicalSeed(sd.URL, fl)
+			target, err := s.canonicalSeed(sd.URL)
 			if err != nil {
 				return nil, err
 			}
@@ -229,20 +255,26 @@ func checkHops(hops, off *int) error {
 	return nil
 }
 
-func canonicalSeed(raw string, fl Flavour) (string, error) {
-	c, err := Canonicalize(raw, fl)
+// canonicalSeed canonicalises a seed (or a redirect target that may become one) and checks
+// that it is http(s) and within the URL length limit.
+func (s *Scope) canonicalSeed(raw string) (string, error) {
+	c, err := Canonicalize(raw, s.flavour)
 	if err != nil {
 		return "", fmt.Errorf("canonicalize seed: %w", err)
 	}
 	if !strings.HasPrefix(c, "http://") && !strings.HasPrefix(c, "https://") {
 		return "", fmt.Errorf("%w: seed %q: scheme is not http or https", ErrURL, raw)
 	}
+	if len(c) > s.maxLen {
+		return "", fmt.Errorf("%w: seed %.100q... is %d characters long, over the limit of %d (max_url_length)",
+			ErrURL, c, len(c), s.maxLen)
+	}
 	return c, nil
 }
 
 // addSeed adds a seed given to New; origin is the seed it was redirected from, if known.
 func (s *Scope) addSeed(sd Seed, origin *seedState) error {
-	c, err := canonicalSeed(sd.URL, s.flavour)
+	c, err := s.canonicalSeed(sd.URL)
 	if err != nil {
 		return err
 	}
@@ -368,6 +400,7 @@ func (s *Scope) SeedType(seed string) (SeedType, bool) {
 
 // PromoteRedirect records that target was reached from seed by a chain of redirects only (hops
 // is the target's hop path, e.g. "R" or "RR"); seed and target are URLs (canonicalised here).
+// A target longer than the URL length limit is never promoted.
 // Standard flavour (§3.1): for a standard or standard+ seed and a chain shorter than 5, target
 // becomes a seed of the same type (with the seed's rules and limits) and its prefix joins the
 // shared set. Brozzler flavour (§3.2): the target's SSURT (query removed) joins the seed's
@@ -381,7 +414,7 @@ func (s *Scope) PromoteRedirect(seed, target, hops string) bool {
 	if err != nil {
 		return false
 	}
-	tc, err := canonicalSeed(target, s.flavour)
+	tc, err := s.canonicalSeed(target)
 	if err != nil || tc == sc {
 		return false
 	}
@@ -451,9 +484,14 @@ func (s *Scope) brozzlerRedirect(origin *seedState, target string) bool {
 }
 
 // Decide decides whether the candidate is in scope (spec/scope.md §4.1 for Standard, §4.2 for
-// Brozzler) and says why. It is pure, deterministic, allocation-light and safe for concurrent
-// use; it never panics.
+// Brozzler) and says why. A URL longer than Config.MaxURLLength is out with ReasonTooLong
+// before anything else is looked at, seeds included. Decide is pure, deterministic,
+// allocation-light and safe for concurrent use; it never panics, and its cost is linear in
+// the length of the URL.
 func (s *Scope) Decide(c Candidate) Decision {
+	if len(c.URL) > s.maxLen {
+		return Decision{Reason: ReasonTooLong}
+	}
 	var t target
 	t.url, t.via, t.viaRedirect = c.URL, c.Via, c.ViaRedirect
 	t.surtLen, t.ssurtLen = -1, -1

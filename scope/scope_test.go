@@ -703,6 +703,10 @@ func TestNewErrors(t *testing.T) {
 		{"regex", Config{Block: []Rule{{Regex: "("}}}, ErrRule},
 		{"surt", Config{Accept: []Rule{{SURT: "http://archive.org/"}}}, ErrRule},
 		{"seed rule", Config{Seeds: []Seed{{URL: "http://a.test/", Block: []Rule{{Host: "a b"}}}}}, ErrRule},
+		{"max_url_length", Config{MaxURLLength: -1}, ErrConfig},
+		{"seed too long", Config{Seeds: []Seed{{URL: urlOfLen(DefaultMaxURLLength + 1)}}}, ErrURL},
+		{"seed over own limit", Config{MaxURLLength: 30, Seeds: []Seed{{URL: urlOfLen(31)}}}, ErrURL},
+		{"seed IPv4 invalid", Config{Seeds: []Seed{{URL: "http://1.2.3.4.5/"}}}, ErrURL},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -833,4 +837,82 @@ func seedPrefixes(s *Scope, seed string) []string {
 	}
 	s.prefixes.Load().each("", func(p string) { out = append(out, p) })
 	return out
+}
+
+// urlOfLen returns a canonical http URL of exactly n bytes (n >= 20).
+func urlOfLen(n int) string {
+	u := "http://a.test/p?q="
+	return u + strings.Repeat("x", n-len(u))
+}
+
+func TestMaxURLLength(t *testing.T) {
+	// Every urlOfLen URL matches the block rule: below the limit it decides, above it the
+	// length does, before anything else.
+	blocked := Decision{Reason: "block:contains:/p?q=x"}
+	tooLong := Decision{Reason: ReasonTooLong}
+	tests := []struct {
+		name  string
+		limit int // Config.MaxURLLength
+		n     int // length of the candidate URL
+		hops  string
+		want  Decision
+	}{
+		{"default at limit", 0, DefaultMaxURLLength, "L", blocked},
+		{"default over limit", 0, DefaultMaxURLLength + 1, "L", tooLong},
+		{"seed at limit", 0, DefaultMaxURLLength, "", Decision{In: true, Reason: ReasonSeed}},
+		{"seed over limit", 0, DefaultMaxURLLength + 1, "", tooLong},
+		{"prerequisite over limit", 0, DefaultMaxURLLength + 1, "LP", tooLong},
+		{"embed over limit", 0, DefaultMaxURLLength + 1, "LE", tooLong},
+		{"100 KB", 0, 100 << 10, "L", tooLong},
+		{"own limit at", 40, 40, "L", blocked},
+		{"own limit over", 40, 41, "L", tooLong},
+		{"raised limit", 100 << 10, 100 << 10, "L", blocked},
+	}
+	for _, f := range []Flavour{Standard, Brozzler} {
+		for _, tt := range tests {
+			t.Run(string(f)+"/"+tt.name, func(t *testing.T) {
+				s := mustNew(t, Config{Flavour: f, MaxURLLength: tt.limit,
+					Block: []Rule{mustRule(t, "contains:/p?q=x")},
+					Seeds: []Seed{{URL: "http://a.test/"}}})
+				u := urlOfLen(tt.n)
+				if len(u) != tt.n {
+					t.Fatalf("urlOfLen(%d) has %d bytes", tt.n, len(u))
+				}
+				if got := s.Decide(Candidate{URL: u, Hops: tt.hops, Via: "http://a.test/"}); got != tt.want {
+					t.Errorf("Decide(%d bytes, %q) = %+v, want %+v", tt.n, tt.hops, got, tt.want)
+				}
+			})
+		}
+	}
+}
+
+func TestMaxURLLengthSeeds(t *testing.T) {
+	at, over := urlOfLen(DefaultMaxURLLength), urlOfLen(DefaultMaxURLLength+1)
+	if _, err := New(Config{Seeds: []Seed{{URL: at}}}); err != nil {
+		t.Errorf("seed of %d bytes: %v", len(at), err)
+	}
+	_, err := New(Config{Seeds: []Seed{{URL: "http://a.test/"}, {URL: over}}})
+	if !errors.Is(err, ErrURL) || !strings.Contains(err.Error(), over[:50]) {
+		t.Errorf("seed of %d bytes: %v, want ErrURL naming the seed", len(over), err)
+	}
+	if err != nil && len(err.Error()) > 300 {
+		t.Errorf("error of %d bytes for a long seed; want the seed's start only", len(err.Error()))
+	}
+	// A recorded redirect seed over the limit is left out, so that a crawl resumes.
+	for _, f := range []Flavour{Standard, Brozzler} {
+		s, err := New(Config{Flavour: f, Seeds: []Seed{{URL: "http://a.test/"}, {URL: over, RedirectedFrom: "http://a.test/"}}})
+		if err != nil {
+			t.Fatalf("%s: redirected seed over the limit: %v", f, err)
+		}
+		if _, ok := s.SeedType(over); ok {
+			t.Errorf("%s: redirected seed over the limit is a seed", f)
+		}
+		// A redirect to a URL over the limit is not promoted either.
+		if s.PromoteRedirect("http://a.test/", "http://b.test/"+strings.Repeat("y", DefaultMaxURLLength), "R") {
+			t.Errorf("%s: PromoteRedirect to a URL over the limit changed the scope", f)
+		}
+		if !s.PromoteRedirect("http://a.test/", "http://b.test/", "R") {
+			t.Errorf("%s: PromoteRedirect to a short URL did not change the scope", f)
+		}
+	}
 }

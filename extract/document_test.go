@@ -169,6 +169,8 @@ func TestDocumentText(t *testing.T) {
 		{"include alone", `<p data-elastic-include>a</p>b`, "a b"},
 		{"nbsp and unicode spaces collapse", "a\u00a0\u2003 \u3000b", "a b"},
 		{"textarea kept", `<textarea>a &amp; b</textarea>`, "a & b"},
+		{"controls dropped", "a\x00\x00b\x01\x1f c\x7f", "ab c"},
+		{"a body of NULs is empty", strings.Repeat("\x00", 1000), ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

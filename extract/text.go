@@ -7,7 +7,8 @@ import (
 )
 
 // textBuf accumulates text with runs of white space (Unicode White_Space, which includes
-// no-break spaces) collapsed into single spaces and leading white space dropped. It keeps
+// no-break spaces) collapsed into single spaces, leading white space dropped, and the other
+// ASCII control characters (NUL, U+0001-U+001F, DEL) left out. It keeps
 // at most limit bytes and a few more; String trims and truncates to exactly the limit.
 type textBuf struct {
 	b       []byte
@@ -32,6 +33,13 @@ func (t *textBuf) write(text []byte) {
 		if c < utf8.RuneSelf {
 			if c == ' ' || c == '\n' || c == '\t' || c == '\r' || c == '\f' || c == '\v' {
 				t.space = true
+				i++
+				continue
+			}
+			if c < ' ' || c == 0x7f {
+				// Controls have no visible form (a NUL in body text is dropped by HTML
+				// tree construction itself); kept, a body of them would be six times its
+				// size in JSON.
 				i++
 				continue
 			}

@@ -62,6 +62,13 @@ type conn struct {
 
 const maxIdleTime = 60 * time.Second
 
+// MaxRequestLine bounds the request line the client sends (method, request target and
+// version): 64 KiB. Do refuses a longer one as an InvalidURL error, without connecting.
+// Servers refuse much shorter lines (8 KiB is common), and the crawl's scope refuses URLs
+// longer than its own limit (2,083 characters by default) before they get here: this bound
+// only keeps a runaway URL off the wire.
+const MaxRequestLine = 64 << 10
+
 // NewClient validates cfg, applies the defaults and returns a Client.
 func NewClient(cfg Config) (*Client, error) {
 	cfg, err := cfg.withDefaults()
@@ -110,7 +117,11 @@ type target struct {
 }
 
 // Do performs one request. No redirect is followed (a 3xx is a result) and any HTTP status
-// is a result with a nil error. A response cut short after its header arrived is a result
+// is a result with a nil error. The host is read as browsers read it (weburl.Host): a numeric
+// spelling of an IPv4 address ("http://2130706433/", "http://0x7f.1/", "http://127.1/") is
+// that address, dialled directly (through the address guard) and sent as Host: 127.0.0.1; a
+// host that ends in a number but is no IPv4 address ("http://1.2.3.4.5/") is an InvalidURL
+// error, as is a request line longer than MaxRequestLine. A response cut short after its header arrived is a result
 // with Truncated set. When there is no response at all the error is an *Error.
 func (c *Client) Do(ctx context.Context, req Request) (*Exchange, error) {
 	start := time.Now()
@@ -160,11 +171,10 @@ func (c *Client) prepare(req Request) (*target, error) {
 	if host == "" {
 		return nil, fmt.Errorf("%w: empty host", ErrInvalidURL)
 	}
-	if host, err = weburl.ASCIIHost(host); err != nil {
+	// weburl.Host also refuses the characters that could split the request or the Host
+	// header (controls, space, '/', '\', '@', ...).
+	if host, err = weburl.Host(host); err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrInvalidURL, err)
-	}
-	if strings.ContainsAny(host, " \t\r\n\x00/\\@") {
-		return nil, fmt.Errorf("%w: host %q", ErrInvalidURL, host)
 	}
 	t.hostname = host
 	t.port = u.Port()
@@ -205,6 +215,9 @@ func (c *Client) prepare(req Request) (*target, error) {
 	target := path
 	if u.ForceQuery || u.RawQuery != "" {
 		target += "?" + weburl.EscapeQuery(u.RawQuery)
+	}
+	if n := len(t.method) + 1 + len(target) + len(" HTTP/1.1"); n > MaxRequestLine {
+		return nil, fmt.Errorf("%w: request line of %d bytes, over %d", ErrInvalidURL, n, MaxRequestLine)
 	}
 
 	b := make([]byte, 0, 256)

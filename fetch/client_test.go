@@ -14,6 +14,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"net/netip"
 	"os"
 	"strings"
 	"testing"
@@ -778,4 +779,138 @@ func BenchmarkKeepAlive(b *testing.B) {
 		ex.Close()
 	}
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "req/s")
+}
+
+// TestNumericHosts: numeric spellings of an IPv4 address are that address (WHATWG URL), so
+// the address guard refuses loopback however it is spelled, before any connection; names
+// are never looked up for them. Hosts that end in a number but are no IPv4 address are
+// invalid URLs.
+func TestNumericHosts(t *testing.T) {
+	srv := newRawServer(t, []step{{write: "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok"}})
+	port := srv.port()
+	tests := []struct {
+		host     string
+		wantHost string    // Host header when private addresses are allowed
+		kind     ErrorKind // with AllowPrivate false
+	}{
+		{"127.0.0.1", "127.0.0.1", Blocked},
+		{"2130706433", "127.0.0.1", Blocked},
+		{"0x7f.1", "127.0.0.1", Blocked},
+		{"0X7F.0.0.1", "127.0.0.1", Blocked},
+		{"127.1", "127.0.0.1", Blocked},
+		{"127.0.1", "127.0.0.1", Blocked},
+		{"0177.0.0.1", "127.0.0.1", Blocked},
+		{"0x7F000001", "127.0.0.1", Blocked},
+		{"017700000001", "127.0.0.1", Blocked},
+		{"127.0.0.1.", "127.0.0.1", Blocked},
+		{"0x7f.0x0.0x0.0x1", "127.0.0.1", Blocked},
+		{"１２７。１", "127.0.0.1", Blocked}, // full-width digits and full stop, mapped by IDNA
+		{"[::ffff:127.0.0.1]", "[::ffff:127.0.0.1]", Blocked},
+		{"[::1]", "", Blocked}, // the test server listens on IPv4 only
+		// Ends in a number but is no IPv4 address: no request at all.
+		{"1.2.3.4.5", "", InvalidURL},
+		{"foo.0x", "", InvalidURL},
+		{"foo.09", "", InvalidURL},
+		{"256.0.0.1", "", InvalidURL},
+		{"0x100000000", "", InvalidURL},
+		{"1.2.3.08", "", InvalidURL},
+		// Names: looked up (and this test's resolver knows none).
+		{"0x7f.0.0.0x7g", "", DNS},
+		{"10000000000.com", "", DNS},
+		{"foo.09..", "", DNS},
+	}
+	noNames := func(ctx context.Context, host string) ([]netip.Addr, error) {
+		return nil, &net.DNSError{Err: "no such host", Name: host, IsNotFound: true}
+	}
+	guarded := newTestClient(t, Config{})
+	guarded.lookup = noNames
+	for _, tt := range tests {
+		t.Run(tt.host, func(t *testing.T) {
+			u := "http://" + tt.host + ":" + port + "/"
+			_, err := guarded.Do(t.Context(), Request{URL: u})
+			if got := errKind(err); got != tt.kind {
+				t.Fatalf("Do(%s) kind %v (%v), want %v", u, got, err, tt.kind)
+			}
+			var fe *Error
+			errors.As(err, &fe)
+			if tt.kind == Blocked && (fe.Status() != status.InvalidURL || fe.Kind.String() != "blocked" || !errors.Is(err, ErrBlocked)) {
+				t.Errorf("Do(%s) = %v: status %d kind %q, want %d blocked", u, err, fe.Status(), fe.Kind, status.InvalidURL)
+			}
+			if tt.kind == InvalidURL && (fe.Status() != status.InvalidURL || !errors.Is(err, ErrInvalidURL)) {
+				t.Errorf("Do(%s) = %v: status %d, want %d", u, err, fe.Status(), status.InvalidURL)
+			}
+		})
+	}
+	if n := srv.accepts.Load(); n != 0 {
+		t.Fatalf("the loopback listener accepted %d connections with AllowPrivate false, want 0", n)
+	}
+
+	// Allowed, each spelling reaches the address it spells, and says so in Host.
+	allowed := newTestClient(t, Config{AllowPrivate: true})
+	allowed.lookup = noNames
+	want := int32(0)
+	for _, tt := range tests {
+		if tt.wantHost == "" {
+			continue
+		}
+		t.Run("allowed/"+tt.host, func(t *testing.T) {
+			ex, err := allowed.Do(t.Context(), Request{URL: "http://" + tt.host + ":" + port + "/"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer ex.Close()
+			want++
+			if h := "\r\nHost: " + tt.wantHost + ":" + port + "\r\n"; !bytes.Contains(ex.Request, []byte(h)) {
+				t.Errorf("request lacks %q:\n%s", h, ex.Request)
+			}
+			if ex.RemoteIP != "127.0.0.1" {
+				t.Errorf("RemoteIP %q, want 127.0.0.1", ex.RemoteIP)
+			}
+		})
+	}
+	if n := srv.accepts.Load(); n == 0 || n > want {
+		t.Errorf("accepts = %d, want 1 to %d (keep-alive may reuse)", n, want)
+	}
+}
+
+func TestMaxRequestLine(t *testing.T) {
+	srv := newRawServer(t, []step{{write: "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok"}})
+	c := newTestClient(t, Config{AllowPrivate: true})
+	// "GET " + target + " HTTP/1.1" is MaxRequestLine bytes for a target of this length.
+	atLimit := MaxRequestLine - len("GET ") - len(" HTTP/1.1")
+	path := func(n int) string { return "/" + strings.Repeat("a", n-1) }
+	tests := []struct {
+		name string
+		url  string
+		ok   bool
+	}{
+		{"at the limit", srv.url(path(atLimit)), true},
+		{"one over", srv.url(path(atLimit + 1)), false},
+		{"query over", srv.url("/?" + strings.Repeat("q", atLimit)), false},
+		{"escaping makes it over", srv.url("/?" + strings.Repeat("<", atLimit/3+1)), false},
+		{"100 KB", srv.url(path(100 << 10)), false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			before := srv.accepts.Load()
+			ex, err := c.Do(t.Context(), Request{URL: tt.url})
+			if tt.ok {
+				if err != nil {
+					t.Fatal(err)
+				}
+				ex.Close()
+				if line, _, _ := bytes.Cut(ex.Request, []byte("\r\n")); len(line) != MaxRequestLine {
+					t.Errorf("request line of %d bytes, want %d", len(line), MaxRequestLine)
+				}
+				return
+			}
+			var fe *Error
+			if !errors.As(err, &fe) || fe.Kind != InvalidURL || fe.Status() != status.InvalidURL || !errors.Is(err, ErrInvalidURL) {
+				t.Fatalf("Do(%d-byte URL) = %v, want an InvalidURL error", len(tt.url), err)
+			}
+			if n := srv.accepts.Load(); n != before {
+				t.Errorf("the server accepted %d connections for a refused request", n-before)
+			}
+		})
+	}
 }

@@ -55,9 +55,13 @@ func DefaultConfig() Config {
 		Browser:         browser.Config{Screenshot: true},
 		Fetch:           fetch.Config{UserAgent: DefaultUserAgent},
 		WARCMaxSize:     1e9,
+		MaxOutlinks:     DefaultMaxOutlinks,
 		ProgressEvery:   5 * time.Second,
 	}
 }
+
+// DefaultMaxOutlinks is the default of Config.MaxOutlinks, Heritrix's maxOutlinks.
+const DefaultMaxOutlinks = 6000
 
 // Config is everything one crawl needs. Start from DefaultConfig, which holds the default of
 // every field that has one (given below as "Default"); Validate says what is wrong with a Config.
@@ -127,6 +131,15 @@ type Config struct {
 	// NoDocumentDedup writes a document for every page, duplicates included. Default false.
 	NoDocumentDedup bool
 
+	// MaxOutlinks is the most distinct URLs (after canonicalisation) one page may point at:
+	// those beyond are neither queued, nor scoped, nor listed in the page's metadata record,
+	// which counts them (outlinksDropped) as the page's crawl.log line does
+	// (outlinks-capped:N). Embeds, redirects and the inferred favicon are kept before links,
+	// which are kept in document order: the cap never costs a page the resources it needs to
+	// replay. It bounds the memory a page of links takes. Default 6,000 (DefaultMaxOutlinks,
+	// as Heritrix); must be positive.
+	MaxOutlinks int
+
 	// ProgressEvery is how often a progress line is logged. Default 5s; negative: never; zero
 	// is invalid.
 	ProgressEvery time.Duration
@@ -169,6 +182,7 @@ func (c Config) Validate() error {
 		{"Fetch.UserAgent", strings.TrimSpace(c.Fetch.UserAgent) == "", errors.New("required")},
 		{"WARCPrefix", strings.ContainsAny(c.WARCPrefix, `/\`), fmt.Errorf("%q: must not contain a path separator", c.WARCPrefix)},
 		{"WARCMaxSize", c.WARCMaxSize <= 0, positive},
+		{"MaxOutlinks", c.MaxOutlinks <= 0, positive},
 		{"ProgressEvery", c.ProgressEvery == 0, errors.New("must not be zero (negative: never)")},
 	}
 	for _, ck := range checks {

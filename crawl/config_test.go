@@ -59,6 +59,7 @@ func TestValidate(t *testing.T) {
 		{"prefix with slash", func(c *Config) { c.WARCPrefix = "../evil" }, "WARCPrefix"},
 		{"prefix with backslash", func(c *Config) { c.WARCPrefix = `a\b` }, "WARCPrefix"},
 		{"zero WARC size", func(c *Config) { c.WARCMaxSize = 0 }, "WARCMaxSize"},
+		{"zero outlink cap", func(c *Config) { c.MaxOutlinks = 0 }, "MaxOutlinks"},
 		{"zero progress interval", func(c *Config) { c.ProgressEvery = 0 }, "ProgressEvery"},
 	}
 	for _, tt := range tests {

@@ -2,6 +2,8 @@ package crawl
 
 import (
 	"fmt"
+	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/amber-crawler/amber/extract"
@@ -23,23 +25,33 @@ type decision struct {
 type decided struct {
 	in       []frontier.URL // distinct canonical URLs to queue
 	out      []decision     // distinct canonical URLs left out (none of their variants was in)
-	metadata []warc.Outlink // every outlink, for the metadata record
+	metadata []warc.Outlink // the outlinks of the URLs kept, for the metadata record
+	dropped  int            // distinct canonical URLs left out by MaxOutlinks
 }
 
-// decide canonicalises and scopes every outlink. A URL found with several hop letters on one
-// page is queued if any of them is in scope (an image also linked with <a> is still an embed),
-// and rejected only when none is.
+// decide canonicalises and scopes the outlinks of a page, at most MaxOutlinks distinct
+// canonical URLs of them (keep says which). A URL found with several hop letters on one page
+// is queued if any of them is in scope (an image also linked with <a> is still an embed), and
+// rejected only when none is.
 func (c *crawler) decide(u frontier.URL, links []extract.Outlink) decided {
 	var d decided
+	canon := make([]string, len(links))
+	for i, l := range links {
+		if cu, err := scope.Canonicalize(l.URL, c.cfg.Scope.Flavour); err == nil {
+			canon[i] = cu
+		}
+	}
+	kept := keep(links, canon, c.cfg.MaxOutlinks)
+	d.dropped = distinct(canon) - len(kept)
 	type entry struct {
 		in   bool
 		best decision
 	}
 	order := []string{}
 	byURL := map[string]*entry{}
-	for _, l := range links {
-		cu, err := scope.Canonicalize(l.URL, c.cfg.Scope.Flavour)
-		if err != nil {
+	for i, l := range links {
+		cu := canon[i]
+		if cu == "" || !kept[cu] {
 			continue
 		}
 		hops := u.Hops + string(l.Hop)
@@ -71,6 +83,52 @@ func (c *crawler) decide(u frontier.URL, links []extract.Outlink) decided {
 		}
 	}
 	return d
+}
+
+// keep returns the distinct canonical URLs (canon[i] of links[i]; "" for none) a page keeps
+// under a cap of max: all of them when they are no more than max; else first those found with
+// a hop other than hop.Link (embeds, redirects, the inferred favicon: what the page needs to
+// replay, and what makes a redirect a redirect), then links, each in document order.
+func keep(links []extract.Outlink, canon []string, max int) map[string]bool {
+	kept := map[string]bool{}
+	for pass := range 2 {
+		for i, l := range links {
+			cu := canon[i]
+			if cu == "" || kept[cu] || (pass == 0 && l.Hop == hop.Link) {
+				continue
+			}
+			if len(kept) == max {
+				return kept
+			}
+			kept[cu] = true
+		}
+	}
+	return kept
+}
+
+// distinct returns the number of distinct non-empty strings in s.
+func distinct(s []string) int {
+	seen := make(map[string]struct{}, len(s))
+	for _, v := range s {
+		if v != "" {
+			seen[v] = struct{}{}
+		}
+	}
+	return len(seen)
+}
+
+// annotate returns the capture of the page with the outlinks it keeps listed first in its
+// metadata record and, when the cap left some out (extracted: those extraction already left
+// out, see crawler.extractLimit), their number in the metadata record (outlinksDropped) and
+// in crawl.log (outlinks-capped:N).
+func (d decided) annotate(k capture, extracted int) capture {
+	k.outlinks = append(d.metadata, k.outlinks...)
+	if n := d.dropped + extracted; n > 0 {
+		k.fields = append(k.fields, warc.Field{Name: "outlinksDropped", Value: strconv.Itoa(n)})
+		// The annotations may share their array with the fetch's other captures.
+		k.annotations = append(slices.Clip(k.annotations), "outlinks-capped:"+strconv.Itoa(n))
+	}
+	return k
 }
 
 // enqueue adds the in-scope outlinks to the frontier and records each newly rejected URL once.

@@ -1,6 +1,7 @@
 package crawl
 
 import (
+	"bytes"
 	"fmt"
 	"io"
 	"net/http"
@@ -13,12 +14,16 @@ import (
 	"github.com/amber-crawler/amber/warc"
 )
 
-// maxExtractBytes bounds how much of a decoded body is parsed for links.
-const maxExtractBytes = 32 << 20
+// maxExtractBytes bounds the prefix of a decoded body (or of a rendered page's HTML) that is
+// parsed for outlinks and the search document: 8 MiB, above Elastic's 5 MiB of document text
+// and far above the HTML of real pages, so that a gzip bomb or an endless body costs at most
+// this much memory however large it is. The rest of the body is archived, not parsed.
+const maxExtractBytes = 8 << 20
 
 // page is what the crawl learned from a fetch: the URLs it points at and its search document.
 type page struct {
 	links    []extract.Outlink
+	dropped  int               // distinct outlinks extraction left out (extractLimit)
 	doc      *extract.Document // search document, nil when none is due
 	noFollow bool              // robots meta nofollow
 	noIndex  bool              // robots meta noindex
@@ -83,7 +88,7 @@ func (c *crawler) analyseBody(pageURL string, ex *fetch.Exchange) page {
 		ctHeader = ct
 	}
 	r := c.parse(pageURL, ctHeader, body, ok2xx && ct != "text/css")
-	p.doc, p.noFollow, p.noIndex = r.Document, r.NoFollow, r.NoIndex
+	p.doc, p.noFollow, p.noIndex, p.dropped = r.Document, r.NoFollow, r.NoIndex, r.OutlinksDropped
 	p.links = append(p.links, r.Outlinks...)
 	if isHTML(ct) {
 		p.links = c.withFavicon(pageURL, p.links)
@@ -103,21 +108,24 @@ func (c *crawler) analyseRendered(ex *fetch.Exchange, r *fetch.Render) page {
 		return p
 	}
 	ok2xx := ex.StatusCode >= 200 && ex.StatusCode < 300
-	res := c.parse(ex.URL, "text/html; charset=utf-8", []byte(r.HTML), ok2xx)
+	html := r.HTML
+	if len(html) > maxExtractBytes {
+		html = html[:maxExtractBytes]
+	}
+	res := c.parse(ex.URL, "text/html; charset=utf-8", []byte(html), ok2xx)
 	p.doc, p.noFollow, p.noIndex = res.Document, res.NoFollow, res.NoIndex
 	p.links = c.withFavicon(ex.URL, p.links)
 	return p
 }
 
-// parse extracts a parsable body: with its search document when one is due.
+// parse extracts a parsable body: with its search document when one is due, and at most
+// extractLimit references.
 func (c *crawler) parse(pageURL, contentType string, body []byte, withDocument bool) extract.Result {
-	var res extract.Result
-	var err error
+	opt := extract.Options{MaxOutlinks: c.extractLimit()}
 	if withDocument && !c.cfg.NoDocuments {
-		res, err = extract.ParseDocument(pageURL, contentType, body, c.cfg.Documents)
-	} else {
-		res, err = extract.Parse(pageURL, contentType, body)
+		opt.Document = &c.cfg.Documents
 	}
+	res, err := extract.ParseWith(pageURL, contentType, body, opt)
 	if err != nil {
 		c.log.Debug("extract", "url", pageURL, "err", err)
 	}
@@ -128,13 +136,24 @@ func isParsable(ct string) bool { return isHTML(ct) || ct == "text/css" }
 
 func isHTML(ct string) bool { return ct == "text/html" || ct == "application/xhtml+xml" }
 
+// extractLimit is the most references extraction keeps from one body: twice MaxOutlinks, so
+// that the cap, which counts distinct canonical URLs (decide), is rarely reached early by a URL
+// found both as a link and as an embed or by spellings of one URL; and memory stays bounded.
+func (c *crawler) extractLimit() int { return 2 * c.cfg.MaxOutlinks }
+
+// readBody returns the first maxExtractBytes of the decoded body of ex. Decoding stops there,
+// so a decompression bomb inflates no further.
 func readBody(ex *fetch.Exchange) ([]byte, error) {
 	r, err := ex.Body()
 	if err != nil {
 		return nil, err
 	}
 	defer r.Close()
-	return io.ReadAll(io.LimitReader(r, maxExtractBytes))
+	var buf bytes.Buffer
+	// The raw body size is the decoded size of an uncoded body: read it with one allocation.
+	buf.Grow(int(min(ex.BodySize(), maxExtractBytes)) + bytes.MinRead)
+	_, err = buf.ReadFrom(io.LimitReader(r, maxExtractBytes))
+	return buf.Bytes(), err
 }
 
 // withFavicon adds the inferred /favicon.ico of the page's host the first time the host is

@@ -266,8 +266,12 @@ func (s *Scope) canonicalSeed(raw string) (string, error) {
 		return "", fmt.Errorf("%w: seed %q: scheme is not http or https", ErrURL, raw)
 	}
 	if len(c) > s.maxLen {
-		return "", fmt.Errorf("%w: seed %.100q... is %d characters long, over the limit of %d (max_url_length)",
-			ErrURL, c, len(c), s.maxLen)
+		name := c
+		if len(name) > 100 {
+			name = name[:100] + "..." // the error names the seed, not all of it
+		}
+		return "", fmt.Errorf("%w: seed %q is %d characters long, over the limit of %d (max_url_length)",
+			ErrURL, name, len(c), s.maxLen)
 	}
 	return c, nil
 }

@@ -129,6 +129,8 @@ type ScopeSpec struct {
 	Block      []RuleSpec `yaml:"block,omitempty"`
 	MaxHops    *int       `yaml:"max_hops,omitempty"`
 	MaxHopsOff *int       `yaml:"max_hops_off,omitempty"`
+	// MaxURLLength refuses longer URLs (reason url-too-long); 0: 2,083, as Heritrix.
+	MaxURLLength int `yaml:"max_url_length,omitempty"`
 }
 
 // RuleSpec is a scope rule as written: a "kind:value" string or a map of matchers.
@@ -192,6 +194,9 @@ type Limits struct {
 	Bytes ByteSize `yaml:"bytes,omitempty"`
 	// ResponseSize bounds one response's raw bytes; a longer one is kept truncated.
 	ResponseSize ByteSize `yaml:"response_size,omitempty"`
+	// MaxOutlinks is the most distinct URLs one page may add to the crawl; 0: 6,000, as
+	// Heritrix.
+	MaxOutlinks int `yaml:"max_outlinks,omitempty"`
 }
 
 // Politeness spaces requests to one host.
@@ -328,7 +333,11 @@ func (c *Config) Marshal() ([]byte, error) {
 // ScopeConfig builds the scope configuration from the seeds and rules, with errors that name the
 // rule and where it came from. defaultFlavour applies when the config does not set one.
 func (c *Config) ScopeConfig(defaultFlavour scope.Flavour) (scope.Config, error) {
-	sc := scope.Config{Flavour: defaultFlavour, MaxHops: c.Scope.MaxHops, MaxHopsOff: c.Scope.MaxHopsOff}
+	sc := scope.Config{Flavour: defaultFlavour, MaxHops: c.Scope.MaxHops, MaxHopsOff: c.Scope.MaxHopsOff,
+		MaxURLLength: c.Scope.MaxURLLength}
+	if c.Scope.MaxURLLength < 0 {
+		return sc, fmt.Errorf("%w: scope.max_url_length %d: must not be negative", ErrConfig, c.Scope.MaxURLLength)
+	}
 	switch c.Scope.Flavour {
 	case "":
 	case string(scope.Standard), string(scope.Brozzler):

@@ -68,6 +68,8 @@ func TestExitStatus(t *testing.T) {
 		{"unknown fetcher", []string{"crawl", "--dir", "DIR", "--fetcher", "wget", url}, exitUsage},
 		{"unknown flavour", []string{"crawl", "--dir", "DIR", "--flavour", "wide", url}, exitUsage},
 		{"negative max hops", []string{"crawl", "--dir", "DIR", "--max-hops", "-1", url}, exitUsage},
+		{"zero max url length", []string{"crawl", "--dir", "DIR", "--max-url-length", "0", url}, exitUsage},
+		{"zero max outlinks", []string{"crawl", "--dir", "DIR", "--max-outlinks", "0", url}, exitUsage},
 		{"WARC prefix with a slash", []string{"crawl", "--dir", "DIR", "--warc-prefix", "../x", url}, exitUsage},
 		{"bad exclude rule", []string{"crawl", "--dir", "DIR", "--exclude", "regex:(", url}, exitUsage},
 		{"bad include rule kind", []string{"crawl", "--dir", "DIR", "--include", "glob:*", url}, exitUsage},
@@ -229,6 +231,9 @@ warc:
   max_size: 10MB
 scope:
   max_hops: 7
+  max_url_length: 500
+limits:
+  max_outlinks: 100
 `)
 	moreSeeds := writeFile(t, tmp, "more.txt", "http://www.example.org/ one-page\n")
 	d := crawl.DefaultConfig()
@@ -240,10 +245,12 @@ scope:
 		WARCMaxSize, MaxResponseSize               int64
 		Seeds                                      int
 		MaxHops                                    int // -1: not set
+		MaxOutlinks, MaxURLLength                  int
 	}
 	viewOf := func(c crawl.Config) view {
 		v := view{c.Collection, c.WARCPrefix, c.Fetcher, c.Fetch.UserAgent, c.Workers, c.HostConcurrency,
-			c.MaxAttempts, c.HostDelay, c.RetryDelay, c.WARCMaxSize, c.Fetch.MaxResponseSize, len(c.Scope.Seeds), -1}
+			c.MaxAttempts, c.HostDelay, c.RetryDelay, c.WARCMaxSize, c.Fetch.MaxResponseSize, len(c.Scope.Seeds), -1,
+			c.MaxOutlinks, c.Scope.MaxURLLength}
 		if c.Scope.MaxHops != nil {
 			v.MaxHops = *c.Scope.MaxHops
 		}
@@ -256,17 +263,17 @@ scope:
 	}{
 		{"defaults", []string{"http://www.example.com/"}, view{
 			d.Collection, "", d.Fetcher, d.Fetch.UserAgent, d.Workers, d.HostConcurrency, d.MaxAttempts,
-			d.HostDelay, d.RetryDelay, d.WARCMaxSize, 0, 1, -1}},
+			d.HostDelay, d.RetryDelay, d.WARCMaxSize, 0, 1, -1, d.MaxOutlinks, 0}},
 		{"config", []string{"--config", cfgFile}, view{
 			"museum", "from-yaml", d.Fetcher, d.Fetch.UserAgent, 3, d.HostConcurrency, 5,
-			250 * time.Millisecond, d.RetryDelay, 10e6, 0, 1, 7}},
+			250 * time.Millisecond, d.RetryDelay, 10e6, 0, 1, 7, 100, 500}},
 		{"flags over config", []string{"--config", cfgFile, "--workers", "2", "--host-delay", "0",
 			"--warc-prefix", "P", "--max-hops", "2", "--seeds", moreSeeds, "--max-response-size", "1MiB",
-			"--user-agent", "ua", "--warc-max-size", "2GB"}, view{
-			"museum", "P", d.Fetcher, "ua", 2, d.HostConcurrency, 5, 0, d.RetryDelay, 2e9, 1 << 20, 2, 2}},
+			"--user-agent", "ua", "--warc-max-size", "2GB", "--max-outlinks", "10", "--max-url-length", "300"}, view{
+			"museum", "P", d.Fetcher, "ua", 2, d.HostConcurrency, 5, 0, d.RetryDelay, 2e9, 1 << 20, 2, 2, 10, 300}},
 		{"zero flag stays zero", []string{"--workers", "0", "http://www.example.com/"}, view{
 			d.Collection, "", d.Fetcher, d.Fetch.UserAgent, 0, d.HostConcurrency, d.MaxAttempts,
-			d.HostDelay, d.RetryDelay, d.WARCMaxSize, 0, 1, -1}},
+			d.HostDelay, d.RetryDelay, d.WARCMaxSize, 0, 1, -1, d.MaxOutlinks, 0}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -44,7 +44,7 @@ type crawlFlags struct {
 	connectTo                                    stringList
 	include, exclude                             stringList
 	flavour                                      string
-	maxHops                                      int
+	maxHops, maxURLLength, maxOutlinks           int
 	maxAttempts                                  int
 	retryDelay                                   time.Duration
 	logLevel, statusAddr                         string
@@ -77,6 +77,8 @@ func newCrawlFlagSet(f *crawlFlags) *flag.FlagSet {
 	fs.Var(&f.exclude, "exclude", "collection block `RULE`, kind:value (e.g. contains:/calendar/); repeatable")
 	fs.StringVar(&f.flavour, "flavour", "", "scope flavour: standard or brozzler (default: follows the fetcher)")
 	fs.IntVar(&f.maxHops, "max-hops", 0, "most hops (links, embeds, redirects) from a seed, like scope.max_hops (default 100, or the seed type's with the brozzler flavour)")
+	fs.IntVar(&f.maxURLLength, "max-url-length", scope.DefaultMaxURLLength, "refuse URLs longer than this, like scope.max_url_length (reason url-too-long)")
+	fs.IntVar(&f.maxOutlinks, "max-outlinks", d.MaxOutlinks, "most distinct URLs one page adds to the crawl (the rest are counted, not queued)")
 	fs.IntVar(&f.maxAttempts, "max-attempts", d.MaxAttempts, "tries per URL on network errors and 5xx")
 	fs.DurationVar(&f.retryDelay, "retry-delay", d.RetryDelay, "wait before the first retry, doubling after")
 	fs.StringVar(&f.fetcher, "fetcher", d.Fetcher, "http, or browser: load pages in headless Chromium, Brozzler-style")
@@ -269,6 +271,12 @@ func applyScopeFlags(cfg *seeds.Config, a crawlArgs) error {
 		n := f.maxHops
 		cfg.Scope.MaxHops = &n
 	}
+	if a.set["max-url-length"] {
+		if f.maxURLLength <= 0 {
+			return fmt.Errorf("--max-url-length %d: must be positive", f.maxURLLength)
+		}
+		cfg.Scope.MaxURLLength = f.maxURLLength
+	}
 	return nil
 }
 
@@ -373,6 +381,9 @@ func overlayLimits(c *crawl.Config, l seeds.Limits) {
 	}
 	if l.ResponseSize != 0 {
 		c.Fetch.MaxResponseSize = int64(l.ResponseSize)
+	}
+	if l.MaxOutlinks != 0 {
+		c.MaxOutlinks = l.MaxOutlinks
 	}
 }
 
@@ -485,6 +496,7 @@ func overlayFlags(c *crawl.Config, a crawlArgs) error {
 		{"host-concurrency", &c.HostConcurrency, f.hostConcurrency},
 		{"max-attempts", &c.MaxAttempts, f.maxAttempts},
 		{"browser-tabs", &c.Browser.Tabs, f.browserTabs},
+		{"max-outlinks", &c.MaxOutlinks, f.maxOutlinks},
 	}
 	for _, n := range ints {
 		if set[n.name] {
@@ -562,6 +574,7 @@ func recordEffective(cfg *seeds.Config, c crawl.Config) {
 	cfg.Limits.Bytes = seeds.ByteSize(c.LimitBytes)
 	cfg.Limits.Time = c.TimeLimit
 	cfg.Limits.ResponseSize = seeds.ByteSize(c.Fetch.MaxResponseSize)
+	cfg.Limits.MaxOutlinks = c.MaxOutlinks
 	cfg.Network.AllowPrivate = c.Fetch.AllowPrivate
 	cfg.Network.VerifyTLS = c.Fetch.VerifyTLS
 	cfg.Network.ConnectTo = nil

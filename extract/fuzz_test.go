@@ -84,8 +84,41 @@ func FuzzHTML(f *testing.F) {
 			if _, err := url.Parse(res.Base); err != nil {
 				t.Fatalf("Base %q does not parse: %v", res.Base, err)
 			}
+			checkBound(t, pageURL, body, res.Outlinks)
 		}
 	})
+}
+
+// checkBound fails t unless ParseWith with a bound of 2 keeps at most 2 of the outlinks of
+// all (those found without a bound), every embed of all while fewer than 2 are kept, and
+// reports some dropped when it keeps fewer than all.
+func checkBound(t *testing.T, pageURL string, body []byte, all []Outlink) {
+	t.Helper()
+	const bound = 2
+	res, err := ParseWith(pageURL, "text/html", body, Options{MaxOutlinks: bound})
+	if err != nil {
+		t.Fatalf("ParseWith: %v", err)
+	}
+	checkOutlinks(t, pageURL, res.Outlinks)
+	if len(res.Outlinks) > bound {
+		t.Fatalf("%d outlinks kept with a bound of %d", len(res.Outlinks), bound)
+	}
+	if len(res.Outlinks) < len(all) && res.OutlinksDropped == 0 {
+		t.Fatalf("%d of %d outlinks kept and none dropped", len(res.Outlinks), len(all))
+	}
+	type key struct {
+		url string
+		hop byte
+	}
+	found := map[key]bool{}
+	for _, o := range all {
+		found[key{o.URL, o.Hop}] = true
+	}
+	for _, o := range res.Outlinks {
+		if !found[key{o.URL, o.Hop}] {
+			t.Fatalf("bounded outlink %+v not found without a bound", o)
+		}
+	}
 }
 
 func FuzzCSS(f *testing.F) {

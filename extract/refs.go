@@ -11,22 +11,31 @@ import (
 // context and flags) is kept once, and with a limit at most limit references are kept.
 // Past the limit, an embed, redirect or inferred reference takes the place of the latest
 // link (hop.Link) kept, as a page's embeds are part of its capture and its links lead
-// elsewhere; a link, or any reference when only non-links are kept, is dropped. Dropped
-// counts the distinct (reference, hop) pairs dropped.
+// elsewhere; a link, or any reference when only non-links are kept, is dropped, unless the
+// same (reference, hop) pair is kept from elsewhere on the page: then it only clears the
+// kept one's nofollow flag or makes it a search document link, as it would without a limit.
+// dropCount counts the distinct (reference, hop) pairs dropped.
 type refList struct {
 	links []link // in document order; entries with evicted set were dropped later
 	limit int    // 0: no limit
 
-	seen    map[link]int // kept references: index in links
-	kept    int          // references kept
-	linkIdx []int        // indexes of kept hop.Link references, in order
+	seen    map[link]int   // kept references: index in links
+	byRef   map[refKey]int // kept (reference, hop) pairs: index in links of one of them
+	kept    int            // references kept
+	linkIdx []int          // indexes of kept hop.Link references, in order
 
 	seed    maphash.Seed
 	dropped map[uint64]struct{} // hashes of the (reference, hop) pairs dropped
 }
 
+// refKey is a (reference, hop) pair.
+type refKey struct {
+	ref string
+	hop byte
+}
+
 func newRefList(limit int) refList {
-	return refList{limit: max(limit, 0), seen: map[link]int{}}
+	return refList{limit: max(limit, 0), seen: map[link]int{}, byRef: map[refKey]int{}}
 }
 
 // add records l.
@@ -35,6 +44,10 @@ func (r *refList) add(l link) {
 		return
 	}
 	if r.limit > 0 && r.kept >= r.limit {
+		if i, ok := r.byRef[refKey{l.ref, l.hop}]; ok {
+			r.merge(i, l)
+			return
+		}
 		if l.hop == hop.Link || len(r.linkIdx) == 0 {
 			r.drop(l)
 			return
@@ -43,17 +56,41 @@ func (r *refList) add(l link) {
 		r.linkIdx = r.linkIdx[:len(r.linkIdx)-1]
 		old := r.links[i]
 		delete(r.seen, old)
+		if j, ok := r.byRef[refKey{old.ref, old.hop}]; ok && j == i {
+			delete(r.byRef, refKey{old.ref, old.hop})
+		}
 		r.links[i].evicted = true
 		r.kept--
 		r.drop(old)
 	}
 	r.seen[l] = len(r.links)
+	if _, ok := r.byRef[refKey{l.ref, l.hop}]; !ok {
+		r.byRef[refKey{l.ref, l.hop}] = len(r.links)
+	}
 	if l.hop == hop.Link {
 		r.linkIdx = append(r.linkIdx, len(r.links))
 	}
 	r.links = append(r.links, l)
 	r.kept++
 	r.compact()
+}
+
+// merge folds l into the kept reference i of the same (reference, hop) pair: a reference
+// without nofollow clears the flag, an anchor makes i a search document link.
+func (r *refList) merge(i int, l link) {
+	k := r.links[i]
+	m := k
+	m.nofollow = k.nofollow && l.nofollow
+	m.anchor = k.anchor || l.anchor
+	if m == k {
+		return
+	}
+	if _, dup := r.seen[m]; dup {
+		return
+	}
+	delete(r.seen, k)
+	r.seen[m] = i
+	r.links[i] = m
 }
 
 // drop counts l as dropped.
@@ -77,11 +114,15 @@ func (r *refList) compact() {
 	}
 	out := r.links[:0]
 	r.linkIdx = r.linkIdx[:0]
+	clear(r.byRef)
 	for _, l := range r.links {
 		if l.evicted {
 			continue
 		}
 		r.seen[l] = len(out)
+		if _, ok := r.byRef[refKey{l.ref, l.hop}]; !ok {
+			r.byRef[refKey{l.ref, l.hop}] = len(out)
+		}
 		if l.hop == hop.Link {
 			r.linkIdx = append(r.linkIdx, len(out))
 		}

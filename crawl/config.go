@@ -55,6 +55,7 @@ func DefaultConfig() Config {
 		Browser:         browser.Config{Screenshot: true},
 		Fetch:           fetch.Config{UserAgent: DefaultUserAgent},
 		WARCMaxSize:     1e9,
+		MinFreeSpace:    0, // 1 GiB, or 1% of the filesystem if smaller
 		MaxOutlinks:     DefaultMaxOutlinks,
 		ProgressEvery:   5 * time.Second,
 	}
@@ -122,6 +123,14 @@ type Config struct {
 	WARCPrefix string
 	// WARCMaxSize rotates WARC files at this size in bytes. Default 1e9; must be positive.
 	WARCMaxSize int64
+	// MinFreeSpace is the free space, in bytes, the crawl keeps on the filesystem of the crawl
+	// directory (and of its WARC directory, when that is another one). It is checked every
+	// second and before every WARC write; below it the crawl stops claiming URLs, lets the
+	// captures in flight finish, closes its files and ends with EndDiskFull and an error
+	// wrapping ErrDiskFull. Run the crawl again once there is room to resume it. A write that
+	// fails for want of room (ENOSPC) ends the crawl the same way. Default 0: 1 GiB, or 1% of
+	// the filesystem when that is smaller (EffectiveMinFreeSpace); negative: no check.
+	MinFreeSpace int64
 
 	// Documents configures the search documents written to documents.jsonl (limits, content
 	// hash fields, binary types); zero values are the Elastic reference's defaults.

@@ -29,6 +29,7 @@ const (
 	EndLimit           = "limit"            // a URL, byte or time limit was reached
 	EndCancelled       = "cancelled"        // the context was cancelled (Ctrl-C)
 	EndAlreadyFinished = "already-finished" // the crawl directory holds a finished crawl; nothing was done
+	EndDiskFull        = "disk-full"        // free space fell below MinFreeSpace or a write failed with ENOSPC; Run's error wraps ErrDiskFull
 )
 
 // Paths inside the crawl directory (design §3).
@@ -70,6 +71,7 @@ type crawler struct {
 	docs    *docStream       // nil when documents are off
 	browser *browser.Fetcher // nil with the plain HTTP fetcher
 	robots  *robotsGate
+	disk    *diskMonitor // nil when MinFreeSpace is negative
 
 	fetched  atomic.Int64 // responses received (all runs)
 	bytes    atomic.Int64 // raw response bytes (all runs)
@@ -89,12 +91,20 @@ type crawler struct {
 // frontier flushed (URLs in flight go back to the queue on the next run). Running it again on
 // the same directory resumes the crawl; on a finished crawl it returns EndAlreadyFinished.
 // Errors are fatal conditions (the directory cannot be written, the state cannot be opened); a
-// URL that fails is an outcome recorded in crawl.log, not an error.
+// URL that fails is an outcome recorded in crawl.log, not an error. A disk that runs out of room
+// (MinFreeSpace, or ENOSPC at any write) ends the run cleanly with EndDiskFull and an error
+// wrapping ErrDiskFull; the crawl resumes when run again.
 func Run(ctx context.Context, cfg Config) (res Result, err error) {
 	if err := cfg.Validate(); err != nil {
 		return Result{}, err
 	}
 	cfg.derive()
+	defer func() {
+		// Room ran out before the run could start, or while it ended.
+		if err = asDiskFull(err, cfg.MinFreeSpace, cfg.Dir, filepath.Join(cfg.Dir, WARCDir)); errors.Is(err, ErrDiskFull) {
+			res.End = EndDiskFull
+		}
+	}()
 	if err := makeDirs(cfg.Dir); err != nil {
 		return Result{}, err
 	}
@@ -171,6 +181,9 @@ func open(ctx context.Context, cfg Config, front *frontier.Frontier) (c *crawler
 	if c.client, err = fetch.NewClient(cfg.Fetch); err != nil {
 		return c, fmt.Errorf("build http client: %w", err)
 	}
+	if c.disk, err = newDiskMonitor(cfg.MinFreeSpace, cfg.Dir, filepath.Join(cfg.Dir, WARCDir), c.log); err != nil {
+		return c, err
+	}
 	if c.warc, err = c.openWARC(); err != nil {
 		return c, err
 	}
@@ -209,12 +222,17 @@ func (c *crawler) openWARC() (*warc.Writer, error) {
 	for _, r := range recovered {
 		c.log.Warn("recovered WARC file left open by an earlier run", "file", fmt.Sprintf("%+v", r))
 	}
+	var beforeWrite func(int64)
+	if c.disk != nil {
+		beforeWrite = c.disk.beforeWrite
+	}
 	w, err := warc.NewWriter(warc.Config{
-		Dir:      filepath.Join(cfg.Dir, WARCDir),
-		Prefix:   cfg.WARCPrefix,
-		MaxSize:  cfg.WARCMaxSize,
-		CDXJPath: filepath.Join(cfg.Dir, LiveCDXJFile),
-		Dedup:    c.front,
+		BeforeWrite: beforeWrite,
+		Dir:         filepath.Join(cfg.Dir, WARCDir),
+		Prefix:      cfg.WARCPrefix,
+		MaxSize:     cfg.WARCMaxSize,
+		CDXJPath:    filepath.Join(cfg.Dir, LiveCDXJFile),
+		Dedup:       c.front,
 		Info: warc.Info{
 			Software:    cfg.Software,
 			Operator:    cfg.Operator,
@@ -321,51 +339,70 @@ func (c *crawler) close() error {
 // counters and the end recorded in the frontier, the crawl-end event and the reports. Reports are
 // written whatever the end; a failure to write them is reported but does not hide the crawl's
 // own outcome.
+// A write that failed for want of room, in the run or here, makes the end EndDiskFull and the
+// error a *DiskFullError.
 func (c *crawler) finish(end string, runErr error) (Result, error) {
-	if err := c.close(); err != nil && runErr == nil {
-		runErr = err
+	runErr = c.diskFull(runErr)
+	// keep makes err the run's error when it has none yet. A later one is logged only: on a full
+	// disk the writes of the end fail too, and the first error is what stopped the run.
+	keep := func(err error) {
+		switch {
+		case err == nil:
+		case runErr == nil:
+			runErr = c.diskFull(err)
+		default:
+			c.log.Warn("end the run", "err", err)
+		}
 	}
-	if err := c.sortIndex(); err != nil && runErr == nil {
-		runErr = err
-	}
-	if err := c.saveCounters(); err != nil && runErr == nil {
-		runErr = err
-	}
+	keep(c.close())
+	keep(c.sortIndex())
+	keep(c.saveCounters())
 	now := time.Now().UTC()
 	if runErr == nil && end == EndFinished {
 		if err := c.front.PutMeta(metaFinished, []byte(now.Format(time.RFC3339))); err != nil {
-			runErr = fmt.Errorf("record crawl end: %w", err)
+			keep(fmt.Errorf("record crawl end: %w", err))
 		}
 	}
 	endReason := end
-	if runErr != nil {
+	switch {
+	case errors.Is(runErr, ErrDiskFull):
+		end, endReason = EndDiskFull, EndDiskFull
+	case runErr != nil:
 		endReason = report.EndFailed
 	}
-	if err := c.front.PutMeta(metaEnd, []byte(endReason+" "+now.Format(time.RFC3339Nano))); err != nil && runErr == nil {
-		runErr = fmt.Errorf("record crawl end: %w", err)
+	if err := c.front.PutMeta(metaEnd, []byte(endReason+" "+now.Format(time.RFC3339Nano))); err != nil {
+		keep(fmt.Errorf("record crawl end: %w", err))
 	}
-	if err := c.front.Sync(); err != nil && runErr == nil {
-		runErr = fmt.Errorf("sync frontier: %w", err)
+	if err := c.front.Sync(); err != nil {
+		keep(fmt.Errorf("sync frontier: %w", err))
 	}
 	if c.events != nil {
 		msg := fmt.Sprintf("%d URLs fetched, %d bytes", c.fetched.Load(), c.bytes.Load())
 		if runErr != nil {
 			msg = runErr.Error()
 		}
-		if err := c.events.CrawlEnd(endReason, msg); err != nil && runErr == nil {
-			runErr = fmt.Errorf("write crawl-end event: %w", err)
+		if err := c.events.CrawlEnd(endReason, msg); err != nil {
+			keep(fmt.Errorf("write crawl-end event: %w", err))
 		}
-		if err := c.events.Close(); err != nil && runErr == nil {
-			runErr = fmt.Errorf("close events: %w", err)
+		if err := c.events.Close(); err != nil {
+			keep(fmt.Errorf("close events: %w", err))
 		}
 	}
 	if err := writeReports(c.cfg.Dir, c.front, now, endReason); err != nil {
 		c.log.Error("write reports", "err", err)
 		if runErr == nil {
-			runErr = err
+			runErr = c.diskFull(err)
 		}
 	}
+	if errors.Is(runErr, ErrDiskFull) {
+		end = EndDiskFull
+	}
 	return c.result(end), runErr
+}
+
+// diskFull turns a write error that ran out of room into a *DiskFullError.
+func (c *crawler) diskFull(err error) error {
+	return asDiskFull(err, c.cfg.MinFreeSpace, c.cfg.Dir, filepath.Join(c.cfg.Dir, WARCDir))
 }
 
 func (c *crawler) result(end string) Result {
@@ -374,6 +411,9 @@ func (c *crawler) result(end string) Result {
 
 // run seeds the frontier and runs the workers until the crawl ends.
 func (c *crawler) run(ctx context.Context) (string, error) {
+	if full := c.disk.check(0); full != nil {
+		return EndDiskFull, full
+	}
 	if err := c.restorePromotions(); err != nil {
 		return "", err
 	}
@@ -390,16 +430,28 @@ func (c *crawler) run(ctx context.Context) (string, error) {
 	}
 	defer c.startProgress(runCtx, c.started, c.startN)()
 
-	g, gctx := errgroup.WithContext(runCtx)
+	// Low disk space stops the workers as a cancellation does: no more claims, fetches under
+	// way are dropped (their URLs go back to the queue), captures being written finish.
+	workCtx, stop := context.WithCancelCause(runCtx)
+	defer stop(nil)
+	var watching sync.WaitGroup
+	if c.disk != nil {
+		watching.Go(func() { c.disk.watch(workCtx, stop) })
+	}
+	g, gctx := errgroup.WithContext(workCtx)
 	for i := range c.cfg.Workers {
 		g.Go(func() error { return c.worker(gctx, i+1) })
 	}
 	err := g.Wait()
+	stop(nil)
+	watching.Wait()
 	switch {
 	case err != nil:
 		return "", err
 	case c.done.Load():
 		return EndFinished, nil
+	case c.disk.err() != nil:
+		return EndDiskFull, c.disk.err()
 	case c.limitHit.Load() || errors.Is(context.Cause(runCtx), errTimeLimit):
 		return EndLimit, nil
 	default:

@@ -3,6 +3,7 @@ package crawl
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -187,7 +188,8 @@ func (d *docStream) lookup(hash string) (extract.SearchDocument, bool, error) {
 	return sd, true, nil
 }
 
-// append writes one line and returns its offset and length.
+// append writes one line and returns its offset and length. A line that could not be written
+// whole (a full disk) is cut off again.
 func (d *docStream) append(sd extract.SearchDocument) (int64, int64, error) {
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
@@ -197,10 +199,18 @@ func (d *docStream) append(sd extract.SearchDocument) (int64, int64, error) {
 	}
 	off := d.size
 	n, err := d.f.WriteAt(buf.Bytes(), off)
-	d.size += int64(n)
 	if err != nil {
-		return 0, 0, fmt.Errorf("write %s: %w", DocumentsFile, err)
+		// size stays at off: the next line is written over what was torn here (and a reopen
+		// cuts a torn last line), even when the cut fails.
+		err = fmt.Errorf("write %s: %w", DocumentsFile, err)
+		if n > 0 {
+			if terr := d.f.Truncate(off); terr != nil {
+				return 0, 0, errors.Join(err, fmt.Errorf("truncate %s: %w", DocumentsFile, terr))
+			}
+		}
+		return 0, 0, err
 	}
+	d.size += int64(n)
 	return off, int64(n), nil
 }
 

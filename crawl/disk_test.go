@@ -1,6 +1,8 @@
 package crawl_test
 
 import (
+	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -161,34 +163,104 @@ func checkCapturedOnce(t *testing.T, crawlDir string, pages int) {
 }
 
 // TestCrawlDiskFull crawls into a 30 MB filesystem: the crawl stops on its own before the disk
-// is full (1% of 30 MB kept free), leaves valid WARC files and no .open file, and once the
-// filesystem is enlarged a second run resumes to the end with every page captured once.
+// is full (1% of 30 MB kept free), leaves valid WARC files and no .open file, a run on the
+// still full disk stops at once, and once the filesystem is enlarged a third run resumes to the
+// end with every page captured once. The runs on the full disk are made in a child process
+// (TestDiskFullChild), so that dying of a signal (SIGBUS in a memory-mapped store) fails the
+// test instead of killing the test binary.
 func TestCrawlDiskFull(t *testing.T) {
-	const pages = 1500
-	_, cfg := generatedConfig(t, pages)
-	cfg.Dir = filepath.Join(t.TempDir(), "fs")
-	mountTmpfs(t, cfg.Dir, "30m")
-	fillTo(t, cfg.Dir, 3<<20)
+	dir := filepath.Join(t.TempDir(), "fs")
+	mountTmpfs(t, dir, "30m")
+	fillTo(t, dir, 3<<20)
 
+	first := runDiskFullChild(t, dir)
+	if first.Fetched == 0 || first.Queued == 0 {
+		t.Errorf("first run fetched %d and left %d queued: the disk should fill in the middle of the crawl", first.Fetched, first.Queued)
+	}
+	again := runDiskFullChild(t, dir)
+	if again.Fetched != first.Fetched {
+		t.Errorf("a run on a full disk fetched %d more", again.Fetched-first.Fetched)
+	}
+
+	resizeTmpfs(t, dir, "200m")
+	_, cfg := generatedConfig(t, diskFullPages)
+	cfg.Dir = dir
 	res, err := crawl.Run(t.Context(), cfg)
-	checkStoppedClean(t, cfg.Dir, cfg.Dir, res, err)
-	if res.Fetched == 0 || res.Stats.Queued == 0 {
-		t.Errorf("first run fetched %d and left %d queued: the disk should fill in the middle of the crawl", res.Fetched, res.Stats.Queued)
-	}
-
-	// A run on a disk that is still full stops at once, with the same clear error.
-	again, err := crawl.Run(t.Context(), cfg)
-	checkStoppedClean(t, cfg.Dir, cfg.Dir, again, err)
-	if again.Fetched != res.Fetched {
-		t.Errorf("a run on a full disk fetched %d more", again.Fetched-res.Fetched)
-	}
-
-	resizeTmpfs(t, cfg.Dir, "200m")
-	res, err = crawl.Run(t.Context(), cfg)
 	if err != nil || res.End != crawl.EndFinished {
 		t.Fatalf("resume after the disk was enlarged: end %q, error %v", res.End, err)
 	}
-	checkCapturedOnce(t, cfg.Dir, pages)
+	checkCapturedOnce(t, cfg.Dir, diskFullPages)
+}
+
+const (
+	diskFullPages  = 1500
+	diskFullDirEnv = "AMBER_TEST_DISKFULL_DIR" // the crawl directory of TestDiskFullChild
+	diskFullOutEnv = "AMBER_TEST_DISKFULL_OUT" // where it writes its diskFullRun
+)
+
+// diskFullRun is what TestDiskFullChild reports of its run.
+type diskFullRun struct {
+	Fetched, Queued int64
+}
+
+// runDiskFullChild runs TestDiskFullChild on dir in a child process and returns its report.
+func runDiskFullChild(t *testing.T, dir string) diskFullRun {
+	t.Helper()
+	out := filepath.Join(t.TempDir(), "run.json")
+	cmd := exec.CommandContext(t.Context(), os.Args[0], "-test.run=^TestDiskFullChild$", "-test.v")
+	cmd.Env = append(os.Environ(), diskFullDirEnv+"="+dir, diskFullOutEnv+"="+out)
+	log, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("crawl on a full disk, in a child process: %v\n%s", err, head(log, 3000))
+	}
+	data, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatalf("child process wrote no report: %v\n%s", err, head(log, 3000))
+	}
+	var r diskFullRun
+	if err := json.Unmarshal(data, &r); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("child: %s", bytes.TrimSpace(grepLines(log, "stopped:")))
+	return r
+}
+
+// TestDiskFullChild is one run of TestCrawlDiskFull's crawl on a full disk, in a child process.
+// Run on its own it skips.
+func TestDiskFullChild(t *testing.T) {
+	dir := os.Getenv(diskFullDirEnv)
+	if dir == "" {
+		t.Skip("run by TestCrawlDiskFull in a child process")
+	}
+	_, cfg := generatedConfig(t, diskFullPages)
+	cfg.Dir = dir
+	res, err := crawl.Run(t.Context(), cfg)
+	checkStoppedClean(t, cfg.Dir, cfg.Dir, res, err)
+	data, err := json.Marshal(diskFullRun{Fetched: res.Fetched, Queued: res.Stats.Queued})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(os.Getenv(diskFullOutEnv), data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// head is the start of a child's output: a crash's cause and the stack that crashed.
+func head(b []byte, n int) []byte {
+	if len(b) > n {
+		return b[:n]
+	}
+	return b
+}
+
+func grepLines(b []byte, s string) []byte {
+	var out []byte
+	for _, l := range bytes.SplitAfter(b, []byte("\n")) {
+		if bytes.Contains(l, []byte(s)) {
+			out = append(out, l...)
+		}
+	}
+	return out
 }
 
 // TestCrawlWARCDirFull puts the WARC directory on its own small filesystem: the crawl watches

@@ -79,13 +79,13 @@ const (
 	// ChunkUnterminated: /case is chunked and closes after a data chunk, without the last
 	// (zero-size) chunk.
 	ChunkUnterminated = "chunk-unterminated"
-	// ManyLinks: /case is a page with 200,000 links, to http://offsite.hostile.test/l/N (a
-	// host no seed names, so a crawl seeded with this host does not fetch them).
+	// ManyLinks: /case is a page of 7.4 MB with 200,000 links, to http://o.hostile.test/N
+	// (Offsite, a host no seed names, so a crawl seeded with this host does not fetch them).
 	ManyLinks = "many-links"
 	// LongURL: /case links a same-host URL of 100,000 bytes (/long/xxx...) and then /after2.
 	LongURL = "long-url"
 	// DeepNesting: /case is a page of 100,000 nested <div> elements with a link in the
-	// innermost one to /inner.
+	// innermost one to /inner (a normal page).
 	DeepNesting = "deep-nesting"
 	// Robots500: /robots.txt answers 500.
 	Robots500 = "robots-500"
@@ -94,7 +94,7 @@ const (
 	// RobotsHuge: /robots.txt is 5 MiB: "User-agent: *", "Disallow: /private", then comments.
 	// "/" also links /private.
 	RobotsHuge = "robots-huge"
-	// RobotsLoop: /robots.txt redirects to /robots2.txt, which redirects back.
+	// RobotsLoop: /robots.txt redirects to /robots2.txt, which redirects back, forever.
 	RobotsLoop = "robots-loop"
 	// TLSStall: reached over https, the connection is accepted and the handshake never
 	// answered (ConnectTo maps this host's port 443 to the stall port).
@@ -112,6 +112,11 @@ const (
 	// Loopback: /case links the loopback address spelled as numbers a browser reads as IPv4
 	// (LoopbackSpellings), each with the server's plain port.
 	Loopback = "loopback"
+	// Offsite: the host of the ManyLinks links; it serves normal pages.
+	Offsite = "o"
+	// Normal: nothing hostile, "/" links /case and /after, both normal pages. A second seed
+	// on this host shows that a crawl went on whatever the first one did.
+	Normal = "normal"
 )
 
 // Hosts lists every case host (first labels), in a fixed order.
@@ -119,7 +124,7 @@ var Hosts = []string{
 	StallHeaders, StallBody, Slow, RedirectLoop, RedirectChain, ShortBody, Reset, GzipBomb,
 	Endless, HugeHeader, BadHeader, BadStatus, HTTP09, ChunkBadSize, ChunkLong,
 	ChunkUnterminated, ManyLinks, LongURL, DeepNesting, Robots500, RobotsStall, RobotsHuge,
-	RobotsLoop, TLSStall, PlainOnTLS, TLSOK, Calendar, PathTrap, Loopback,
+	RobotsLoop, TLSStall, PlainOnTLS, TLSOK, Calendar, PathTrap, Loopback, Normal,
 }
 
 // LoopbackSpellings are host spellings of 127.0.0.1 that WHATWG URL parsing (and so every
@@ -162,8 +167,12 @@ type Server struct {
 	closeOnce sync.Once
 	wg        sync.WaitGroup
 
-	bombOnce sync.Once
-	bomb     []byte
+	bombOnce  sync.Once
+	bomb      []byte
+	linksOnce sync.Once
+	links     []byte // the ManyLinks page
+	deepOnce  sync.Once
+	deep      []byte // the DeepNesting page
 
 	mu    sync.Mutex          // guards conns, hits, open
 	conns map[string]int      // listener name + " " + host of the first request ("" for none) -> connections
@@ -221,7 +230,7 @@ func URL(name, path string) string {
 }
 
 // ConnectTo returns curl --connect-to mappings (HOST:PORT:ADDR:PORT) that send every case
-// host, and offsite.hostile.test, to this server: port 80 to the plain listener, and port 443
+// host, and Offsite, to this server: port 80 to the plain listener, and port 443
 // of TLSOK to the TLS listener, of TLSStall to the stall port, of PlainOnTLS to the plain
 // listener. There is no catch-all: any other host (a numeric spelling of the loopback
 // address, say) is dialled as it is.
@@ -230,7 +239,7 @@ func (s *Server) ConnectTo() []string {
 	_, tlsPort, _ := net.SplitHostPort(s.TLSAddr)
 	_, stallPort, _ := net.SplitHostPort(s.StallAddr)
 	var out []string
-	for _, h := range append(append([]string(nil), Hosts...), "offsite") {
+	for _, h := range append(append([]string(nil), Hosts...), Offsite) {
 		port, to := "80", plainPort
 		switch h {
 		case TLSOK:

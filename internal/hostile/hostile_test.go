@@ -78,6 +78,8 @@ func TestServer(t *testing.T) {
 		contains   string
 	}{
 		{Host(Slow), "/", "HTTP/1.1 200 OK\r\n", `href="/case"`},
+		{Host(RobotsLoop), "/robots2.txt", "HTTP/1.1 302 ", "Location: /robots.txt"},
+		{Host(ManyLinks), "/case", "HTTP/1.1 200 OK\r\n", `<a href=//o.hostile.test/199999></a>`},
 		{Host(RedirectLoop), "/case", "HTTP/1.1 302 Found\r\n", "Location: /loop\r\n"},
 		{Host(RedirectLoop), "/loop", "HTTP/1.1 302 Found\r\n", "Location: /case\r\n"},
 		{Host(RedirectChain), "/hop/29", "HTTP/1.1 302 Found\r\n", "Location: /hop/30\r\n"},

@@ -23,8 +23,11 @@ func (s *Server) route(c net.Conn, bw *bufio.Writer, r request) {
 	case "/":
 		s.index(bw, name)
 		return
-	case "/after", "/after2", "/inner":
-		html(bw, "<p>a normal page after the hostile one</p>")
+	case "/after", "/after2":
+		html(bw, "<p>a normal page after the hostile one: "+name+r.path+"</p>")
+		return
+	case "/inner":
+		html(bw, "<p>the page linked from the innermost element: "+name+"</p>")
 		return
 	case "/robots.txt":
 		s.robots(c, bw, name)
@@ -53,6 +56,10 @@ func (s *Server) route(c net.Conn, bw *bufio.Writer, r request) {
 		}
 		return
 	}
+	if name == RobotsLoop && r.path == "/robots2.txt" {
+		redirect(bw, "/robots.txt")
+		return
+	}
 	if name == RedirectLoop && r.path == "/loop" {
 		redirect(bw, "/case")
 		return
@@ -74,7 +81,7 @@ func (s *Server) index(bw *bufio.Writer, name string) {
 	case RobotsHuge:
 		html(bw, `<a href="/private">private</a> <a href="/after">after</a>`)
 	default:
-		html(bw, `<a href="/case">hostile</a> <a href="/after">after</a>`)
+		html(bw, `<h1>`+name+`</h1><a href="/case">hostile</a> <a href="/after">after</a>`)
 	}
 }
 
@@ -97,7 +104,7 @@ func (s *Server) robots(c net.Conn, bw *bufio.Writer, name string) {
 	case RobotsLoop:
 		redirect(bw, "/robots2.txt")
 	default:
-		page(bw, "200 OK", "text/plain", []byte("User-agent: *\nDisallow:\n"))
+		page(bw, "200 OK", "text/plain", []byte("# "+name+"\nUser-agent: *\nDisallow:\n"))
 	}
 }
 
@@ -191,23 +198,16 @@ func (s *Server) hostileCase(c net.Conn, bw *bufio.Writer, name string) {
 		head(bw, "200 OK", "Content-Type: text/html", "Transfer-Encoding: chunked")
 		bw.WriteString("10\r\n<p>first chunk\n\r\n")
 	case ManyLinks:
-		var b bytes.Buffer
-		b.WriteString("<!doctype html><html><body>\n")
-		for i := range ManyLinksCount {
-			fmt.Fprintf(&b, "<a href=\"http://offsite.%s/l/%d\">%d</a>\n", Domain, i, i)
-		}
-		b.WriteString("</body></html>\n")
-		page(bw, "200 OK", "text/html", b.Bytes())
+		s.linksOnce.Do(func() { s.links = manyLinks() })
+		page(bw, "200 OK", "text/html", s.links)
 	case LongURL:
 		html(bw, `<a href="/long/`+strings.Repeat("x", LongURLBytes-len("/long/"))+`">long</a> <a href="/after2">after</a>`)
 	case DeepNesting:
-		var b bytes.Buffer
-		b.WriteString("<!doctype html><html><body>\n")
-		b.WriteString(strings.Repeat("<div>", NestingDepth))
-		b.WriteString(`<a href="/inner">inner</a>`)
-		b.WriteString(strings.Repeat("</div>", NestingDepth))
-		b.WriteString("</body></html>\n")
-		page(bw, "200 OK", "text/html", b.Bytes())
+		s.deepOnce.Do(func() {
+			s.deep = []byte("<!doctype html><html><body>\n" + strings.Repeat("<div>", NestingDepth) +
+				`<a href="/inner">inner</a>` + strings.Repeat("</div>", NestingDepth) + "</body></html>\n")
+		})
+		page(bw, "200 OK", "text/html", s.deep)
 	case Loopback:
 		_, port, _ := net.SplitHostPort(s.Addr)
 		var b strings.Builder
@@ -217,8 +217,21 @@ func (s *Server) hostileCase(c net.Conn, bw *bufio.Writer, name string) {
 		b.WriteString(`<a href="/after">after</a>`)
 		html(bw, b.String())
 	default:
-		html(bw, "<p>nothing hostile here</p>")
+		html(bw, "<p>nothing hostile here: "+name+"</p>")
 	}
+}
+
+// manyLinks builds the ManyLinks page (7.4 MB: the links fit in any extraction prefix of 8 MiB).
+func manyLinks() []byte {
+	prefix := `<a href=//` + Host(Offsite) + `/`
+	b := make([]byte, 0, ManyLinksCount*(len(prefix)+12)+64)
+	b = append(b, "<!doctype html><html><body>\n"...)
+	for i := range ManyLinksCount {
+		b = append(b, prefix...)
+		b = strconv.AppendInt(b, int64(i), 10)
+		b = append(b, "></a>\n"...)
+	}
+	return append(b, "</body></html>\n"...)
 }
 
 // gzipBomb returns the bomb, building it on first use.

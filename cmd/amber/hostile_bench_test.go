@@ -152,7 +152,11 @@ func BenchmarkHostile(b *testing.B) {
 				out, err := cmd.CombinedOutput()
 				el := time.Since(start)
 				if err != nil && cmd.ProcessState.ExitCode() != exitLimit {
-					b.Errorf("crawl: %v\n%s", err, tail(out, 2000))
+					b.Errorf("crawl: %v\n%s", err, clip(out, 600))
+				}
+				if log, err := os.ReadFile(filepath.Join(dir, "logs", "crawl.log")); err == nil {
+					line, _, _ := strings.Cut(string(log), "\n")
+					b.Logf("exit %d, first crawl.log line: %s", cmd.ProcessState.ExitCode(), clip([]byte(line), 400))
 				}
 				ru := cmd.ProcessState.SysUsage().(*syscall.Rusage)
 				b.ReportMetric(float64(ru.Maxrss)/1024, "peakRSS-MB")
@@ -177,7 +181,7 @@ func BenchmarkHostileInProcess(b *testing.B) {
 				err := run(b.Context(), hostileArgs(srv, dir, c), nil, &out, &out)
 				peak := w.stop()
 				if err != nil && exitCode(err) != exitLimit {
-					b.Errorf("crawl: %v\n%s", err, tail(out.Bytes(), 2000))
+					b.Errorf("crawl: %v\n%s", err, clip(out.Bytes(), 600))
 				}
 				b.ReportMetric(float64(peak)/(1<<20), "peakHeap-MB")
 			}
@@ -185,12 +189,12 @@ func BenchmarkHostileInProcess(b *testing.B) {
 	}
 }
 
-// tail is the last n bytes of b at most.
-func tail(b []byte, n int) []byte {
+// clip is b, or its first and last n/2 bytes when it is longer than n.
+func clip(b []byte, n int) string {
 	if len(b) > n {
-		return b[len(b)-n:]
+		return string(b[:n/2]) + " … " + string(b[len(b)-n/2:])
 	}
-	return b
+	return string(b)
 }
 
 // heapWatch samples the live heap every few milliseconds and keeps its peak.

@@ -201,12 +201,13 @@ func hostileCases() []hostileCase {
 			}
 		}},
 		{host: hostile.Endless, reachable: true,
-			config: func(c *crawl.Config) { c.Fetch.MaxResponseSize = hostileEndlessSize }, check: func(t *testing.T, srv *hostile.Server, r *hostileRun) {
-			wantCaptured(t, r, u(hostile.Endless, "/case"), "length")
-			if l := r.line(t, u(hostile.Endless, "/case")); l.ContentSize() != hostileEndlessSize {
-				t.Errorf("/case size %d (whole response %d), want %d in all", l.Size, l.ContentSize(), hostileEndlessSize)
-			}
-		}},
+			config: func(c *crawl.Config) { c.Fetch.MaxResponseSize = hostileEndlessSize },
+			check: func(t *testing.T, srv *hostile.Server, r *hostileRun) {
+				wantCaptured(t, r, u(hostile.Endless, "/case"), "length")
+				if l := r.line(t, u(hostile.Endless, "/case")); l.ContentSize() != hostileEndlessSize {
+					t.Errorf("/case size %d (whole response %d), want %d in all", l.Size, l.ContentSize(), hostileEndlessSize)
+				}
+			}},
 		{host: hostile.HugeHeader, reachable: true, check: func(t *testing.T, srv *hostile.Server, r *hostileRun) {
 			// Browsers refuse a header this large too (Chromium: 256 KiB).
 			wantFailed(t, r, u(hostile.HugeHeader, "/case"), status.ConnectBroken, "err:*")

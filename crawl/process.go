@@ -104,7 +104,7 @@ func (c *crawler) obeyRobots(ctx context.Context, worker int, cl *frontier.Claim
 		return true, nil
 	}
 	u := cl.URL
-	verdict, err := c.robots.check(ctx, worker, cl)
+	verdict, ferr, err := c.robots.check(ctx, worker, cl)
 	if err != nil {
 		c.unreserve()
 		if ctx.Err() != nil {
@@ -113,6 +113,9 @@ func (c *crawler) obeyRobots(ctx context.Context, worker int, cl *frontier.Claim
 		return false, err
 	}
 	switch verdict {
+	case robotsFailed:
+		c.unreserve()
+		return false, c.fetchFailed(worker, cl, ferr)
 	case robotsDisallowed:
 		c.unreserve()
 		if err := c.logLine(report.Line{Status: status.Robots, Size: -1, URL: u.URL, Hops: u.Hops, Via: u.Via,
@@ -188,8 +191,12 @@ func (c *crawler) fetchFailed(worker int, cl *frontier.Claim, err error) error {
 	} else if ferr := c.front.Failed(cl, code); ferr != nil {
 		return c.frontierErr(ferr)
 	}
+	ann := []string{attemptsNote(u.Attempts + 1)}
+	if fe.Kind == fetch.Blocked {
+		ann = append(ann, fe.Kind.String()) // the address guard refused the host's address
+	}
 	return c.logLine(report.Line{Status: code, Size: -1, URL: u.URL, Hops: u.Hops, Via: u.Via, Thread: worker,
-		Seed: u.Seed, Annotations: []string{attemptsNote(u.Attempts + 1), "err:" + errorWord(err)}})
+		Seed: u.Seed, Annotations: append(ann, "err:"+errorWord(err))})
 }
 
 // recordRefused records the sub-requests of a fetch that a block rule refused or that got no

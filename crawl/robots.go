@@ -29,6 +29,7 @@ const (
 	robotsAllowed robotsVerdict = iota
 	robotsDisallowed
 	robotsUnavailable // 5xx or no answer: disallowed for now, retried later
+	robotsFailed      // robots.txt cannot be fetched and the page cannot either (address refused, invalid URL)
 )
 
 // robotsGate fetches each origin's robots.txt once (concurrent first requests wait for the one
@@ -40,45 +41,70 @@ type robotsGate struct {
 	c     *crawler
 	cache *fetch.RobotsCache
 
-	mu      sync.Mutex               // guards pending
-	pending map[string]chan struct{} // origins whose robots.txt is being fetched
+	mu       sync.Mutex               // guards pending and failures
+	pending  map[string]chan struct{} // origins whose robots.txt is being fetched
+	failures map[string]*fetch.Error  // origins whose robots.txt failed in a way retrying cannot mend
 }
 
 func newRobotsGate(c *crawler) *robotsGate {
 	return &robotsGate{
-		c:       c,
-		cache:   fetch.NewRobotsCache(robotsTTL, c.cfg.RetryDelay),
-		pending: make(map[string]chan struct{}),
+		c:        c,
+		cache:    fetch.NewRobotsCache(robotsTTL, c.cfg.RetryDelay),
+		pending:  make(map[string]chan struct{}),
+		failures: make(map[string]*fetch.Error),
 	}
 }
 
 // check returns the verdict for the claimed URL, fetching its origin's robots.txt first if
 // needed. When the URL may be fetched, check returns once its host may be sent the request
-// (frontier.Pace): the host's delay after the robots.txt response has passed. An error is
-// fatal (WARC, crawl.log or frontier could not be written) or ctx ended.
-func (g *robotsGate) check(ctx context.Context, worker int, cl *frontier.Claim) (robotsVerdict, error) {
+// (frontier.Pace): the host's delay after the robots.txt response has passed. With
+// robotsFailed it also returns the robots.txt fetch's failure, which is the page's too (the
+// same host cannot be reached: Heritrix fails the URL with its prerequisite). Any other error
+// is fatal (WARC, crawl.log or frontier could not be written) or ctx ended.
+func (g *robotsGate) check(ctx context.Context, worker int, cl *frontier.Claim) (robotsVerdict, *fetch.Error, error) {
 	u := cl.URL
 	verdict := robotsAllowed
 	if pu, err := url.Parse(u.URL); err == nil {
 		origin := pu.Scheme + "://" + pu.Host
 		pol, err := g.policy(ctx, worker, origin, cl)
 		if err != nil {
-			return robotsAllowed, err
+			return robotsAllowed, nil, err
 		}
 		switch {
 		case pol.Temporary():
+			if fe := g.failure(origin); fe != nil {
+				return robotsFailed, fe, nil
+			}
 			verdict = robotsUnavailable
 		case !pol.Allowed(pu.RequestURI()):
 			verdict = robotsDisallowed
 		}
 	}
 	if verdict != robotsAllowed {
-		return verdict, nil
+		return verdict, nil, nil
 	}
 	if err := g.c.front.Pace(ctx, cl, u.Host); err != nil {
-		return robotsAllowed, fmt.Errorf("pace %s: %w", u.URL, err)
+		return robotsAllowed, nil, fmt.Errorf("pace %s: %w", u.URL, err)
 	}
-	return robotsAllowed, nil
+	return robotsAllowed, nil, nil
+}
+
+// failure is the lasting failure of an origin's last robots.txt fetch, nil if none.
+func (g *robotsGate) failure(origin string) *fetch.Error {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.failures[origin]
+}
+
+// setFailure records (fe non-nil) or clears the lasting failure of an origin's robots.txt.
+func (g *robotsGate) setFailure(origin string, fe *fetch.Error) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if fe == nil {
+		delete(g.failures, origin)
+		return
+	}
+	g.failures[origin] = fe
 }
 
 func (g *robotsGate) policy(ctx context.Context, worker int, origin string, cl *frontier.Claim) (fetch.RobotsPolicy, error) {
@@ -144,6 +170,11 @@ func (g *robotsGate) fetch(ctx context.Context, worker int, origin string, cl *f
 			var fe *fetch.Error
 			if errors.As(err, &fe) {
 				code = fe.Status()
+				if !fe.Retryable() && target == origin+"/robots.txt" {
+					// The origin itself cannot be fetched (its address is refused, say):
+					// its pages fail the same way, not as robots-unavailable.
+					g.setFailure(origin, fe)
+				}
 			}
 			c.log.Debug("robots.txt unavailable", "url", target, "err", err)
 			if lerr := c.logLine(report.Line{Status: code, Size: -1, URL: target, Hops: hops, Via: via,
@@ -153,6 +184,7 @@ func (g *robotsGate) fetch(ctx context.Context, worker int, origin string, cl *f
 			// No answer is treated like a 5xx: disallowed for now, asked again later.
 			return fetch.ParseRobots(503, nil, c.cfg.Fetch.UserAgent), nil
 		}
+		g.setFailure(origin, nil)
 		g.backOff(target, ex)
 		body, err := g.record(worker, ex, via, hops, u.Seed)
 		if err != nil {

@@ -161,6 +161,11 @@ func (r *builtResponse) inspect() error {
 		}
 	}
 	r.header = b.ProtocolHeaderBytes()
+	if r.status == 0 {
+		// gowarc could not parse the header (a line without a colon, say): read it as
+		// browsers and warcio.js do, skipping such lines, so the index says what they see.
+		r.status, r.mime, r.hasMime = lenientHead(r.header)
+	}
 	r.payload = payloadDigest{digest: b.PayloadDigest(), size: b.Size() - int64(len(r.header))}
 	if !isChunked(r.header) {
 		return nil
@@ -299,4 +304,25 @@ func (w *Writer) release(digest string) {
 	w.dedupMu.Lock()
 	delete(w.pending, digest)
 	w.dedupMu.Unlock()
+}
+
+// lenientHead reads the status code and the media type of an HTTP response header that
+// net/textproto refuses: lines without a colon are skipped.
+func lenientHead(header []byte) (status int, mime string, hasMime bool) {
+	lines := strings.Split(strings.ReplaceAll(string(header), "\r\n", "\n"), "\n")
+	f := strings.Fields(lines[0])
+	if len(f) < 2 || !strings.HasPrefix(f[0], "HTTP/") {
+		return 0, "", false
+	}
+	status, err := strconv.Atoi(f[1])
+	if err != nil || status < 100 || status > 999 {
+		return 0, "", false
+	}
+	for _, l := range lines[1:] {
+		name, value, ok := strings.Cut(l, ":")
+		if ok && strings.EqualFold(strings.TrimSpace(name), "Content-Type") {
+			return status, strings.TrimSpace(strings.SplitN(value, ";", 2)[0]), true
+		}
+	}
+	return status, "", false
 }

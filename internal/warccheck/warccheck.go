@@ -16,6 +16,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -61,6 +62,11 @@ type Report struct {
 	Records  []Record
 	Errors   []string // every problem found, "offset N: ..." where a record is concerned
 	Dangling []string // WARC-Concurrent-To targets of resource records not found in the file (ValidateDir resolves them across files)
+	// Notes are findings about what a server sent rather than about the WARC: a response
+	// whose HTTP header has a line without a colon, say. The record holds the bytes as they
+	// came, which is right; browsers skip such a line, and so does the lenient reading of the
+	// record's status and Content-Type here.
+	Notes []string
 }
 
 // OK reports whether no problem was found.
@@ -162,6 +168,10 @@ func readRecords(r io.Reader, size int64, rep *Report) {
 			rep.Records[n-1].Length = off - rep.Records[n-1].Offset
 		}
 		for _, f := range findings {
+			if serverFinding(f) {
+				rep.Notes = append(rep.Notes, fmt.Sprintf("offset %d: %s", off, f))
+				continue
+			}
 			rep.errorf(off, "%s", f)
 		}
 		if errors.Is(err, io.EOF) {
@@ -213,6 +223,9 @@ func summarize(rec gowarc.WarcRecord, off int64, rep *Report) Record {
 		r.HTTPStatus = b.HttpStatusCode()
 		if hh := b.HttpHeader(); hh != nil {
 			r.HTTPMime = mediaType(hh.Get("Content-Type"))
+		}
+		if r.HTTPStatus == 0 {
+			r.HTTPStatus, r.HTTPMime = lenientHTTPHead(b)
 		}
 	case gowarc.WarcFieldsBlock:
 		if wf := b.WarcFields(); wf != nil {
@@ -493,6 +506,49 @@ func entityPayloadFinding(rec gowarc.WarcRecord) (checked bool, problem string) 
 	return true, ""
 }
 
+// serverFinding reports whether a gowarc finding is about the HTTP header a server sent (a
+// header line without a colon) rather than about the WARC record: a note, not an error.
+func serverFinding(f string) bool {
+	return strings.Contains(f, "error in http response block: malformed MIME header")
+}
+
+// lenientHTTPHead reads the status code and Content-Type of a response block as a browser
+// would when gowarc could not parse its header: header lines without a colon are skipped.
+func lenientHTTPHead(b gowarc.HttpResponseBlock) (int, string) {
+	raw, err := b.RawBytes()
+	if err != nil {
+		return 0, ""
+	}
+	br := bufio.NewReader(raw)
+	line, err := br.ReadString('\n')
+	if err != nil && line == "" {
+		return 0, ""
+	}
+	f := strings.Fields(line)
+	if len(f) < 2 || !strings.HasPrefix(f[0], "HTTP/") {
+		return 0, ""
+	}
+	code, err := strconv.Atoi(f[1])
+	if err != nil {
+		return 0, ""
+	}
+	mime := ""
+	for {
+		line, err := br.ReadString('\n')
+		line = strings.TrimRight(line, "\r\n")
+		if line == "" {
+			break
+		}
+		if name, value, ok := strings.Cut(line, ":"); ok && strings.EqualFold(strings.TrimSpace(name), "Content-Type") && mime == "" {
+			mime = mediaType(strings.TrimSpace(value))
+		}
+		if err != nil {
+			break
+		}
+	}
+	return code, mime
+}
+
 // gowarcMu serialises the construction of gowarc readers: gowarc v2.0.1 calls
 // uuid.EnableRandPool, an unsynchronised write to a global, every time it builds options.
 var gowarcMu sync.Mutex
@@ -610,6 +666,7 @@ func checkLine(l CDXJLine, warcDir string) (err error) {
 	}
 	defer rd.Close()
 	rec, _, findings, err := next(rd)
+	findings = slices.DeleteFunc(findings, serverFinding)
 	if err == nil && len(findings) > 0 {
 		err = errors.New(strings.Join(findings, "; "))
 	}

@@ -58,7 +58,7 @@ func (c *crawler) process(ctx context.Context, worker int, cl *frontier.Claim) e
 	pg := c.analyse(u, res, doc)
 	links, denied := c.obeyNofollow(pg)
 	decided := c.decide(u, links)
-	caps[0].outlinks = append(decided.metadata, caps[0].outlinks...)
+	caps[0] = decided.annotate(caps[0], pg.dropped)
 	recs, err := c.recordAll(worker, u, res, caps)
 	if err != nil {
 		return err

@@ -252,8 +252,11 @@ func hostileCases() []hostileCase {
 					meta = &r.records[i]
 				}
 			}
-			if meta == nil || meta.Field("outlinksDropped") != dropped {
-				t.Errorf("metadata record of the page: %+v, want outlinksDropped: %s", meta, dropped)
+			switch {
+			case meta == nil:
+				t.Errorf("no metadata record for %s", page)
+			case meta.Field("outlinksDropped") != dropped:
+				t.Errorf("metadata record of the page: outlinksDropped %q, want %s", meta.Field("outlinksDropped"), dropped)
 			}
 		}},
 		{host: hostile.LongURL, reachable: true, check: func(t *testing.T, srv *hostile.Server, r *hostileRun) {

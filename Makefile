@@ -8,7 +8,7 @@ TESTSITE := $(BIN)/testsite
 GOWARC_IA := $(BIN)/gowarc-ia
 FUZZTIME ?= 10s
 
-.PHONY: all build demo test test-short bench fuzz tools vet clean
+.PHONY: all build demo test test-short bench bench-hostile fuzz tools vet clean
 
 all: build
 
@@ -61,6 +61,11 @@ test-short:
 bench: build
 	$(GO) test -run '^$$' -bench Crawl10k -benchtime 1x ./cmd/amber/
 	$(GO) test -run '^$$' -bench . -benchmem ./scope/ ./extract/ ./frontier/ ./warc/ ./fetch/
+
+# Peak RSS of amber crawling hostile inputs (200,000 links, gzip bomb, endless body, deep
+# nesting, a 100 KB URL), from the child's rusage; prints figures, asserts nothing.
+bench-hostile: build
+	$(GO) test -run '^$$' -bench '^BenchmarkHostile$$' -benchtime 1x -v ./cmd/amber/
 
 fuzz:
 	@for pkg in ./seeds ./report ./scope ./extract ./fetch ./warc; do \

@@ -10,6 +10,16 @@
 // again when the frontier is reopened. Writes are not fsynced one by one (they survive the
 // process being killed, as the OS page cache holds them); call Sync for an fsync.
 //
+// Errors: a method's doc says which of its errors concern one input (they wrap ErrURL or
+// ErrMeta: record that input's failure and go on). ErrNoSpace means the filesystem is too full
+// for the store to write safely: nothing was written, and a caller that stops then can Close
+// (or just exit: nothing committed is lost) and resume once space is freed. Any other error
+// (except ErrClosed, ErrDone, ErrClaimFinished and ctx errors) means the store cannot be read
+// or written.
+//
+// Keys never depend on the length of a URL, host, digest or metadata key (see keyPart), and a
+// full disk is an error, never a crash (see ErrNoSpace and Space).
+//
 // Memory holds only small per-host state (counters, schedule, a read-ahead of a few entries),
 // never the whole queue.
 package frontier
@@ -17,8 +27,11 @@ package frontier
 import (
 	"bytes"
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
+	"os"
+	"strings"
 	"sync"
 	"time"
 
@@ -38,11 +51,23 @@ var (
 	// ErrClaimFinished is returned when a claim is finished twice (or belongs to another
 	// frontier).
 	ErrClaimFinished = errors.New("frontier: claim already finished")
-	// ErrURL is returned by Add, AddBatch and Reject for a URL with an empty URL field.
-	ErrURL = errors.New("frontier: empty URL")
+	// ErrURL is wrapped by the errors about one URL that cannot be stored: an empty URL
+	// field, a record (all of URL's strings) larger than MaxRecordSize, or (never seen, as it
+	// needs two URLs with one SHA-256) a key taken by another URL. Add, AddBatch (per URL),
+	// Reject and StoreDigest return it; the store is fine and other URLs can be added.
+	ErrURL = errors.New("frontier: URL cannot be stored")
+	// ErrMeta is wrapped by PutMeta's error for a metadata entry larger than MaxRecordSize
+	// (or a key taken by another key); the store is fine.
+	ErrMeta = errors.New("frontier: metadata entry cannot be stored")
 	// ErrConfig is returned by Open for an invalid Config.
 	ErrConfig = errors.New("frontier: invalid config")
 )
+
+// MaxRecordSize is the largest stored record: a URL with its Host, Hops, Via, Seed and
+// rejection reason as AddBatch and Reject store it, a digest with its URI, or a metadata key
+// with its value, each encoded with a few bytes of lengths. It keeps every transaction within
+// badger's batch limit and every value in the LSM tree, below the value log threshold.
+const MaxRecordSize = 512 << 10
 
 // Config configures a Frontier.
 type Config struct {
@@ -114,6 +139,7 @@ const (
 // Frontier is the durable crawl frontier. All methods are safe for concurrent use.
 type Frontier struct {
 	db        *badger.DB
+	space     *gate
 	cfg       Config
 	readAhead int                // per-host buffer size
 	now       func() time.Time   // the clock (tests inject one)
@@ -134,7 +160,12 @@ type Frontier struct {
 }
 
 // Open opens (or creates) the frontier in cfg.Dir. On reopen every URL that was claimed but not
-// finished is queued again, at its original place.
+// finished is queued again, at its original place. A store written before keys were bounded
+// (format 1) has its long keys rewritten once.
+//
+// Open fails with ErrLocked when another process has the store open, and with ErrNoSpace when
+// the filesystem lacks what opening needs, as Close does (badger flushes the memtables a crash
+// left, and may compact): free the space the error names and open again.
 func Open(cfg Config) (*Frontier, error) {
 	if cfg.Dir == "" {
 		return nil, fmt.Errorf("%w: empty Dir", ErrConfig)
@@ -148,14 +179,29 @@ func Open(cfg Config) (*Frontier, error) {
 	if cfg.MaxAttempts <= 0 {
 		cfg.MaxAttempts = 3
 	}
-	// Sized for a crawler on a small machine. Values stay in the LSM tree (records are small),
-	// so the value log needs no garbage collection.
+	if err := os.MkdirAll(cfg.Dir, 0o700); err != nil {
+		return nil, fmt.Errorf("frontier: open %s: %w", cfg.Dir, noSpace(err))
+	}
+	g, err := openGate(cfg.Dir)
+	if err != nil {
+		return nil, err
+	}
+	sp, err := g.space()
+	if err == nil {
+		err = short(sp.Free, sp.Close, cfg.Dir)
+	}
+	if err != nil {
+		_ = g.close()
+		return nil, fmt.Errorf("frontier: open: %w", err)
+	}
+	// Sized for a crawler on a small machine. Values stay in the LSM tree (records are at
+	// most MaxRecordSize), so the value log needs no garbage collection.
 	opts := badger.DefaultOptions(cfg.Dir).
 		WithLogger(nil).
 		WithSyncWrites(false).
 		WithMetricsEnabled(false).
-		WithMemTableSize(16 << 20).
-		WithNumMemtables(2).
+		WithMemTableSize(memTableSize).
+		WithNumMemtables(numMemtables).
 		WithNumLevelZeroTables(4).
 		WithNumLevelZeroTablesStall(10).
 		WithBlockCacheSize(16 << 20).
@@ -167,13 +213,15 @@ func Open(cfg Config) (*Frontier, error) {
 		WithCompression(options.None)
 	db, err := badger.Open(opts)
 	if err != nil {
+		_ = g.close()
 		if lockedByOther(cfg.Dir) {
 			return nil, fmt.Errorf("%w: %s", ErrLocked, cfg.Dir)
 		}
-		return nil, fmt.Errorf("frontier: open %s: %w", cfg.Dir, err)
+		return nil, fmt.Errorf("frontier: open %s: %w", cfg.Dir, noSpace(err))
 	}
 	f := &Frontier{
 		db:        db,
+		space:     g,
 		cfg:       cfg,
 		readAhead: min(max(2*cfg.HostConcurrency+4, 8), 64),
 		now:       time.Now,
@@ -181,8 +229,21 @@ func Open(cfg Config) (*Frontier, error) {
 		inflight:  make(map[string]struct{}),
 	}
 	f.idle = sync.NewCond(&f.mu)
+	g.live = func() int64 {
+		var n int64
+		for _, t := range db.Tables() {
+			n += int64(t.OnDiskSize)
+		}
+		return n
+	}
+	if err := f.migrate(); err != nil {
+		_ = db.Close()
+		_ = g.close()
+		return nil, err
+	}
 	if err := f.rebuild(); err != nil {
 		_ = db.Close()
+		_ = g.close()
 		return nil, err
 	}
 	return f, nil
@@ -197,10 +258,19 @@ func (f *Frontier) rebuild() error {
 		opt.Prefix = []byte(prefixQueue)
 		it := txn.NewIterator(opt)
 		for it.Rewind(); it.Valid(); it.Next() {
-			name, seq, err := parseQueueKey(it.Item().Key())
+			part, seq, err := parseQueueKey(it.Item().Key())
 			if err != nil {
 				it.Close()
 				return fmt.Errorf("queue key %q: %w", it.Item().Key(), err)
+			}
+			name := string(part)
+			if hashed(part) {
+				rec, err := itemRecord(it.Item())
+				if err != nil {
+					it.Close()
+					return err
+				}
+				name = rec.URL.Host
 			}
 			f.hostLocked(name).queued++
 			f.stats.Queued++
@@ -233,9 +303,43 @@ func (f *Frontier) rebuild() error {
 	return nil
 }
 
+// itemRecord decodes the record of an item.
+func itemRecord(item *badger.Item) (record, error) {
+	var rec record
+	err := item.Value(func(v []byte) error {
+		var err error
+		rec, err = decodeRecord(v)
+		return err
+	})
+	if err != nil {
+		return record{}, fmt.Errorf("record %q: %w", item.Key(), err)
+	}
+	return rec, nil
+}
+
 // Close closes the database. Claim calls blocked at the time return ErrClosed; claims not
 // finished are queued again on the next Open. Calls after the first return ErrClosed.
+//
+// Closing flushes badger's memtables to tables and lets a running compaction finish, which
+// needs free space (Space().Close: about the store's size plus 1 MiB while the store is below
+// 256 MiB, at most about 320 MiB). With less free, Close returns an error wrapping ErrNoSpace
+// and leaves the frontier open and working: free space and call Close again, or exit the
+// process without closing, which loses nothing committed (the next Open replays the logs,
+// given that space).
 func (f *Frontier) Close() error {
+	f.mu.Lock()
+	closed := f.closed
+	f.mu.Unlock()
+	if closed {
+		return ErrClosed
+	}
+	sp, err := f.space.space()
+	if err == nil {
+		err = short(sp.Free, sp.Close, f.cfg.Dir)
+	}
+	if err != nil {
+		return fmt.Errorf("frontier: close: %w", err)
+	}
 	f.mu.Lock()
 	if f.closed {
 		f.mu.Unlock()
@@ -247,14 +351,31 @@ func (f *Frontier) Close() error {
 		f.idle.Wait()
 	}
 	f.mu.Unlock()
-	if err := f.db.Close(); err != nil {
-		return fmt.Errorf("frontier: close: %w", err)
+	err = f.db.Close()
+	if cerr := f.space.close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return fmt.Errorf("frontier: close: %w", noSpace(err))
 	}
 	return nil
 }
 
+// Space returns the free space of the store's filesystem and how much of it the frontier
+// needs (see Space). It reads the store directory, so call it now and then (a disk monitor,
+// every few seconds), not per URL. A disk monitor that stops the crawl while Free is above
+// Write plus what the crawl still writes lets the crawl finish its writes and close cleanly.
+func (f *Frontier) Space() (Space, error) {
+	if err := f.enter(); err != nil {
+		return Space{}, err
+	}
+	defer f.exit()
+	return f.space.space()
+}
+
 // Sync flushes written state to disk (fsync). Call it periodically; writes between syncs
-// survive a killed process but not a power loss.
+// survive a killed process but not a power loss. It allocates nothing, so it works on a full
+// disk (and is what to call before exiting when Close cannot run for lack of space).
 func (f *Frontier) Sync() error {
 	if err := f.enter(); err != nil {
 		return err
@@ -286,43 +407,65 @@ func (f *Frontier) exit() {
 	f.mu.Unlock()
 }
 
-// update runs fn in a read-write transaction, again on a conflict with a concurrent one.
-func (f *Frontier) update(fn func(txn *badger.Txn) error) error {
+// write runs fn in a read-write transaction, again on a conflict with a concurrent one, once
+// the filesystem has room for about size bytes more and all badger may write on its own
+// afterwards (ErrNoSpace otherwise).
+func (f *Frontier) write(size int64, fn func(txn *badger.Txn) error) error {
+	if err := f.space.acquire(size); err != nil {
+		return err
+	}
+	var err error
 	for i := 0; ; i++ {
-		err := f.db.Update(fn)
+		err = f.db.Update(fn)
 		if errors.Is(err, badger.ErrConflict) && i < 1000 {
 			continue
 		}
-		return err
+		break
 	}
+	f.space.release(size, err == nil)
+	return noSpace(err)
 }
 
+// entrySize estimates the log bytes of one entry.
+func entrySize(key, val int) int64 { return int64(key + val + entryOverhead) }
+
 // Add enqueues u unless its URL was already added (seen set); it returns false for a seen URL.
-// A URL that was only rejected before is added. Attempts is reset to 0.
+// A URL that was only rejected before is added. Attempts is reset to 0. An error wrapping
+// ErrURL concerns u alone (see AddBatch).
 func (f *Frontier) Add(u URL) (bool, error) {
 	r, err := f.AddBatch([]URL{u})
 	if err != nil {
 		return false, err
 	}
-	return r[0], nil
+	return r[0].New, r[0].Err
+}
+
+// AddResult is the outcome of one URL given to AddBatch.
+type AddResult struct {
+	// New reports that the URL was queued by this call: it was not known, or only rejected,
+	// and not given earlier in the same batch.
+	New bool
+	// Err, when not nil, says why this URL was not added: an error wrapping ErrURL (the URL
+	// cannot be stored; record it as the URL's failure), or, for the URLs after a failed
+	// transaction, AddBatch's own error.
+	Err error
 }
 
 // maxChunk bounds the bytes written by one AddBatch transaction (badger limits a transaction
-// to a fraction of the memtable size).
+// to 15% of the memtable size; one URL alone, at most about twice MaxRecordSize, fits too).
 const maxChunk = 1 << 20
 
-// AddBatch is Add for many URLs in as few transactions as possible. Result i reports whether
-// us[i] was new (a URL repeated within us is new only the first time). On error, the URLs of
-// transactions already committed stay added.
-func (f *Frontier) AddBatch(us []URL) ([]bool, error) {
-	res := make([]bool, len(us))
+// AddBatch is Add for many URLs in as few transactions as possible. Result i is the outcome of
+// us[i]: a URL repeated within us is New only the first time, and a URL that cannot be stored
+// has an Err wrapping ErrURL while the others are added.
+//
+// The error is about the store, not about a URL: ErrClosed, ErrNoSpace (wrapped) or a failure
+// of the store. The URLs of transactions committed before it stay added, and the results
+// still say which (New); the other URLs have the error as their Err.
+func (f *Frontier) AddBatch(us []URL) ([]AddResult, error) {
+	res := make([]AddResult, len(us))
 	if len(us) == 0 {
 		return res, nil
-	}
-	for i := range us {
-		if us[i].URL == "" {
-			return nil, ErrURL
-		}
 	}
 	if err := f.enter(); err != nil {
 		return nil, err
@@ -332,11 +475,26 @@ func (f *Frontier) AddBatch(us []URL) ([]bool, error) {
 	type add struct {
 		h    *host
 		it   item
+		uk   []byte // u/ key
 		val  []byte
-		skip bool // repeated within the batch
+		skip bool // repeated within the batch, or refused
 		prev bool // was rejected
 	}
 	adds := make([]add, len(us))
+	for i := range us {
+		if err := checkURL(&us[i]); err != nil {
+			adds[i].skip, res[i].Err = true, err
+			continue
+		}
+		u := us[i]
+		u.Attempts = 0
+		adds[i].it.rec = record{URL: u}
+		if err := adds[i].it.rec.check(); err != nil {
+			adds[i].skip, res[i].Err = true, err
+			continue
+		}
+		adds[i].uk = urlKey(u.URL)
+	}
 	var firsts map[string]struct{}
 	if len(us) > 1 {
 		firsts = make(map[string]struct{}, len(us))
@@ -345,6 +503,9 @@ func (f *Frontier) AddBatch(us []URL) ([]bool, error) {
 	f.adding++
 	for i, u := range us {
 		a := &adds[i]
+		if a.skip {
+			continue
+		}
 		if firsts != nil {
 			if _, ok := firsts[u.URL]; ok {
 				a.skip = true
@@ -352,39 +513,55 @@ func (f *Frontier) AddBatch(us []URL) ([]bool, error) {
 			}
 			firsts[u.URL] = struct{}{}
 		}
-		u.Attempts = 0
 		f.seq++
 		a.h = f.hostLocked(u.Host)
-		a.it = item{key: queueKey(u.Host, u.Priority, f.seq), rec: record{URL: u, Seq: f.seq}}
+		a.it.key = queueKey(u.Host, u.Priority, f.seq)
+		a.it.rec.Seq = f.seq
 		if a.h.pending == nil {
 			a.h.pending = make(map[string]struct{})
 		}
 		a.h.pending[a.it.key] = struct{}{}
 	}
 	f.mu.Unlock()
+	for i := range adds {
+		if a := &adds[i]; !a.skip {
+			a.val = a.it.rec.encode()
+		}
+	}
 
 	var err error
 	start := 0
 	for start < len(adds) {
-		end, size := start, 0
-		for end < len(adds) && (end == start || size < maxChunk) {
-			if !adds[end].skip {
-				adds[end].val = adds[end].it.rec.encode()
-				size += 2*len(adds[end].val) + len(adds[end].it.key) + len(us[end].URL) + 64
+		end, size := start, int64(txnOverhead)
+		for end < len(adds) {
+			a := &adds[end]
+			n := int64(0)
+			if !a.skip {
+				n = entrySize(len(a.uk), len(a.val)) + entrySize(len(a.it.key), len(a.val))
 			}
+			if end > start && size+n > maxChunk {
+				break
+			}
+			size += n
 			end++
 		}
-		err = f.update(func(txn *badger.Txn) error {
+		err = f.write(size, func(txn *badger.Txn) error {
 			for i := start; i < end; i++ {
 				a := &adds[i]
-				res[i], a.prev = false, false
+				res[i] = AddResult{Err: res[i].Err}
+				a.prev = false
 				if a.skip {
 					continue
 				}
-				uk := urlKey(a.it.rec.URL.URL)
-				got, err := txn.Get(uk)
+				got, err := txn.Get(a.uk)
 				switch {
 				case err == nil:
+					if ok, err := sameURL(got, a.it.rec.URL.URL); err != nil {
+						return err
+					} else if !ok {
+						res[i].Err = fmt.Errorf("%w: key of %.100q taken by another URL", ErrURL, a.it.rec.URL.URL)
+						continue
+					}
 					if got.UserMeta() != stRejected {
 						continue
 					}
@@ -392,20 +569,22 @@ func (f *Frontier) AddBatch(us []URL) ([]bool, error) {
 				case !errors.Is(err, badger.ErrKeyNotFound):
 					return err
 				}
-				if err := txn.SetEntry(badger.NewEntry(uk, a.val).WithMeta(stQueued)); err != nil {
+				if err := txn.SetEntry(badger.NewEntry(a.uk, a.val).WithMeta(stQueued)); err != nil {
 					return err
 				}
 				if err := txn.Set([]byte(a.it.key), a.val); err != nil {
 					return err
 				}
-				res[i] = true
+				res[i].New = true
 			}
 			return nil
 		})
 		if err != nil {
 			err = fmt.Errorf("frontier: add: %w", err)
 			for i := start; i < len(adds); i++ {
-				res[i] = false
+				if res[i].New = false; res[i].Err == nil {
+					res[i].Err = err
+				}
 			}
 			break
 		}
@@ -426,7 +605,7 @@ func (f *Frontier) AddBatch(us []URL) ([]bool, error) {
 		if len(a.h.pending) == 0 {
 			a.h.pending = nil
 		}
-		if !res[i] {
+		if !res[i].New {
 			continue
 		}
 		if a.prev {
@@ -437,32 +616,62 @@ func (f *Frontier) AddBatch(us []URL) ([]bool, error) {
 	f.adding--
 	f.broadcast()
 	f.mu.Unlock()
-	if err != nil {
-		return nil, err
+	return res, err
+}
+
+// checkURL returns an error wrapping ErrURL for a URL that cannot be stored whatever its size.
+func checkURL(u *URL) error {
+	if u.URL == "" {
+		return fmt.Errorf("%w: empty URL", ErrURL)
 	}
-	return res, nil
+	return nil
+}
+
+// sameURL reports whether the u/ item holds url's record: false only when url's key is
+// hashed and another URL has it.
+func sameURL(item *badger.Item, url string) (bool, error) {
+	if !hashed(item.Key()[len(prefixURL):]) {
+		return true, nil
+	}
+	rec, err := itemRecord(item)
+	if err != nil {
+		return false, err
+	}
+	return rec.URL.URL == url, nil
 }
 
 // Reject remembers a URL that is not queued (out of scope, or otherwise) with its reason. It
 // returns true the first time the URL is rejected, false when the URL is already known (queued,
-// done, failed or rejected before). A rejected URL can still be Added later.
+// done, failed or rejected before). A rejected URL can still be Added later. An error wrapping
+// ErrURL concerns u alone (empty, or its record with the reason larger than MaxRecordSize);
+// other errors are the store's (ErrClosed, ErrNoSpace, ...).
 func (f *Frontier) Reject(u URL, reason string) (bool, error) {
-	if u.URL == "" {
-		return false, ErrURL
+	if err := checkURL(&u); err != nil {
+		return false, err
 	}
+	u.Attempts = 0
+	rec := record{URL: u, Reason: reason}
+	if err := rec.check(); err != nil {
+		return false, err
+	}
+	val := rec.encode()
 	if err := f.enter(); err != nil {
 		return false, err
 	}
 	defer f.exit()
-	u.Attempts = 0
-	val := (&record{URL: u, Reason: reason}).encode()
+	uk := urlKey(u.URL)
 	first := false
-	err := f.update(func(txn *badger.Txn) error {
-		first = false
-		uk := urlKey(u.URL)
-		_, err := txn.Get(uk)
+	var taken error
+	err := f.write(entrySize(len(uk), len(val))+txnOverhead, func(txn *badger.Txn) error {
+		first, taken = false, nil
+		got, err := txn.Get(uk)
 		switch {
 		case err == nil:
+			if ok, err := sameURL(got, u.URL); err != nil {
+				return err
+			} else if !ok {
+				taken = fmt.Errorf("%w: key of %.100q taken by another URL", ErrURL, u.URL)
+			}
 			return nil
 		case !errors.Is(err, badger.ErrKeyNotFound):
 			return err
@@ -472,6 +681,9 @@ func (f *Frontier) Reject(u URL, reason string) (bool, error) {
 	})
 	if err != nil {
 		return false, fmt.Errorf("frontier: reject: %w", err)
+	}
+	if taken != nil {
+		return false, taken
 	}
 	if first {
 		f.mu.Lock()
@@ -569,6 +781,7 @@ func (f *Frontier) poll() (*Claim, <-chan struct{}, time.Duration, error) {
 // start).
 func (f *Frontier) load(name, after string, n int) ([]item, error) {
 	var items []item
+	long := len(name) > maxKeyPart
 	err := f.db.View(func(txn *badger.Txn) error {
 		opt := badger.DefaultIteratorOptions
 		opt.PrefetchSize = n
@@ -585,13 +798,12 @@ func (f *Frontier) load(name, after string, n int) ([]item, error) {
 			if after != "" && bytes.Compare(k, []byte(after)) <= 0 {
 				continue
 			}
-			v, err := it.Item().ValueCopy(nil)
+			rec, err := itemRecord(it.Item())
 			if err != nil {
 				return err
 			}
-			rec, err := decodeRecord(v)
-			if err != nil {
-				return fmt.Errorf("queue entry %q: %w", k, err)
+			if long && rec.URL.Host != name {
+				continue // another host with the same hashed key part
 			}
 			items = append(items, item{key: string(k), rec: rec})
 		}
@@ -654,17 +866,24 @@ func (f *Frontier) end(c *Claim, err error, fn func(now time.Time)) {
 // finishTxn writes the final state of a claimed URL and removes its queue entry.
 func (f *Frontier) finishTxn(c *Claim, state byte, rec record) error {
 	val := rec.encode()
-	return f.update(func(txn *badger.Txn) error {
+	uk := urlKey(rec.URL.URL)
+	size := entrySize(len(c.key), 0) + entrySize(len(uk), len(val)) + txnOverhead
+	return f.write(size, func(txn *badger.Txn) error {
 		if err := txn.Delete([]byte(c.key)); err != nil {
 			return err
 		}
-		return txn.SetEntry(badger.NewEntry(urlKey(rec.URL.URL), val).WithMeta(state))
+		return txn.SetEntry(badger.NewEntry(uk, val).WithMeta(state))
 	})
 }
 
 // Done marks a claimed URL finished (whatever its HTTP status) and releases its host slot. A
 // request of the claim still in progress (not Ended) is taken to end now, which starts its
 // host's delay clock.
+//
+// Done, Failed, Retry and RetryStatus have no per-URL errors (the claim's record was stored
+// once already): their errors are ErrClaimFinished, ErrClosed, ErrNoSpace (wrapped) or the
+// store's. On ErrNoSpace or a store error the claim stays active: finish it again later, or
+// stop (the URL is queued again on the next Open).
 func (f *Frontier) Done(c *Claim) error {
 	if err := f.begin(c); err != nil {
 		return err
@@ -738,14 +957,16 @@ func (f *Frontier) RetryStatus(c *Claim, notBefore time.Time, status int) (bool,
 	f.mu.Unlock()
 
 	val := rec.encode()
-	err := f.update(func(txn *badger.Txn) error {
+	uk := urlKey(rec.URL.URL)
+	size := entrySize(len(c.key), 0) + entrySize(len(it.key), len(val)) + entrySize(len(uk), len(val)) + txnOverhead
+	err := f.write(size, func(txn *badger.Txn) error {
 		if err := txn.Delete([]byte(c.key)); err != nil {
 			return err
 		}
 		if err := txn.Set([]byte(it.key), val); err != nil {
 			return err
 		}
-		return txn.SetEntry(badger.NewEntry(urlKey(rec.URL.URL), val).WithMeta(stQueued))
+		return txn.SetEntry(badger.NewEntry(uk, val).WithMeta(stQueued))
 	})
 	f.end(c, err, func(now time.Time) {
 		f.register(h, it, now)
@@ -796,9 +1017,10 @@ func (f *Frontier) Stats() Stats {
 	return f.stats
 }
 
-// Each calls fn for every URL the frontier knows, in URL order, with its state (rejected ones
-// with their reason, failed ones with their status), and stops at fn's first error, which it
-// returns. fn must not call Close.
+// Each calls fn for every URL the frontier knows, in URL order (URLs longer than 256 bytes: in
+// the order of their first 256 bytes), with its state (rejected ones with their reason, failed
+// ones with their status), and stops at fn's first error, which it returns. fn must not call
+// Close. Its own errors are the store's.
 func (f *Frontier) Each(fn func(Entry) error) error {
 	if err := f.enter(); err != nil {
 		return err
@@ -854,26 +1076,84 @@ func (f *Frontier) Each(fn func(Entry) error) error {
 	return nil
 }
 
+// getLong reads the d/ or m/ entry of key under prefix, unwrapping a hashed key's value; found
+// is false when there is none (or, for a hashed key, when another key has it).
+func getLong(txn *badger.Txn, prefix, key string) (val []byte, found bool, err error) {
+	item, err := txn.Get(prefixed(prefix, key))
+	if errors.Is(err, badger.ErrKeyNotFound) {
+		return nil, false, nil
+	}
+	if err != nil {
+		return nil, false, err
+	}
+	v, err := item.ValueCopy(nil)
+	if err != nil {
+		return nil, false, err
+	}
+	if item.UserMeta() != longKey {
+		return v, true, nil
+	}
+	full, v, err := decodeLong(v)
+	if err != nil {
+		return nil, false, fmt.Errorf("entry %q: %w", item.Key(), err)
+	}
+	return v, full == key, nil
+}
+
+// errTaken says that a hashed key part is another string's.
+var errTaken = errors.New("key taken by another")
+
+// putLong stores val under key (prefix d/ or m/) in txn: verbatim, or wrapped with the full key
+// when the key part is hashed. It returns errTaken when the hashed key is another key's, and
+// stores nothing when keep is set and the key has a value.
+func putLong(txn *badger.Txn, prefix, key string, val []byte, keep bool) error {
+	k := prefixed(prefix, key)
+	long := hashed(k[len(prefix):])
+	if long || keep {
+		item, err := txn.Get(k)
+		switch {
+		case errors.Is(err, badger.ErrKeyNotFound):
+		case err != nil:
+			return err
+		case long:
+			var full string
+			if err := item.Value(func(v []byte) error {
+				full, _, err = decodeLong(v)
+				return err
+			}); err != nil {
+				return fmt.Errorf("entry %q: %w", k, err)
+			}
+			if full != key {
+				return errTaken
+			}
+			if keep {
+				return nil
+			}
+		default:
+			return nil // keep
+		}
+	}
+	if !long {
+		return txn.Set(k, val)
+	}
+	return txn.SetEntry(badger.NewEntry(k, encodeLong(key, val)).WithMeta(longKey))
+}
+
 // LookupDigest returns the URI and date of the first capture stored with payload digest
-// (warc.DedupIndex). ok is false when the digest is unknown.
+// (warc.DedupIndex). ok is false when the digest is unknown. Its errors are the store's.
 func (f *Frontier) LookupDigest(digest string) (uri string, date time.Time, ok bool, err error) {
 	if err := f.enter(); err != nil {
 		return "", time.Time{}, false, err
 	}
 	defer f.exit()
 	err = f.db.View(func(txn *badger.Txn) error {
-		item, err := txn.Get([]byte(prefixDigest + digest))
-		if errors.Is(err, badger.ErrKeyNotFound) {
-			return nil
-		}
-		if err != nil {
+		v, found, err := getLong(txn, prefixDigest, digest)
+		if err != nil || !found {
 			return err
 		}
-		return item.Value(func(v []byte) error {
-			uri, date, err = decodeDigest(v)
-			ok = err == nil
-			return err
-		})
+		uri, date, err = decodeDigest(v)
+		ok = err == nil
+		return err
 	})
 	if err != nil {
 		return "", time.Time{}, false, fmt.Errorf("frontier: lookup digest: %w", err)
@@ -882,24 +1162,23 @@ func (f *Frontier) LookupDigest(digest string) (uri string, date time.Time, ok b
 }
 
 // StoreDigest records the first capture of a payload digest (warc.DedupIndex). A digest already
-// stored keeps its first capture.
+// stored keeps its first capture. An error wrapping ErrURL concerns this capture alone (digest
+// and URI larger than MaxRecordSize); other errors are the store's (ErrNoSpace, ...).
 func (f *Frontier) StoreDigest(digest, uri string, date time.Time) error {
+	if n := len(digest) + len(uri) + 2*binary.MaxVarintLen64; n > MaxRecordSize {
+		return fmt.Errorf("%w: digest entry of %d bytes exceeds %d", ErrURL, n, MaxRecordSize)
+	}
 	if err := f.enter(); err != nil {
 		return err
 	}
 	defer f.exit()
-	key := []byte(prefixDigest + digest)
 	val := encodeDigest(uri, date)
-	err := f.update(func(txn *badger.Txn) error {
-		_, err := txn.Get(key)
-		if err == nil {
-			return nil
-		}
-		if !errors.Is(err, badger.ErrKeyNotFound) {
-			return err
-		}
-		return txn.Set(key, val)
+	err := f.write(entrySize(min(len(digest), hashedPart)+2, len(digest)+len(val))+txnOverhead, func(txn *badger.Txn) error {
+		return putLong(txn, prefixDigest, digest, val, true)
 	})
+	if errors.Is(err, errTaken) {
+		return fmt.Errorf("%w: digest %.100q: %w", ErrURL, digest, err)
+	}
 	if err != nil {
 		return fmt.Errorf("frontier: store digest: %w", err)
 	}
@@ -907,8 +1186,13 @@ func (f *Frontier) StoreDigest(digest, uri string, date time.Time) error {
 }
 
 // PutMeta stores value under key in the crawl metadata (counters, flags, config hash, ...),
-// replacing any previous value.
+// replacing any previous value. Keys of any length work. An error wrapping ErrMeta concerns
+// this entry alone (key and value larger than MaxRecordSize); other errors are the store's
+// (ErrClosed, ErrNoSpace, ...).
 func (f *Frontier) PutMeta(key string, value []byte) error {
+	if n := len(key) + len(value) + binary.MaxVarintLen64; n > MaxRecordSize {
+		return fmt.Errorf("%w: entry of %d bytes exceeds %d", ErrMeta, n, MaxRecordSize)
+	}
 	if err := f.enter(); err != nil {
 		return err
 	}
@@ -917,40 +1201,41 @@ func (f *Frontier) PutMeta(key string, value []byte) error {
 	if val == nil {
 		val = []byte{}
 	}
-	if err := f.update(func(txn *badger.Txn) error {
-		return txn.Set([]byte(prefixMeta+key), val)
-	}); err != nil {
+	err := f.write(entrySize(min(len(key), hashedPart)+2, len(key)+len(val))+txnOverhead, func(txn *badger.Txn) error {
+		return putLong(txn, prefixMeta, key, val, false)
+	})
+	if errors.Is(err, errTaken) {
+		return fmt.Errorf("%w: key %.100q: %w", ErrMeta, key, err)
+	}
+	if err != nil {
 		return fmt.Errorf("frontier: put meta: %w", err)
 	}
 	return nil
 }
 
-// Meta returns the metadata value stored under key; ok is false when there is none.
+// Meta returns the metadata value stored under key; ok is false when there is none. Its errors
+// are the store's.
 func (f *Frontier) Meta(key string) (value []byte, ok bool, err error) {
 	if err := f.enter(); err != nil {
 		return nil, false, err
 	}
 	defer f.exit()
 	err = f.db.View(func(txn *badger.Txn) error {
-		item, err := txn.Get([]byte(prefixMeta + key))
-		if errors.Is(err, badger.ErrKeyNotFound) {
-			return nil
-		}
-		if err != nil {
-			return err
-		}
-		value, err = item.ValueCopy(nil)
-		ok = err == nil
+		value, ok, err = getLong(txn, prefixMeta, key)
 		return err
 	})
 	if err != nil {
 		return nil, false, fmt.Errorf("frontier: meta: %w", err)
 	}
+	if !ok {
+		value = nil
+	}
 	return value, ok, nil
 }
 
-// ScanMeta calls fn for every metadata key starting with prefix, in key order, and stops at
-// fn's first error, which it returns. fn must not call Close.
+// ScanMeta calls fn for every metadata key starting with prefix, in key order (keys longer
+// than 256 bytes: in the order of their first 256 bytes), and stops at fn's first error, which
+// it returns. fn must not call Close.
 func (f *Frontier) ScanMeta(prefix string, fn func(key string, value []byte) error) error {
 	if err := f.enter(); err != nil {
 		return err
@@ -959,15 +1244,25 @@ func (f *Frontier) ScanMeta(prefix string, fn func(key string, value []byte) err
 	var fnErr error
 	err := f.db.View(func(txn *badger.Txn) error {
 		opt := badger.DefaultIteratorOptions
-		opt.Prefix = []byte(prefixMeta + prefix)
+		opt.Prefix = []byte(prefixMeta + prefix[:min(len(prefix), maxKeyPart)])
 		it := txn.NewIterator(opt)
 		defer it.Close()
 		for it.Rewind(); it.Valid(); it.Next() {
-			v, err := it.Item().ValueCopy(nil)
+			item := it.Item()
+			v, err := item.ValueCopy(nil)
 			if err != nil {
 				return err
 			}
-			if err := fn(string(it.Item().Key()[len(prefixMeta):]), v); err != nil {
+			key := string(item.Key()[len(prefixMeta):])
+			if item.UserMeta() == longKey {
+				if key, v, err = decodeLong(v); err != nil {
+					return fmt.Errorf("entry %q: %w", item.Key(), err)
+				}
+			}
+			if !strings.HasPrefix(key, prefix) {
+				continue
+			}
+			if err := fn(key, v); err != nil {
 				fnErr = err
 				return err
 			}

@@ -146,9 +146,16 @@ func TestAddBatch(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			f := openT(t, Config{})
 			mustAdd(t, f, tt.pre...)
-			got, err := f.AddBatch(tt.batch)
+			res, err := f.AddBatch(tt.batch)
 			if err != nil {
 				t.Fatal(err)
+			}
+			got := make([]bool, len(res))
+			for i, r := range res {
+				if r.Err != nil {
+					t.Errorf("AddBatch result %d: %v", i, r.Err)
+				}
+				got[i] = r.New
 			}
 			want := tt.want
 			if want == nil {

@@ -1,6 +1,7 @@
 package frontier
 
 import (
+	"crypto/sha256"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -8,13 +9,50 @@ import (
 	"time"
 )
 
-// Key prefixes of the badger keyspace. Every key starts with one of them.
+// Key prefixes of the badger keyspace. Every key starts with one of them. <url>, <host>,
+// <digest> and <key> below are key parts (see keyPart): the string itself up to maxKeyPart
+// bytes, a fixed-size form beyond, so that no key depends on the length of its input.
 const (
 	prefixURL    = "u/" // u/<url> -> record; UserMeta = state
-	prefixQueue  = "q/" // q/<uvarint len(host)><host><prio 8><seq 8> -> record
-	prefixDigest = "d/" // d/<digest> -> <varint unix nanos><uri>
-	prefixMeta   = "m/" // m/<key> -> value
+	prefixQueue  = "q/" // q/<uvarint len(<host>)><host><prio 8><seq 8> -> record
+	prefixDigest = "d/" // d/<digest> -> <varint unix nanos><uri> (hashed: see longKey)
+	prefixMeta   = "m/" // m/<key> -> value (hashed: see longKey)
+	prefixFormat = "f/" // f/version -> the keyspace's format version (see migrate)
 )
+
+// maxKeyPart is the longest URL, host, digest or metadata key stored verbatim in a key. A
+// longer one is stored as its first maxKeyPart bytes followed by its SHA-256 (hashedPart
+// bytes in all), so that keys stay under 310 bytes (badger refuses keys over 65,000) while
+// keys of shorter strings are those of format 1, and keys keep the order of their strings'
+// first maxKeyPart bytes. The two forms cannot be confused: a verbatim part is at most
+// maxKeyPart bytes long, a hashed one longer.
+//
+// SHA-256 rather than a faster non-cryptographic hash (xxhash): it is in the standard
+// library, only strings over maxKeyPart bytes pay for it, and no page can craft two URLs
+// with one key. A collision is still detected: every hashed key's value holds the full
+// string (the record's URL or host, or longKey's prefix), which lookups compare.
+const maxKeyPart = 256
+
+// hashedPart is the length of a hashed key part.
+const hashedPart = maxKeyPart + sha256.Size
+
+// UserMeta of a d/ or m/ entry whose key part is hashed: its value starts with the full
+// digest or key (appendString), followed by the value proper.
+const longKey byte = 1
+
+// keyPart appends the key part of s to b: s itself, or, for s longer than maxKeyPart, its
+// first maxKeyPart bytes followed by its SHA-256.
+func keyPart(b []byte, s string) []byte {
+	if len(s) <= maxKeyPart {
+		return append(b, s...)
+	}
+	sum := sha256.Sum256([]byte(s))
+	b = append(b, s[:maxKeyPart]...)
+	return append(b, sum[:]...)
+}
+
+// hashed reports whether a key part is hashed (longer than maxKeyPart).
+func hashed(part []byte) bool { return len(part) > maxKeyPart }
 
 // States as stored in the UserMeta byte of u/ entries. An in-flight URL is stored as queued:
 // its claim is held only in memory, so a crash puts it back in the queue by construction.
@@ -43,11 +81,24 @@ func appendString(b []byte, s string) []byte {
 	return append(b, s...)
 }
 
+// maxSize bounds the length of the record's encoding.
+func (r *record) maxSize() int {
+	u := &r.URL
+	return 1 + 6*binary.MaxVarintLen64 + len(u.URL) + len(u.Host) + len(u.Hops) + len(u.Via) +
+		len(u.Seed) + len(r.Reason) + 6*binary.MaxVarintLen64
+}
+
+// check returns an error wrapping ErrURL when the record may exceed MaxRecordSize.
+func (r *record) check() error {
+	if n := r.maxSize(); n > MaxRecordSize {
+		return fmt.Errorf("%w: record of %d bytes (URL of %d) exceeds %d", ErrURL, n, len(r.URL.URL), MaxRecordSize)
+	}
+	return nil
+}
+
 func (r *record) encode() []byte {
 	u := &r.URL
-	n := 1 + 6*binary.MaxVarintLen64 + len(u.URL) + len(u.Host) + len(u.Hops) + len(u.Via) +
-		len(u.Seed) + len(r.Reason) + 6*binary.MaxVarintLen64
-	b := make([]byte, 0, n)
+	b := make([]byte, 0, r.maxSize())
 	b = append(b, recordVersion)
 	b = appendString(b, u.URL)
 	b = appendString(b, u.Host)
@@ -143,17 +194,26 @@ func decodeRecord(b []byte) (record, error) {
 	return r, nil
 }
 
-func urlKey(url string) []byte {
-	return append([]byte(prefixURL), url...)
+// prefixed is the key of s under prefix.
+func prefixed(prefix, s string) []byte {
+	b := make([]byte, 0, len(prefix)+min(len(s), hashedPart))
+	return keyPart(append(b, prefix...), s)
 }
+
+func urlKey(url string) []byte  { return prefixed(prefixURL, url) }
+func metaKey(key string) []byte { return prefixed(prefixMeta, key) }
 
 // hostPrefix is the queue prefix of one host. The length prefix keeps hosts apart whatever
 // bytes they contain ("a" is not a prefix of "ab").
 func hostPrefix(host string) []byte {
-	b := make([]byte, 0, len(prefixQueue)+binary.MaxVarintLen64+len(host)+16)
+	n := min(len(host), hashedPart)
+	if len(host) > maxKeyPart {
+		n = hashedPart
+	}
+	b := make([]byte, 0, len(prefixQueue)+binary.MaxVarintLen64+n+16)
 	b = append(b, prefixQueue...)
-	b = binary.AppendUvarint(b, uint64(len(host)))
-	return append(b, host...)
+	b = binary.AppendUvarint(b, uint64(n))
+	return keyPart(b, host)
 }
 
 // queueKey orders a host's queue by priority (lower first), then by sequence (FIFO).
@@ -164,20 +224,36 @@ func queueKey(host string, prio int, seq uint64) string {
 	return string(b)
 }
 
-// parseQueueKey returns the host and sequence of a q/ key.
-func parseQueueKey(k []byte) (host string, seq uint64, err error) {
+// parseQueueKey returns the host key part and the sequence of a q/ key. The part is the host
+// itself unless it is hashed.
+func parseQueueKey(k []byte) (part []byte, seq uint64, err error) {
 	if len(k) < len(prefixQueue) || string(k[:len(prefixQueue)]) != prefixQueue {
-		return "", 0, errCorrupt
+		return nil, 0, errCorrupt
 	}
 	rest := k[len(prefixQueue):]
 	n, w := binary.Uvarint(rest)
 	if w <= 0 || uint64(len(rest)-w) != n+16 {
-		return "", 0, errCorrupt
+		return nil, 0, errCorrupt
 	}
 	rest = rest[w:]
-	host = string(rest[:n])
 	seq = binary.BigEndian.Uint64(rest[n+8:])
-	return host, seq, nil
+	return rest[:n], seq, nil
+}
+
+// encodeLong is the value of a d/ or m/ entry with a hashed key part (UserMeta longKey).
+func encodeLong(full string, val []byte) []byte {
+	b := make([]byte, 0, binary.MaxVarintLen64+len(full)+len(val))
+	return append(appendString(b, full), val...)
+}
+
+// decodeLong splits the value of a d/ or m/ entry with UserMeta longKey.
+func decodeLong(b []byte) (full string, val []byte, err error) {
+	d := decoder{b: b}
+	full = d.string()
+	if d.err != nil {
+		return "", nil, d.err
+	}
+	return full, d.b, nil
 }
 
 func encodeDigest(uri string, date time.Time) []byte {

@@ -1,0 +1,251 @@
+package frontier
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/amber-crawler/amber/status"
+	"golang.org/x/sys/unix"
+)
+
+// mountTmpfs mounts a tmpfs of size (mount -o size=) on a new directory until the test ends.
+// It skips the test where mounting is not permitted (not root), except in CI, which runs as
+// root.
+func mountTmpfs(t *testing.T, size string) string {
+	t.Helper()
+	dir := t.TempDir()
+	if err := unix.Mount("tmpfs", dir, "tmpfs", 0, "size="+size); err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("mount tmpfs (CI runs as root): %v", err)
+		}
+		t.Skipf("mount tmpfs on %s: %v; this test needs root (it runs in CI)", dir, err)
+	}
+	t.Cleanup(func() {
+		if err := unix.Unmount(dir, 0); err != nil {
+			t.Errorf("unmount %s: %v", dir, err)
+		}
+	})
+	return dir
+}
+
+func remount(t *testing.T, dir, size string) {
+	t.Helper()
+	if err := unix.Mount("tmpfs", dir, "tmpfs", unix.MS_REMOUNT, "size="+size); err != nil {
+		t.Fatalf("remount %s with size %s: %v", dir, size, err)
+	}
+}
+
+// fill adds URLs in batches until a write fails with ErrNoSpace, and returns the URLs added.
+func fill(t *testing.T, f *Frontier, prefix string) map[string]bool {
+	t.Helper()
+	added := map[string]bool{}
+	for b := 0; b < 10_000; b++ {
+		batch := make([]URL, 500)
+		for i := range batch {
+			h := fmt.Sprintf("host%02d.test", i%50)
+			batch[i] = URL{URL: fmt.Sprintf("http://%s/%s/%d/%d", h, prefix, b, i), Host: h, Via: "http://" + h + "/", Hops: "L"}
+		}
+		res, err := f.AddBatch(batch)
+		for i, r := range res {
+			if r.New {
+				added[batch[i].URL] = true
+			}
+		}
+		if err == nil {
+			continue
+		}
+		if !errors.Is(err, ErrNoSpace) || !errors.Is(err, syscall.ENOSPC) {
+			t.Fatalf("AddBatch error = %v, want ErrNoSpace and ENOSPC", err)
+		}
+		return added
+	}
+	t.Fatal("the filesystem never filled")
+	return nil
+}
+
+// TestFullDisk fills a frontier on a 30 MB filesystem until ErrNoSpace, finishes and claims
+// what it can, closes it (badger flushes its memtable: no SIGBUS), enlarges the filesystem and
+// checks that every URL added and every URL finished before is there.
+func TestFullDisk(t *testing.T) {
+	mnt := mountTmpfs(t, "30m")
+	dir := filepath.Join(mnt, "state")
+	f, err := Open(Config{Dir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	added := fill(t, f, "a")
+	if len(added) < 1000 {
+		t.Fatalf("only %d URLs added on 30 MB", len(added))
+	}
+	sp, err := f.Space()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sp.Free < sp.Close || sp.Free >= sp.Write+maxChunk {
+		t.Errorf("Space after ErrNoSpace = %+v, want Close <= Free < Write + a batch", sp)
+	}
+	// With less than Write free (another writer took the rest), every write fails alike, and
+	// a claim whose Done failed stays active.
+	ballast := filepath.Join(mnt, "warc")
+	if err := writeBallast(ballast, sp.Free-sp.Close-writeSlack/2); err != nil {
+		t.Fatal(err)
+	}
+	c := tryClaim(t, f)
+	writes := []struct {
+		name  string
+		write func() error
+	}{
+		{"Done", func() error { return f.Done(c) }},
+		{"Failed", func() error { return f.Failed(c, -2) }},
+		{"Retry", func() error { _, err := f.Retry(c, time.Time{}); return err }},
+		{"Add", func() error { _, err := f.Add(u("x.test", "/")); return err }},
+		{"Reject", func() error { _, err := f.Reject(u("x.test", "/"), "r"); return err }},
+		{"PutMeta", func() error { return f.PutMeta("k", nil) }},
+		{"StoreDigest", func() error { return f.StoreDigest("sha1:X", "http://x.test/", time.Now()) }},
+	}
+	for _, w := range writes {
+		if err := w.write(); !errors.Is(err, ErrNoSpace) || !errors.Is(err, syscall.ENOSPC) {
+			t.Errorf("%s on a full disk = %v, want ErrNoSpace", w.name, err)
+		}
+	}
+	if err := f.Sync(); err != nil {
+		t.Errorf("Sync on a full disk: %v", err)
+	}
+	if err := os.Remove(ballast); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Close(); err != nil {
+		t.Fatalf("Close on a full disk: %v", err)
+	}
+
+	remount(t, mnt, "40m")
+	f = openT(t, Config{Dir: dir})
+	got := map[string]bool{}
+	for _, e := range collect(t, f) {
+		if e.State != status.Queued {
+			t.Errorf("%s is %v, want queued", e.URL.URL, e.State)
+		}
+		got[e.URL.URL] = true
+	}
+	for u := range added {
+		if !got[u] {
+			t.Errorf("%s added before the disk filled is gone", u)
+		}
+	}
+	if len(got) != len(added) {
+		t.Errorf("%d URLs after reopen, want %d", len(got), len(added))
+	}
+	// The crawl goes on: finish some (the claim whose Done failed among them: it was queued
+	// again), add more, until the larger filesystem fills too.
+	for range 100 {
+		mustDone(t, f, tryClaim(t, f))
+	}
+	more := fill(t, f, "b")
+	if len(more) == 0 {
+		t.Error("nothing added after the filesystem grew")
+	}
+	if err := f.Close(); err != nil {
+		t.Fatalf("Close on a full disk: %v", err)
+	}
+	remount(t, mnt, "128m")
+	f = openT(t, Config{Dir: dir})
+	if s := f.Stats(); s.Done != 100 || s.Queued != int64(len(added)+len(more)-100) {
+		t.Errorf("Stats after the second reopen = %+v, want 100 done and %d queued", s, len(added)+len(more)-100)
+	}
+}
+
+// TestCloseNeedsSpace fills the filesystem from outside the frontier (as WARC files do): Close
+// refuses with ErrNoSpace and leaves the frontier open and readable, and succeeds once space
+// is freed. Open refuses alike.
+func TestCloseNeedsSpace(t *testing.T) {
+	mnt := mountTmpfs(t, "30m")
+	dir := filepath.Join(mnt, "state")
+	f, err := Open(Config{Dir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var us []URL
+	for i := range 20_000 {
+		us = append(us, URL{URL: fmt.Sprintf("http://a.test/%d", i), Host: "a.test"})
+	}
+	if _, err := f.AddBatch(us); err != nil {
+		t.Fatal(err)
+	}
+	sp, err := f.Space()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ballast := filepath.Join(mnt, "warc")
+	if err := writeBallast(ballast, sp.Free-sp.Close+4096); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Close(); !errors.Is(err, ErrNoSpace) {
+		t.Fatalf("Close with %d bytes short = %v, want ErrNoSpace", 4096, err)
+	}
+	if _, err := f.Add(u("a.test", "/new")); !errors.Is(err, ErrNoSpace) {
+		t.Errorf("Add on a full disk = %v, want ErrNoSpace", err)
+	}
+	if s := f.Stats(); s.Queued != int64(len(us)) {
+		t.Errorf("Stats after a refused Close = %+v, want %d queued", s, len(us))
+	}
+	if n := len(collect(t, f)); n != len(us) {
+		t.Errorf("Each after a refused Close: %d URLs, want %d", n, len(us))
+	}
+	if err := f.Sync(); err != nil {
+		t.Errorf("Sync on a full disk: %v", err)
+	}
+	if err := os.Remove(ballast); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Close(); err != nil {
+		t.Fatalf("Close after freeing space: %v", err)
+	}
+
+	// Open needs what Close needs (the tables to compact).
+	g, err := openGate(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sp, err = g.space()
+	g.close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := writeBallast(ballast, sp.Free-sp.Close+4096); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Open(Config{Dir: dir}); !errors.Is(err, ErrNoSpace) {
+		t.Fatalf("Open with %d bytes short = %v, want ErrNoSpace", 4096, err)
+	}
+	if err := os.Remove(ballast); err != nil {
+		t.Fatal(err)
+	}
+	f = openT(t, Config{Dir: dir})
+	if s := f.Stats(); s.Queued != int64(len(us)) {
+		t.Errorf("Stats after reopen = %+v, want %d queued", s, len(us))
+	}
+}
+
+// writeBallast writes a file of n bytes (at least 0), as another writer filling the disk.
+func writeBallast(path string, n int64) error {
+	fd, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	if n > 0 {
+		if err := fd.Truncate(n); err != nil {
+			fd.Close()
+			return err
+		}
+		if err := unix.Fallocate(int(fd.Fd()), 0, 0, n); err != nil {
+			fd.Close()
+			return err
+		}
+	}
+	return fd.Close()
+}

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"syscall"
 	"testing"
@@ -248,4 +249,45 @@ func writeBallast(path string, n int64) error {
 		}
 	}
 	return fd.Close()
+}
+
+const fullCrashEnv = "AMBER_FRONTIER_FULL_CRASH_DIR"
+
+// TestFullDiskCrash kills a process whose frontier filled its filesystem (no Close, no Sync):
+// the store reopens on the same, still full, filesystem with every URL added and every URL
+// marked done.
+func TestFullDiskCrash(t *testing.T) {
+	if dir := os.Getenv(fullCrashEnv); dir != "" {
+		f, err := Open(Config{Dir: dir})
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(3)
+		}
+		for i := range 100 {
+			mustAdd(t, f, u("done.test", fmt.Sprintf("/%d", i)))
+		}
+		for range 50 {
+			mustDone(t, f, tryClaim(t, f))
+		}
+		added := 100 + len(fill(t, f, "a"))
+		fmt.Printf("added %d\n", added)
+		os.Exit(1)
+	}
+	mnt := mountTmpfs(t, "30m")
+	dir := filepath.Join(mnt, "state")
+	cmd := exec.Command(os.Args[0], "-test.run=^TestFullDiskCrash$", "-test.count=1")
+	cmd.Env = append(os.Environ(), fullCrashEnv+"="+dir)
+	out, err := cmd.Output()
+	var exit *exec.ExitError
+	if !errors.As(err, &exit) || exit.ExitCode() != 1 {
+		t.Fatalf("child: %v\n%s", err, out)
+	}
+	var added int64
+	if _, err := fmt.Sscanf(string(out), "added %d", &added); err != nil {
+		t.Fatalf("child output %q: %v", out, err)
+	}
+	f := openT(t, Config{Dir: dir})
+	if s := f.Stats(); s.Done != 50 || s.Queued != added-50 {
+		t.Errorf("Stats after the crash = %+v, want 50 done and %d queued", s, added-50)
+	}
 }

@@ -1,6 +1,7 @@
 package crawl
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"strconv"
@@ -132,17 +133,30 @@ func (d decided) annotate(k capture, extracted int) capture {
 }
 
 // enqueue adds the in-scope outlinks to the frontier and records each newly rejected URL once.
+// An outlink the frontier cannot store is that URL's failure (crawl.log status.InvalidURL,
+// annotation frontier:not-stored), not the crawl's.
 func (c *crawler) enqueue(worker int, u frontier.URL, d decided) error {
 	if len(d.in) > 0 {
 		added, err := c.front.AddBatch(d.in)
 		if err != nil {
 			return c.frontierErr(err)
 		}
-		for i, ok := range added {
-			if !ok {
+		for i, r := range added {
+			n := d.in[i]
+			if r.Err != nil {
+				if !errors.Is(r.Err, frontier.ErrURL) {
+					return c.frontierErr(r.Err)
+				}
+				c.log.Debug("outlink not stored", "url", n.URL, "err", r.Err)
+				if err := c.logLine(report.Line{Status: status.InvalidURL, Size: -1, URL: n.URL, Hops: n.Hops,
+					Via: u.URL, Thread: worker, Seed: u.Seed, Annotations: []string{"frontier:not-stored"}}); err != nil {
+					return err
+				}
 				continue
 			}
-			n := d.in[i]
+			if !r.New {
+				continue
+			}
 			if err := c.events.URLDiscover(report.URLInfo{URL: n.URL, Hops: n.Hops, Via: n.Via, Seed: n.Seed}); err != nil {
 				return fmt.Errorf("write discover event: %w", err)
 			}
@@ -161,7 +175,11 @@ func (c *crawler) enqueue(worker int, u frontier.URL, d decided) error {
 // events. Outlinks and the sub-requests a browser was refused go through here alike.
 func (c *crawler) reject(worker int, page frontier.URL, o decision) error {
 	first, err := c.front.Reject(o.url, o.decision.Reason)
-	if err != nil {
+	switch {
+	case errors.Is(err, frontier.ErrURL):
+		// Too big to remember: logged each time a page points at it, never fatal.
+		first = true
+	case err != nil:
 		return c.frontierErr(err)
 	}
 	if !first {

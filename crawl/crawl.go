@@ -101,7 +101,7 @@ func Run(ctx context.Context, cfg Config) (res Result, err error) {
 	cfg.derive()
 	defer func() {
 		// Room ran out before the run could start, or while it ended.
-		if err = asDiskFull(err, cfg.MinFreeSpace, cfg.Dir, filepath.Join(cfg.Dir, WARCDir)); errors.Is(err, ErrDiskFull) {
+		if err = asDiskFull(err, cfg.MinFreeSpace, cfg.dirs()...); errors.Is(err, ErrDiskFull) {
 			res.End = EndDiskFull
 		}
 	}()
@@ -147,6 +147,12 @@ func Run(ctx context.Context, cfg Config) (res Result, err error) {
 	return c.finish(end, runErr)
 }
 
+// dirs are the directories the crawl writes to whose filesystems may fill: the crawl
+// directory, the WARC directory and the state directory.
+func (c *Config) dirs() []string {
+	return []string{c.Dir, filepath.Join(c.Dir, WARCDir), filepath.Join(c.Dir, StateDir)}
+}
+
 // makeDirs creates the directories of the crawl directory.
 func makeDirs(dir string) error {
 	for _, d := range []string{StateDir, WARCDir, filepath.Dir(CDXJFile), filepath.Dir(CrawlLogFile)} {
@@ -181,7 +187,12 @@ func open(ctx context.Context, cfg Config, front *frontier.Frontier) (c *crawler
 	if c.client, err = fetch.NewClient(cfg.Fetch); err != nil {
 		return c, fmt.Errorf("build http client: %w", err)
 	}
-	if c.disk, err = newDiskMonitor(cfg.MinFreeSpace, cfg.Dir, filepath.Join(cfg.Dir, WARCDir), c.log); err != nil {
+	storeNeeds := func() (int64, error) {
+		sp, err := front.Space()
+		return sp.Write, err
+	}
+	dirs := cfg.dirs()
+	if c.disk, err = newDiskMonitor(cfg.MinFreeSpace, dirs[0], dirs[1], dirs[2], filepath.Join(cfg.Dir, LiveCDXJFile), storeNeeds, c.log); err != nil {
 		return c, err
 	}
 	if c.warc, err = c.openWARC(); err != nil {
@@ -355,8 +366,9 @@ func (c *crawler) finish(end string, runErr error) (Result, error) {
 		}
 	}
 	keep(c.close())
-	keep(c.sortIndex())
+	// The frontier's writes before the sort: on a full disk the sort may fail, the counters must not.
 	keep(c.saveCounters())
+	keep(c.sortIndex())
 	now := time.Now().UTC()
 	if runErr == nil && end == EndFinished {
 		if err := c.front.PutMeta(metaFinished, []byte(now.Format(time.RFC3339))); err != nil {
@@ -402,7 +414,7 @@ func (c *crawler) finish(end string, runErr error) (Result, error) {
 
 // diskFull turns a write error that ran out of room into a *DiskFullError.
 func (c *crawler) diskFull(err error) error {
-	return asDiskFull(err, c.cfg.MinFreeSpace, c.cfg.Dir, filepath.Join(c.cfg.Dir, WARCDir))
+	return asDiskFull(err, c.cfg.MinFreeSpace, c.cfg.dirs()...)
 }
 
 func (c *crawler) result(end string) Result {
@@ -475,8 +487,11 @@ func (c *crawler) addSeeds() error {
 	if err != nil {
 		return fmt.Errorf("add seeds: %w", err)
 	}
-	for i, ok := range added {
-		if ok {
+	for i, r := range added {
+		if r.Err != nil {
+			return fmt.Errorf("add seed %s: %w", batch[i].URL, r.Err)
+		}
+		if r.New {
 			t := string(c.cfg.Scope.Seeds[i].Type)
 			if t == "" {
 				t = string(scope.StandardSeed)

@@ -5,7 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"os"
+	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/amber-crawler/amber/diskspace"
@@ -20,10 +23,13 @@ var ErrDiskFull = errors.New("crawl: disk full")
 // DiskFullError says which directory ran out of room. It matches ErrDiskFull with errors.Is,
 // and the failed write's error (Err) too.
 type DiskFullError struct {
-	Dir  string // the directory on the full filesystem: the crawl directory or its WARC directory
+	Dir  string // the directory on the full filesystem: the crawl directory, its WARC or its state directory
 	Free int64  // bytes free there when the crawl stopped, less the write about to be made; -1 when it could not be measured
-	Min  int64  // the free space the crawl keeps (EffectiveMinFreeSpace); 0 when the check is off
-	Err  error  // the write that failed for want of room; nil when the free-space check stopped the crawl first
+	Min  int64  // the free space the crawl keeps there: EffectiveMinFreeSpace plus Reserved
+	// Reserved is the part of Min the end of the run needs: what the frontier's store needs to
+	// finish its writes and close (frontier.Space.Write) and room to sort the index.
+	Reserved int64
+	Err      error // the write that failed for want of room; nil when the free-space check stopped the crawl first
 }
 
 // Error reads "crawl: disk full: /crawl/warcs has 812.0 KiB free, less than the 1.0 MiB the
@@ -36,6 +42,9 @@ func (e *DiskFullError) Error() string {
 	msg := fmt.Sprintf("%v: %s has %s free", ErrDiskFull, e.Dir, free)
 	if e.Min > 0 && e.Free >= 0 && e.Free < e.Min {
 		msg += fmt.Sprintf(", less than the %s the crawl keeps free", humanBytes(e.Min))
+		if e.Reserved > 0 {
+			msg += fmt.Sprintf(" (%s of it to end the run: crawl state and index)", humanBytes(e.Reserved))
+		}
 	}
 	if e.Err != nil {
 		msg += fmt.Sprintf(" (%v)", e.Err)
@@ -72,47 +81,97 @@ func EffectiveMinFreeSpace(setting, fsSize int64) int64 {
 // diskCheckEvery is how often the monitor looks at free space between writes.
 const diskCheckEvery = time.Second
 
-// diskMonitor watches the free space of the crawl directory's filesystem and, when the WARC
-// directory is on another one, of that too. When one of them falls below its minimum it trips:
-// once, for the rest of the run. It is checked every diskCheckEvery (watch) and before every
-// WARC write (beforeWrite), which costs a statfs per directory (a few microseconds).
+// storeCheckEvery is how long a measure of what the frontier's store needs is used before
+// checks measure it again. The store's needs grow with its writes; a crawl writing fast on a
+// small disk outruns a measure per second.
+const storeCheckEvery = 100 * time.Millisecond
+
+// diskMonitor watches the free space of the filesystems the crawl writes to: the crawl
+// directory's and, when they are other ones, the WARC directory's and the state directory's.
+// Each keeps EffectiveMinFreeSpace free beyond what the end of the run needs there: on the
+// state directory's, what the frontier's store needs to finish its writes and close
+// (frontier.Space.Write); on the crawl directory's, twice the live index (its sort). When one
+// has less the monitor trips: once, for the rest of the run. It is checked every
+// diskCheckEvery (watch) and before every WARC write (beforeWrite), which costs a statfs per
+// filesystem and a stat (a few microseconds); the store's needs are measured at most once a
+// storeCheckEvery (a read of the state directory).
 type diskMonitor struct {
 	setting int64
-	dirs    []string // crawl directory first
+	fss     []*watchedFS // the crawl directory's first
+	stateFS *watchedFS   // the one holding the state directory
+	store   func() (int64, error)
+	index   string // the live index
 	log     *slog.Logger
 
+	storeAt  atomic.Int64  // UnixNano of the last measure of the store's needs, or of one under way
 	tripped  chan struct{} // closed by trip
 	once     sync.Once
 	full     *DiskFullError // set by trip before tripped is closed
-	warnOnce sync.Once      // a failing statfs is logged once
+	warnOnce sync.Once      // a failing measure is logged once
 }
 
-// newDiskMonitor returns the monitor of the crawl directory dir and its WARC directory
-// warcDir, or nil when the setting turns it off or the platform cannot tell free space.
-func newDiskMonitor(setting int64, dir, warcDir string, log *slog.Logger) (*diskMonitor, error) {
+// watchedFS is one filesystem the crawl writes to.
+type watchedFS struct {
+	dir    string       // the directory named in errors
+	device uint64       // diskspace.Usage.Device
+	store  atomic.Int64 // bytes the frontier's store needs here
+}
+
+// newDiskMonitor returns the monitor of the crawl directory dir, its WARC directory warcDir,
+// its state directory stateDir and its live index, with store telling what the frontier's
+// store needs (called at most once a storeCheckEvery). It returns nil when the setting turns
+// the check off or the platform cannot tell free space.
+func newDiskMonitor(setting int64, dir, warcDir, stateDir, index string, store func() (int64, error), log *slog.Logger) (*diskMonitor, error) {
 	if setting < 0 {
 		return nil, nil
 	}
-	u, err := diskspace.Of(dir)
-	if errors.Is(err, errors.ErrUnsupported) {
-		log.Warn("free disk space cannot be checked on this platform", "err", err)
-		return nil, nil
+	m := &diskMonitor{setting: setting, store: store, index: index, log: log, tripped: make(chan struct{})}
+	for _, d := range []string{dir, warcDir, stateDir} {
+		u, err := diskspace.Of(d)
+		if errors.Is(err, errors.ErrUnsupported) {
+			log.Warn("free disk space cannot be checked on this platform", "err", err)
+			return nil, nil
+		}
+		if err != nil {
+			return nil, fmt.Errorf("check free space: %w", err)
+		}
+		i := slices.IndexFunc(m.fss, func(fs *watchedFS) bool { return fs.device == u.Device })
+		if i < 0 {
+			m.fss, i = append(m.fss, &watchedFS{dir: d, device: u.Device}), len(m.fss)
+		}
+		if d == stateDir {
+			m.stateFS = m.fss[i]
+		}
 	}
-	if err != nil {
-		return nil, fmt.Errorf("check free space: %w", err)
-	}
-	m := &diskMonitor{setting: setting, dirs: []string{dir}, log: log, tripped: make(chan struct{})}
-	w, err := diskspace.Of(warcDir)
-	if err != nil {
-		return nil, fmt.Errorf("check free space: %w", err)
-	}
-	if w.Device != u.Device {
-		m.dirs = append(m.dirs, warcDir)
-	}
+	m.measureStore(time.Now())
 	return m, nil
 }
 
-// check measures every directory and trips when one has less than its minimum free, after
+// measureStore updates what the frontier's store needs, unless it was measured less than a
+// storeCheckEvery before now (or is being measured by another check).
+func (m *diskMonitor) measureStore(now time.Time) {
+	last := m.storeAt.Load()
+	if m.store == nil || now.UnixNano()-last < int64(storeCheckEvery) || !m.storeAt.CompareAndSwap(last, now.UnixNano()) {
+		return
+	}
+	n, err := m.store()
+	if err != nil {
+		m.warnOnce.Do(func() { m.log.Warn("check free space", "err", err) })
+		return
+	}
+	m.stateFS.store.Store(n)
+}
+
+// sortRoom is the room sorting the live index needs: its runs and the sorted copy.
+func (m *diskMonitor) sortRoom() int64 {
+	st, err := os.Stat(m.index)
+	if err != nil {
+		return 0
+	}
+	return 2 * st.Size()
+}
+
+// check measures every filesystem and trips when one would have less than it keeps free after
 // writing more bytes. It returns the monitor's *DiskFullError once it has tripped.
 func (m *diskMonitor) check(more int64) *DiskFullError {
 	if m == nil {
@@ -121,14 +180,20 @@ func (m *diskMonitor) check(more int64) *DiskFullError {
 	if m.isTripped() {
 		return m.full
 	}
-	for _, d := range m.dirs {
-		u, err := diskspace.Of(d)
+	m.measureStore(time.Now())
+	for i, fs := range m.fss {
+		u, err := diskspace.Of(fs.dir)
 		if err != nil {
 			m.warnOnce.Do(func() { m.log.Warn("check free space", "err", err) })
 			continue
 		}
-		if lim := EffectiveMinFreeSpace(m.setting, u.Total); u.Free-more < lim {
-			m.trip(&DiskFullError{Dir: d, Free: max(u.Free-more, 0), Min: lim})
+		reserved := fs.store.Load()
+		if i == 0 {
+			reserved += m.sortRoom()
+		}
+		lim := EffectiveMinFreeSpace(m.setting, u.Total) + reserved
+		if u.Free-more < lim {
+			m.trip(&DiskFullError{Dir: fs.dir, Free: max(u.Free-more, 0), Min: lim, Reserved: reserved})
 			return m.err()
 		}
 	}

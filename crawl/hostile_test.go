@@ -314,7 +314,8 @@ func hostileCases() []hostileCase {
 		}},
 		{host: hostile.PlainOnTLS, check: func(t *testing.T, srv *hostile.Server, r *hostileRun) {
 			wantFailed(t, r, u(hostile.PlainOnTLS, "/robots.txt"), status.ConnectFailed, "robots", "err:tls*")
-			wantFailed(t, r, u(hostile.PlainOnTLS, "/"), status.Robots, "robots-unavailable")
+			// A TLS failure does not heal by retrying: the page fails as its robots.txt did.
+			wantFailed(t, r, u(hostile.PlainOnTLS, "/"), status.ConnectFailed, "err:tls*")
 		}},
 		{host: hostile.TLSOK, reachable: true, check: func(t *testing.T, srv *hostile.Server, r *hostileRun) {
 			wantCaptured(t, r, u(hostile.TLSOK, "/case"), "")

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
 	"strconv"
 	"strings"
 	"sync"
@@ -257,24 +256,15 @@ func parseFetchTime(col string) (time.Time, time.Duration, error) {
 // whole lines. Safe for concurrent use.
 type CrawlLog struct {
 	mu sync.Mutex // guards f
-	f  *os.File
+	f  *lineFile
 }
 
 // OpenCrawlLog opens (or creates) path for appending. A torn last line left by a killed process
-// is completed with a newline first, so the next line starts on its own.
+// is cut off, and a line the disk cuts short is cut back off, so every line is whole.
 func OpenCrawlLog(path string) (*CrawlLog, error) {
-	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR|os.O_APPEND, 0o644)
+	f, err := openLineFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("report: open crawl.log: %w", err)
-	}
-	if st, err := f.Stat(); err == nil && st.Size() > 0 {
-		last := make([]byte, 1)
-		if _, err := f.ReadAt(last, st.Size()-1); err == nil && last[0] != '\n' {
-			if _, err := f.Write([]byte("\n")); err != nil {
-				f.Close()
-				return nil, fmt.Errorf("report: repair crawl.log: %w", err)
-			}
-		}
 	}
 	return &CrawlLog{f: f}, nil
 }
@@ -287,7 +277,7 @@ func (c *CrawlLog) Write(l Line) error {
 	if c.f == nil {
 		return ErrCrawlLogClosed
 	}
-	if _, err := c.f.WriteString(s); err != nil {
+	if err := c.f.writeLine([]byte(s)); err != nil {
 		return fmt.Errorf("report: write crawl.log: %w", err)
 	}
 	return nil
@@ -300,10 +290,7 @@ func (c *CrawlLog) Close() error {
 	if c.f == nil {
 		return nil
 	}
-	err := c.f.Sync()
-	if cerr := c.f.Close(); err == nil {
-		err = cerr
-	}
+	err := c.f.close()
 	c.f = nil
 	if err != nil {
 		return fmt.Errorf("report: close crawl.log: %w", err)

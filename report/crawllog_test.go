@@ -194,11 +194,43 @@ func TestCrawlLogRepairsTornLine(t *testing.T) {
 	cl.Close()
 	data, _ := os.ReadFile(p)
 	ls := strings.Split(strings.TrimSuffix(string(data), "\n"), "\n")
-	if len(ls) != 2 {
-		t.Fatalf("lines = %q", ls)
+	if len(ls) != 1 {
+		t.Fatalf("lines = %q, want the torn line cut and the new one", ls)
 	}
-	if _, err := ParseLine(ls[1]); err != nil {
+	if _, err := ParseLine(ls[0]); err != nil {
 		t.Errorf("appended line does not parse: %v", err)
+	}
+}
+
+// TestLineFileWholeLines: opening cuts a torn tail back to the last newline, wherever it is.
+func TestLineFileWholeLines(t *testing.T) {
+	long := strings.Repeat("x", 100<<10) // longer than one read block
+	tests := []struct{ name, in, want string }{
+		{"empty", "", ""},
+		{"whole", "a\nb\n", "a\nb\n"},
+		{"torn", "a\nb", "a\n"},
+		{"only torn", "abc", ""},
+		{"long torn tail", "a\n" + long, "a\n"},
+		{"long whole", long + "\n", long + "\n"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p := filepath.Join(t.TempDir(), "f")
+			os.WriteFile(p, []byte(tt.in), 0o644)
+			l, err := openLineFile(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if l.size != int64(len(tt.want)) {
+				t.Errorf("size %d, want %d", l.size, len(tt.want))
+			}
+			if err := l.close(); err != nil {
+				t.Fatal(err)
+			}
+			if got, _ := os.ReadFile(p); string(got) != tt.want {
+				t.Errorf("file %.40q, want %.40q", got, tt.want)
+			}
+		})
 	}
 }
 

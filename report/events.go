@@ -33,6 +33,7 @@ const (
 	EndLimit     = "limit"     // a crawl limit was reached (also "limit:KIND")
 	EndCancelled = "cancelled" // the operator stopped it
 	EndFailed    = "failed"    // an error stopped it
+	EndDiskFull  = "disk-full" // free space ran low; the crawl stopped cleanly and resumes when there is room
 )
 
 // Why a discovered URL was not queued: the reason of URLDiscoverDenied
@@ -86,28 +87,18 @@ type Events struct {
 	pid  int
 
 	mu sync.Mutex // guards f
-	f  *os.File
+	f  *lineFile
 }
 
 // OpenEvents opens (or creates) path for appending, like OpenCrawlLog: on resume new events
-// follow the old ones, and a torn last line left by a killed process is ended with a newline
-// first so that the next event starts on its own line.
+// follow the old ones, and a torn last line (a kill, a full disk) is cut off.
 func OpenEvents(path string, cfg EventsConfig) (*Events, error) {
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
-	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR|os.O_APPEND, 0o644)
+	f, err := openLineFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("report: open events log: %w", err)
-	}
-	if st, err := f.Stat(); err == nil && st.Size() > 0 {
-		last := make([]byte, 1)
-		if _, err := f.ReadAt(last, st.Size()-1); err == nil && last[0] != '\n' {
-			if _, err := f.Write([]byte("\n")); err != nil {
-				f.Close()
-				return nil, fmt.Errorf("report: repair events log: %w", err)
-			}
-		}
 	}
 	host, _ := os.Hostname()
 	return &Events{cfg: cfg, host: host, pid: os.Getpid(), f: f}, nil
@@ -121,10 +112,7 @@ func (e *Events) Close() error {
 	if e.f == nil {
 		return nil
 	}
-	err := e.f.Sync()
-	if cerr := e.f.Close(); err == nil {
-		err = cerr
-	}
+	err := e.f.close()
 	e.f = nil
 	if err != nil {
 		return fmt.Errorf("report: close events log: %w", err)
@@ -148,7 +136,7 @@ func (e *Events) CrawlStart(resume bool, seeds int) error {
 
 // CrawlEnd records the end of a crawl: reason is one of the End constants (or "limit:KIND"),
 // message says more (which limit, which error). event.outcome is success for finished and
-// limit, failure for failed, unknown for cancelled.
+// limit, failure for failed and disk-full, unknown for cancelled.
 func (e *Events) CrawlEnd(reason, message string) error {
 	o := e.begin(ActionCrawlEnd, "end")
 	kind := reason
@@ -159,7 +147,7 @@ func (e *Events) CrawlEnd(reason, message string) error {
 	switch kind {
 	case EndFinished, EndLimit:
 		outcome = "success"
-	case EndFailed:
+	case EndFailed, EndDiskFull:
 		outcome = "failure"
 	}
 	o.str("event.outcome", outcome)
@@ -316,7 +304,7 @@ func (e *Events) write(o *object) error {
 	if e.f == nil {
 		return ErrEventsClosed
 	}
-	if _, err := e.f.Write(o.b); err != nil {
+	if err := e.f.writeLine(o.b); err != nil {
 		return fmt.Errorf("report: write events log: %w", err)
 	}
 	return nil

@@ -103,6 +103,9 @@ func crawlStatus(reason string) string {
 		return "Finished - Ended by operator"
 	case "failed":
 		return "Finished - Abnormal exit from crawling"
+	case EndDiskFull:
+		// Heritrix's DiskSpaceMonitor pauses the crawl with this reason.
+		return "Finished - Low disk space"
 	case "limit":
 		switch detail {
 		case "time":

@@ -197,6 +197,9 @@ type Limits struct {
 	// MaxOutlinks is the most distinct URLs one page may add to the crawl; 0: 6,000, as
 	// Heritrix.
 	MaxOutlinks int `yaml:"max_outlinks,omitempty"`
+	// MinFreeSpace stops the crawl cleanly when the crawl directory's filesystem has less free:
+	// a size (e.g. 5GB), "auto" (1 GiB, or 1% of the filesystem if smaller) or "off".
+	MinFreeSpace string `yaml:"min_free_space,omitempty"`
 }
 
 // Politeness spaces requests to one host.

@@ -70,6 +70,7 @@ func TestExitStatus(t *testing.T) {
 		{"negative max hops", []string{"crawl", "--dir", "DIR", "--max-hops", "-1", url}, exitUsage},
 		{"zero max url length", []string{"crawl", "--dir", "DIR", "--max-url-length", "0", url}, exitUsage},
 		{"zero max outlinks", []string{"crawl", "--dir", "DIR", "--max-outlinks", "0", url}, exitUsage},
+		{"bad min free space", []string{"crawl", "--dir", "DIR", "--min-free-space", "lots", url}, exitUsage},
 		{"WARC prefix with a slash", []string{"crawl", "--dir", "DIR", "--warc-prefix", "../x", url}, exitUsage},
 		{"bad exclude rule", []string{"crawl", "--dir", "DIR", "--exclude", "regex:(", url}, exitUsage},
 		{"bad include rule kind", []string{"crawl", "--dir", "DIR", "--include", "glob:*", url}, exitUsage},
@@ -234,6 +235,7 @@ scope:
   max_url_length: 500
 limits:
   max_outlinks: 100
+  min_free_space: 2GB
 `)
 	moreSeeds := writeFile(t, tmp, "more.txt", "http://www.example.org/ one-page\n")
 	d := crawl.DefaultConfig()
@@ -246,11 +248,12 @@ limits:
 		Seeds                                      int
 		MaxHops                                    int // -1: not set
 		MaxOutlinks, MaxURLLength                  int
+		MinFreeSpace                               int64
 	}
 	viewOf := func(c crawl.Config) view {
 		v := view{c.Collection, c.WARCPrefix, c.Fetcher, c.Fetch.UserAgent, c.Workers, c.HostConcurrency,
 			c.MaxAttempts, c.HostDelay, c.RetryDelay, c.WARCMaxSize, c.Fetch.MaxResponseSize, len(c.Scope.Seeds), -1,
-			c.MaxOutlinks, c.Scope.MaxURLLength}
+			c.MaxOutlinks, c.Scope.MaxURLLength, c.MinFreeSpace}
 		if c.Scope.MaxHops != nil {
 			v.MaxHops = *c.Scope.MaxHops
 		}
@@ -263,17 +266,18 @@ limits:
 	}{
 		{"defaults", []string{"http://www.example.com/"}, view{
 			d.Collection, "", d.Fetcher, d.Fetch.UserAgent, d.Workers, d.HostConcurrency, d.MaxAttempts,
-			d.HostDelay, d.RetryDelay, d.WARCMaxSize, 0, 1, -1, d.MaxOutlinks, 0}},
+			d.HostDelay, d.RetryDelay, d.WARCMaxSize, 0, 1, -1, d.MaxOutlinks, 0, 0}},
 		{"config", []string{"--config", cfgFile}, view{
 			"museum", "from-yaml", d.Fetcher, d.Fetch.UserAgent, 3, d.HostConcurrency, 5,
-			250 * time.Millisecond, d.RetryDelay, 10e6, 0, 1, 7, 100, 500}},
+			250 * time.Millisecond, d.RetryDelay, 10e6, 0, 1, 7, 100, 500, 2e9}},
 		{"flags over config", []string{"--config", cfgFile, "--workers", "2", "--host-delay", "0",
 			"--warc-prefix", "P", "--max-hops", "2", "--seeds", moreSeeds, "--max-response-size", "1MiB",
-			"--user-agent", "ua", "--warc-max-size", "2GB", "--max-outlinks", "10", "--max-url-length", "300"}, view{
-			"museum", "P", d.Fetcher, "ua", 2, d.HostConcurrency, 5, 0, d.RetryDelay, 2e9, 1 << 20, 2, 2, 10, 300}},
+			"--user-agent", "ua", "--warc-max-size", "2GB", "--max-outlinks", "10", "--max-url-length", "300",
+			"--min-free-space", "off"}, view{
+			"museum", "P", d.Fetcher, "ua", 2, d.HostConcurrency, 5, 0, d.RetryDelay, 2e9, 1 << 20, 2, 2, 10, 300, -1}},
 		{"zero flag stays zero", []string{"--workers", "0", "http://www.example.com/"}, view{
 			d.Collection, "", d.Fetcher, d.Fetch.UserAgent, 0, d.HostConcurrency, d.MaxAttempts,
-			d.HostDelay, d.RetryDelay, d.WARCMaxSize, 0, 1, -1, d.MaxOutlinks, 0}},
+			d.HostDelay, d.RetryDelay, d.WARCMaxSize, 0, 1, -1, d.MaxOutlinks, 0, 0}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

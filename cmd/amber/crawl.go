@@ -35,6 +35,7 @@ type crawlFlags struct {
 	hostDelay, timeLimit                         time.Duration
 	limit                                        int64
 	sizeLimit, warcMaxSize, maxResponseSize      string
+	minFreeSpace                                 string
 	warcPrefix                                   string
 	allowPrivate, ignoreRobots, verifyTLS, quiet bool
 	noDocuments, screenshot                      bool
@@ -67,6 +68,7 @@ func newCrawlFlagSet(f *crawlFlags) *flag.FlagSet {
 	fs.DurationVar(&f.timeLimit, "time-limit", d.TimeLimit, "stop this run after this long (0: no limit)")
 	fs.StringVar(&f.sizeLimit, "size-limit", "", "stop after this many bytes downloaded (whole crawl; e.g. 10GB; default no limit)")
 	fs.StringVar(&f.maxResponseSize, "max-response-size", formatByteSize(fetch.DefaultMaxResponseSize), "truncate one response at this size")
+	fs.StringVar(&f.minFreeSpace, "min-free-space", "auto", "stop cleanly (and resume later) below this much free disk space: a size, auto (1GiB, or 1% of the filesystem if smaller) or off")
 	fs.StringVar(&f.warcMaxSize, "warc-max-size", formatByteSize(d.WARCMaxSize), "rotate WARC files at this size")
 	fs.StringVar(&f.warcPrefix, "warc-prefix", "", "start WARC file names with this (default: the collection name)")
 	fs.BoolVar(&f.allowPrivate, "allow-private", false, "allow loopback and private addresses (refused by default)")
@@ -183,6 +185,10 @@ func runCrawl(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 
 	res, err := crawl.Run(ctx, ccfg)
+	if errors.Is(err, crawl.ErrDiskFull) {
+		// Stopped cleanly: say where things are, then why (exit 1).
+		printSummary(stdout, ccfg, res)
+	}
 	if err != nil {
 		return err
 	}
@@ -334,7 +340,9 @@ func scopeConfig(cfg *seeds.Config, fetcher string) (scope.Config, error) {
 func overlayYAML(c *crawl.Config, cfg *seeds.Config) error {
 	overlayIdentity(c, cfg)
 	overlayPoliteness(c, cfg.Politeness)
-	overlayLimits(c, cfg.Limits)
+	if err := overlayLimits(c, cfg.Limits); err != nil {
+		return err
+	}
 	overlayBrowser(c, cfg.Fetcher, cfg.Browser)
 	overlayDocuments(c, cfg.Documents)
 	overlayWARC(c, cfg.WARC)
@@ -369,7 +377,37 @@ func overlayPoliteness(c *crawl.Config, p seeds.Politeness) {
 	}
 }
 
-func overlayLimits(c *crawl.Config, l seeds.Limits) {
+// parseMinFreeSpace reads a free-space threshold as crawl.Config.MinFreeSpace takes it: "auto"
+// is 0 (the default rule), "off" is -1, anything else a size.
+func parseMinFreeSpace(v string) (int64, error) {
+	switch strings.ToLower(strings.TrimSpace(v)) {
+	case "auto", "":
+		return 0, nil
+	case "off":
+		return -1, nil
+	}
+	n, err := seeds.ParseByteSize(v)
+	if err != nil {
+		return 0, fmt.Errorf("%q: want a size, auto or off: %w", v, err)
+	}
+	if n <= 0 {
+		return 0, fmt.Errorf("%q: want a positive size, auto or off", v)
+	}
+	return int64(n), nil
+}
+
+// formatMinFreeSpace writes crawl.Config.MinFreeSpace as parseMinFreeSpace reads it.
+func formatMinFreeSpace(n int64) string {
+	switch {
+	case n == 0:
+		return "auto"
+	case n < 0:
+		return "off"
+	}
+	return formatByteSize(n)
+}
+
+func overlayLimits(c *crawl.Config, l seeds.Limits) error {
 	if l.URLs != 0 {
 		c.LimitURLs = l.URLs
 	}
@@ -385,6 +423,14 @@ func overlayLimits(c *crawl.Config, l seeds.Limits) {
 	if l.MaxOutlinks != 0 {
 		c.MaxOutlinks = l.MaxOutlinks
 	}
+	if l.MinFreeSpace != "" {
+		n, err := parseMinFreeSpace(l.MinFreeSpace)
+		if err != nil {
+			return fmt.Errorf("limits.min_free_space %w", err)
+		}
+		c.MinFreeSpace = n
+	}
+	return nil
 }
 
 func overlayNetwork(c *crawl.Config, n seeds.Network) error {
@@ -546,6 +592,13 @@ func overlayFlags(c *crawl.Config, a crawlArgs) error {
 		{"max-response-size", f.maxResponseSize, &c.Fetch.MaxResponseSize},
 		{"warc-max-size", f.warcMaxSize, &c.WARCMaxSize},
 	}
+	if set["min-free-space"] {
+		n, err := parseMinFreeSpace(f.minFreeSpace)
+		if err != nil {
+			return fmt.Errorf("--min-free-space %w", err)
+		}
+		c.MinFreeSpace = n
+	}
 	for _, sz := range sizes {
 		if !set[sz.name] {
 			continue
@@ -575,6 +628,7 @@ func recordEffective(cfg *seeds.Config, c crawl.Config) {
 	cfg.Limits.Time = c.TimeLimit
 	cfg.Limits.ResponseSize = seeds.ByteSize(c.Fetch.MaxResponseSize)
 	cfg.Limits.MaxOutlinks = c.MaxOutlinks
+	cfg.Limits.MinFreeSpace = formatMinFreeSpace(c.MinFreeSpace)
 	cfg.Network.AllowPrivate = c.Fetch.AllowPrivate
 	cfg.Network.VerifyTLS = c.Fetch.VerifyTLS
 	cfg.Network.ConnectTo = nil
@@ -626,6 +680,8 @@ func printSummary(w io.Writer, c crawl.Config, res crawl.Result) {
 	case crawl.EndLimit:
 		fmt.Fprintf(w, "Crawl stopped at a limit: %d URLs fetched, %d bytes, %d still queued.\n", res.Fetched, res.Bytes, res.Stats.Queued)
 		fmt.Fprintf(w, "Run the same command with a higher limit to go on.\n")
+	case crawl.EndDiskFull:
+		fmt.Fprintf(w, "Crawl stopped for want of disk space: %d URLs fetched, %d queued. Make room and run the same command to resume.\n", res.Fetched, res.Stats.Queued+res.Stats.InFlight)
 	case crawl.EndCancelled:
 		fmt.Fprintf(w, "Crawl interrupted: %d URLs fetched, %d queued. Run the same command to resume.\n", res.Fetched, res.Stats.Queued+res.Stats.InFlight)
 	}

@@ -8,7 +8,7 @@ TESTSITE := $(BIN)/testsite
 GOWARC_IA := $(BIN)/gowarc-ia
 FUZZTIME ?= 10s
 
-.PHONY: all build demo test test-short bench bench-hostile fuzz tools vet clean
+.PHONY: all build demo test test-short bench bench-hostile hostile fuzz tools vet clean
 
 all: build
 
@@ -66,6 +66,11 @@ bench: build
 # nesting, a 100 KB URL), from the child's rusage; prints figures, asserts nothing.
 bench-hostile: build
 	$(GO) test -run '^$$' -bench '^BenchmarkHostile$$' -benchtime 1x -v ./cmd/amber/
+
+# The hostile-server suite crawled case by case under /usr/bin/time -v: exit status, wall time,
+# peak RSS and crawl.log's word on each case (issue 10's table).
+hostile:
+	./scripts/hostile.sh
 
 fuzz:
 	@for pkg in ./seeds ./report ./scope ./extract ./fetch ./warc; do \

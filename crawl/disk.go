@@ -39,9 +39,14 @@ func (e *DiskFullError) Error() string {
 	if e.Free >= 0 {
 		free = humanBytes(e.Free)
 	}
+	min := humanBytes(e.Min)
+	if e.Free >= 0 && free == min {
+		// Rounded alike: give the bytes, so the message does not read "10.9 MiB < 10.9 MiB".
+		free, min = fmt.Sprintf("%d bytes", e.Free), fmt.Sprintf("%d bytes", e.Min)
+	}
 	msg := fmt.Sprintf("%v: %s has %s free", ErrDiskFull, e.Dir, free)
 	if e.Min > 0 && e.Free >= 0 && e.Free < e.Min {
-		msg += fmt.Sprintf(", less than the %s the crawl keeps free", humanBytes(e.Min))
+		msg += fmt.Sprintf(", less than the %s the crawl keeps free", min)
 		if e.Reserved > 0 {
 			msg += fmt.Sprintf(" (%s of it to end the run: crawl state and index)", humanBytes(e.Reserved))
 		}

@@ -49,6 +49,7 @@ type crawlFlags struct {
 	maxAttempts                                  int
 	retryDelay                                   time.Duration
 	logLevel, statusAddr                         string
+	cpuProfile, memProfile                       string
 }
 
 func newCrawlFlagSet(f *crawlFlags) *flag.FlagSet {
@@ -93,6 +94,8 @@ func newCrawlFlagSet(f *crawlFlags) *flag.FlagSet {
 	fs.BoolVar(&f.quiet, "quiet", false, "print only warnings and errors (no progress)")
 	fs.StringVar(&f.statusAddr, "status-addr", "", "serve Prometheus /metrics and a JSON /status of the running crawl at this address (e.g. 127.0.0.1:9090)")
 	fs.StringVar(&f.logLevel, "log-level", "info", "debug, info, warn or error")
+	fs.StringVar(&f.cpuProfile, "cpuprofile", "", "write a CPU profile of the whole run to `FILE` (go tool pprof)")
+	fs.StringVar(&f.memProfile, "memprofile", "", "write a heap profile to `FILE` when the run ends (go tool pprof)")
 	return fs
 }
 
@@ -184,7 +187,7 @@ func runCrawl(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return usageError{err}
 	}
 
-	res, err := crawl.Run(ctx, ccfg)
+	res, err := runProfiled(ctx, ccfg, a.flags)
 	if errors.Is(err, crawl.ErrDiskFull) {
 		// Stopped cleanly: say where things are, then why (exit 1).
 		printSummary(stdout, ccfg, res)

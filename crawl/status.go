@@ -9,6 +9,7 @@ import (
 	"maps"
 	"net"
 	"net/http"
+	"net/http/pprof"
 	"slices"
 	"strconv"
 	"sync"
@@ -131,9 +132,11 @@ func (s Snapshot) writeMetrics(w io.Writer) {
 	}
 }
 
-// startServer starts the status server (Config.StatusAddr): Prometheus /metrics and a JSON
-// /status. It answers until the returned function is called, which the crawl does after the
-// final counters are written, so a last scrape sees the whole run.
+// startServer starts the status server (Config.StatusAddr): Prometheus /metrics, a JSON
+// /status, and Go's profiles under /debug/pprof/ (net/http/pprof's handlers on this server's
+// own mux, never http.DefaultServeMux), for `go tool pprof http://ADDR/debug/pprof/heap`. It
+// answers until the returned function is called, which the crawl does after the final counters
+// are written, so a last scrape sees the whole run.
 func (c *crawler) startServer(start time.Time, startFetched int64) (func(), error) {
 	if c.cfg.StatusAddr == "" {
 		return func() {}, nil
@@ -153,6 +156,11 @@ func (c *crawler) startServer(start time.Time, startFetched int64) (func(), erro
 		enc.SetIndent("", "  ")
 		enc.Encode(c.snapshot(start, startFetched))
 	})
+	mux.HandleFunc("/debug/pprof/", pprof.Index) // also serves the named profiles: heap, goroutine, allocs...
+	mux.HandleFunc("/debug/pprof/cmdline", pprof.Cmdline)
+	mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
+	mux.HandleFunc("/debug/pprof/symbol", pprof.Symbol)
+	mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
 	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}
 	c.log.Info("status server listening", "addr", ln.Addr().String())
 	done := make(chan struct{})

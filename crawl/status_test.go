@@ -15,7 +15,7 @@ import (
 	"github.com/amber-crawler/amber/internal/testsite"
 )
 
-// TestStatusServer serves /metrics and /status while a crawl runs.
+// TestStatusServer serves /metrics, /status and /debug/pprof/ while a crawl runs.
 func TestStatusServer(t *testing.T) {
 	site, err := testsite.StartHandler(testsite.Generated{Pages: 400})
 	if err != nil {
@@ -37,7 +37,7 @@ func TestStatusServer(t *testing.T) {
 	go func() { _, err := crawl.Run(t.Context(), cfg); done <- err }()
 
 	// Scrape until the crawl ends; keep the last answers that saw some fetches.
-	var metrics, status string
+	var metrics, status, heap, index string
 	for running := true; running; {
 		select {
 		case err := <-done:
@@ -46,6 +46,10 @@ func TestStatusServer(t *testing.T) {
 			}
 			running = false
 		case <-time.After(50 * time.Millisecond):
+		}
+		if running && heap == "" {
+			heap = get(t, "http://"+addr+"/debug/pprof/heap")
+			index = get(t, "http://"+addr+"/debug/pprof/")
 		}
 		if m := get(t, "http://"+addr+"/metrics"); strings.Contains(m, `amber_urls_total{outcome="captured"}`) && !strings.Contains(m, `{outcome="captured"} 0`) {
 			metrics = m
@@ -56,6 +60,13 @@ func TestStatusServer(t *testing.T) {
 	}
 	if metrics == "" || status == "" {
 		t.Fatalf("no scrape during the crawl saw a capture: metrics %q, status %q", metrics, status)
+	}
+	// A heap profile is gzipped protobuf; the index lists the named profiles.
+	if len(heap) < 2 || heap[0] != 0x1f || heap[1] != 0x8b {
+		t.Errorf("/debug/pprof/heap during the crawl: %d bytes, not a gzipped profile", len(heap))
+	}
+	if !strings.Contains(index, "goroutine") || !strings.Contains(index, "heap") {
+		t.Errorf("/debug/pprof/ lacks the profile index:\n%.500s", index)
 	}
 	for _, want := range []string{
 		"# TYPE amber_urls_fetched_total counter",

@@ -8,7 +8,7 @@ TESTSITE := $(BIN)/testsite
 GOWARC_IA := $(BIN)/gowarc-ia
 FUZZTIME ?= 10s
 
-.PHONY: all build demo test test-short bench bench-hostile hostile fuzz tools vet clean
+.PHONY: all build demo test test-short bench bench-scale bench-hostile hostile fuzz tools vet clean
 
 all: build
 
@@ -57,10 +57,18 @@ test: tools vet
 test-short:
 	$(GO) test -short -count=1 ./...
 
-# Benchmarks print figures (pages/s, MB/s, decisions/s); they assert nothing.
+# Benchmarks print figures (pages/s, MB/s, decisions/s); they assert nothing. scripts/bench.sh
+# crawls a generated 10,000-page site with amber and with wget (Debian package wget, installed
+# with apt-get if missing) in one run and prints pages/s, CPU-s per 1,000 pages, peak RSS and
+# the ratio amber/wget (PAGES=N for another size).
 bench: build
-	$(GO) test -run '^$$' -bench Crawl10k -benchtime 1x ./cmd/amber/
+	./scripts/bench.sh compare
 	$(GO) test -run '^$$' -bench . -benchmem ./scope/ ./extract/ ./frontier/ ./warc/ ./fetch/
+
+# amber on a generated 1,000,000-page site (SCALE_PAGES=N), pages/s and RSS every 10 s, stopped
+# at 15 minutes (SCALE_LIMIT) if not done.
+bench-scale: build
+	./scripts/bench.sh scale
 
 # Peak RSS of amber crawling hostile inputs (200,000 links, gzip bomb, endless body, deep
 # nesting, a 100 KB URL), from the child's rusage; prints figures, asserts nothing.

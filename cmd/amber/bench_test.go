@@ -14,7 +14,8 @@ import (
 // BenchmarkCrawl10k crawls a local site of 10,000 small pages with the amber binary
 // (--host-delay 0 --host-concurrency 16 --workers 16) and reports pages per second, the
 // crawler's peak memory (max RSS) and its CPU seconds per 1,000 pages. The site is served by
-// this process; the figures are the crawler's alone.
+// this process; the figures are the crawler's alone. make bench runs the same crawl beside wget
+// instead (scripts/bench.sh); this is the figure without wget, for go test -bench.
 func BenchmarkCrawl10k(b *testing.B) {
 	const pages = 10000
 	bin := amberBinary(b)

@@ -134,15 +134,18 @@ scale() {
   local seed="http://$addr/"
   # A free port for --status-addr: amber prints the address it listens on at info level.
   echo "generated site: $SCALE_PAGES pages at $seed; amber --time-limit $SCALE_LIMIT"
-  ./bin/amber crawl --dir "$work/amber" "${AMBER_FLAGS[@]}" --log-level info \
-    --status-addr 127.0.0.1:0 --time-limit "$SCALE_LIMIT" "$seed" >"$work/amber.out" 2>"$work/amber.err" &
-  local pid=$! status=
+  [ -x /usr/bin/time ] || need /usr/bin/time time
+  /usr/bin/time -v -o "$work/amber.time" ./bin/amber crawl --dir "$work/amber" "${AMBER_FLAGS[@]}" \
+    --log-level info --status-addr 127.0.0.1:0 --time-limit "$SCALE_LIMIT" "$seed" \
+    >"$work/amber.out" 2>"$work/amber.err" &
+  local tpid=$! pid= status=
   for _ in $(seq 100); do
+    [ -n "$pid" ] || pid=$(cat "/proc/$tpid/task/$tpid/children" 2>/dev/null | awk '{print $1}')
     status=$(sed -n 's/.*status server listening.*addr=\([0-9.:]*\).*/\1/p' "$work/amber.err" | head -n 1)
     [ -n "$status" ] && break
     sleep 0.1
   done
-  [ -n "$status" ] || { echo "bench: amber's status server did not start:" >&2; cat "$work/amber.err" >&2; exit 1; }
+  [ -n "$pid" ] && [ -n "$status" ] || { echo "bench: amber's status server did not start:" >&2; cat "$work/amber.err" >&2; exit 1; }
   printf '%8s %10s %10s %10s %10s %10s\n' elapsed fetched pages/s "avg/s" RSS "peak RSS"
   local last=0 t0 now fetched rss hwm prev_t
   t0=$(date +%s.%N)
@@ -152,7 +155,8 @@ scale() {
   while kill -0 "$pid" 2>/dev/null; do
     sleep 10
     now=$(date +%s.%N)
-    fetched=$(curl -fsS "http://$status/status" 2>/dev/null | sed -n 's/^ *"urls_fetched": *\([0-9]*\).*/\1/p')
+    # Nothing once the crawl has stopped serving (it is writing its reports): the loop ends.
+    fetched=$(curl -fsS "http://$status/status" 2>/dev/null | sed -n 's/^ *"urls_fetched": *\([0-9]*\).*/\1/p' || true)
     rss=$(awk '/^VmRSS/ {printf "%.0f MB", $2 / 1024}' "/proc/$pid/status" 2>/dev/null || true)
     hwm=$(awk '/^VmHWM/ {printf "%.0f MB", $2 / 1024}' "/proc/$pid/status" 2>/dev/null || true)
     [ -n "$fetched" ] || break
@@ -162,11 +166,13 @@ scale() {
     prev_t=$now
   done
   set +e
-  wait "$pid"
+  wait "$tpid"
   local code=$?
   set -e
   cat "$work/amber.out"
-  echo "amber exited $code (14: stopped at --time-limit $SCALE_LIMIT)"
+  echo "amber exited $code (14: stopped at --time-limit $SCALE_LIMIT); whole run, reports included:"
+  awk -v w="$(figure amber wall)" -v c="$(figure amber cpu)" -v r="$(figure amber rss)" \
+    'BEGIN { printf "  %.0f s, %.0f CPU-s, peak RSS %.0f MB\n", w, c, r }'
   [ "$code" = 0 ] || [ "$code" = 14 ]
 }
 

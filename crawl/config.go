@@ -155,8 +155,9 @@ type Config struct {
 	// LiveStatus, when set (a terminal), gets a status line rewritten every second instead of
 	// logged progress lines. Default nil.
 	LiveStatus io.Writer
-	// StatusAddr, when set, serves Prometheus metrics on /metrics and a JSON snapshot on
-	// /status at this address (e.g. 127.0.0.1:9090). Default empty: no server.
+	// StatusAddr, when set, serves Prometheus metrics on /metrics, a JSON snapshot on /status
+	// and Go's profiles under /debug/pprof/ at this address (e.g. 127.0.0.1:9090), until the
+	// run's final counters and reports are written. Default empty: no server.
 	StatusAddr string
 
 	// Logger receives operational messages. Default nil: discarded.

@@ -714,22 +714,31 @@ func (f *Frontier) Claim(ctx context.Context) (*Claim, error) {
 		if c != nil || err != nil {
 			return c, err
 		}
-		var tick <-chan time.Time
-		if wait >= 0 {
-			if timer == nil {
-				timer = time.NewTimer(wait)
-			} else {
-				timer.Reset(wait)
-			}
-			tick = timer.C
-		}
-		select {
-		case <-ctx.Done():
-			return nil, ctx.Err()
-		case <-wake:
-		case <-tick:
+		if err := sleep(ctx, &timer, wake, wait); err != nil {
+			return nil, err
 		}
 	}
+}
+
+// sleep waits until wake is closed, wait has passed (wait < 0: no time bound) or ctx ends
+// (its error), reusing *timer across calls; the caller stops the timer when done.
+func sleep(ctx context.Context, timer **time.Timer, wake <-chan struct{}, wait time.Duration) error {
+	var tick <-chan time.Time
+	if wait >= 0 {
+		if *timer == nil {
+			*timer = time.NewTimer(wait)
+		} else {
+			(*timer).Reset(wait)
+		}
+		tick = (*timer).C
+	}
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-wake:
+	case <-tick:
+	}
+	return nil
 }
 
 // poll makes one non-blocking attempt to claim. Without a claim or an error it returns the

@@ -47,20 +47,8 @@ func (f *Frontier) Pace(ctx context.Context, cl *Claim, hostName string) error {
 		if ok || err != nil {
 			return err
 		}
-		var tick <-chan time.Time
-		if wait >= 0 {
-			if timer == nil {
-				timer = time.NewTimer(wait)
-			} else {
-				timer.Reset(wait)
-			}
-			tick = timer.C
-		}
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-wake:
-		case <-tick:
+		if err := sleep(ctx, &timer, wake, wait); err != nil {
+			return err
 		}
 	}
 }

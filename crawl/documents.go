@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"slices"
 	"strconv"
@@ -15,6 +14,7 @@ import (
 
 	"github.com/amber-crawler/amber/extract"
 	"github.com/amber-crawler/amber/frontier"
+	"github.com/amber-crawler/amber/report"
 )
 
 // DocumentsFile is the search-document stream inside the crawl directory.
@@ -50,44 +50,12 @@ func openDocStream(path string, front *frontier.Frontier, cfg extract.DocConfig,
 	if err != nil {
 		return nil, fmt.Errorf("open %s: %w", DocumentsFile, err)
 	}
-	size, err := cutTornLine(f)
+	size, err := report.CutTornLine(f)
 	if err != nil {
 		f.Close()
 		return nil, fmt.Errorf("repair %s: %w", DocumentsFile, err)
 	}
 	return &docStream{front: front, cfg: cfg, dedup: dedup, f: f, size: size}, nil
-}
-
-// cutTornLine truncates f after its last newline and returns the new size.
-func cutTornLine(f *os.File) (int64, error) {
-	st, err := f.Stat()
-	if err != nil {
-		return 0, err
-	}
-	size := st.Size()
-	buf := make([]byte, 64<<10)
-	end := size
-	for end > 0 {
-		n := int64(len(buf))
-		if n > end {
-			n = end
-		}
-		if _, err := f.ReadAt(buf[:n], end-n); err != nil && err != io.EOF {
-			return 0, err
-		}
-		if i := bytes.LastIndexByte(buf[:n], '\n'); i >= 0 {
-			keep := end - n + int64(i) + 1
-			if keep != size {
-				return keep, f.Truncate(keep)
-			}
-			return size, nil
-		}
-		end -= n
-	}
-	if size > 0 {
-		return 0, f.Truncate(0)
-	}
-	return 0, nil
 }
 
 // add writes the document of a page captured at pageURL. It returns the document written, or

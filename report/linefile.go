@@ -22,15 +22,26 @@ func openLineFile(path string) (*lineFile, error) {
 	if err != nil {
 		return nil, err
 	}
-	size, err := wholeLines(f)
-	if err == nil {
-		err = f.Truncate(size)
-	}
+	size, err := CutTornLine(f)
 	if err != nil {
 		f.Close()
 		return nil, fmt.Errorf("repair %s: %w", path, err)
 	}
 	return &lineFile{f: f, size: size}, nil
+}
+
+// CutTornLine cuts f after its last newline, dropping a torn last line (a killed process, a
+// short write on a full disk), and returns f's new size. Every append-only file of lines the
+// crawl keeps (crawl.log, events, documents.jsonl) is repaired with it when opened.
+func CutTornLine(f *os.File) (int64, error) {
+	size, err := wholeLines(f)
+	if err != nil {
+		return 0, err
+	}
+	if st, err := f.Stat(); err == nil && st.Size() == size {
+		return size, nil
+	}
+	return size, f.Truncate(size)
 }
 
 // wholeLines returns the length of f up to and including its last newline.

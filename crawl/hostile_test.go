@@ -389,28 +389,20 @@ func hostileConfig(t *testing.T, srv *hostile.Server, dir string, seeds ...strin
 		}
 		cts = append(cts, ct)
 	}
-	cfg := crawl.DefaultConfig()
-	cfg.Dir = dir
+	cfg := basicConfig(t, nil, dir)
 	cfg.Collection = "hostile"
+	cfg.Scope.Seeds = nil
 	for _, s := range seeds {
 		cfg.Scope.Seeds = append(cfg.Scope.Seeds, scope.Seed{URL: s, Type: scope.StandardSeed})
 	}
-	cfg.Workers = 4
-	cfg.HostDelay = 0
 	cfg.HostConcurrency = 1
 	cfg.MaxAttempts = 1
-	cfg.RetryDelay = 10 * time.Millisecond
-	cfg.ProgressEvery = -1
-	cfg.Fetch = fetch.Config{
-		UserAgent:        "amber-test/1.0",
-		AllowPrivate:     true,
-		ConnectTo:        cts,
-		ConnectTimeout:   hostileTimeout,
-		FirstByteTimeout: hostileTimeout,
-		ResponseTimeout:  hostileTimeout,
-		MaxResponseSize:  hostileMaxResponseSize,
-		TempDir:          t.TempDir(),
-	}
+	cfg.Fetch.ConnectTo = cts
+	cfg.Fetch.ConnectTimeout = hostileTimeout
+	cfg.Fetch.FirstByteTimeout = hostileTimeout
+	cfg.Fetch.ResponseTimeout = hostileTimeout
+	cfg.Fetch.MaxResponseSize = hostileMaxResponseSize
+	cfg.Fetch.TempDir = t.TempDir()
 	return cfg
 }
 

@@ -1,6 +1,7 @@
 package warc
 
 import (
+	"bytes"
 	"fmt"
 	"strconv"
 	"strings"
@@ -61,28 +62,17 @@ func (w *Writer) WriteCapture(c Capture) (Result, error) {
 			defer w.release(res.PayloadDigest)
 		}
 		if found {
-			rv, err := w.buildRevisit(c, h, resp, ref)
-			if err != nil {
-				return Result{}, err
-			}
-			_ = main.rec.Close()
+			rv := w.buildRevisit(c, h, resp, ref)
+			main.rec.close()
 			main.rec = rv
 			res.Revisit = true
 		}
 	}
 	if len(c.Request) > 0 {
-		req, err := w.buildRequest(c, h)
-		if err != nil {
-			return Result{}, err
-		}
 		// Chronological order: request, response, metadata.
-		ps = []*prepared{{rec: req}, main}
+		ps = []*prepared{{rec: w.buildRequest(c, h)}, main}
 	}
-	mrec, err := w.buildCaptureMetadata(c, h, meta)
-	if err != nil {
-		return Result{}, err
-	}
-	ps = append(ps, &prepared{rec: mrec})
+	ps = append(ps, &prepared{rec: w.buildCaptureMetadata(c, h, meta)})
 
 	line := captureLine(c.URL, date, resp, res)
 	if err := w.commit(ps, infoID, len(ps)-2, &res, &line); err != nil {
@@ -105,7 +95,7 @@ type captureHeaders struct {
 
 // builtResponse is a response record and what the rest of a capture needs to know about it.
 type builtResponse struct {
-	rec     gowarc.WarcRecord
+	rec     *record
 	status  int    // HTTP status; 0 when the response does not parse
 	header  []byte // the HTTP header block as recorded (status line, fields, blank line)
 	mime    string // media type of the HTTP Content-Type, parameters removed
@@ -113,77 +103,38 @@ type builtResponse struct {
 	payload payloadDigest
 }
 
-// buildResponse reads c.Response into a response record and sets its payload digest.
+// buildResponse reads c.Response into a response record, digesting it as it reads: the block
+// digest over all of it, the payload digest over what follows the header block, de-chunked
+// when the header says the body is chunked.
 func (w *Writer) buildResponse(c Capture, h captureHeaders) (*builtResponse, error) {
-	rb := newRecordBuilder(gowarc.Response, w.recOpts...)
-	w.commonHeaders(rb, h.respID, h.date, c.URL, c.IP, h.infoID)
-	rb.AddWarcHeader(gowarc.ContentType, contentTypeResponse)
-	if c.Truncated != "" {
-		rb.AddWarcHeader(gowarc.WarcTruncated, c.Truncated)
-	}
-	n, err := rb.ReadFrom(c.Response)
+	raw, err := readRaw(c.Response, c.ResponseSize, w.cfg.TempDir)
 	if err != nil {
-		_ = rb.Close()
 		return nil, fmt.Errorf("read response of %s: %w", c.URL, err)
 	}
-	if n == 0 {
-		_ = rb.Close()
+	if raw.Size() == 0 {
 		return nil, fmt.Errorf("%w: empty response for %s", ErrInvalid, c.URL)
 	}
-	rec, err := build(rb)
+	hdr, err := raw.header()
 	if err != nil {
-		return nil, fmt.Errorf("build response record of %s: %w", c.URL, err)
+		_ = raw.Close()
+		return nil, fmt.Errorf("read response of %s: %w", c.URL, err)
 	}
-	r := &builtResponse{rec: rec}
-	if err := r.inspect(); err != nil {
-		_ = rec.Close()
-		return nil, fmt.Errorf("digest payload of %s: %w", c.URL, err)
+	r := &builtResponse{header: hdr}
+	r.status, r.mime, r.hasMime = lenientHead(hdr)
+	r.payload = payloadDigest{digest: sha1Digest(raw.paySum), size: raw.Size() - int64(len(hdr))}
+	if isChunked(hdr) {
+		if r.payload, err = dechunkedDigest(raw.payload()); err != nil {
+			_ = raw.Close()
+			return nil, fmt.Errorf("digest payload of %s: %w", c.URL, err)
+		}
 	}
+	fields := commonFields(h.respID, h.date, c.URL, c.IP, h.infoID)
+	fields = append(fields, field{gowarc.ContentType, contentTypeResponse})
+	if c.Truncated != "" {
+		fields = append(fields, field{gowarc.WarcTruncated, cleanValue(c.Truncated)})
+	}
+	r.rec = &record{typ: "response", fields: fields, block: raw, blockDigest: sha1Digest(raw.blockSum), payloadDigest: r.payload.digest}
 	return r, nil
-}
-
-// inspect fills in status, header, media type and payload digest from the record's block, and
-// replaces the payload digest gowarc computed (over the body as on the wire, chunk framing
-// included) with the digest of the de-chunked entity body when the body is chunked.
-func (r *builtResponse) inspect() error {
-	b, ok := r.rec.Block().(gowarc.HttpResponseBlock)
-	if !ok {
-		// Not parsable as HTTP: the whole block is the payload, as gowarc digested it.
-		if pb, ok := r.rec.Block().(gowarc.PayloadBlock); ok {
-			r.payload.digest = pb.PayloadDigest()
-		}
-		return nil
-	}
-	r.status = b.HttpStatusCode()
-	if hh := b.HttpHeader(); hh != nil {
-		if ct := hh.Get("Content-Type"); ct != "" {
-			r.mime, r.hasMime = strings.TrimSpace(strings.SplitN(ct, ";", 2)[0]), true
-		}
-	}
-	r.header = b.ProtocolHeaderBytes()
-	if r.status == 0 {
-		// gowarc could not parse the header (a line without a colon, say): read it as
-		// browsers and warcio.js do, skipping such lines, so the index says what they see.
-		r.status, r.mime, r.hasMime = lenientHead(r.header)
-	}
-	r.payload = payloadDigest{digest: b.PayloadDigest(), size: b.Size() - int64(len(r.header))}
-	if !isChunked(r.header) {
-		return nil
-	}
-	if err := b.Cache(); err != nil {
-		return err
-	}
-	body, err := b.PayloadBytes()
-	if err != nil {
-		return err
-	}
-	pd, err := dechunkedDigest(body)
-	if err != nil {
-		return err
-	}
-	r.payload = pd
-	r.rec.WarcHeader().Set(gowarc.WarcPayloadDigest, pd.digest)
-	return nil
 }
 
 // dedupable reports whether a response may be replaced by a revisit and, if it is not, be
@@ -195,57 +146,35 @@ func (w *Writer) dedupable(c Capture, r *builtResponse) bool {
 
 // buildRevisit builds the revisit record that stands for resp: same headers, the HTTP header
 // block only, pointing at the first capture ref of the payload.
-func (w *Writer) buildRevisit(c Capture, h captureHeaders, resp *builtResponse, ref dedupRef) (gowarc.WarcRecord, error) {
-	rv := newRecordBuilder(gowarc.Revisit, w.recOpts...)
-	w.commonHeaders(rv, h.respID, h.date, c.URL, c.IP, h.infoID)
-	rv.AddWarcHeader(gowarc.WarcProfile, profileRevisit)
-	rv.AddWarcHeader(gowarc.WarcRefersToTargetURI, ref.uri)
-	rv.AddWarcHeader(gowarc.WarcRefersToDate, ref.date.UTC().Format(dateLayout))
-	rv.AddWarcHeader(gowarc.ContentType, contentTypeResponse)
-	rv.AddWarcHeader(gowarc.WarcPayloadDigest, resp.payload.digest)
-	if _, err := rv.Write(resp.header); err != nil {
-		_ = rv.Close()
-		return nil, fmt.Errorf("build revisit record of %s: %w", c.URL, err)
-	}
-	rec, err := build(rv)
-	if err != nil {
-		return nil, fmt.Errorf("build revisit record of %s: %w", c.URL, err)
-	}
-	return rec, nil
+func (w *Writer) buildRevisit(c Capture, h captureHeaders, resp *builtResponse, ref dedupRef) *record {
+	fields := commonFields(h.respID, h.date, c.URL, c.IP, h.infoID)
+	fields = append(fields,
+		field{gowarc.WarcProfile, profileRevisit},
+		field{gowarc.WarcRefersToTargetURI, cleanValue(ref.uri)},
+		field{gowarc.WarcRefersToDate, ref.date.UTC().Format(dateLayout)},
+		field{gowarc.ContentType, contentTypeResponse})
+	return &record{typ: "revisit", fields: fields, block: bytesBlock(resp.header),
+		blockDigest: digestBytes(resp.header), payloadDigest: resp.payload.digest}
 }
 
-// buildRequest builds the request record of a capture.
-func (w *Writer) buildRequest(c Capture, h captureHeaders) (gowarc.WarcRecord, error) {
-	qb := newRecordBuilder(gowarc.Request, w.recOpts...)
-	w.commonHeaders(qb, newRecordID(), h.date, c.URL, c.IP, h.infoID)
-	qb.AddWarcHeader(gowarc.WarcConcurrentTo, h.respID)
-	qb.AddWarcHeader(gowarc.ContentType, contentTypeRequest)
-	if _, err := qb.Write(c.Request); err != nil {
-		_ = qb.Close()
-		return nil, fmt.Errorf("build request record of %s: %w", c.URL, err)
-	}
-	rec, err := build(qb)
-	if err != nil {
-		return nil, fmt.Errorf("build request record of %s: %w", c.URL, err)
-	}
-	return rec, nil
+// buildRequest builds the request record of a capture. Its payload is what follows the
+// request's header block: the body of a POST, nothing for a GET.
+func (w *Writer) buildRequest(c Capture, h captureHeaders) *record {
+	fields := commonFields(newRecordID(), h.date, c.URL, c.IP, h.infoID)
+	fields = append(fields,
+		field{gowarc.WarcConcurrentTo, h.respID},
+		field{gowarc.ContentType, contentTypeRequest})
+	bd, pd := httpDigests(c.Request)
+	return &record{typ: "request", fields: fields, block: bytesBlock(c.Request), blockDigest: bd, payloadDigest: pd}
 }
 
 // buildCaptureMetadata builds the metadata record of a capture from its rendered block.
-func (w *Writer) buildCaptureMetadata(c Capture, h captureHeaders, block []byte) (gowarc.WarcRecord, error) {
-	mb := newRecordBuilder(gowarc.Metadata, w.recOpts...)
-	w.commonHeaders(mb, newRecordID(), h.date, c.URL, "", h.infoID)
-	mb.AddWarcHeader(gowarc.WarcConcurrentTo, h.respID)
-	mb.AddWarcHeader(gowarc.ContentType, gowarc.ApplicationWarcFields)
-	if _, err := mb.Write(block); err != nil {
-		_ = mb.Close()
-		return nil, fmt.Errorf("build metadata record of %s: %w", c.URL, err)
-	}
-	rec, err := build(mb)
-	if err != nil {
-		return nil, fmt.Errorf("build metadata record of %s: %w", c.URL, err)
-	}
-	return rec, nil
+func (w *Writer) buildCaptureMetadata(c Capture, h captureHeaders, blk []byte) *record {
+	fields := commonFields(newRecordID(), h.date, c.URL, "", h.infoID)
+	fields = append(fields,
+		field{gowarc.WarcConcurrentTo, h.respID},
+		field{gowarc.ContentType, gowarc.ApplicationWarcFields})
+	return &record{typ: "metadata", fields: fields, block: bytesBlock(blk), blockDigest: digestBytes(blk)}
 }
 
 // captureLine is the CDXJ line of a capture's response or revisit, without its place in the
@@ -306,22 +235,29 @@ func (w *Writer) release(digest string) {
 	w.dedupMu.Unlock()
 }
 
-// lenientHead reads the status code and the media type of an HTTP response header that
-// net/textproto refuses: lines without a colon are skipped.
+// lenientHead reads the status code and the media type of an HTTP response header block as
+// browsers and warcio.js do: the status is the three-digit code after "HTTP/x"; lines without a
+// colon are skipped; the media type is the first Content-Type field's value before any ";".
 func lenientHead(header []byte) (status int, mime string, hasMime bool) {
-	lines := strings.Split(strings.ReplaceAll(string(header), "\r\n", "\n"), "\n")
-	f := strings.Fields(lines[0])
-	if len(f) < 2 || !strings.HasPrefix(f[0], "HTTP/") {
+	line, rest, _ := bytes.Cut(header, []byte("\n"))
+	proto, after, ok := bytes.Cut(bytes.TrimSpace(line), []byte(" "))
+	if !ok || !bytes.HasPrefix(proto, []byte("HTTP/")) {
 		return 0, "", false
 	}
-	status, err := strconv.Atoi(f[1])
-	if err != nil || status < 100 || status > 999 {
+	code, _, _ := bytes.Cut(bytes.TrimLeft(after, " "), []byte(" "))
+	if len(code) != 3 || code[0] < '1' || code[0] > '9' || code[1] < '0' || code[1] > '9' || code[2] < '0' || code[2] > '9' {
 		return 0, "", false
 	}
-	for _, l := range lines[1:] {
-		name, value, ok := strings.Cut(l, ":")
-		if ok && strings.EqualFold(strings.TrimSpace(name), "Content-Type") {
-			return status, strings.TrimSpace(strings.SplitN(value, ";", 2)[0]), true
+	status = int(code[0]-'0')*100 + int(code[1]-'0')*10 + int(code[2]-'0')
+	for len(rest) > 0 {
+		line, rest, _ = bytes.Cut(rest, []byte("\n"))
+		name, value, ok := bytes.Cut(line, []byte(":"))
+		if ok && bytes.EqualFold(bytes.TrimSpace(name), []byte("Content-Type")) {
+			v, _, _ := bytes.Cut(value, []byte(";"))
+			if v = bytes.TrimSpace(v); len(v) == 0 {
+				return status, "", false
+			}
+			return status, string(v), true
 		}
 	}
 	return status, "", false

@@ -2,7 +2,6 @@ package report
 
 import (
 	"crypto/rand"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"net/url"
@@ -12,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/amber-crawler/amber/internal/jsonstr"
 	"github.com/amber-crawler/amber/status"
 )
 
@@ -184,8 +184,8 @@ func (e *Events) URLFetch(u URLInfo, status int, bytes int64, dur time.Duration)
 	}
 	o.str("event.outcome", outcome)
 	end := o.at
-	o.str("event.start", end.Add(-dur).UTC().Format(eventTime))
-	o.str("event.end", end.UTC().Format(eventTime))
+	o.time("event.start", end.Add(-dur))
+	o.time("event.end", end)
 	o.num("event.duration", dur.Nanoseconds())
 	o.str("http.request.method", "get")
 	if status > 0 {
@@ -265,7 +265,8 @@ func (e *Events) Event(ev Event) error {
 	}
 	sort.Strings(keys)
 	for _, k := range keys {
-		o.str("labels."+k, ev.Labels[k])
+		o.key("labels." + k)
+		o.b = jsonstr.Append(o.b, ev.Labels[k], true)
 	}
 	if ev.Message != "" {
 		o.str("message", ev.Message)
@@ -277,9 +278,9 @@ const eventTime = "2006-01-02T15:04:05.000Z"
 
 // begin starts an event with the fields every event carries.
 func (e *Events) begin(action, typ string) *object {
-	o := &object{b: make([]byte, 0, 512), at: e.cfg.Now()}
-	o.b = append(o.b, '{')
-	o.str("@timestamp", o.at.UTC().Format(eventTime))
+	o := objectPool.Get().(*object)
+	o.b, o.at, o.n = append(o.b[:0], '{'), e.cfg.Now(), 0
+	o.time("@timestamp", o.at)
 	o.str("event.id", rand.Text())
 	o.str("event.kind", "event")
 	o.str("event.action", action)
@@ -298,6 +299,11 @@ func (e *Events) begin(action, typ string) *object {
 }
 
 func (e *Events) write(o *object) error {
+	defer func() {
+		if cap(o.b) <= 64<<10 { // a line for a huge URL is not kept
+			objectPool.Put(o)
+		}
+	}()
 	o.b = append(o.b, '}', '\n')
 	e.mu.Lock()
 	defer e.mu.Unlock()
@@ -317,27 +323,49 @@ type object struct {
 	n  int
 }
 
+var objectPool = sync.Pool{New: func() any { return &object{b: make([]byte, 0, 1024)} }}
+
+// key adds a key, escaped as json.Marshal escapes it.
 func (o *object) key(k string) {
 	if o.n > 0 {
 		o.b = append(o.b, ',')
 	}
 	o.n++
-	o.b = appendJSONString(o.b, k)
+	o.b = jsonstr.Append(o.b, k, true)
 	o.b = append(o.b, ':')
 }
 
+// field adds one of the field names of this file: plain ASCII, written as it is.
+func (o *object) field(k string) {
+	if o.n > 0 {
+		o.b = append(o.b, ',')
+	}
+	o.n++
+	o.b = append(o.b, '"')
+	o.b = append(o.b, k...)
+	o.b = append(o.b, '"', ':')
+}
+
 func (o *object) str(k, v string) {
-	o.key(k)
-	o.b = appendJSONString(o.b, v)
+	o.field(k)
+	o.b = jsonstr.Append(o.b, v, true)
+}
+
+// time adds t in UTC as eventTime.
+func (o *object) time(k string, t time.Time) {
+	o.field(k)
+	o.b = append(o.b, '"')
+	o.b = t.UTC().AppendFormat(o.b, eventTime)
+	o.b = append(o.b, '"')
 }
 
 func (o *object) num(k string, v int64) {
-	o.key(k)
+	o.field(k)
 	o.b = strconv.AppendInt(o.b, v, 10)
 }
 
 func (o *object) flag(k string, v bool) {
-	o.key(k)
+	o.field(k)
 	o.b = strconv.AppendBool(o.b, v)
 }
 
@@ -372,14 +400,6 @@ func (o *object) url(u URLInfo) {
 	if u.Seed != "" {
 		o.str("crawler.url.seed", u.Seed)
 	}
-}
-
-func appendJSONString(b []byte, s string) []byte {
-	js, err := json.Marshal(s)
-	if err != nil {
-		return append(b, `""`...)
-	}
-	return append(b, js...)
 }
 
 // statusText describes a negative Heritrix status code.

@@ -41,6 +41,7 @@ type docStream struct {
 	mu   sync.Mutex
 	f    *os.File
 	size int64
+	buf  []byte // the line being written
 }
 
 // openDocStream opens path for appending. A torn last line left by a killed crawl is cut off
@@ -159,14 +160,12 @@ func (d *docStream) lookup(hash string) (extract.SearchDocument, bool, error) {
 // append writes one line and returns its offset and length. A line that could not be written
 // whole (a full disk) is cut off again.
 func (d *docStream) append(sd extract.SearchDocument) (int64, int64, error) {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(sd); err != nil {
-		return 0, 0, fmt.Errorf("encode document: %w", err)
+	d.buf = append(sd.AppendJSON(d.buf[:0]), '\n')
+	if cap(d.buf) > 1<<20 {
+		defer func() { d.buf = nil }() // keep no huge buffer between pages
 	}
 	off := d.size
-	n, err := d.f.WriteAt(buf.Bytes(), off)
+	n, err := d.f.WriteAt(d.buf, off)
 	if err != nil {
 		// size stays at off: the next line is written over what was torn here (and a reopen
 		// cuts a torn last line), even when the cut fails.

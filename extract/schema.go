@@ -9,9 +9,11 @@ import (
 	"fmt"
 	"net/url"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
+	"github.com/amber-crawler/amber/internal/jsonstr"
 	"github.com/amber-crawler/amber/weburl"
 )
 
@@ -239,66 +241,75 @@ func nonNil(v []string) []string {
 // escaped (json.Marshal escapes them again; write with a json.Encoder whose
 // SetEscapeHTML is false, or call MarshalJSON, to keep them).
 func (s SearchDocument) MarshalJSON() ([]byte, error) {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false) // documents.jsonl is not embedded in HTML; keep <, >, & readable
-	b.WriteByte('{')
-	first := true
-	put := func(key string, v any) error {
-		if !first {
-			b.WriteByte(',')
+	return s.AppendJSON(nil), nil
+}
+
+// AppendJSON appends the document's JSON form (see MarshalJSON) to dst.
+func (s SearchDocument) AppendJSON(dst []byte) []byte {
+	n := 0
+	key := func(k string) {
+		if n > 0 {
+			dst = append(dst, ',')
 		}
-		first = false
-		if err := enc.Encode(key); err != nil {
-			return fmt.Errorf("extract: marshal key %q: %w", key, err)
-		}
-		b.Truncate(b.Len() - 1)
-		b.WriteByte(':')
-		if err := enc.Encode(v); err != nil {
-			return fmt.Errorf("extract: marshal %s: %w", key, err)
-		}
-		b.Truncate(b.Len() - 1) // the newline Encode adds
-		return nil
+		n++
+		dst = jsonstr.Append(dst, k, false)
+		dst = append(dst, ':')
 	}
-	type kv struct {
-		key string
-		val any
+	str := func(k, v string) {
+		key(k)
+		dst = jsonstr.Append(dst, v, false)
 	}
-	kvs := []kv{
-		{"id", s.ID}, {"url", s.URL}, {"additional_urls", nonNil(s.AdditionalURLs)},
-		{"title", s.Title}, {"body_content", s.BodyContent}, {"headings", nonNil(s.Headings)},
-		{"links", nonNil(s.Links)}, {"meta_description", s.MetaDescription},
-		{"meta_keywords", s.MetaKeywords}, {"content_hash", s.ContentHash},
-		{"domains", nonNil(s.Domains)}, {"url_scheme", s.URLScheme}, {"url_host", s.URLHost},
-		{"url_port", s.URLPort}, {"url_path", s.URLPath}, {"url_path_dir1", s.URLPathDir1},
-		{"url_path_dir2", s.URLPathDir2}, {"url_path_dir3", s.URLPathDir3},
-		{"last_crawled_at", s.LastCrawledAt.UTC().Format(time.RFC3339)},
+	arr := func(k string, v []string) {
+		key(k)
+		dst = jsonstr.AppendArray(dst, v, false)
 	}
+	num := func(k string, v int64) {
+		key(k)
+		dst = strconv.AppendInt(dst, v, 10)
+	}
+	dst = append(dst, '{')
+	str("id", s.ID)
+	str("url", s.URL)
+	arr("additional_urls", s.AdditionalURLs)
+	str("title", s.Title)
+	str("body_content", s.BodyContent)
+	arr("headings", s.Headings)
+	arr("links", s.Links)
+	str("meta_description", s.MetaDescription)
+	str("meta_keywords", s.MetaKeywords)
+	str("content_hash", s.ContentHash)
+	arr("domains", s.Domains)
+	str("url_scheme", s.URLScheme)
+	str("url_host", s.URLHost)
+	str("url_port", s.URLPort)
+	str("url_path", s.URLPath)
+	str("url_path_dir1", s.URLPathDir1)
+	str("url_path_dir2", s.URLPathDir2)
+	str("url_path_dir3", s.URLPathDir3)
+	key("last_crawled_at")
+	dst = append(dst, '"')
+	dst = s.LastCrawledAt.UTC().AppendFormat(dst, time.RFC3339)
+	dst = append(dst, '"')
 	if s.WARCFilename != "" {
-		kvs = append(kvs, kv{"warc_filename", s.WARCFilename}, kv{"warc_offset", s.WARCOffset})
+		str("warc_filename", s.WARCFilename)
+		num("warc_offset", s.WARCOffset)
 	}
 	if s.ContentType != "" {
-		kvs = append(kvs, kv{"file_name", s.FileName}, kv{"content_type", s.ContentType}, kv{"content_length", s.ContentLength})
+		str("file_name", s.FileName)
+		str("content_type", s.ContentType)
+		num("content_length", s.ContentLength)
 	}
-	seen := map[string]bool{}
-	for _, f := range s.Fields {
-		if f.Name == "" || isReserved(f.Name) || seen[f.Name] || len(f.Values) == 0 {
+	for i, f := range s.Fields {
+		if f.Name == "" || isReserved(f.Name) || len(f.Values) == 0 || slices.ContainsFunc(s.Fields[:i], func(g Field) bool { return g.Name == f.Name && len(g.Values) > 0 }) {
 			continue
 		}
-		seen[f.Name] = true
 		if len(f.Values) == 1 {
-			kvs = append(kvs, kv{f.Name, f.Values[0]})
+			str(f.Name, f.Values[0])
 		} else {
-			kvs = append(kvs, kv{f.Name, f.Values})
+			arr(f.Name, f.Values)
 		}
 	}
-	for _, e := range kvs {
-		if err := put(e.key, e.val); err != nil {
-			return nil, err
-		}
-	}
-	b.WriteByte('}')
-	return b.Bytes(), nil
+	return append(dst, '}')
 }
 
 // UnmarshalJSON reads a document written by MarshalJSON (a line of documents.jsonl). Keys

@@ -184,7 +184,13 @@ func open(ctx context.Context, cfg Config, front *frontier.Frontier) (c *crawler
 	if c.scope, err = scope.New(cfg.Scope); err != nil {
 		return c, fmt.Errorf("build scope: %w", err)
 	}
-	if c.client, err = fetch.NewClient(cfg.Fetch); err != nil {
+	fc := cfg.Fetch
+	if fc.MaxIdlePerHost == 0 && cfg.HostConcurrency > fetch.DefaultMaxIdlePerHost {
+		// Keep a connection for every request open to a host at once, or each request past
+		// the default would dial anew.
+		fc.MaxIdlePerHost = cfg.HostConcurrency
+	}
+	if c.client, err = fetch.NewClient(fc); err != nil {
 		return c, fmt.Errorf("build http client: %w", err)
 	}
 	storeNeeds := func() (int64, error) {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"math"
 	"os"
 	"slices"
 	"sync"
@@ -97,9 +98,9 @@ const storeCheckEvery = 100 * time.Millisecond
 // state directory's, what the frontier's store needs to finish its writes and close
 // (frontier.Space.Write); on the crawl directory's, twice the live index (its sort). When one
 // has less the monitor trips: once, for the rest of the run. It is checked every
-// diskCheckEvery (watch) and before every WARC write (beforeWrite), which costs a statfs per
-// filesystem and a stat (a few microseconds); the store's needs are measured at most once a
-// storeCheckEvery (a read of the state directory).
+// diskCheckEvery (watch) and before WARC writes (beforeWrite: a statfs per filesystem and a
+// stat, at most once a recheckEvery unless the writes since could have used half the room left);
+// the store's needs are measured at most once a storeCheckEvery (a read of the state directory).
 type diskMonitor struct {
 	setting int64
 	fss     []*watchedFS // the crawl directory's first
@@ -109,6 +110,9 @@ type diskMonitor struct {
 	log     *slog.Logger
 
 	storeAt  atomic.Int64  // UnixNano of the last measure of the store's needs, or of one under way
+	checkAt  atomic.Int64  // UnixNano of the last check
+	margin   atomic.Int64  // the least room above its minimum a filesystem had at that check
+	pending  atomic.Int64  // bytes announced by beforeWrite since that check
 	tripped  chan struct{} // closed by trip
 	once     sync.Once
 	full     *DiskFullError // set by trip before tripped is closed
@@ -185,7 +189,10 @@ func (m *diskMonitor) check(more int64) *DiskFullError {
 	if m.isTripped() {
 		return m.full
 	}
-	m.measureStore(time.Now())
+	now := time.Now()
+	m.pending.Store(0)
+	m.measureStore(now)
+	margin := int64(math.MaxInt64)
 	for i, fs := range m.fss {
 		u, err := diskspace.Of(fs.dir)
 		if err != nil {
@@ -201,14 +208,31 @@ func (m *diskMonitor) check(more int64) *DiskFullError {
 			m.trip(&DiskFullError{Dir: fs.dir, Free: max(u.Free-more, 0), Min: lim, Reserved: reserved})
 			return m.err()
 		}
+		margin = min(margin, u.Free-more-lim)
 	}
+	m.margin.Store(margin)
+	m.checkAt.Store(now.UnixNano())
 	return nil
 }
 
+// recheckEvery bounds how long beforeWrite trusts the last check.
+const recheckEvery = 20 * time.Millisecond
+
 // beforeWrite is the WARC writer's BeforeWrite hook: it trips the monitor when the write would
 // take the disk below its minimum. The write goes ahead: the minimum is the room in-flight
-// captures finish in.
-func (m *diskMonitor) beforeWrite(n int64) { m.check(n) }
+// captures finish in. It measures again when the last check is older than recheckEvery or the
+// writes announced since could have used half the room that check saw; in between, a write
+// costs no system call.
+func (m *diskMonitor) beforeWrite(n int64) {
+	if m == nil {
+		return
+	}
+	p := m.pending.Add(n)
+	if time.Now().UnixNano()-m.checkAt.Load() < int64(recheckEvery) && p < m.margin.Load()/2 && !m.isTripped() {
+		return
+	}
+	m.check(n)
+}
 
 func (m *diskMonitor) trip(e *DiskFullError) {
 	m.once.Do(func() {

@@ -374,9 +374,9 @@ func (w *Writer) failLocked(start int64, cause error) error {
 }
 
 // gzipLevel is the compression level of the records: klauspost/compress level 2. On the
-// short records of a crawl (request, metadata, small pages) the cost is per gzip member, the
-// same at every level; on large text it takes two thirds of the time of the default level for
-// files about 5% larger (BenchmarkCompress).
+// short records of a crawl (request, metadata, small pages) the cost is per gzip member (about
+// 12 µs, building its Huffman tables), the same at every level; on 16 KB of HTML it took 44 µs
+// where the default level took 61, for output 6% larger (measured 2026-11, see issue 11).
 const gzipLevel = 2
 
 var gzipPool = sync.Pool{New: func() any {

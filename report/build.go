@@ -1,8 +1,12 @@
 package report
 
 import (
+	"bytes"
+	"encoding/binary"
+	"fmt"
 	"net"
 	"net/url"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -22,9 +26,18 @@ type record struct {
 	state           status.State // frontier state, "" if the frontier did not report the URL
 	dup             bool         // a duplicate by payload digest (revisit record)
 	logged          bool         // has a crawl.log line
-	time            time.Time
 	kind            Outcome
+	rank            rank // where the URL was first met
 }
+
+// rank orders URLs by where they were first met: frontier entries (in the order given) before
+// URLs only in crawl.log (in line order).
+type rank struct {
+	src int
+	seq uint64
+}
+
+func (a rank) less(b rank) bool { return a.src < b.src || (a.src == b.src && a.seq < b.seq) }
 
 // counts are the figures kept per host and for the whole crawl. Each URL adds to one of
 // captured, robots, blocked, outOfScope, queued and failed; a captured one also to one of
@@ -78,11 +91,15 @@ func (c *counts) add(r *record) {
 type hostStats struct {
 	host string
 	counts
-	total          int64     // URLs of the host, whatever became of them
-	rejected       []*record // blocked and out-of-scope URLs, sorted by URL
-	inFrontier     bool      // the crawler had URLs of this host to fetch
+	total          int64 // URLs of the host, whatever became of them
+	inFrontier     bool  // the crawler had URLs of this host to fetch
+	loc            location
 	suggestion     string
 	suggestionFrom int64 // number of URLs the suggestion would bring in
+	// left is the number of the host's blocked and out-of-scope URLs; they are in the
+	// summary's leftOut file from offset off on, by URL.
+	left int64
+	off  int64
 }
 
 type tally struct {
@@ -101,101 +118,216 @@ type seedRow struct {
 	finalCode int
 }
 
-// summary is everything the reports show, computed once from an Input.
+// summary is everything the reports show, computed once from an Input. Its size grows with
+// the number of hosts, seeds, MIME types, status codes and scope reasons, not with the number
+// of URLs: the URLs left out, listed by the scope reports, stay in the leftOut file.
 type summary struct {
-	in      Input
-	records []*record
-	hosts   []*hostStats // all hosts, sorted by total URLs desc, then name
-	mimes   []tally      // captured URLs by MIME type, sorted by count desc, then name
-	codes   []tally      // captured URLs by status, sorted by count desc, then code
-	seeds   []seedRow    // in seeds-report order
-	counts               // the whole crawl
+	in     Input
+	hosts  []*hostStats // all hosts, sorted by total URLs desc, then name
+	mimes  []tally      // captured URLs by MIME type, sorted by count desc, then name
+	codes  []tally      // captured URLs by status, sorted by count desc, then code
+	seeds  []seedRow    // in seeds-report order
+	counts              // the whole crawl
 	// Heritrix's URI counts of crawl-report.txt: every URL finished, split into those with a
 	// response, those that failed, and those disregarded (status.Disregarded).
 	processed, successes, failures, disregards int64
 	duration                                   time.Duration
 	ended                                      time.Time
+
+	left        int64           // URLs left out: blocked or out of scope
+	leftReasons map[string]bool // their reasons
+	leftOut     string          // file of their left records, by host, then URL
 }
 
-// summarize merges the frontier's URLs with crawl.log and computes every figure.
-func summarize(in Input) *summary {
-	s := &summary{in: in}
-	rs := newRecordSet(len(in.URLs) + len(in.Lines)/2)
-	rs.addFrontier(in.URLs)
-	s.ended = rs.addLines(in.Lines)
-	s.records = rs.list
-	for _, r := range s.records {
-		r.settle()
+// summarize reads the frontier's URLs and crawl.log in in, merges them URL by URL and
+// computes every figure. Temporary files go to tmp; the summary's leftOut file is one of them.
+func summarize(in Input, tmp string, budget int) (*summary, error) {
+	s := &summary{in: in, leftReasons: map[string]bool{}}
+	a := newAccumulator(s, tmp, budget)
+	ended, err := eachRecord(in, tmp, budget, a.add)
+	if err != nil {
+		return nil, err
 	}
-	s.countRecords()
-	s.seeds = seedRows(in.Seeds, rs.byURL, s.records)
+	s.ended = ended
+	if err := a.finish(); err != nil {
+		return nil, err
+	}
 	s.setDuration()
-	return s
+	return s, nil
 }
 
-// recordSet is the records of a crawl, one per URL, in the order they were first seen.
-type recordSet struct {
-	list  []*record
-	byURL map[string]*record
-}
+// Sources of a merge item: a frontier entry or a crawl.log line.
+const (
+	srcURL  = 0
+	srcLine = 1
+)
 
-func newRecordSet(n int) *recordSet {
-	return &recordSet{byURL: make(map[string]*record, n)}
-}
+// An item is a frontier entry or a crawl.log line, encoded to be sorted by URL, then source
+// (frontier entries first), then the order it came in:
+//
+//	URL (length-prefixed) | source (1 byte) | sequence (8 bytes, big-endian) | fields
+//
+// The fields of a frontier entry: host, state, status, reason, hops, via, seed; of a line:
+// status, content size, MIME, duplicate, hops, via, seed, scope reason.
 
-// get returns the record of a URL, adding an empty one the first time.
-func (rs *recordSet) get(u string) *record {
-	r := rs.byURL[u]
-	if r == nil {
-		r = &record{url: u, size: -1}
-		rs.byURL[u] = r
-		rs.list = append(rs.list, r)
+func compareItems(a, b []byte) int {
+	ua, ra := cutBytes(a)
+	ub, rb := cutBytes(b)
+	if c := bytes.Compare(ua, ub); c != 0 {
+		return c
 	}
-	return r
+	return bytes.Compare(ra[:min(9, len(ra))], rb[:min(9, len(rb))])
 }
 
-// addFrontier records what the frontier knows of each URL.
-func (rs *recordSet) addFrontier(us []URLState) {
-	for i := range us {
-		u := &us[i]
-		r := rs.get(u.URL)
-		r.state, r.status, r.reason = u.State, u.Status, u.Reason
-		r.hops, r.via, r.seed = u.Hops, u.Via, u.Seed
-		r.host = hostOf(u.URL, u.Host)
+func encodeURLItem(b []byte, seq uint64, u *URLState) []byte {
+	b = appendItemKey(b, u.URL, srcURL, seq)
+	b = appendString(b, u.Host)
+	b = appendString(b, string(u.State))
+	b = binary.AppendVarint(b, int64(u.Status))
+	b = appendString(b, u.Reason)
+	b = appendString(b, u.Hops)
+	b = appendString(b, u.Via)
+	return appendString(b, u.Seed)
+}
+
+func encodeLineItem(b []byte, seq uint64, l *Line) []byte {
+	b = appendItemKey(b, l.URL, srcLine, seq)
+	b = binary.AppendVarint(b, int64(l.Status))
+	b = binary.AppendVarint(b, l.ContentSize())
+	b = appendString(b, l.MIME)
+	dup := byte(0)
+	if isDuplicate(l) {
+		dup = 1
 	}
+	b = append(b, dup)
+	b = appendString(b, l.Hops)
+	b = appendString(b, l.Via)
+	b = appendString(b, l.Seed)
+	return appendString(b, lineReason(*l))
 }
 
-// addLines overlays crawl.log, line by line (a later line about a URL wins), and returns the
-// time of the latest line.
-func (rs *recordSet) addLines(ls []Line) time.Time {
+func appendItemKey(b []byte, u string, src byte, seq uint64) []byte {
+	b = appendString(b, u)
+	b = append(b, src)
+	return binary.BigEndian.AppendUint64(b, seq)
+}
+
+// eachRecord merges the frontier's URLs and crawl.log of in into one record per URL and
+// calls fn for each, in URL order, settled. fn may keep the record. It returns the time of
+// the latest crawl.log line. Items are sorted on disk in tmp when they exceed budget bytes.
+func eachRecord(in Input, tmp string, budget int, fn func(*record) error) (time.Time, error) {
+	srt := newSorter(tmp, budget, sortFanIn, compareItems)
+	var buf []byte
+	var seq uint64
+	var addErr error // the sorter's, as opposed to EachURL's own
+	addURL := func(u URLState) error {
+		buf = encodeURLItem(buf[:0], seq, &u)
+		seq++
+		addErr = srt.add(buf)
+		return addErr
+	}
+	for _, u := range in.URLs {
+		if err := addURL(u); err != nil {
+			return time.Time{}, err
+		}
+	}
+	if in.EachURL != nil {
+		if err := in.EachURL(addURL); addErr != nil {
+			return time.Time{}, addErr
+		} else if err != nil {
+			return time.Time{}, fmt.Errorf("report: read frontier: %w", err)
+		}
+	}
 	var last time.Time
-	for i := range ls {
-		l := &ls[i]
-		r := rs.get(l.URL)
-		r.logged = true
-		r.status, r.size, r.mime, r.time = l.Status, l.ContentSize(), l.MIME, l.Time
-		r.dup = isDuplicate(l)
-		// crawl.log abbreviates a long hop path ("N+…"); the frontier's is whole.
-		if l.Hops != "" && (r.hops == "" || !strings.Contains(l.Hops, "+")) {
-			r.hops = l.Hops
-		}
-		if l.Via != "" {
-			r.via = l.Via
-		}
-		if l.Seed != "" {
-			r.seed = l.Seed
-		}
-		if why := lineReason(*l); why != "" {
-			r.reason = why
-		}
-		if r.host == "" {
-			r.host = hostOf(l.URL, "")
-		}
+	seq = 0
+	addLine := func(l Line) error {
 		if l.Time.After(last) {
 			last = l.Time
 		}
+		buf = encodeLineItem(buf[:0], seq, &l)
+		seq++
+		return srt.add(buf)
 	}
-	return last
+	for _, l := range in.Lines {
+		if err := addLine(l); err != nil {
+			return time.Time{}, err
+		}
+	}
+	if in.CrawlLog != "" {
+		if err := eachCrawlLogLine(in.CrawlLog, addLine); err != nil {
+			return time.Time{}, err
+		}
+	}
+	items, err := srt.sorted()
+	if err != nil {
+		return time.Time{}, err
+	}
+	defer items.Close()
+	var r *record
+	for {
+		it, ok, err := items.next()
+		if err != nil {
+			return time.Time{}, err
+		}
+		u, rest := cutBytes(it)
+		if r != nil && (!ok || string(u) != r.url) {
+			r.settle()
+			if err := fn(r); err != nil {
+				return time.Time{}, err
+			}
+			r = nil
+		}
+		if !ok {
+			return last, nil
+		}
+		if len(rest) < 9 {
+			return time.Time{}, errCorruptRun
+		}
+		if r == nil {
+			r = &record{url: string(u), size: -1, rank: rank{src: int(rest[0]), seq: binary.BigEndian.Uint64(rest[1:9])}}
+		}
+		d := decoder{b: rest[9:]}
+		if rest[0] == srcURL {
+			r.addURL(&d)
+		} else {
+			r.addLine(&d)
+		}
+		if d.err != nil {
+			return time.Time{}, d.err
+		}
+	}
+}
+
+// addURL records what the frontier knows of the URL.
+func (r *record) addURL(d *decoder) {
+	host := d.str()
+	r.state, r.status, r.reason = status.State(d.str()), int(d.varint()), d.str()
+	r.hops, r.via, r.seed = d.str(), d.str(), d.str()
+	r.host = hostOf(r.url, host)
+}
+
+// addLine overlays a crawl.log line about the URL (a later line wins).
+func (r *record) addLine(d *decoder) {
+	r.logged = true
+	r.status, r.size, r.mime = int(d.varint()), d.varint(), d.str()
+	r.dup = d.byte() == 1
+	hops, via, seed, why := d.str(), d.str(), d.str(), d.str()
+	// crawl.log abbreviates a long hop path ("N+…"); the frontier's is whole.
+	if hops != "" && (r.hops == "" || !strings.Contains(hops, "+")) {
+		r.hops = hops
+	}
+	if via != "" {
+		r.via = via
+	}
+	if seed != "" {
+		r.seed = seed
+	}
+	if why != "" {
+		r.reason = why
+	}
+	if r.host == "" {
+		r.host = hostOf(r.url, "")
+	}
 }
 
 // settle fills in what the merged sources left open (host, the reason of a URL left out
@@ -210,31 +342,81 @@ func (r *record) settle() {
 	r.kind = classify(r.status, r.reason, r.state, r.logged)
 }
 
-// countRecords adds every record to its host's figures, the crawl's totals, the MIME and
-// status tallies and Heritrix's URI counts, then orders hosts and tallies.
-func (s *summary) countRecords() {
-	hosts := map[string]*hostStats{}
-	mimes := map[string]*tally{}
-	codes := map[int]*tally{}
-	for _, r := range s.records {
-		h := hosts[r.host]
-		if h == nil {
-			h = &hostStats{host: r.host}
-			hosts[r.host] = h
-		}
-		h.addRecord(r)
-		s.counts.add(r)
-		s.countURI(r)
-		if r.kind == OutcomeCaptured {
-			size := max(r.size, 0)
-			addTally(mimes, normMIME(r.mime), normMIME(r.mime), size)
-			addTally(codes, r.status, itoa(r.status), size)
+// accumulator adds records, one at a time, to a summary's figures. What it keeps grows with
+// hosts, seeds, MIME types and status codes; the URLs left out go to a sorter.
+type accumulator struct {
+	s      *summary
+	hosts  map[string]*hostStats
+	mimes  map[string]*tally
+	codes  map[int]*tally
+	seeds  map[string]bool    // seed URLs
+	byURL  map[string]*record // records of seeds and of redirect chains from seeds
+	chains []*record          // records on a redirect chain, reached from a seed
+	left   *sorter            // leftRecords
+	tmp    string
+	buf    []byte
+}
+
+func newAccumulator(s *summary, tmp string, budget int) *accumulator {
+	a := &accumulator{
+		s: s, hosts: map[string]*hostStats{}, mimes: map[string]*tally{}, codes: map[int]*tally{},
+		seeds: map[string]bool{}, byURL: map[string]*record{}, tmp: tmp,
+		left: newSorter(tmp, budget, sortFanIn, compareLeft),
+	}
+	for _, sd := range s.in.Seeds {
+		a.seeds[sd.URL] = true
+	}
+	return a
+}
+
+// add counts a settled record: in its host's figures, the crawl's totals, the MIME and status
+// tallies and Heritrix's URI counts; a URL left out is kept for the scope reports.
+func (a *accumulator) add(r *record) error {
+	s := a.s
+	h := a.hosts[r.host]
+	if h == nil {
+		h = &hostStats{host: r.host}
+		a.hosts[r.host] = h
+	}
+	h.total++
+	h.counts.add(r)
+	s.counts.add(r)
+	s.countURI(r)
+	switch r.kind {
+	case OutcomeCaptured:
+		size := max(r.size, 0)
+		addTally(a.mimes, normMIME(r.mime), normMIME(r.mime), size)
+		addTally(a.codes, r.status, itoa(r.status), size)
+		h.inFrontier = true
+	case OutcomeRobots, OutcomeQueued, OutcomeFailed:
+		h.inFrontier = true
+	case OutcomeBlocked, OutcomeOutOfScope:
+		h.left++
+		h.loc.add(r)
+		s.left++
+		s.leftReasons[r.reason] = true
+		a.buf = encodeLeft(a.buf[:0], r)
+		if err := a.left.add(a.buf); err != nil {
+			return err
 		}
 	}
+	if a.seeds[r.url] {
+		a.byURL[r.url] = r
+	}
+	if r.via != "" && r.hops != "" && hop.IsRedirectChain(r.hops) {
+		a.byURL[r.url] = r
+		a.chains = append(a.chains, r)
+	}
+	return nil
+}
+
+// finish orders hosts and tallies, makes the seeds report's rows and writes the URLs left out,
+// sorted by host and URL, to the summary's leftOut file.
+func (a *accumulator) finish() error {
+	s := a.s
 	s.processed = s.successes + s.failures + s.disregards
-	for _, h := range hosts {
-		sort.Slice(h.rejected, func(i, j int) bool { return h.rejected[i].url < h.rejected[j].url })
-		h.suggestion, h.suggestionFrom = suggestRule(h.rejected)
+	for _, h := range a.hosts {
+		h.suggestion, h.suggestionFrom = h.loc.suggestion()
 		s.hosts = append(s.hosts, h)
 	}
 	sort.Slice(s.hosts, func(i, j int) bool {
@@ -244,19 +426,9 @@ func (s *summary) countRecords() {
 		}
 		return a.host < b.host
 	})
-	s.mimes, s.codes = sortedTallies(mimes), sortedTallies(codes)
-}
-
-// addRecord counts a classified record of the host.
-func (h *hostStats) addRecord(r *record) {
-	h.total++
-	h.counts.add(r)
-	switch r.kind {
-	case OutcomeCaptured, OutcomeRobots, OutcomeQueued, OutcomeFailed:
-		h.inFrontier = true
-	case OutcomeBlocked, OutcomeOutOfScope:
-		h.rejected = append(h.rejected, r)
-	}
+	s.mimes, s.codes = sortedTallies(a.mimes), sortedTallies(a.codes)
+	s.seeds = seedRows(s.in.Seeds, a.byURL, a.chains)
+	return a.writeLeft()
 }
 
 // countURI adds a record to Heritrix's URI counts: a logged line counts by its status, a URL
@@ -349,9 +521,10 @@ func sortedTallies[K comparable](m map[K]*tally) []tally {
 const maxRedirects = 10
 
 // seedRows builds the seeds report rows in Heritrix's order (sortSeedRows), one per distinct
-// seed.
-func seedRows(seeds []SeedInfo, byURL map[string]*record, recs []*record) []seedRow {
-	redirects := redirectTargets(recs)
+// seed. byURL holds the records of the seeds and of chains, the records on a redirect chain
+// from a seed.
+func seedRows(seeds []SeedInfo, byURL map[string]*record, chains []*record) []seedRow {
+	redirects := redirectTargets(chains)
 	seen := map[string]bool{}
 	var rows []seedRow
 	for _, sd := range seeds {
@@ -366,14 +539,22 @@ func seedRows(seeds []SeedInfo, byURL map[string]*record, recs []*record) []seed
 }
 
 // redirectTargets maps a URL to the target of its redirect: the URL discovered on it with a
-// hop path made only of redirects (a seed's redirect targets are "R", "RR", …).
-func redirectTargets(recs []*record) map[string]string {
+// hop path made only of redirects (a seed's redirect targets are "R", "RR", …). Of several,
+// the one met first wins.
+func redirectTargets(chains []*record) map[string]string {
+	slices.SortStableFunc(chains, func(a, b *record) int {
+		switch {
+		case a.rank.less(b.rank):
+			return -1
+		case b.rank.less(a.rank):
+			return 1
+		}
+		return 0
+	})
 	redirects := map[string]string{}
-	for _, r := range recs {
-		if r.via != "" && r.hops != "" && hop.IsRedirectChain(r.hops) {
-			if _, ok := redirects[r.via]; !ok {
-				redirects[r.via] = r.url
-			}
+	for _, r := range chains {
+		if _, ok := redirects[r.via]; !ok {
+			redirects[r.via] = r.url
 		}
 	}
 	return redirects
@@ -427,57 +608,51 @@ func sortSeedRows(rows []seedRow) {
 	})
 }
 
-// suggestRule returns the accept rule that would bring in a host's URLs left out only for
-// being outside the seeds' scope (reason "out-of-scope"; rules cannot override block, hop
-// or trap decisions), and how many URLs it covers. It is the longest directory shared by all
-// of them (surt:http://(org,example,)/dir/) or, when they share none, the host and its
-// subdomains (surt:http://(org,example,).
-func suggestRule(rejected []*record) (string, int64) {
-	c, n := commonLocation(rejected)
-	if n == 0 {
-		return "", 0
-	}
-	return c.rule(), n
-}
-
-// location is what a set of URLs of one host share: the host, the port if they all have the
-// same one, and the longest common directory.
+// location is what the URLs of one host left out only for being outside the seeds' scope
+// (reason "out-of-scope"; rules cannot override block, hop or trap decisions) share: the host,
+// the port if they all have the same one, and the longest common directory. n counts them.
 type location struct {
 	host, port, dir string
 	samePort        bool
+	n               int64
 }
 
-// commonLocation returns the location shared by the URLs left out only for being outside
-// the seeds' scope, and how many there are.
-func commonLocation(rejected []*record) (location, int64) {
-	var c location
-	var n int64
-	for _, r := range rejected {
-		if r.kind != OutcomeOutOfScope || r.reason != reasonOutOfScope {
-			continue
-		}
-		u, err := url.Parse(r.url)
-		if err != nil || u.Host == "" {
-			continue
-		}
-		p := u.Port()
-		if (u.Scheme == "http" && p == "80") || (u.Scheme == "https" && p == "443") {
-			p = ""
-		}
-		d := u.EscapedPath()
-		if d == "" {
-			d = "/"
-		}
-		d = d[:strings.LastIndexByte(d, '/')+1]
-		if n == 0 {
-			c = location{host: strings.ToLower(u.Hostname()), port: p, dir: d, samePort: true}
-		} else {
-			c.samePort = c.samePort && p == c.port
-			c.dir = commonDir(c.dir, d)
-		}
-		n++
+// add adds a URL of the host to the location, if it was left out only for being outside the
+// seeds' scope. The order URLs are added in does not matter.
+func (c *location) add(r *record) {
+	if r.kind != OutcomeOutOfScope || r.reason != reasonOutOfScope {
+		return
 	}
-	return c, n
+	u, err := url.Parse(r.url)
+	if err != nil || u.Host == "" {
+		return
+	}
+	p := u.Port()
+	if (u.Scheme == "http" && p == "80") || (u.Scheme == "https" && p == "443") {
+		p = ""
+	}
+	d := u.EscapedPath()
+	if d == "" {
+		d = "/"
+	}
+	d = d[:strings.LastIndexByte(d, '/')+1]
+	if c.n == 0 {
+		*c = location{host: strings.ToLower(u.Hostname()), port: p, dir: d, samePort: true}
+	} else {
+		c.samePort = c.samePort && p == c.port
+		c.dir = commonDir(c.dir, d)
+	}
+	c.n++
+}
+
+// suggestion returns the accept rule that would bring in the URLs added, and how many there
+// are: the longest directory shared by all of them (surt:http://(org,example,)/dir/) or, when
+// they share none, the host and its subdomains (surt:http://(org,example,).
+func (c *location) suggestion() (string, int64) {
+	if c.n == 0 {
+		return "", 0
+	}
+	return c.rule(), c.n
 }
 
 // rule is the SURT prefix accept rule for a location: its directory when the URLs share one

@@ -1,7 +1,8 @@
 package report
 
 import (
-	"bytes"
+	"bufio"
+	"errors"
 	"fmt"
 	"html/template"
 	"sort"
@@ -117,23 +118,27 @@ func fmtTime(t time.Time) string {
 	return t.UTC().Format("2006-01-02 15:04:05Z")
 }
 
-func (s *summary) htmlPage() htmlPage {
-	rep := s.scopeReport()
+func (s *summary) htmlPage() (htmlPage, error) {
 	p := htmlPage{
 		Collection: s.in.Collection,
 		Status:     crawlStatus(s.in.EndReason),
 		Started:    fmtTime(s.in.Started),
 		Ended:      fmtTime(s.ended),
 		Duration:   conventionalDuration(s.duration),
-		Hosts:      rep.Hosts,
-		Totals:     rep.Totals,
+		Hosts:      make([]ScopeHost, 0, len(s.hosts)),
+		Totals:     s.counts.scopeCounts(),
 		ShownLimit: htmlMaxURLs,
+	}
+	for _, h := range s.hosts {
+		p.Hosts = append(p.Hosts, h.scopeHost())
 	}
 	p.Seeds = s.htmlSeeds()
 	p.Figures = s.htmlFigures()
 	p.Charts = s.htmlCharts()
-	p.setURLs(rep.Hosts)
-	return p
+	if err := p.setURLs(s); err != nil {
+		return htmlPage{}, err
+	}
+	return p, nil
 }
 
 // htmlSeeds are the rows of the seeds table.
@@ -205,23 +210,42 @@ func (s *summary) htmlCharts() []htmlChart {
 	}
 }
 
-// setURLs lists the URLs left out (up to htmlMaxURLs) with the hosts and reasons to filter
-// them by.
-func (p *htmlPage) setURLs(hosts []ScopeHost) {
-	hostSet, reasons := map[string]bool{}, map[string]bool{}
-	for _, h := range hosts {
-		for _, u := range h.URLs {
-			p.TotalURLs++
-			hostSet[h.Host] = true
-			reasons[u.Reason] = true
-			if len(p.URLs) < htmlMaxURLs {
-				p.URLs = append(p.URLs, htmlURL{ScopeURL: u, Host: h.Host})
+// setURLs lists the first htmlMaxURLs URLs left out, in the scope report's order, with the
+// hosts and reasons to filter them by.
+func (p *htmlPage) setURLs(s *summary) error {
+	p.TotalURLs = int(s.left)
+	hostSet := map[string]bool{}
+	lr, err := s.openLeft()
+	if err != nil {
+		return err
+	}
+	defer lr.Close()
+	for _, h := range s.hosts {
+		if h.left == 0 {
+			continue
+		}
+		hostSet[h.host] = true
+		if len(p.URLs) >= htmlMaxURLs {
+			continue
+		}
+		err := lr.each(h, func(u ScopeURL) error {
+			p.URLs = append(p.URLs, htmlURL{ScopeURL: u, Host: h.host})
+			if len(p.URLs) >= htmlMaxURLs {
+				return errEnough
 			}
+			return nil
+		})
+		if err != nil && !errors.Is(err, errEnough) {
+			return err
 		}
 	}
 	p.Truncated = p.TotalURLs > len(p.URLs)
-	p.URLHosts, p.URLReasons = keys(hostSet), keys(reasons)
+	p.URLHosts, p.URLReasons = keys(hostSet), keys(s.leftReasons)
+	return nil
 }
+
+// errEnough stops a listing that has all it shows.
+var errEnough = errors.New("report: enough")
 
 func keys(m map[string]bool) []string {
 	out := make([]string, 0, len(m))
@@ -232,12 +256,16 @@ func keys(m map[string]bool) []string {
 	return out
 }
 
-func (s *summary) html() ([]byte, error) {
-	var b bytes.Buffer
-	if err := pageTemplate.Execute(&b, s.htmlPage()); err != nil {
-		return nil, fmt.Errorf("render %s: %w", HTMLReportFile, err)
+// writeHTML writes report.html.
+func (s *summary) writeHTML(w *bufio.Writer) error {
+	p, err := s.htmlPage()
+	if err != nil {
+		return err
 	}
-	return b.Bytes(), nil
+	if err := pageTemplate.Execute(w, p); err != nil {
+		return fmt.Errorf("render %s: %w", HTMLReportFile, err)
+	}
+	return nil
 }
 
 var pageTemplate = template.Must(template.New("report").Parse(`<!DOCTYPE html>

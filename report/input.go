@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"strings"
 	"time"
@@ -12,8 +13,10 @@ import (
 	"github.com/amber-crawler/amber/status"
 )
 
-// Input is everything the reports are made from. It is plain data: the crawl fills it from the
-// frontier and crawl.log at the end of a crawl, and `amber report` from a crawl directory.
+// Input is everything the reports are made from: the crawl fills it from the frontier and
+// crawl.log at the end of a crawl, and `amber report` from a crawl directory. The URLs and
+// lines of a large crawl need not be in memory: CrawlLog names a file read line by line and
+// EachURL streams the frontier.
 type Input struct {
 	Collection string    // the crawl's name
 	Started    time.Time // when the crawl started; zero if unknown
@@ -22,8 +25,14 @@ type Input struct {
 	// "limit:KIND" (KIND one of documents, bytes, size, time). Empty for a crawl that did not end.
 	EndReason string
 	Seeds     []SeedInfo
-	Lines     []Line     // crawl.log, in file order
-	URLs      []URLState // every URL the frontier knows, including rejected ones
+	Lines     []Line // crawl.log lines, in file order
+	// CrawlLog is the path of a crawl.log file whose lines follow Lines, read as ReadCrawlLog
+	// reads it; "" for none. A missing file has no lines.
+	CrawlLog string
+	URLs     []URLState // URLs the frontier knows, including rejected ones
+	// EachURL, when not nil, calls fn for every further URL the frontier knows (after URLs)
+	// and returns fn's first error, stopping there, or its own.
+	EachURL func(fn func(URLState) error) error
 }
 
 // SeedInfo is one seed as the archivist listed it.
@@ -65,22 +74,59 @@ func ReadCrawlLog(path string) ([]Line, error) {
 }
 
 func readCrawlLog(r io.Reader) ([]Line, error) {
-	br := bufio.NewReaderSize(r, 64<<10)
 	var lines []Line
+	err := eachLine(r, func(l Line) error {
+		lines = append(lines, l)
+		return nil
+	})
+	return lines, err
+}
+
+// eachCrawlLogLine calls fn for each line of a crawl.log file that ReadCrawlLog would return,
+// and stops at fn's first error, which it returns. A missing file has no lines.
+func eachCrawlLogLine(path string, fn func(Line) error) error {
+	f, err := os.Open(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("report: read crawl.log: %w", err)
+	}
+	defer f.Close()
+	var fnErr error
+	err = eachLine(f, func(l Line) error {
+		fnErr = fn(l)
+		return fnErr
+	})
+	if fnErr != nil {
+		return fnErr
+	}
+	if err != nil {
+		return fmt.Errorf("report: read crawl.log: %w", err)
+	}
+	return nil
+}
+
+// eachLine calls fn for each line of r that parses (see ReadCrawlLog), and stops at fn's
+// first error, which it returns, or at a read error.
+func eachLine(r io.Reader, fn func(Line) error) error {
+	br := bufio.NewReaderSize(r, 64<<10)
 	for {
 		s, err := br.ReadString('\n')
 		if err != nil && !errors.Is(err, io.EOF) {
-			return lines, err
+			return err
 		}
 		complete := strings.HasSuffix(s, "\n")
 		s = strings.TrimRight(s, "\r\n")
 		if s != "" && (complete || len(strings.Fields(s)) >= 13) {
 			if l, perr := ParseLine(s); perr == nil {
-				lines = append(lines, l)
+				if err := fn(l); err != nil {
+					return err
+				}
 			}
 		}
 		if err != nil {
-			return lines, nil
+			return nil
 		}
 	}
 }

@@ -59,11 +59,17 @@ func TestClassify(t *testing.T) {
 			if tt.line != nil {
 				in.Lines = []Line{*tt.line}
 			}
-			s := summarize(in)
-			if len(s.records) != 1 {
-				t.Fatalf("%d records, want 1", len(s.records))
+			var recs []*record
+			if _, err := eachRecord(in, t.TempDir(), sortBudget, func(r *record) error {
+				recs = append(recs, r)
+				return nil
+			}); err != nil {
+				t.Fatal(err)
 			}
-			r := s.records[0]
+			if len(recs) != 1 {
+				t.Fatalf("%d records, want 1", len(recs))
+			}
+			r := recs[0]
 			if r.kind != tt.want || r.reason != tt.wantReason {
 				t.Errorf("outcome %v, reason %q; want %v, %q", r.kind, r.reason, tt.want, tt.wantReason)
 			}

@@ -3,7 +3,9 @@ package report
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"flag"
+	"math/rand/v2"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -241,8 +243,12 @@ func TestSuggestRule(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if got, _ := suggestRule(tt.in); got != tt.want {
-				t.Errorf("suggestRule = %q, want %q", got, tt.want)
+			var loc location
+			for _, r := range tt.in {
+				loc.add(r)
+			}
+			if got, _ := loc.suggestion(); got != tt.want {
+				t.Errorf("suggestion = %q, want %q", got, tt.want)
 			}
 		})
 	}
@@ -484,5 +490,256 @@ func TestParseWithHeritrixColumns(t *testing.T) {
 	}
 	if !seen["slow.example.com"] || !seen["down.example.net"] {
 		t.Error("hosts with only queued or failed URLs are missing (Heritrix lists zero-success hosts)")
+	}
+}
+
+// variedInput is a crawl of about n URLs over many hosts with every outcome, seeds that
+// redirect, repeated lines, lines without a frontier entry and frontier entries in no order.
+func variedInput(n int) Input {
+	r := rand.New(rand.NewPCG(7, 9))
+	in := fixture()
+	t0 := in.Started
+	for i := range 12 {
+		sd := "https://host" + strconv.Itoa(i) + ".example.com/"
+		in.Seeds = append(in.Seeds, SeedInfo{URL: sd, Type: "standard"})
+		code := []int{200, 301, 302, status.DNSFailed}[i%4]
+		in.Lines = append(in.Lines, Line{Time: t0, Status: code, Size: 100, URL: sd, Seed: sd, MIME: "text/html"})
+		in.URLs = append(in.URLs, URLState{URL: sd, State: status.Done, Status: code, Seed: sd})
+		if code == 301 || code == 302 {
+			// Two targets: the frontier's, met first, wins over the crawl.log-only one.
+			in.URLs = append(in.URLs, URLState{URL: sd + "b", State: status.Queued, Hops: "R", Via: sd, Seed: sd})
+			in.Lines = append(in.Lines, Line{Time: t0, Status: 302, Size: 10, URL: sd + "a", Hops: "R", Via: sd, Seed: sd},
+				Line{Time: t0, Status: 200, Size: 10, URL: sd + "a2", Hops: "RR", Via: sd + "a", Seed: sd})
+		}
+	}
+	mimes := []string{"text/html", "image/png", "text/css; charset=utf-8", "", "IMAGE/JPEG"}
+	reasons := []string{"out-of-scope", "max-hops", "trap", "block:contains:/x", "block", "robots", ""}
+	for i := range n {
+		host := "host" + strconv.Itoa(r.IntN(40)) + ".example.com"
+		if i%25 == 0 {
+			host += ":8080"
+		}
+		u := "https://" + host + "/d" + strconv.Itoa(r.IntN(9)) + "/e" + strconv.Itoa(r.IntN(3)) + "/p" + strconv.Itoa(i) + ".html"
+		if i%500 == 0 {
+			u = "http://[::1" // does not parse
+		}
+		seed, via := in.Seeds[r.IntN(len(in.Seeds))].URL, "https://"+host+"/"
+		hops := []string{"L", "LL", "LLE", "55+LLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLL"}[r.IntN(4)]
+		at := t0.Add(time.Duration(r.IntN(3600000)) * time.Millisecond)
+		switch k := r.IntN(100); {
+		case k < 55:
+			code := []int{200, 200, 404, 301, 304, 500}[r.IntN(6)]
+			l := Line{Time: at, Status: code, Size: int64(r.IntN(50000)), URL: u, Hops: hops, Via: via,
+				MIME: mimes[r.IntN(len(mimes))], Seed: seed, Digest: "sha1:ABCDEFGHIJKLMNOPQRSTUVWXYZ234567"}
+			if r.IntN(10) == 0 {
+				l.Annotations = []string{"duplicate:digest"}
+			}
+			if r.IntN(3) == 0 {
+				l.Extra = map[string]any{ExtraContentSize: float64(l.Size + 300)}
+			}
+			in.Lines = append(in.Lines, l)
+			if r.IntN(8) != 0 {
+				in.URLs = append(in.URLs, URLState{URL: u, Host: host, State: status.Done, Status: code, Hops: "LLLL", Via: via, Seed: seed})
+			}
+			if r.IntN(20) == 0 {
+				l.Time, l.Status = at.Add(time.Minute), 200
+				in.Lines = append(in.Lines, l)
+			}
+		case k < 70:
+			in.URLs = append(in.URLs, URLState{URL: u, Host: host, State: status.Rejected, Reason: reasons[r.IntN(len(reasons))], Hops: hops, Via: via, Seed: seed})
+		case k < 75:
+			in.Lines = append(in.Lines, Line{Time: at, Status: []int{status.OutOfScope, status.TooManyHops, status.Blocked}[r.IntN(3)],
+				Size: -1, URL: u, Hops: hops, Via: via, Seed: seed, Annotations: []string{"scope:" + reasons[r.IntN(len(reasons))]}})
+		case k < 80:
+			in.Lines = append(in.Lines, Line{Time: at, Status: status.Robots, Size: -1, URL: u, Hops: hops, Via: via, Seed: seed, Annotations: []string{"robots"}})
+		case k < 92:
+			in.URLs = append(in.URLs, URLState{URL: u, Host: host, State: []status.State{status.Queued, status.Inflight}[r.IntN(2)], Hops: hops, Via: via, Seed: seed})
+		default:
+			in.URLs = append(in.URLs, URLState{URL: u, Host: host, State: status.Failed, Status: status.Timeout, Hops: hops, Via: via, Seed: seed})
+			in.Lines = append(in.Lines, Line{Time: at, Status: status.Timeout, Size: -1, URL: u, Hops: hops, Via: via, Seed: seed})
+		}
+	}
+	r.Shuffle(len(in.URLs), func(i, j int) { in.URLs[i], in.URLs[j] = in.URLs[j], in.URLs[i] })
+	return in
+}
+
+// readReports returns the content of every report file in dir, and fails if dir holds
+// anything else.
+func readReports(t *testing.T, dir string) map[string]string {
+	t.Helper()
+	got := map[string]string{}
+	for _, name := range reportFiles {
+		b, err := os.ReadFile(filepath.Join(dir, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		got[name] = string(b)
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != len(reportFiles) {
+		t.Errorf("%d entries in %s, want %d (temporary files left?)", len(entries), dir, len(reportFiles))
+	}
+	return got
+}
+
+// TestWriteStreamed: reports made from crawl.log read from disk and the frontier's URLs
+// streamed through EachURL, sorted in runs of a few KiB, are the bytes of those
+// made from the same lines and URLs in memory.
+func TestWriteStreamed(t *testing.T) {
+	tests := []struct {
+		name string
+		in   Input
+	}{
+		{"fixture", fixture()},
+		{"varied", variedInput(4000)},
+		{"empty", Input{Collection: "empty"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			logPath := filepath.Join(dir, "crawl.log")
+			cl, err := OpenCrawlLog(logPath)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, l := range tt.in.Lines {
+				if err := cl.Write(l); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if err := cl.Close(); err != nil {
+				t.Fatal(err)
+			}
+			mem := tt.in
+			if mem.Lines, err = ReadCrawlLog(logPath); err != nil {
+				t.Fatal(err)
+			}
+			if err := Write(filepath.Join(dir, "mem"), mem); err != nil {
+				t.Fatal(err)
+			}
+			want := readReports(t, filepath.Join(dir, "mem"))
+
+			streamed := tt.in
+			urls := tt.in.URLs
+			streamed.Lines, streamed.CrawlLog = nil, logPath
+			streamed.URLs = urls[:len(urls)/3]
+			streamed.EachURL = func(fn func(URLState) error) error {
+				for _, u := range urls[len(urls)/3:] {
+					if err := fn(u); err != nil {
+						return err
+					}
+				}
+				return nil
+			}
+			for _, budget := range []int{4 << 10, 64 << 10} {
+				out := filepath.Join(dir, "streamed-"+strconv.Itoa(budget))
+				if err := write(out, streamed, budget); err != nil {
+					t.Fatal(err)
+				}
+				got := readReports(t, out)
+				for _, name := range reportFiles {
+					if diff := cmp.Diff(want[name], got[name]); diff != "" {
+						t.Errorf("budget %d: %s (-in memory +streamed):\n%s", budget, name, diff)
+					}
+				}
+			}
+		})
+	}
+}
+
+// TestScopeReportJSONEncoding: scope-report.json, written piece by piece, is what
+// json.MarshalIndent makes of the ScopeReport it holds.
+func TestScopeReportJSONEncoding(t *testing.T) {
+	for _, in := range []Input{fixture(), variedInput(500), {Collection: "<empty> & \"quoted\""}} {
+		dir := t.TempDir()
+		if err := write(dir, in, 1<<10); err != nil {
+			t.Fatal(err)
+		}
+		got, err := os.ReadFile(filepath.Join(dir, ScopeReportJSONFile))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var rep ScopeReport
+		if err := json.Unmarshal(got, &rep); err != nil {
+			t.Fatal(err)
+		}
+		want, err := json.MarshalIndent(rep, "", "  ")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(string(want)+"\n", string(got)); diff != "" {
+			t.Errorf("%s: scope-report.json (-MarshalIndent +written):\n%s", in.Collection, diff)
+		}
+	}
+}
+
+// TestWriteErrors: an error of EachURL stops Write and is returned; temporary files, its own
+// and those a killed Write left, are removed.
+func TestWriteErrors(t *testing.T) {
+	dir := t.TempDir()
+	stale := filepath.Join(dir, ".sort-12345")
+	if err := os.MkdirAll(stale, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(stale, "run-1"), []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	errStore := errors.New("store failed")
+	in := variedInput(300)
+	in.EachURL = func(fn func(URLState) error) error {
+		if err := fn(URLState{URL: "http://a.example.com/"}); err != nil {
+			return err
+		}
+		return errStore
+	}
+	if err := write(dir, in, 1<<10); !errors.Is(err, errStore) {
+		t.Errorf("err = %v, want the error of EachURL", err)
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
+		t.Errorf("%d entries left in the reports directory, want none", len(entries))
+	}
+	in.EachURL = nil
+	in.CrawlLog = filepath.Join(dir, "no-such-crawl.log")
+	if err := write(dir, in, 1<<10); err != nil {
+		t.Errorf("missing crawl.log: %v", err)
+	}
+}
+
+// TestSeedRedirectMetFirst: of two redirect targets of a seed, the seeds report names the one
+// met first: a frontier entry before a URL only in crawl.log, lines in file order.
+func TestSeedRedirectMetFirst(t *testing.T) {
+	const seed = "http://example.com/"
+	at := time.Date(2026, 3, 1, 10, 0, 0, 0, time.UTC)
+	seedLine := Line{Time: at, Status: 301, Size: 0, URL: seed, Seed: seed}
+	target := func(u string) Line {
+		return Line{Time: at, Status: 200, Size: 10, URL: seed + u, Hops: "R", Via: seed, Seed: seed}
+	}
+	tests := []struct {
+		name string
+		in   Input
+		want string
+	}{
+		{"frontier first", Input{
+			Lines: []Line{seedLine, target("a")},
+			URLs:  []URLState{{URL: seed + "b", State: status.Queued, Hops: "R", Via: seed, Seed: seed}},
+		}, seed + "b"},
+		{"lines in order", Input{Lines: []Line{seedLine, target("b"), target("a")}}, seed + "b"},
+		{"lines in order, other way", Input{Lines: []Line{seedLine, target("a"), target("b")}}, seed + "a"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			tt.in.Seeds = []SeedInfo{{URL: seed, Type: "standard"}}
+			dir := t.TempDir()
+			if err := write(dir, tt.in, 64); err != nil {
+				t.Fatal(err)
+			}
+			got, err := os.ReadFile(filepath.Join(dir, SeedsReportFile))
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := seedsHeader + "301 CRAWLED " + seed + " " + tt.want + "\n"
+			if string(got) != want {
+				t.Errorf("seeds-report.txt:\n%s\nwant:\n%s", got, want)
+			}
+		})
 	}
 }

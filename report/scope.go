@@ -1,9 +1,13 @@
 package report
 
 import (
+	"bufio"
 	"bytes"
+	"encoding/binary"
 	"encoding/json"
 	"fmt"
+	"io"
+	"os"
 	"sort"
 	"strings"
 )
@@ -70,28 +74,193 @@ func (c *counts) scopeCounts() ScopeCounts {
 	return sc
 }
 
-func (s *summary) scopeReport() ScopeReport {
-	rep := ScopeReport{
-		Collection: s.in.Collection,
-		Totals:     s.counts.scopeCounts(),
-		Hosts:      make([]ScopeHost, 0, len(s.hosts)),
-	}
-	for _, h := range s.hosts {
-		sh := ScopeHost{Host: h.host, ScopeCounts: h.counts.scopeCounts(), SuggestedRule: h.suggestion}
-		for _, r := range h.rejected {
-			sh.URLs = append(sh.URLs, ScopeURL{URL: r.url, Reason: r.reason, Hops: r.hops, Via: r.via, Seed: r.seed})
-		}
-		rep.Hosts = append(rep.Hosts, sh)
-	}
-	return rep
+// scopeHost is a host of the scope report without its URLs.
+func (h *hostStats) scopeHost() ScopeHost {
+	return ScopeHost{Host: h.host, ScopeCounts: h.counts.scopeCounts(), SuggestedRule: h.suggestion}
 }
 
-func (s *summary) scopeReportJSON() ([]byte, error) {
-	b, err := json.MarshalIndent(s.scopeReport(), "", "  ")
-	if err != nil {
-		return nil, err
+// A left record is a URL left out (blocked or out of scope), sorted by host, then URL:
+// host, URL, reason, hops, via, seed, each length-prefixed.
+
+func encodeLeft(b []byte, r *record) []byte {
+	for _, f := range []string{r.host, r.url, r.reason, r.hops, r.via, r.seed} {
+		b = appendString(b, f)
 	}
-	return append(b, '\n'), nil
+	return b
+}
+
+func compareLeft(a, b []byte) int {
+	ha, ra := cutBytes(a)
+	hb, rb := cutBytes(b)
+	if c := bytes.Compare(ha, hb); c != 0 {
+		return c
+	}
+	ua, _ := cutBytes(ra)
+	ub, _ := cutBytes(rb)
+	return bytes.Compare(ua, ub)
+}
+
+// writeLeft writes the URLs left out, sorted by host and URL, to the summary's leftOut file,
+// and notes where each host's start.
+func (a *accumulator) writeLeft() (err error) {
+	recs, err := a.left.sorted()
+	if err != nil {
+		return err
+	}
+	defer recs.Close()
+	f, err := os.CreateTemp(a.tmp, "left-*")
+	if err != nil {
+		return fmt.Errorf("report: create sort run: %w", err)
+	}
+	a.s.leftOut = f.Name()
+	bw := bufio.NewWriterSize(f, 64<<10)
+	var off int64
+	var cur *hostStats
+	for {
+		rec, ok, err2 := recs.next()
+		if err = err2; err != nil || !ok {
+			break
+		}
+		host, _ := cutBytes(rec)
+		if cur == nil || string(host) != cur.host {
+			cur = a.hosts[string(host)]
+			if cur == nil {
+				err = errCorruptRun
+				break
+			}
+			cur.off = off
+		}
+		if err = writeRecord(bw, rec); err != nil {
+			break
+		}
+		off += int64(uvarintLen(uint64(len(rec))) + len(rec))
+	}
+	if err == nil {
+		err = bw.Flush()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return fmt.Errorf("report: write the URLs left out: %w", err)
+	}
+	return nil
+}
+
+func uvarintLen(n uint64) int {
+	var b [binary.MaxVarintLen64]byte
+	return binary.PutUvarint(b[:], n)
+}
+
+// leftReader reads the URLs left out of one host at a time from a summary's leftOut file.
+type leftReader struct {
+	f  *os.File
+	rr runReader
+}
+
+func (s *summary) openLeft() (*leftReader, error) {
+	f, err := os.Open(s.leftOut)
+	if err != nil {
+		return nil, fmt.Errorf("report: read the URLs left out: %w", err)
+	}
+	return &leftReader{f: f, rr: runReader{f: f, r: bufio.NewReaderSize(f, 64<<10)}}, nil
+}
+
+func (lr *leftReader) Close() error { return lr.f.Close() }
+
+// each calls fn for each URL of h left out, by URL, and stops at fn's first error, which it
+// returns.
+func (lr *leftReader) each(h *hostStats, fn func(ScopeURL) error) error {
+	if h.left == 0 {
+		return nil
+	}
+	if _, err := lr.f.Seek(h.off, io.SeekStart); err != nil {
+		return fmt.Errorf("report: read the URLs left out: %w", err)
+	}
+	lr.rr.r.Reset(lr.f)
+	for range h.left {
+		ok, err := lr.rr.read()
+		if err == nil && !ok {
+			err = io.ErrUnexpectedEOF
+		}
+		if err != nil {
+			return fmt.Errorf("report: read the URLs left out: %w", err)
+		}
+		d := decoder{b: lr.rr.rec}
+		_ = d.str() // host
+		u := ScopeURL{URL: d.str(), Reason: d.str(), Hops: d.str(), Via: d.str(), Seed: d.str()}
+		if d.err != nil {
+			return d.err
+		}
+		if err := fn(u); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// writeScopeReportJSON writes scope-report.json: a ScopeReport as json.MarshalIndent
+// encodes it with a two-space indent, followed by a newline, with the URLs read from disk one
+// at a time.
+func (s *summary) writeScopeReportJSON(w *bufio.Writer) error {
+	lr, err := s.openLeft()
+	if err != nil {
+		return err
+	}
+	defer lr.Close()
+	// Each value is encoded by MarshalIndent with the prefix of its depth.
+	put := func(v any, prefix string) error {
+		b, err := json.MarshalIndent(v, prefix, "  ")
+		if err != nil {
+			return err
+		}
+		_, err = w.Write(b)
+		return err
+	}
+	w.WriteString("{\n  \"collection\": ")
+	if err := put(s.in.Collection, "  "); err != nil {
+		return err
+	}
+	w.WriteString(",\n  \"totals\": ")
+	if err := put(s.counts.scopeCounts(), "  "); err != nil {
+		return err
+	}
+	w.WriteString(",\n  \"hosts\": [")
+	for i, h := range s.hosts {
+		if i > 0 {
+			w.WriteByte(',')
+		}
+		w.WriteString("\n    ")
+		b, err := json.MarshalIndent(h.scopeHost(), "    ", "  ")
+		if err != nil {
+			return err
+		}
+		if h.left == 0 {
+			w.Write(b)
+			continue
+		}
+		// "urls" is the last field of ScopeHost: it goes before the closing brace.
+		w.Write(bytes.TrimSuffix(b, []byte("\n    }")))
+		w.WriteString(",\n      \"urls\": [")
+		first := true
+		err = lr.each(h, func(u ScopeURL) error {
+			if !first {
+				w.WriteByte(',')
+			}
+			first = false
+			w.WriteString("\n        ")
+			return put(u, "        ")
+		})
+		if err != nil {
+			return err
+		}
+		w.WriteString("\n      ]\n    }")
+	}
+	if len(s.hosts) > 0 {
+		w.WriteString("\n  ")
+	}
+	_, err = w.WriteString("]\n}\n")
+	return err
 }
 
 // reasonList renders reason counts as "reason:n,reason:n" sorted by reason, "-" when empty.
@@ -111,30 +280,39 @@ func reasonList(m map[string]int64) string {
 	return field(strings.Join(parts, ","))
 }
 
-// scopeReportText renders scope-report.txt: a per-host table in Heritrix's style (bracketed
-// header, space-separated columns, "-" for empty), then the URLs left out, grouped by host.
-func (s *summary) scopeReportText() []byte {
-	var b bytes.Buffer
-	fmt.Fprintf(&b, "scope report: %s\n\n", s.in.Collection)
-	b.WriteString("[host] [#captured] [#out-of-scope] [#robots] [#blocked] [#queued] [#failed] [out-of-scope-reasons]\n")
+// writeScopeReportText writes scope-report.txt: a per-host table in Heritrix's style
+// (bracketed header, space-separated columns, "-" for empty), then the URLs left out, grouped
+// by host.
+func (s *summary) writeScopeReportText(w *bufio.Writer) error {
+	fmt.Fprintf(w, "scope report: %s\n\n", s.in.Collection)
+	w.WriteString("[host] [#captured] [#out-of-scope] [#robots] [#blocked] [#queued] [#failed] [out-of-scope-reasons]\n")
 	for _, h := range s.hosts {
-		fmt.Fprintf(&b, "%s %d %d %d %d %d %d %s\n", field(h.host), h.captured, h.outOfScope, h.robots,
+		fmt.Fprintf(w, "%s %d %d %d %d %d %d %s\n", field(h.host), h.captured, h.outOfScope, h.robots,
 			h.blocked, h.queued, h.failed, reasonList(h.reasons))
 	}
-	fmt.Fprintf(&b, "total %d %d %d %d %d %d %s\n", s.captured, s.outOfScope, s.robots, s.blocked,
+	fmt.Fprintf(w, "total %d %d %d %d %d %d %s\n", s.captured, s.outOfScope, s.robots, s.blocked,
 		s.queued, s.failed, reasonList(s.reasons))
+	lr, err := s.openLeft()
+	if err != nil {
+		return err
+	}
+	defer lr.Close()
 	for _, h := range s.hosts {
-		if len(h.rejected) == 0 {
+		if h.left == 0 {
 			continue
 		}
-		fmt.Fprintf(&b, "\n== %s: %d out of scope, %d blocked by a rule\n", h.host, h.outOfScope, h.blocked)
+		fmt.Fprintf(w, "\n== %s: %d out of scope, %d blocked by a rule\n", h.host, h.outOfScope, h.blocked)
 		if h.suggestion != "" {
-			fmt.Fprintf(&b, "suggested rule (brings in %d): %s\n", h.suggestionFrom, h.suggestion)
+			fmt.Fprintf(w, "suggested rule (brings in %d): %s\n", h.suggestionFrom, h.suggestion)
 		}
-		b.WriteString("[reason] [hops] [url] [via] [seed]\n")
-		for _, r := range h.rejected {
-			fmt.Fprintf(&b, "%s %s %s %s %s\n", field(r.reason), field(r.hops), field(r.url), field(r.via), field(r.seed))
+		w.WriteString("[reason] [hops] [url] [via] [seed]\n")
+		err := lr.each(h, func(u ScopeURL) error {
+			_, err := fmt.Fprintf(w, "%s %s %s %s %s\n", field(u.Reason), field(u.Hops), field(u.URL), field(u.Via), field(u.Seed))
+			return err
+		})
+		if err != nil {
+			return err
 		}
 	}
-	return b.Bytes()
+	return nil
 }

@@ -1,6 +1,7 @@
 package report
 
 import (
+	"bufio"
 	"bytes"
 	"fmt"
 	"os"
@@ -23,51 +24,82 @@ const (
 // Write writes every report of a crawl into dir (the crawl directory's reports/), creating
 // it if needed: the Heritrix 3 reports (seeds-report.txt, hosts-report.txt,
 // mimetype-report.txt, responsecode-report.txt, crawl-report.txt), the scope report
-// (scope-report.txt, scope-report.json) and report.html. It reads no clock and no other
-// file: the same Input gives the same bytes. Each file is replaced atomically, so a reader
-// never sees half a report. Write works on the Input of an unfinished or killed crawl too:
-// URLs still in the frontier count as queued.
+// (scope-report.txt, scope-report.json) and report.html. It reads no clock and no file but
+// in.CrawlLog: the same Input gives the same bytes. Each file is replaced atomically, so a
+// reader never sees half a report. Write works on the Input of an unfinished or killed crawl
+// too: URLs still in the frontier count as queued.
+//
+// Write reads each URL and line once. Its memory grows with the number of hosts, seeds, MIME
+// types, status codes and scope reasons, not with the number of URLs: it sorts what it needs
+// per URL in temporary files in dir (runs of at most 16 MiB), removed before it returns (or,
+// after a kill, by the next Write), and report.html lists at most 5,000 of the URLs left out.
 func Write(dir string, in Input) error {
+	return write(dir, in, sortBudget)
+}
+
+// sortDirPattern names the temporary directories of Write in dir.
+const sortDirPattern = ".sort-*"
+
+// write is Write with the sorters' memory budget (bytes) as a parameter.
+func write(dir string, in Input, budget int) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("report: create reports directory: %w", err)
 	}
-	s := summarize(in)
-	scopeJSON, err := s.scopeReportJSON()
-	if err != nil {
-		return fmt.Errorf("report: encode %s: %w", ScopeReportJSONFile, err)
+	// A Write that was killed leaves its temporary files behind; they go now.
+	if stale, err := filepath.Glob(filepath.Join(dir, sortDirPattern)); err == nil {
+		for _, d := range stale {
+			os.RemoveAll(d)
+		}
 	}
-	page, err := s.html()
+	tmp, err := os.MkdirTemp(dir, sortDirPattern)
 	if err != nil {
-		return fmt.Errorf("report: %w", err)
+		return fmt.Errorf("report: create temporary directory: %w", err)
+	}
+	defer os.RemoveAll(tmp)
+	s, err := summarize(in, tmp, budget)
+	if err != nil {
+		return err
+	}
+	bytesOf := func(b []byte) func(*bufio.Writer) error {
+		return func(w *bufio.Writer) error {
+			_, err := w.Write(b)
+			return err
+		}
 	}
 	files := []struct {
-		name string
-		data []byte
+		name  string
+		write func(*bufio.Writer) error
 	}{
-		{SeedsReportFile, s.seedsReport()},
-		{HostsReportFile, s.hostsReport()},
-		{MimetypeReportFile, s.mimetypeReport()},
-		{ResponseCodeReportFile, s.responseCodeReport()},
-		{CrawlReportFile, s.crawlReport()},
-		{ScopeReportFile, s.scopeReportText()},
-		{ScopeReportJSONFile, scopeJSON},
-		{HTMLReportFile, page},
+		{SeedsReportFile, bytesOf(s.seedsReport())},
+		{HostsReportFile, bytesOf(s.hostsReport())},
+		{MimetypeReportFile, bytesOf(s.mimetypeReport())},
+		{ResponseCodeReportFile, bytesOf(s.responseCodeReport())},
+		{CrawlReportFile, bytesOf(s.crawlReport())},
+		{ScopeReportFile, s.writeScopeReportText},
+		{ScopeReportJSONFile, s.writeScopeReportJSON},
+		{HTMLReportFile, s.writeHTML},
 	}
 	for _, f := range files {
-		if err := writeFileAtomic(filepath.Join(dir, f.name), f.data); err != nil {
+		if err := writeFileAtomic(filepath.Join(dir, f.name), f.write); err != nil {
 			return fmt.Errorf("report: write %s: %w", f.name, err)
 		}
 	}
 	return nil
 }
 
-func writeFileAtomic(path string, data []byte) error {
+// writeFileAtomic writes path through a temporary file in its directory, renamed over it once
+// write succeeded.
+func writeFileAtomic(path string, write func(*bufio.Writer) error) error {
 	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
 	if err != nil {
 		return err
 	}
 	name := tmp.Name()
-	_, err = tmp.Write(data)
+	bw := bufio.NewWriterSize(tmp, 64<<10)
+	err = write(bw)
+	if err == nil {
+		err = bw.Flush()
+	}
 	if cerr := tmp.Close(); err == nil {
 		err = cerr
 	}

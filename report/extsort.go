@@ -1,0 +1,378 @@
+package report
+
+import (
+	"bufio"
+	"container/heap"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"slices"
+)
+
+// Memory bounds of the external sorts behind the reports.
+const (
+	// sortBudget is how many bytes of records a sorter holds in memory before it writes them,
+	// sorted, to a run file.
+	sortBudget = 16 << 20
+	// sortFanIn is how many run files a sorter merges at once (open files, 64 KiB buffer each).
+	sortFanIn = 64
+)
+
+// maxRecord bounds the length of a record read back from a run file.
+const maxRecord = 1 << 30
+
+// errCorruptRun is returned when a run file does not read back as it was written.
+var errCorruptRun = errors.New("report: corrupt sort run")
+
+// sorter sorts records (opaque byte strings) by cmp with bounded memory: records are buffered
+// up to budget bytes, then sorted and written to a run file in dir; sorted returns the
+// merged runs. With fewer than budget bytes in all, nothing is written to disk.
+type sorter struct {
+	dir    string
+	budget int
+	fanIn  int
+	cmp    func(a, b []byte) int
+	arena  []byte // the buffered records, back to back
+	spans  []span // where each buffered record is in arena
+	runs   []string
+}
+
+// span is one record in a sorter's arena.
+type span struct{ off, end int }
+
+func newSorter(dir string, budget, fanIn int, cmp func(a, b []byte) int) *sorter {
+	return &sorter{dir: dir, budget: max(budget, 1), fanIn: max(fanIn, 2), cmp: cmp}
+}
+
+// add buffers a copy of rec, writing a run first when the buffer is full.
+func (s *sorter) add(rec []byte) error {
+	if len(s.arena) > 0 && len(s.arena)+len(rec) > s.budget {
+		if err := s.spill(); err != nil {
+			return err
+		}
+	}
+	if need := len(s.arena) + len(rec); need > cap(s.arena) {
+		// Grow by doubling, but never past the budget (unless one record is larger).
+		a := make([]byte, len(s.arena), max(need, min(s.budget, max(2*cap(s.arena), 64<<10))))
+		copy(a, s.arena)
+		s.arena = a
+	}
+	off := len(s.arena)
+	s.arena = append(s.arena, rec...)
+	s.spans = append(s.spans, span{off, len(s.arena)})
+	return nil
+}
+
+func (s *sorter) rec(sp span) []byte { return s.arena[sp.off:sp.end] }
+
+func (s *sorter) sortBuffer() {
+	slices.SortFunc(s.spans, func(a, b span) int { return s.cmp(s.rec(a), s.rec(b)) })
+}
+
+// spill writes the buffered records, sorted, to a new run file and empties the buffer.
+func (s *sorter) spill() error {
+	s.sortBuffer()
+	f, err := os.CreateTemp(s.dir, "run-*")
+	if err != nil {
+		return fmt.Errorf("report: create sort run: %w", err)
+	}
+	s.runs = append(s.runs, f.Name())
+	bw := bufio.NewWriterSize(f, 64<<10)
+	for _, sp := range s.spans {
+		if err = writeRecord(bw, s.rec(sp)); err != nil {
+			break
+		}
+	}
+	if err == nil {
+		err = bw.Flush()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return fmt.Errorf("report: write sort run: %w", err)
+	}
+	s.arena, s.spans = s.arena[:0], s.spans[:0]
+	return nil
+}
+
+// sorted returns the records added so far in cmp order. No record may be added after it.
+// The caller closes the stream, which removes the sorter's run files.
+func (s *sorter) sorted() (recordStream, error) {
+	if len(s.runs) == 0 {
+		s.sortBuffer()
+		return &memStream{s: s}, nil
+	}
+	if len(s.spans) > 0 {
+		if err := s.spill(); err != nil {
+			s.remove()
+			return nil, err
+		}
+	}
+	s.arena, s.spans = nil, nil
+	for len(s.runs) > s.fanIn {
+		if err := s.mergeRuns(); err != nil {
+			s.remove()
+			return nil, err
+		}
+	}
+	m, err := openMerge(s.runs, s.cmp)
+	if err != nil {
+		s.remove()
+		return nil, err
+	}
+	m.remove = s.remove
+	return m, nil
+}
+
+// mergeRuns merges the first fanIn runs into one new run.
+func (s *sorter) mergeRuns() error {
+	group := slices.Clone(s.runs[:s.fanIn])
+	m, err := openMerge(group, s.cmp)
+	if err != nil {
+		return err
+	}
+	f, err := os.CreateTemp(s.dir, "run-*")
+	if err != nil {
+		m.Close()
+		return fmt.Errorf("report: create sort run: %w", err)
+	}
+	// The merged run goes to the end of the queue, so every record is merged about as often.
+	s.runs = append(slices.Clone(s.runs[s.fanIn:]), f.Name())
+	bw := bufio.NewWriterSize(f, 64<<10)
+	for {
+		rec, ok, err2 := m.next()
+		if err = err2; err != nil || !ok {
+			break
+		}
+		if err = writeRecord(bw, rec); err != nil {
+			break
+		}
+	}
+	if err == nil {
+		err = bw.Flush()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	m.Close()
+	for _, name := range group {
+		os.Remove(name)
+	}
+	if err != nil {
+		return fmt.Errorf("report: merge sort runs: %w", err)
+	}
+	return nil
+}
+
+// remove deletes the run files.
+func (s *sorter) remove() {
+	for _, name := range s.runs {
+		os.Remove(name)
+	}
+	s.runs = nil
+}
+
+// recordStream is a sorter's output. The slice next returns is valid until the next call.
+type recordStream interface {
+	next() (rec []byte, ok bool, err error)
+	Close() error
+}
+
+// memStream is the output of a sorter that never spilled.
+type memStream struct {
+	s *sorter
+	i int
+}
+
+func (m *memStream) next() ([]byte, bool, error) {
+	if m.i >= len(m.s.spans) {
+		return nil, false, nil
+	}
+	m.i++
+	return m.s.rec(m.s.spans[m.i-1]), true, nil
+}
+
+func (m *memStream) Close() error {
+	m.s.arena, m.s.spans = nil, nil
+	return nil
+}
+
+// writeRecord writes rec with its length in front.
+func writeRecord(w *bufio.Writer, rec []byte) error {
+	if _, err := w.Write(binary.AppendUvarint(w.AvailableBuffer(), uint64(len(rec)))); err != nil {
+		return err
+	}
+	_, err := w.Write(rec)
+	return err
+}
+
+// runReader reads the records of one run file.
+type runReader struct {
+	f   *os.File
+	r   *bufio.Reader
+	rec []byte
+}
+
+// read reads the next record into rec; ok is false at the end of the run.
+func (rr *runReader) read() (ok bool, err error) {
+	n, err := binary.ReadUvarint(rr.r)
+	if errors.Is(err, io.EOF) {
+		return false, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("%w: %w", errCorruptRun, err)
+	}
+	if n > maxRecord {
+		return false, fmt.Errorf("%w: record of %d bytes", errCorruptRun, n)
+	}
+	if uint64(cap(rr.rec)) < n {
+		rr.rec = make([]byte, n)
+	}
+	rr.rec = rr.rec[:n]
+	if _, err := io.ReadFull(rr.r, rr.rec); err != nil {
+		return false, fmt.Errorf("%w: %w", errCorruptRun, err)
+	}
+	return true, nil
+}
+
+// mergeStream merges sorted run files. Its heap holds the runs that have a current record.
+type mergeStream struct {
+	cmp     func(a, b []byte) int
+	readers []*runReader
+	h       []*runReader
+	top     *runReader // the run whose record next returned last; advanced on the next call
+	remove  func()
+}
+
+func openMerge(names []string, cmp func(a, b []byte) int) (*mergeStream, error) {
+	m := &mergeStream{cmp: cmp}
+	for _, name := range names {
+		f, err := os.Open(name)
+		if err != nil {
+			m.Close()
+			return nil, fmt.Errorf("report: open sort run: %w", err)
+		}
+		rr := &runReader{f: f, r: bufio.NewReaderSize(f, 64<<10)}
+		m.readers = append(m.readers, rr)
+		ok, err := rr.read()
+		if err != nil {
+			m.Close()
+			return nil, err
+		}
+		if ok {
+			m.h = append(m.h, rr)
+		}
+	}
+	heap.Init(m)
+	return m, nil
+}
+
+func (m *mergeStream) next() ([]byte, bool, error) {
+	if m.top != nil {
+		ok, err := m.top.read()
+		if err != nil {
+			return nil, false, err
+		}
+		if ok {
+			heap.Fix(m, 0)
+		} else {
+			heap.Pop(m)
+		}
+		m.top = nil
+	}
+	if len(m.h) == 0 {
+		return nil, false, nil
+	}
+	m.top = m.h[0]
+	return m.top.rec, true, nil
+}
+
+// Close closes the run files and, for a sorter's final merge, removes them.
+func (m *mergeStream) Close() error {
+	for _, rr := range m.readers {
+		rr.f.Close()
+	}
+	m.readers, m.h = nil, nil
+	if m.remove != nil {
+		m.remove()
+		m.remove = nil
+	}
+	return nil
+}
+
+// heap.Interface over the runs with a current record.
+func (m *mergeStream) Len() int           { return len(m.h) }
+func (m *mergeStream) Less(i, j int) bool { return m.cmp(m.h[i].rec, m.h[j].rec) < 0 }
+func (m *mergeStream) Swap(i, j int)      { m.h[i], m.h[j] = m.h[j], m.h[i] }
+func (m *mergeStream) Push(x any)         { m.h = append(m.h, x.(*runReader)) }
+func (m *mergeStream) Pop() any {
+	x := m.h[len(m.h)-1]
+	m.h = m.h[:len(m.h)-1]
+	return x
+}
+
+// appendString appends s with its length in front.
+func appendString(b []byte, s string) []byte {
+	b = binary.AppendUvarint(b, uint64(len(s)))
+	return append(b, s...)
+}
+
+// cutBytes splits a length-prefixed string off the front of b. A b too short for it gives
+// what there is.
+func cutBytes(b []byte) (s, rest []byte) {
+	n, k := binary.Uvarint(b)
+	if k <= 0 || n > uint64(len(b)-k) {
+		return b, nil
+	}
+	return b[k : k+int(n)], b[k+int(n):]
+}
+
+// decoder reads the fields of a record, in the order they were appended. Its first error
+// (a record shorter than its fields) sticks and makes every later field zero.
+type decoder struct {
+	b   []byte
+	err error
+}
+
+func (d *decoder) str() string {
+	if d.err != nil {
+		return ""
+	}
+	n, k := binary.Uvarint(d.b)
+	if k <= 0 || n > uint64(len(d.b)-k) {
+		d.err = errCorruptRun
+		return ""
+	}
+	s := string(d.b[k : k+int(n)])
+	d.b = d.b[k+int(n):]
+	return s
+}
+
+func (d *decoder) varint() int64 {
+	if d.err != nil {
+		return 0
+	}
+	v, k := binary.Varint(d.b)
+	if k <= 0 {
+		d.err = errCorruptRun
+		return 0
+	}
+	d.b = d.b[k:]
+	return v
+}
+
+func (d *decoder) byte() byte {
+	if d.err != nil {
+		return 0
+	}
+	if len(d.b) == 0 {
+		d.err = errCorruptRun
+		return 0
+	}
+	c := d.b[0]
+	d.b = d.b[1:]
+	return c
+}

@@ -3,7 +3,6 @@ package crawl
 import (
 	"errors"
 	"fmt"
-	"io/fs"
 	"path/filepath"
 	"strings"
 	"time"
@@ -97,20 +96,15 @@ func writeReports(dir string, front *frontier.Frontier, ended time.Time, end str
 			in.Seeds = append(in.Seeds, report.SeedInfo{URL: u, Type: t})
 		}
 	}
-	lines, err := report.ReadCrawlLog(filepath.Join(dir, CrawlLogFile))
-	if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return fmt.Errorf("read crawl.log: %w", err)
-	}
-	in.Lines = lines
-	err = front.Each(func(e frontier.Entry) error {
-		in.URLs = append(in.URLs, report.URLState{
-			URL: e.URL.URL, Host: e.URL.Host, State: e.State, Status: e.Status, Reason: e.Reason,
-			Hops: e.URL.Hops, Via: e.URL.Via, Seed: e.URL.Seed,
+	// Both are read once, while the reports are written: never the whole crawl in memory.
+	in.CrawlLog = filepath.Join(dir, CrawlLogFile)
+	in.EachURL = func(fn func(report.URLState) error) error {
+		return front.Each(func(e frontier.Entry) error {
+			return fn(report.URLState{
+				URL: e.URL.URL, Host: e.URL.Host, State: e.State, Status: e.Status, Reason: e.Reason,
+				Hops: e.URL.Hops, Via: e.URL.Via, Seed: e.URL.Seed,
+			})
 		})
-		return nil
-	})
-	if err != nil {
-		return fmt.Errorf("read frontier: %w", err)
 	}
 	if err := report.Write(filepath.Join(dir, ReportsDir), in); err != nil {
 		return fmt.Errorf("write reports: %w", err)

@@ -7,8 +7,10 @@
 #                                CPU-seconds per 1,000 pages and peak RSS for both and the ratio
 #                                amber/wget. Exits 1 if they did not fetch the same URLs.
 #   scripts/bench.sh scale       make bench-scale: amber on a SCALE_PAGES-page site (default
-#                                1000000), printing pages/s and RSS every 10 s, bounded by
-#                                SCALE_LIMIT (default 15m, amber's --time-limit).
+#                                1000000), printing pages/s and RSS (anonymous and file-backed)
+#                                every 10 s, bounded by SCALE_LIMIT (default 15m, amber's
+#                                --time-limit); at the end the whole run's peak RSS and the peak
+#                                of each phase: crawl, closing and index sort, reports.
 #
 # The generated site's links are root-relative (href=/p/1.html, src=/img/3.png), so it has no
 # host name of its own: both crawlers start at http://127.0.0.1:PORT/ and stay on that host,
@@ -128,11 +130,39 @@ compare() {
     'BEGIN { printf "%-10s %8s %8.2fx %14.2fx %8.2fx\n", "amber/wget", "", a / w, ac / wc, ar / wr }'
 }
 
+# seconds DURATION: a --time-limit value (90s, 15m, 1h, 1h30m) in seconds.
+seconds() {
+  awk -v d="$1" 'BEGIN {
+    t = 0
+    while (match(d, /^[0-9.]+[hms]/)) {
+      n = substr(d, 1, RLENGTH - 1); u = substr(d, RLENGTH, 1)
+      t += n * (u == "h" ? 3600 : u == "m" ? 60 : 1)
+      d = substr(d, RLENGTH + 1)
+    }
+    print int(t)
+  }'
+}
+
+# kb FIELD PID: a field of /proc/PID/status in kB (VmRSS, VmHWM, RssAnon, RssFile), empty once
+# the process is gone.
+kb() { awk -v f="$1:" '$1 == f {print $2}' "/proc/$2/status" 2>/dev/null || true; }
+
+# mb KB: kilobytes as whole megabytes.
+mb() { awk -v k="$1" 'BEGIN { printf "%.0f", k / 1024 }'; }
+
+# The scale bench samples amber's memory every second and prints a line every 10 s. The end of
+# the run has two phases after the workers stop (at --time-limit, or when nothing is left to
+# fetch): closing the outputs and sorting the index, then, after the crawl-end event, the
+# reports. At the start of each the script notes the peak RSS so far (VmHWM) and resets it
+# (writing 5 to /proc/PID/clear_refs), so each phase gets its own peak; the last one is
+# /usr/bin/time's maximum, which counts from the last reset. Where the reset is not allowed
+# the phases are not split and only the whole run's peak is printed.
 scale() {
   need curl curl
   serve "$SCALE_PAGES"
   local seed="http://$addr/"
-  # A free port for --status-addr: amber prints the address it listens on at info level.
+  local limit
+  limit=$(seconds "$SCALE_LIMIT")
   echo "generated site: $SCALE_PAGES pages at $seed; amber --time-limit $SCALE_LIMIT"
   [ -x /usr/bin/time ] || need /usr/bin/time time
   /usr/bin/time -v -o "$work/amber.time" ./bin/amber crawl --dir "$work/amber" "${AMBER_FLAGS[@]}" \
@@ -146,22 +176,45 @@ scale() {
     sleep 0.1
   done
   [ -n "$pid" ] && [ -n "$status" ] || { echo "bench: amber's status server did not start:" >&2; cat "$work/amber.err" >&2; exit 1; }
-  printf '%8s %10s %10s %10s %10s %10s\n' elapsed fetched pages/s "avg/s" RSS "peak RSS"
-  local last=0 t0 now fetched rss hwm prev_t
+  printf '%8s %10s %10s %10s %10s %10s %10s %10s\n' elapsed fetched pages/s "avg/s" RSS "anon" "file" "peak RSS"
+  local last=0 t0 now fetched=0 st prev_t i=0 phase=crawl split=yes
+  local peak_crawl= peak_close= events="$work/amber/logs/events.jsonl"
   t0=$(date +%s.%N)
   prev_t=$t0
-  # Each line: fetched so far (/status), pages/s over the last interval and since the start,
-  # RSS now and its peak (VmRSS, VmHWM of /proc/PID/status).
+  # reset PHASE: note the peak RSS so far as the peak of the phase that ends, and reset it.
+  reset() {
+    local hwm
+    hwm=$(kb VmHWM "$pid")
+    [ -n "$hwm" ] || return 0
+    [ "$phase" = crawl ] && peak_crawl=$hwm || peak_close=$hwm
+    phase=$1
+    if [ "$split" = yes ] && ! echo 5 2>/dev/null >"/proc/$pid/clear_refs"; then
+      split=no
+    fi
+    printf '%7.0fs %s: RSS %s MB, peak of the phase before %s MB\n' "$(awk -v n="$(date +%s.%N)" -v t="$t0" 'BEGIN { print n - t }')" \
+      "$phase" "$(mb "$(kb VmRSS "$pid")")" "$(mb "$hwm")"
+  }
   while kill -0 "$pid" 2>/dev/null; do
-    sleep 10
+    sleep 1
+    i=$((i + 1))
     now=$(date +%s.%N)
-    # Nothing once the crawl has stopped serving (it is writing its reports): the loop ends.
-    fetched=$(curl -fsS "http://$status/status" 2>/dev/null | sed -n 's/^ *"urls_fetched": *\([0-9]*\).*/\1/p' || true)
-    rss=$(awk '/^VmRSS/ {printf "%.0f MB", $2 / 1024}' "/proc/$pid/status" 2>/dev/null || true)
-    hwm=$(awk '/^VmHWM/ {printf "%.0f MB", $2 / 1024}' "/proc/$pid/status" 2>/dev/null || true)
-    [ -n "$fetched" ] || break
-    awk -v now="$now" -v t0="$t0" -v p="$prev_t" -v f="$fetched" -v l="$last" -v r="$rss" -v h="$hwm" \
-      'BEGIN { printf "%7.0fs %10d %10.0f %10.0f %10s %10s\n", now - t0, f, (f - l) / (now - p), f / (now - t0), r, h }'
+    if [ "$phase" = crawl ]; then
+      # /status until the workers stop: at the time limit, or when nothing is queued or in flight.
+      st=$(curl -fsS "http://$status/status" 2>/dev/null | tr -d ' \n' || true)
+      fetched=$(echo "$st" | sed -n 's/.*"urls_fetched":\([0-9]*\).*/\1/p')
+      [ -n "$fetched" ] || fetched=$last
+      local idle=no
+      case "$st" in *'"Queued":0,"InFlight":0,'*) [ "$fetched" -gt 0 ] && idle=yes ;; esac
+      if [ "$idle" = yes ] || [ "$(awk -v n="$now" -v t="$t0" -v l="$limit" 'BEGIN { print (n - t >= l) }')" = 1 ]; then
+        reset "closing outputs, sorting the index"
+      fi
+    elif [ "$phase" != reports ]; then
+      case "$(tail -c 2000 "$events" 2>/dev/null)" in *'"event.action":"crawl-end"'*) reset reports ;; esac
+    fi
+    [ $((i % 10)) = 0 ] || continue
+    awk -v now="$now" -v t0="$t0" -v p="$prev_t" -v f="$fetched" -v l="$last" -v r="$(kb VmRSS "$pid")" \
+      -v a="$(kb RssAnon "$pid")" -v fl="$(kb RssFile "$pid")" -v h="$(kb VmHWM "$pid")" \
+      'BEGIN { if (r == "") exit; printf "%7.0fs %10d %10.0f %10.0f %7.0f MB %7.0f MB %7.0f MB %7.0f MB\n", now - t0, f, (f - l) / (now - p), f / (now - t0), r / 1024, a / 1024, fl / 1024, h / 1024 }'
     last=$fetched
     prev_t=$now
   done
@@ -171,8 +224,24 @@ scale() {
   set -e
   cat "$work/amber.out"
   echo "amber exited $code (14: stopped at --time-limit $SCALE_LIMIT); whole run, reports included:"
-  awk -v w="$(figure amber wall)" -v c="$(figure amber cpu)" -v r="$(figure amber rss)" \
+  local last_peak
+  last_peak=$(figure amber rss)
+  local whole=$last_peak
+  if [ "$split" = yes ] && [ -n "$peak_crawl" ]; then
+    whole=$(awk -v a="$peak_crawl" -v b="${peak_close:-0}" -v c="$last_peak" 'BEGIN { a /= 1024; b /= 1024; m = a > b ? a : b; print (m > c ? m : c) }')
+  fi
+  awk -v w="$(figure amber wall)" -v c="$(figure amber cpu)" -v r="$whole" \
     'BEGIN { printf "  %.0f s, %.0f CPU-s, peak RSS %.0f MB\n", w, c, r }'
+  if [ "$split" = yes ] && [ -n "$peak_crawl" ]; then
+    echo "peak RSS by phase:"
+    printf '  crawl                               %6s MB\n' "$(mb "$peak_crawl")"
+    if [ -n "$peak_close" ]; then
+      printf '  closing outputs, sorting the index  %6s MB\n' "$(mb "$peak_close")"
+      printf '  reports                             %6.0f MB\n' "$last_peak"
+    else
+      printf '  closing outputs, index, reports     %6.0f MB\n' "$last_peak"
+    fi
+  fi
   [ "$code" = 0 ] || [ "$code" = 14 ]
 }
 

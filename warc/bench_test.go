@@ -14,10 +14,17 @@ import (
 )
 
 // BenchmarkWriteCapture measures raw response bytes written per second (request, response,
-// metadata, CDXJ line) for 64 KiB HTML-like pages, sequentially and from parallel goroutines.
+// metadata, CDXJ line) for 64 KiB and 600-byte HTML-like pages (the generated bench site's are
+// about 400 bytes), sequentially and from parallel goroutines.
 func BenchmarkWriteCapture(b *testing.B) {
+	for _, size := range []int{64 << 10, 600} {
+		b.Run(fmt.Sprintf("page=%d", size), func(b *testing.B) { benchmarkWriteCapture(b, size) })
+	}
+}
+
+func benchmarkWriteCapture(b *testing.B, size int) {
 	var page strings.Builder
-	for i := 0; page.Len() < 64<<10; i++ {
+	for i := 0; page.Len() < size; i++ {
 		fmt.Fprintf(&page, "<p class=\"item\">Item %d: <a href=\"/page/%d\">link %d</a> lorem ipsum dolor sit amet</p>\n", i, i*7, i)
 	}
 	resp := rawResponse(200, "OK", [][2]string{{"Content-Type", "text/html"}, {"Content-Length", fmt.Sprint(page.Len())}}, []byte(page.String()))

@@ -43,8 +43,8 @@ const (
 // capture and closed (renamed away from ".open", so it validates), and the index keeps no part
 // of the capture's line; the next write starts a new file.
 type Writer struct {
-	cfg       Config
-	hostname  string
+	cfg      Config
+	hostname string
 	now      func() time.Time
 
 	// dedupMu guards pending: payload digests whose first capture is being written right now,
@@ -127,11 +127,11 @@ func newWriter(cfg Config, create func(string, int, os.FileMode) (file, error)) 
 		return nil, err
 	}
 	w := &Writer{
-		cfg:       cfg,
-		create:    create,
-		hostname:  sanitizeHostname(host),
-		now:       time.Now,
-		serial:    serial,
+		cfg:      cfg,
+		create:   create,
+		hostname: sanitizeHostname(host),
+		now:      time.Now,
+		serial:   serial,
 	}
 	if cfg.CDXJPath != "" {
 		if err := os.MkdirAll(filepath.Dir(cfg.CDXJPath), 0o755); err != nil {
@@ -684,31 +684,38 @@ func nextSerial(dir, prefix string) (int, error) {
 // spool holds one compressed record: in memory up to spoolMem bytes, then in a temp file.
 type spool struct {
 	dir string
-	buf bytes.Buffer
+	buf []byte // from spoolPool; nil once released
 	f   *os.File
 	n   int64
 }
 
 const spoolMem = 4 << 20
 
+// spoolPool keeps the memory of released spools for the next records.
+var spoolPool = sync.Pool{New: func() any { b := make([]byte, 0, 4096); return &b }}
+
 func (s *spool) Write(p []byte) (int, error) {
-	if s.f == nil && s.buf.Len()+len(p) > spoolMem {
+	if s.buf == nil && s.f == nil {
+		s.buf = (*spoolPool.Get().(*[]byte))[:0]
+	}
+	if s.f == nil && len(s.buf)+len(p) > spoolMem {
 		f, err := os.CreateTemp(s.dir, "amber-warc-*")
 		if err != nil {
 			return 0, fmt.Errorf("spool record: %w", err)
 		}
 		s.f = f
-		if _, err := f.Write(s.buf.Bytes()); err != nil {
+		if _, err := f.Write(s.buf); err != nil {
 			return 0, fmt.Errorf("spool record: %w", err)
 		}
-		s.buf = bytes.Buffer{}
+		s.release()
 	}
 	var n int
 	var err error
 	if s.f != nil {
 		n, err = s.f.Write(p)
 	} else {
-		n, err = s.buf.Write(p)
+		s.buf = append(s.buf, p...)
+		n = len(p)
 	}
 	s.n += int64(n)
 	return n, err
@@ -720,7 +727,7 @@ func (s *spool) Size() int64 { return s.n }
 // WriteTo copies everything held to dst; it may be called several times.
 func (s *spool) WriteTo(dst io.Writer) (int64, error) {
 	if s.f == nil {
-		n, err := dst.Write(s.buf.Bytes())
+		n, err := dst.Write(s.buf)
 		return int64(n), err
 	}
 	if _, err := s.f.Seek(0, io.SeekStart); err != nil {
@@ -732,13 +739,23 @@ func (s *spool) WriteTo(dst io.Writer) (int64, error) {
 // Reset empties the spool for reuse.
 func (s *spool) Reset() error {
 	err := s.Close()
-	s.buf.Reset()
+	s.buf = s.buf[:0]
 	s.n = 0
 	return err
 }
 
-// Close releases the temp file, if any.
+// release gives the memory back to spoolPool (unless it grew past 1 MiB).
+func (s *spool) release() {
+	if s.buf != nil && cap(s.buf) <= 1<<20 {
+		b := s.buf[:0]
+		spoolPool.Put(&b)
+	}
+	s.buf = nil
+}
+
+// Close releases the memory and the temp file, if any.
 func (s *spool) Close() error {
+	s.release()
 	if s.f == nil {
 		return nil
 	}

@@ -5,10 +5,16 @@
 // Crawl-delay, Retry-After backoff and per-URL retry times, with many hosts in parallel. The same
 // rules pace every other request a claim makes (robots.txt, see Pace).
 //
-// Durability: every state change is one badger transaction. A claim is held only in memory, so
-// after a crash (or a Close with claims outstanding) every claimed, unfinished URL is queued
-// again when the frontier is reopened. Writes are not fsynced one by one (they survive the
-// process being killed, as the OS page cache holds them); call Sync for an fsync.
+// Durability: a method that changes state (AddBatch, Add, Reject, Done, Failed, Retry,
+// RetryStatus, StoreDigest, PutMeta) returns only once its change is committed to badger, all
+// of it in one transaction (concurrent changes share a transaction: group commit). A commit
+// writes the change into badger's write-ahead log, a memory-mapped file, before it returns,
+// so from then on the change survives the process being killed (kill -9, a crash, an OOM
+// kill): the kernel holds the written pages and writes them back. Commits are not fsynced
+// (badger's SyncWrites is off): a power loss or a kernel crash may lose what was committed
+// since the last Sync. A claim is held only in memory, so after a crash (or a Close with
+// claims outstanding) every claimed, unfinished URL is queued again when the frontier is
+// reopened.
 //
 // Errors: a method's doc says which of its errors concern one input (they wrap ErrURL or
 // ErrMeta: record that input's failure and go on). ErrNoSpace means the filesystem is too full
@@ -139,6 +145,7 @@ const (
 // Frontier is the durable crawl frontier. All methods are safe for concurrent use.
 type Frontier struct {
 	db        *badger.DB
+	w         *writer
 	space     *gate
 	cfg       Config
 	readAhead int                // per-host buffer size
@@ -210,7 +217,8 @@ func Open(cfg Config) (*Frontier, error) {
 		WithValueLogFileSize(64 << 20).
 		WithValueThreshold(1 << 20).
 		WithNumGoroutines(2).
-		WithCompression(options.None)
+		WithCompression(options.None).
+		WithDetectConflicts(false) // one writer: see writer
 	db, err := badger.Open(opts)
 	if err != nil {
 		_ = g.close()
@@ -221,6 +229,7 @@ func Open(cfg Config) (*Frontier, error) {
 	}
 	f := &Frontier{
 		db:        db,
+		w:         startWriter(db, g),
 		space:     g,
 		cfg:       cfg,
 		readAhead: min(max(2*cfg.HostConcurrency+4, 8), 64),
@@ -237,11 +246,13 @@ func Open(cfg Config) (*Frontier, error) {
 		return n
 	}
 	if err := f.migrate(); err != nil {
+		f.w.close()
 		_ = db.Close()
 		_ = g.close()
 		return nil, err
 	}
 	if err := f.rebuild(); err != nil {
+		f.w.close()
 		_ = db.Close()
 		_ = g.close()
 		return nil, err
@@ -351,6 +362,7 @@ func (f *Frontier) Close() error {
 		f.idle.Wait()
 	}
 	f.mu.Unlock()
+	f.w.close()
 	err = f.db.Close()
 	if cerr := f.space.close(); err == nil {
 		err = cerr
@@ -407,23 +419,12 @@ func (f *Frontier) exit() {
 	f.mu.Unlock()
 }
 
-// write runs fn in a read-write transaction, again on a conflict with a concurrent one, once
-// the filesystem has room for about size bytes more and all badger may write on its own
-// afterwards (ErrNoSpace otherwise).
-func (f *Frontier) write(size int64, fn func(txn *badger.Txn) error) error {
-	if err := f.space.acquire(size); err != nil {
-		return err
-	}
-	var err error
-	for i := 0; ; i++ {
-		err = f.db.Update(fn)
-		if errors.Is(err, badger.ErrConflict) && i < 1000 {
-			continue
-		}
-		break
-	}
-	f.space.release(size, err == nil)
-	return noSpace(err)
+// write runs fn, which writes at most n entries of about size log bytes, in a read-write
+// transaction, once the filesystem has room for them and all badger may write on its own
+// afterwards (ErrNoSpace otherwise), and returns once it is committed. fn may share its
+// transaction with other writes (see writer) and may run more than once.
+func (f *Frontier) write(size int64, n int, fn func(txn *badger.Txn) error) error {
+	return f.w.write(size, n, fn)
 }
 
 // entrySize estimates the log bytes of one entry.
@@ -451,9 +452,14 @@ type AddResult struct {
 	Err error
 }
 
-// maxChunk bounds the bytes written by one AddBatch transaction (badger limits a transaction
-// to 15% of the memtable size; one URL alone, at most about twice MaxRecordSize, fits too).
-const maxChunk = 1 << 20
+// maxChunk bounds the bytes, and maxChunkURLs the URLs, written by one AddBatch transaction
+// (badger limits a transaction to 15% of the memtable size and to as many entries as
+// skiplist nodes of the largest size fit in that; one URL alone, at most about twice
+// MaxRecordSize, fits too).
+const (
+	maxChunk     = maxGroupSize
+	maxChunkURLs = maxGroupEntries / 2
+)
 
 // AddBatch is Add for many URLs in as few transactions as possible. Result i is the outcome of
 // us[i]: a URL repeated within us is New only the first time, and a URL that cannot be stored
@@ -539,13 +545,13 @@ func (f *Frontier) AddBatch(us []URL) ([]AddResult, error) {
 			if !a.skip {
 				n = entrySize(len(a.uk), len(a.val)) + entrySize(len(a.it.key), len(a.val))
 			}
-			if end > start && size+n > maxChunk {
+			if end > start && (size+n > maxChunk || end-start >= maxChunkURLs) {
 				break
 			}
 			size += n
 			end++
 		}
-		err = f.write(size, func(txn *badger.Txn) error {
+		err = f.write(size, 2*(end-start), func(txn *badger.Txn) error {
 			for i := start; i < end; i++ {
 				a := &adds[i]
 				res[i] = AddResult{Err: res[i].Err}
@@ -662,7 +668,7 @@ func (f *Frontier) Reject(u URL, reason string) (bool, error) {
 	uk := urlKey(u.URL)
 	first := false
 	var taken error
-	err := f.write(entrySize(len(uk), len(val))+txnOverhead, func(txn *badger.Txn) error {
+	err := f.write(entrySize(len(uk), len(val))+txnOverhead, 1, func(txn *badger.Txn) error {
 		first, taken = false, nil
 		got, err := txn.Get(uk)
 		switch {
@@ -877,7 +883,7 @@ func (f *Frontier) finishTxn(c *Claim, state byte, rec record) error {
 	val := rec.encode()
 	uk := urlKey(rec.URL.URL)
 	size := entrySize(len(c.key), 0) + entrySize(len(uk), len(val)) + txnOverhead
-	return f.write(size, func(txn *badger.Txn) error {
+	return f.write(size, 2, func(txn *badger.Txn) error {
 		if err := txn.Delete([]byte(c.key)); err != nil {
 			return err
 		}
@@ -968,7 +974,7 @@ func (f *Frontier) RetryStatus(c *Claim, notBefore time.Time, status int) (bool,
 	val := rec.encode()
 	uk := urlKey(rec.URL.URL)
 	size := entrySize(len(c.key), 0) + entrySize(len(it.key), len(val)) + entrySize(len(uk), len(val)) + txnOverhead
-	err := f.write(size, func(txn *badger.Txn) error {
+	err := f.write(size, 3, func(txn *badger.Txn) error {
 		if err := txn.Delete([]byte(c.key)); err != nil {
 			return err
 		}
@@ -1182,7 +1188,7 @@ func (f *Frontier) StoreDigest(digest, uri string, date time.Time) error {
 	}
 	defer f.exit()
 	val := encodeDigest(uri, date)
-	err := f.write(entrySize(min(len(digest), hashedPart)+2, len(digest)+len(val))+txnOverhead, func(txn *badger.Txn) error {
+	err := f.write(entrySize(min(len(digest), hashedPart)+2, len(digest)+len(val))+txnOverhead, 1, func(txn *badger.Txn) error {
 		return putLong(txn, prefixDigest, digest, val, true)
 	})
 	if errors.Is(err, errTaken) {
@@ -1210,7 +1216,7 @@ func (f *Frontier) PutMeta(key string, value []byte) error {
 	if val == nil {
 		val = []byte{}
 	}
-	err := f.write(entrySize(min(len(key), hashedPart)+2, len(key)+len(val))+txnOverhead, func(txn *badger.Txn) error {
+	err := f.write(entrySize(min(len(key), hashedPart)+2, len(key)+len(val))+txnOverhead, 1, func(txn *badger.Txn) error {
 		return putLong(txn, prefixMeta, key, val, false)
 	})
 	if errors.Is(err, errTaken) {

@@ -54,7 +54,7 @@ func (f *Frontier) migrate() error {
 		}
 	}
 	val := []byte(strconv.Itoa(formatVersion))
-	if err := f.write(int64(len(formatKey)+len(val)+entryOverhead+txnOverhead), func(txn *badger.Txn) error {
+	if err := f.write(int64(len(formatKey)+len(val)+entryOverhead+txnOverhead), 1, func(txn *badger.Txn) error {
 		return txn.Set(formatKey, val)
 	}); err != nil {
 		return fmt.Errorf("frontier: write format: %w", err)
@@ -116,7 +116,7 @@ func (f *Frontier) migrateKey(prefix string, k []byte) error {
 		return err
 	}
 	size += int64(2*len(k)) + hashedPart + 2*entryOverhead + txnOverhead
-	return f.write(size, func(txn *badger.Txn) error {
+	return f.write(size, 2, func(txn *badger.Txn) error {
 		item, err := txn.Get(k)
 		if errors.Is(err, badger.ErrKeyNotFound) {
 			return nil

@@ -8,6 +8,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/dgraph-io/badger/v4/skl"
 )
 
 // Badger writes its write-ahead logs (*.mem) and its tables (*.sst) through memory maps of
@@ -60,8 +62,10 @@ const (
 const (
 	memTableSize = 16 << 20
 	numMemtables = 2
-	maxBatchSize = 15 * memTableSize / 100 // badger's limit on one transaction
-	maxLogs      = (numMemtables + 1) * (memTableSize + maxBatchSize)
+	maxBatchSize = 15 * memTableSize / 100 // badger's limit on the bytes of one transaction
+	// maxBatchCount is badger's limit on the entries of one transaction.
+	maxBatchCount = maxBatchSize / skl.MaxNodeSize
+	maxLogs       = (numMemtables + 1) * (memTableSize + maxBatchSize)
 )
 
 // ErrNoSpace is returned (wrapped) by every write, by Open and by Close when the store's

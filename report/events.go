@@ -8,6 +8,7 @@ import (
 	"os"
 	"sort"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -371,25 +372,21 @@ func (o *object) flag(k string, v bool) {
 
 func (o *object) url(u URLInfo) {
 	o.str("url.full", u.URL)
-	if p, err := url.Parse(u.URL); err == nil {
-		if p.Scheme != "" {
-			o.str("url.scheme", p.Scheme)
+	if p, ok := splitURL(u.URL); ok {
+		if p.scheme != "" {
+			o.str("url.scheme", p.scheme)
 		}
-		if h := p.Hostname(); h != "" {
-			o.str("url.domain", h)
+		if p.host != "" {
+			o.str("url.domain", p.host)
 		}
-		if port := p.Port(); port != "" {
-			if n, err := strconv.Atoi(port); err == nil {
+		if p.port != "" {
+			if n, err := strconv.Atoi(p.port); err == nil {
 				o.num("url.port", int64(n))
 			}
 		}
-		path := p.EscapedPath()
-		if path == "" {
-			path = "/"
-		}
-		o.str("url.path", path)
-		if p.RawQuery != "" {
-			o.str("url.query", p.RawQuery)
+		o.str("url.path", p.path)
+		if p.query != "" {
+			o.str("url.query", p.query)
 		}
 	}
 	o.str("crawler.url.hops", u.Hops)
@@ -427,4 +424,67 @@ func statusText(code int) string {
 		return "not fetched"
 	}
 	return "status " + strconv.Itoa(code)
+}
+
+// urlParts are the url.* fields of an event.
+type urlParts struct{ scheme, host, port, path, query string }
+
+// splitURL splits s as net/url reads it: scheme, host name (no brackets), port, escaped path
+// ("/" when empty) and raw query. ok is false when s does not parse.
+func splitURL(s string) (p urlParts, ok bool) {
+	if p, ok := splitPlainURL(s); ok {
+		return p, true
+	}
+	u, err := url.Parse(s)
+	if err != nil {
+		return urlParts{}, false
+	}
+	p = urlParts{scheme: u.Scheme, host: u.Hostname(), port: u.Port(), path: u.EscapedPath(), query: u.RawQuery}
+	if p.path == "" {
+		p.path = "/"
+	}
+	return p, true
+}
+
+// splitPlainURL splits the URLs a crawl mostly logs without net/url: http or https, a host of
+// lowercase letters, digits, dots and hyphens, a numeric port, a path and query of characters
+// net/url keeps as they are, no fragment. It reports false for anything else
+// (FuzzSplitPlainURL holds it to net/url).
+func splitPlainURL(s string) (urlParts, bool) {
+	var p urlParts
+	switch {
+	case strings.HasPrefix(s, "http://"):
+		p.scheme, s = "http", s[7:]
+	case strings.HasPrefix(s, "https://"):
+		p.scheme, s = "https", s[8:]
+	default:
+		return p, false
+	}
+	end := strings.IndexAny(s, "/?")
+	if end < 0 {
+		end = len(s)
+	}
+	hostport, rest := s[:end], s[end:]
+	host, port, hasPort := strings.Cut(hostport, ":")
+	if host == "" || hasPort && (port == "" || strings.Trim(port, "0123456789") != "") {
+		return p, false
+	}
+	for i := 0; i < len(host); i++ {
+		if c := host[i]; !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '.' || c == '-') {
+			return p, false
+		}
+	}
+	p.host, p.port = host, port
+	path, query, _ := strings.Cut(rest, "?")
+	for i := 0; i < len(rest); i++ {
+		c := rest[i]
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.IndexByte("-._~!$&'()*+,;=:@/?", c) >= 0) {
+			return p, false
+		}
+	}
+	if path == "" {
+		path = "/"
+	}
+	p.path, p.query = path, query
+	return p, true
 }

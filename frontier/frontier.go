@@ -202,7 +202,9 @@ func Open(cfg Config) (*Frontier, error) {
 		return nil, fmt.Errorf("frontier: open: %w", err)
 	}
 	// Sized for a crawler on a small machine. Values stay in the LSM tree (records are at
-	// most MaxRecordSize), so the value log needs no garbage collection.
+	// most MaxRecordSize), so the value log needs no garbage collection. Tables are neither
+	// compressed nor encrypted, so badger reads their blocks and indexes in place from the
+	// memory-mapped files: a block or index cache would only cost CPU and memory.
 	opts := badger.DefaultOptions(cfg.Dir).
 		WithLogger(nil).
 		WithSyncWrites(false).
@@ -211,8 +213,8 @@ func Open(cfg Config) (*Frontier, error) {
 		WithNumMemtables(numMemtables).
 		WithNumLevelZeroTables(4).
 		WithNumLevelZeroTablesStall(10).
-		WithBlockCacheSize(16 << 20).
-		WithIndexCacheSize(8 << 20).
+		WithBlockCacheSize(0).
+		WithIndexCacheSize(0).
 		WithNumCompactors(2).
 		WithValueLogFileSize(64 << 20).
 		WithValueThreshold(1 << 20).

@@ -1,7 +1,6 @@
 package report
 
 import (
-	"bytes"
 	"encoding/binary"
 	"fmt"
 	"net"
@@ -162,22 +161,14 @@ const (
 	srcLine = 1
 )
 
-// An item is a frontier entry or a crawl.log line, encoded to be sorted by URL, then source
-// (frontier entries first), then the order it came in:
+// An item is a frontier entry or a crawl.log line, encoded so that items sort byte by byte
+// by URL, then source (frontier entries first), then the order they came in:
 //
-//	URL (length-prefixed) | source (1 byte) | sequence (8 bytes, big-endian) | fields
+//	URL (appendKey) | source (1 byte) | sequence (8 bytes, big-endian) | fields
 //
-// The fields of a frontier entry: host, state, status, reason, hops, via, seed; of a line:
-// status, content size, MIME, duplicate, hops, via, seed, scope reason.
-
-func compareItems(a, b []byte) int {
-	ua, ra := cutBytes(a)
-	ub, rb := cutBytes(b)
-	if c := bytes.Compare(ua, ub); c != 0 {
-		return c
-	}
-	return bytes.Compare(ra[:min(9, len(ra))], rb[:min(9, len(rb))])
-}
+// The fields, length-prefixed or varints: of a frontier entry host, state, status, reason,
+// hops, via, seed; of a line status, content size, MIME, duplicate (1 byte), hops, via, seed,
+// scope reason.
 
 func encodeURLItem(b []byte, seq uint64, u *URLState) []byte {
 	b = appendItemKey(b, u.URL, srcURL, seq)
@@ -207,7 +198,7 @@ func encodeLineItem(b []byte, seq uint64, l *Line) []byte {
 }
 
 func appendItemKey(b []byte, u string, src byte, seq uint64) []byte {
-	b = appendString(b, u)
+	b = appendKey(b, u)
 	b = append(b, src)
 	return binary.BigEndian.AppendUint64(b, seq)
 }
@@ -216,7 +207,7 @@ func appendItemKey(b []byte, u string, src byte, seq uint64) []byte {
 // calls fn for each, in URL order, settled. fn may keep the record. It returns the time of
 // the latest crawl.log line. Items are sorted on disk in tmp when they exceed budget bytes.
 func eachRecord(in Input, tmp string, budget int, fn func(*record) error) (time.Time, error) {
-	srt := newSorter(tmp, budget, sortFanIn, compareItems)
+	srt := newSorter(tmp, budget, sortFanIn)
 	var buf []byte
 	var seq uint64
 	var addErr error // the sorter's, as opposed to EachURL's own
@@ -263,13 +254,17 @@ func eachRecord(in Input, tmp string, budget int, fn func(*record) error) (time.
 		return time.Time{}, err
 	}
 	defer items.Close()
+	strs := interner{}
 	var r *record
 	for {
 		it, ok, err := items.next()
 		if err != nil {
 			return time.Time{}, err
 		}
-		u, rest := cutBytes(it)
+		u, rest, kok := cutKey(it)
+		if ok && !kok {
+			return time.Time{}, errCorruptRun
+		}
 		if r != nil && (!ok || string(u) != r.url) {
 			r.settle()
 			if err := fn(r); err != nil {
@@ -288,9 +283,9 @@ func eachRecord(in Input, tmp string, budget int, fn func(*record) error) (time.
 		}
 		d := decoder{b: rest[9:]}
 		if rest[0] == srcURL {
-			r.addURL(&d)
+			r.addURL(&d, strs)
 		} else {
-			r.addLine(&d)
+			r.addLine(&d, strs)
 		}
 		if d.err != nil {
 			return time.Time{}, d.err
@@ -299,19 +294,19 @@ func eachRecord(in Input, tmp string, budget int, fn func(*record) error) (time.
 }
 
 // addURL records what the frontier knows of the URL.
-func (r *record) addURL(d *decoder) {
-	host := d.str()
-	r.state, r.status, r.reason = status.State(d.str()), int(d.varint()), d.str()
-	r.hops, r.via, r.seed = d.str(), d.str(), d.str()
+func (r *record) addURL(d *decoder, in interner) {
+	host := d.istr(in)
+	r.state, r.status, r.reason = status.State(d.istr(in)), int(d.varint()), d.istr(in)
+	r.hops, r.via, r.seed = d.istr(in), d.str(), d.istr(in)
 	r.host = hostOf(r.url, host)
 }
 
 // addLine overlays a crawl.log line about the URL (a later line wins).
-func (r *record) addLine(d *decoder) {
+func (r *record) addLine(d *decoder, in interner) {
 	r.logged = true
-	r.status, r.size, r.mime = int(d.varint()), d.varint(), d.str()
+	r.status, r.size, r.mime = int(d.varint()), d.varint(), d.istr(in)
 	r.dup = d.byte() == 1
-	hops, via, seed, why := d.str(), d.str(), d.str(), d.str()
+	hops, via, seed, why := d.istr(in), d.str(), d.istr(in), d.istr(in)
 	// crawl.log abbreviates a long hop path ("N+…"); the frontier's is whole.
 	if hops != "" && (r.hops == "" || !strings.Contains(hops, "+")) {
 		r.hops = hops
@@ -361,7 +356,7 @@ func newAccumulator(s *summary, tmp string, budget int) *accumulator {
 	a := &accumulator{
 		s: s, hosts: map[string]*hostStats{}, mimes: map[string]*tally{}, codes: map[int]*tally{},
 		seeds: map[string]bool{}, byURL: map[string]*record{}, tmp: tmp,
-		left: newSorter(tmp, budget, sortFanIn, compareLeft),
+		left: newSorter(tmp, budget, sortFanIn),
 	}
 	for _, sd := range s.in.Seeds {
 		a.seeds[sd.URL] = true

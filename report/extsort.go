@@ -2,6 +2,7 @@ package report
 
 import (
 	"bufio"
+	"bytes"
 	"container/heap"
 	"encoding/binary"
 	"errors"
@@ -9,6 +10,7 @@ import (
 	"io"
 	"os"
 	"slices"
+	"strings"
 )
 
 // Memory bounds of the external sorts behind the reports.
@@ -26,14 +28,14 @@ const maxRecord = 1 << 30
 // errCorruptRun is returned when a run file does not read back as it was written.
 var errCorruptRun = errors.New("report: corrupt sort run")
 
-// sorter sorts records (opaque byte strings) by cmp with bounded memory: records are buffered
-// up to budget bytes, then sorted and written to a run file in dir; sorted returns the
-// merged runs. With fewer than budget bytes in all, nothing is written to disk.
+// sorter sorts records (byte strings, compared byte by byte) with bounded memory: records are
+// buffered up to budget bytes, then sorted and written to a run file in dir; sorted returns
+// the merged runs. With fewer than budget bytes in all, nothing is written to disk. Records
+// meant to be sorted by several fields start with them encoded by appendKey.
 type sorter struct {
 	dir    string
 	budget int
 	fanIn  int
-	cmp    func(a, b []byte) int
 	arena  []byte // the buffered records, back to back
 	spans  []span // where each buffered record is in arena
 	runs   []string
@@ -42,8 +44,8 @@ type sorter struct {
 // span is one record in a sorter's arena.
 type span struct{ off, end int }
 
-func newSorter(dir string, budget, fanIn int, cmp func(a, b []byte) int) *sorter {
-	return &sorter{dir: dir, budget: max(budget, 1), fanIn: max(fanIn, 2), cmp: cmp}
+func newSorter(dir string, budget, fanIn int) *sorter {
+	return &sorter{dir: dir, budget: max(budget, 1), fanIn: max(fanIn, 2)}
 }
 
 // add buffers a copy of rec, writing a run first when the buffer is full.
@@ -68,7 +70,7 @@ func (s *sorter) add(rec []byte) error {
 func (s *sorter) rec(sp span) []byte { return s.arena[sp.off:sp.end] }
 
 func (s *sorter) sortBuffer() {
-	slices.SortFunc(s.spans, func(a, b span) int { return s.cmp(s.rec(a), s.rec(b)) })
+	slices.SortFunc(s.spans, func(a, b span) int { return bytes.Compare(s.rec(a), s.rec(b)) })
 }
 
 // spill writes the buffered records, sorted, to a new run file and empties the buffer.
@@ -98,7 +100,7 @@ func (s *sorter) spill() error {
 	return nil
 }
 
-// sorted returns the records added so far in cmp order. No record may be added after it.
+// sorted returns the records added so far in byte order. No record may be added after it.
 // The caller closes the stream, which removes the sorter's run files.
 func (s *sorter) sorted() (recordStream, error) {
 	if len(s.runs) == 0 {
@@ -118,7 +120,7 @@ func (s *sorter) sorted() (recordStream, error) {
 			return nil, err
 		}
 	}
-	m, err := openMerge(s.runs, s.cmp)
+	m, err := openMerge(s.runs)
 	if err != nil {
 		s.remove()
 		return nil, err
@@ -130,7 +132,7 @@ func (s *sorter) sorted() (recordStream, error) {
 // mergeRuns merges the first fanIn runs into one new run.
 func (s *sorter) mergeRuns() error {
 	group := slices.Clone(s.runs[:s.fanIn])
-	m, err := openMerge(group, s.cmp)
+	m, err := openMerge(group)
 	if err != nil {
 		return err
 	}
@@ -240,15 +242,14 @@ func (rr *runReader) read() (ok bool, err error) {
 
 // mergeStream merges sorted run files. Its heap holds the runs that have a current record.
 type mergeStream struct {
-	cmp     func(a, b []byte) int
 	readers []*runReader
 	h       []*runReader
 	top     *runReader // the run whose record next returned last; advanced on the next call
 	remove  func()
 }
 
-func openMerge(names []string, cmp func(a, b []byte) int) (*mergeStream, error) {
-	m := &mergeStream{cmp: cmp}
+func openMerge(names []string) (*mergeStream, error) {
+	m := &mergeStream{}
 	for _, name := range names {
 		f, err := os.Open(name)
 		if err != nil {
@@ -305,7 +306,7 @@ func (m *mergeStream) Close() error {
 
 // heap.Interface over the runs with a current record.
 func (m *mergeStream) Len() int           { return len(m.h) }
-func (m *mergeStream) Less(i, j int) bool { return m.cmp(m.h[i].rec, m.h[j].rec) < 0 }
+func (m *mergeStream) Less(i, j int) bool { return bytes.Compare(m.h[i].rec, m.h[j].rec) < 0 }
 func (m *mergeStream) Swap(i, j int)      { m.h[i], m.h[j] = m.h[j], m.h[i] }
 func (m *mergeStream) Push(x any)         { m.h = append(m.h, x.(*runReader)) }
 func (m *mergeStream) Pop() any {
@@ -314,20 +315,55 @@ func (m *mergeStream) Pop() any {
 	return x
 }
 
+// appendKey appends s so that records starting with keys compare byte by byte as their keys
+// do, field by field: each 0x00 of s is written 0x00 0xFF, and the key ends with 0x00 0x01.
+func appendKey(b []byte, s string) []byte {
+	for {
+		i := strings.IndexByte(s, 0)
+		if i < 0 {
+			break
+		}
+		b = append(b, s[:i+1]...)
+		b = append(b, 0xFF)
+		s = s[i+1:]
+	}
+	b = append(b, s...)
+	return append(b, 0x00, 0x01)
+}
+
+// cutKey splits a key written by appendKey off the front of b. ok is false when b does not
+// start with one.
+func cutKey(b []byte) (key, rest []byte, ok bool) {
+	i := bytes.IndexByte(b, 0)
+	if i < 0 || i+1 >= len(b) {
+		return nil, nil, false
+	}
+	if b[i+1] == 0x01 {
+		return b[:i], b[i+2:], true
+	}
+	// An escaped 0x00: rare, so copied.
+	var k []byte
+	for {
+		if i < 0 || i+1 >= len(b) {
+			return nil, nil, false
+		}
+		switch b[i+1] {
+		case 0x01:
+			return append(k, b[:i]...), b[i+2:], true
+		case 0xFF:
+			k = append(k, b[:i+1]...)
+			b = b[i+2:]
+		default:
+			return nil, nil, false
+		}
+		i = bytes.IndexByte(b, 0)
+	}
+}
+
 // appendString appends s with its length in front.
 func appendString(b []byte, s string) []byte {
 	b = binary.AppendUvarint(b, uint64(len(s)))
 	return append(b, s...)
-}
-
-// cutBytes splits a length-prefixed string off the front of b. A b too short for it gives
-// what there is.
-func cutBytes(b []byte) (s, rest []byte) {
-	n, k := binary.Uvarint(b)
-	if k <= 0 || n > uint64(len(b)-k) {
-		return b, nil
-	}
-	return b[k : k+int(n)], b[k+int(n):]
 }
 
 // decoder reads the fields of a record, in the order they were appended. Its first error
@@ -349,6 +385,53 @@ func (d *decoder) str() string {
 	s := string(d.b[k : k+int(n)])
 	d.b = d.b[k+int(n):]
 	return s
+}
+
+// istr is str for a field with few distinct values (a state, a MIME type, a seed, a hop
+// path, a reason): the strings are shared through in.
+func (d *decoder) istr(in interner) string {
+	if d.err != nil {
+		return ""
+	}
+	n, k := binary.Uvarint(d.b)
+	if k <= 0 || n > uint64(len(d.b)-k) {
+		d.err = errCorruptRun
+		return ""
+	}
+	s := in.get(d.b[k : k+int(n)])
+	d.b = d.b[k+int(n):]
+	return s
+}
+
+// maxInterned bounds the strings an interner keeps.
+const maxInterned = 4096
+
+// interner shares equal strings: it keeps the first maxInterned distinct ones it is given.
+type interner map[string]string
+
+func (in interner) get(b []byte) string {
+	if s, ok := in[string(b)]; ok {
+		return s
+	}
+	s := string(b)
+	if len(in) < maxInterned {
+		in[s] = s
+	}
+	return s
+}
+
+// key reads a key written by appendKey.
+func (d *decoder) key() string {
+	if d.err != nil {
+		return ""
+	}
+	k, rest, ok := cutKey(d.b)
+	if !ok {
+		d.err = errCorruptRun
+		return ""
+	}
+	d.b = rest
+	return string(k)
 }
 
 func (d *decoder) varint() int64 {

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -58,7 +59,7 @@ func TestSorter(t *testing.T) {
 		for _, p := range params {
 			t.Run(fmt.Sprintf("%s/budget=%d,fanin=%d", in.name, p.budget, p.fanIn), func(t *testing.T) {
 				dir := t.TempDir()
-				s := newSorter(dir, p.budget, p.fanIn, bytes.Compare)
+				s := newSorter(dir, p.budget, p.fanIn)
 				for _, r := range in.recs {
 					if err := s.add(r); err != nil {
 						t.Fatal(err)
@@ -99,7 +100,7 @@ func TestSorter(t *testing.T) {
 // TestSorterCorruptRun: a run file cut short is an error, not a shorter result.
 func TestSorterCorruptRun(t *testing.T) {
 	dir := t.TempDir()
-	s := newSorter(dir, 64, 64, bytes.Compare)
+	s := newSorter(dir, 64, 64)
 	for _, r := range randomRecords(200) {
 		if err := s.add(r); err != nil {
 			t.Fatal(err)
@@ -132,4 +133,51 @@ func TestSorterCorruptRun(t *testing.T) {
 	if left, _ := filepath.Glob(filepath.Join(dir, "*")); len(left) != 0 {
 		t.Errorf("files left: %v", left)
 	}
+}
+
+// checkKeyOrder: records made of two keys each and a tail compare byte by byte as the pairs
+// of keys compare field by field, whatever the tails, and the keys read back.
+func checkKeyOrder(t *testing.T, a1, a2, b1, b2 string) {
+	t.Helper()
+	ra := append(appendKey(appendKey(nil, a1), a2), "\x00tail"...)
+	rb := append(appendKey(appendKey(nil, b1), b2), "\xff"...)
+	want := strings.Compare(a1, b1)
+	if want == 0 {
+		want = strings.Compare(a2, b2)
+	}
+	if want == 0 {
+		return // equal keys: the tails decide
+	}
+	if got := bytes.Compare(ra, rb); got != want {
+		t.Errorf("(%q, %q) vs (%q, %q): records compare %d, keys %d", a1, a2, b1, b2, got, want)
+	}
+	k1, rest, ok := cutKey(ra)
+	k2, rest, ok2 := cutKey(rest)
+	if !ok || !ok2 || string(k1) != a1 || string(k2) != a2 || string(rest) != "\x00tail" {
+		t.Errorf("cutKey(%q) = %q, %q, rest %q (%v, %v)", ra, k1, k2, rest, ok, ok2)
+	}
+}
+
+func TestKeyOrder(t *testing.T) {
+	tests := [][4]string{
+		{"a", "x", "b", "x"},
+		{"a", "z", "ab", "a"}, // a prefix comes first, whatever the next field
+		{"a", "z", "a\x00", "a"},
+		{"a\x00", "z", "a\x01", "a"},
+		{"a\x00b", "", "a\x00", "z"},
+		{"", "b", "", "a"},
+		{"", "", "\x00", ""},
+		{"\xff", "", "\xff\x00", ""},
+		{"http://a/", "\x00\x00", "http://a/", "\x00\x01"},
+	}
+	for _, tt := range tests {
+		checkKeyOrder(t, tt[0], tt[1], tt[2], tt[3])
+		checkKeyOrder(t, tt[2], tt[3], tt[0], tt[1])
+	}
+}
+
+func FuzzKeyOrder(f *testing.F) {
+	f.Add("a", "b", "a\x00", "")
+	f.Add("http://a.example/", "x", "http://a.example/\x00", "\xff")
+	f.Fuzz(checkKeyOrder)
 }

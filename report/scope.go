@@ -79,25 +79,16 @@ func (h *hostStats) scopeHost() ScopeHost {
 	return ScopeHost{Host: h.host, ScopeCounts: h.counts.scopeCounts(), SuggestedRule: h.suggestion}
 }
 
-// A left record is a URL left out (blocked or out of scope), sorted by host, then URL:
-// host, URL, reason, hops, via, seed, each length-prefixed.
+// A left record is a URL left out (blocked or out of scope), encoded to sort byte by byte by
+// host, then URL: host and URL (appendKey), then reason, hops, via and seed (length-prefixed).
 
 func encodeLeft(b []byte, r *record) []byte {
-	for _, f := range []string{r.host, r.url, r.reason, r.hops, r.via, r.seed} {
+	b = appendKey(b, r.host)
+	b = appendKey(b, r.url)
+	for _, f := range []string{r.reason, r.hops, r.via, r.seed} {
 		b = appendString(b, f)
 	}
 	return b
-}
-
-func compareLeft(a, b []byte) int {
-	ha, ra := cutBytes(a)
-	hb, rb := cutBytes(b)
-	if c := bytes.Compare(ha, hb); c != 0 {
-		return c
-	}
-	ua, _ := cutBytes(ra)
-	ub, _ := cutBytes(rb)
-	return bytes.Compare(ua, ub)
 }
 
 // writeLeft writes the URLs left out, sorted by host and URL, to the summary's leftOut file,
@@ -121,7 +112,11 @@ func (a *accumulator) writeLeft() (err error) {
 		if err = err2; err != nil || !ok {
 			break
 		}
-		host, _ := cutBytes(rec)
+		host, _, kok := cutKey(rec)
+		if !kok {
+			err = errCorruptRun
+			break
+		}
 		if cur == nil || string(host) != cur.host {
 			cur = a.hosts[string(host)]
 			if cur == nil {
@@ -187,8 +182,8 @@ func (lr *leftReader) each(h *hostStats, fn func(ScopeURL) error) error {
 			return fmt.Errorf("report: read the URLs left out: %w", err)
 		}
 		d := decoder{b: lr.rr.rec}
-		_ = d.str() // host
-		u := ScopeURL{URL: d.str(), Reason: d.str(), Hops: d.str(), Via: d.str(), Seed: d.str()}
+		_ = d.key() // host
+		u := ScopeURL{URL: d.key(), Reason: d.str(), Hops: d.str(), Via: d.str(), Seed: d.str()}
 		if d.err != nil {
 			return d.err
 		}

@@ -103,13 +103,14 @@ func BenchmarkAddClaimDone(b *testing.B) {
 }
 
 // BenchmarkCrawl runs what a crawl asks of the frontier for each page, with 16 workers and no
-// host delay: claim, look up and store a payload digest, add 20 outlinks of which 2 are new
-// (a batch), finish. It stops after b.N pages and reports pages per second and CPU time per
-// page.
+// host delay: claim, look up and store a payload digest, add 20 outlinks (a batch: 2 new
+// URLs, the 8 navigation links of the page's host, the same on every page, and 10 URLs added
+// before, at random), reject 2 (out of scope: one new, one a footer link on every page),
+// finish. It stops after b.N pages and reports pages per second and CPU time per page.
 func BenchmarkCrawl(b *testing.B) {
 	for _, hosts := range []int{1, 1000} {
 		b.Run(fmt.Sprintf("hosts=%d", hosts), func(b *testing.B) {
-			const workers, outlinks, fresh = 16, 20, 2
+			const workers, outlinks, fresh, nav = 16, 20, 2, 8
 			f := openT(b, Config{HostConcurrency: 16})
 			var seeds []URL
 			for i := range 2 * workers {
@@ -159,15 +160,25 @@ func BenchmarkCrawl(b *testing.B) {
 						}
 						batch = batch[:0]
 						for i := range outlinks {
-							n := first + i // fresh ones first, then ones seen before
-							if i >= fresh {
-								n = (first*7 + i) % first
+							switch {
+							case i < fresh:
+								batch = append(batch, benchURL(first+i, hosts))
+							case i < fresh+nav:
+								h := c.URL.Host
+								batch = append(batch, URL{URL: "https://" + h + "/section/" + strconv.Itoa(i) + "/", Host: h, Hops: "LL", Seed: "https://" + h + "/"})
+							default:
+								batch = append(batch, benchURL((first*7+i)%first, hosts))
 							}
-							batch = append(batch, benchURL(n, hosts))
 						}
 						if _, err := f.AddBatch(batch); err != nil {
 							b.Error(err)
 							return
+						}
+						for _, out := range []string{"https://elsewhere.example/" + strconv.Itoa(first), "https://elsewhere.example/about"} {
+							if _, err := f.Reject(URL{URL: out, Host: "elsewhere.example", Hops: "LL", Via: c.URL.URL}, "out-of-scope"); err != nil {
+								b.Error(err)
+								return
+							}
 						}
 						if err := f.Done(c); err != nil {
 							b.Error(err)

@@ -152,7 +152,7 @@ type Frontier struct {
 	now       func() time.Time   // the clock (tests inject one)
 	hook      func(point string) // tests: called without locks at "added" and "loaded"
 
-	mu       sync.Mutex // guards everything below (and all *host state)
+	mu       sync.Mutex // guards everything below (and all *host state, and known)
 	idle     *sync.Cond // signalled (with mu) when ops drops to zero after Close began
 	closed   bool
 	ops      int // badger operations running; Close waits for them
@@ -164,6 +164,7 @@ type Frontier struct {
 	adding   int           // Add/AddBatch/Retry calls between start and registration
 	inflight map[string]struct{}
 	stats    Stats
+	known    *knownCache
 }
 
 // Open opens (or creates) the frontier in cfg.Dir. On reopen every URL that was claimed but not
@@ -238,6 +239,7 @@ func Open(cfg Config) (*Frontier, error) {
 		now:       time.Now,
 		hosts:     make(map[string]*host),
 		inflight:  make(map[string]struct{}),
+		known:     newKnownCache(knownSize),
 	}
 	f.idle = sync.NewCond(&f.mu)
 	g.live = func() int64 {
@@ -483,9 +485,10 @@ func (f *Frontier) AddBatch(us []URL) ([]AddResult, error) {
 	type add struct {
 		h    *host
 		it   item
-		uk   []byte // u/ key
+		uk   []byte   // u/ key
+		kk   knownKey // in f.known
 		val  []byte
-		skip bool // repeated within the batch, or refused
+		skip bool // repeated within the batch, known, or refused
 		prev bool // was rejected
 	}
 	adds := make([]add, len(us))
@@ -502,6 +505,7 @@ func (f *Frontier) AddBatch(us []URL) ([]AddResult, error) {
 			continue
 		}
 		adds[i].uk = urlKey(u.URL)
+		adds[i].kk = f.known.key(u.URL)
 	}
 	var firsts map[string]struct{}
 	if len(us) > 1 {
@@ -520,6 +524,10 @@ func (f *Frontier) AddBatch(us []URL) ([]AddResult, error) {
 				continue
 			}
 			firsts[u.URL] = struct{}{}
+		}
+		if known, rejected := f.known.lookup(a.kk); known && !rejected {
+			a.skip = true
+			continue
 		}
 		f.seq++
 		a.h = f.hostLocked(u.Host)
@@ -540,20 +548,27 @@ func (f *Frontier) AddBatch(us []URL) ([]AddResult, error) {
 	var err error
 	start := 0
 	for start < len(adds) {
-		end, size := start, int64(txnOverhead)
+		end, size, writes := start, int64(txnOverhead), 0
 		for end < len(adds) {
 			a := &adds[end]
 			n := int64(0)
 			if !a.skip {
 				n = entrySize(len(a.uk), len(a.val)) + entrySize(len(a.it.key), len(a.val))
 			}
-			if end > start && (size+n > maxChunk || end-start >= maxChunkURLs) {
+			if end > start && (size+n > maxChunk || writes >= maxChunkURLs) {
 				break
 			}
 			size += n
+			if !a.skip {
+				writes++
+			}
 			end++
 		}
-		err = f.write(size, 2*(end-start), func(txn *badger.Txn) error {
+		if writes == 0 {
+			start = end
+			continue
+		}
+		err = f.write(size, 2*writes, func(txn *badger.Txn) error {
 			for i := start; i < end; i++ {
 				a := &adds[i]
 				res[i] = AddResult{Err: res[i].Err}
@@ -613,6 +628,10 @@ func (f *Frontier) AddBatch(us []URL) ([]AddResult, error) {
 		if len(a.h.pending) == 0 {
 			a.h.pending = nil
 		}
+		if res[i].Err == nil {
+			// Queued now, or found queued, done or failed (a rejected one would be New).
+			f.known.add(a.kk, false)
+		}
 		if !res[i].New {
 			continue
 		}
@@ -662,16 +681,23 @@ func (f *Frontier) Reject(u URL, reason string) (bool, error) {
 	if err := rec.check(); err != nil {
 		return false, err
 	}
-	val := rec.encode()
 	if err := f.enter(); err != nil {
 		return false, err
 	}
 	defer f.exit()
+	kk := f.known.key(u.URL)
+	f.mu.Lock()
+	known, _ := f.known.lookup(kk)
+	f.mu.Unlock()
+	if known {
+		return false, nil
+	}
+	val := rec.encode()
 	uk := urlKey(u.URL)
-	first := false
+	first, rejected := false, false
 	var taken error
 	err := f.write(entrySize(len(uk), len(val))+txnOverhead, 1, func(txn *badger.Txn) error {
-		first, taken = false, nil
+		first, rejected, taken = false, false, nil
 		got, err := txn.Get(uk)
 		switch {
 		case err == nil:
@@ -680,6 +706,7 @@ func (f *Frontier) Reject(u URL, reason string) (bool, error) {
 			} else if !ok {
 				taken = fmt.Errorf("%w: key of %.100q taken by another URL", ErrURL, u.URL)
 			}
+			rejected = got.UserMeta() == stRejected
 			return nil
 		case !errors.Is(err, badger.ErrKeyNotFound):
 			return err
@@ -693,11 +720,12 @@ func (f *Frontier) Reject(u URL, reason string) (bool, error) {
 	if taken != nil {
 		return false, taken
 	}
+	f.mu.Lock()
 	if first {
-		f.mu.Lock()
 		f.stats.Rejected++
-		f.mu.Unlock()
 	}
+	f.known.add(kk, first || rejected)
+	f.mu.Unlock()
 	return first, nil
 }
 

@@ -89,7 +89,28 @@ func u(host, path string) URL {
 	return URL{URL: "http://" + host + path, Host: host}
 }
 
+// forget empties the cache of known URLs, so that what follows reads the store.
+func forget(f *Frontier) {
+	f.mu.Lock()
+	f.known = newKnownCache(knownSize)
+	f.mu.Unlock()
+}
+
+// cacheModes are the ways the tests that add and reject run: with the cache of known URLs
+// (warm), and with it emptied before every step (cold), so that the answers come from the
+// store.
+var cacheModes = []struct {
+	name string
+	cold bool
+}{{"warm", false}, {"cold", true}}
+
 func TestAddSeen(t *testing.T) {
+	for _, mode := range cacheModes {
+		t.Run(mode.name, func(t *testing.T) { testAddSeen(t, mode.cold) })
+	}
+}
+
+func testAddSeen(t *testing.T, cold bool) {
 	f := openT(t, Config{})
 	tests := []struct {
 		name string
@@ -105,6 +126,9 @@ func TestAddSeen(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			if cold {
+				forget(f)
+			}
 			got, err := f.Add(tt.add)
 			if err != nil {
 				t.Fatal(err)
@@ -731,6 +755,12 @@ func TestCloseUnblocksClaim(t *testing.T) {
 }
 
 func TestReject(t *testing.T) {
+	for _, mode := range cacheModes {
+		t.Run(mode.name, func(t *testing.T) { testReject(t, mode.cold) })
+	}
+}
+
+func testReject(t *testing.T, cold bool) {
 	f := openT(t, Config{})
 	mustAdd(t, f, u("a.test", "/queued"))
 	tests := []struct {
@@ -750,6 +780,9 @@ func TestReject(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			if cold {
+				forget(f)
+			}
 			var got bool
 			var err error
 			if tt.op == "reject" {
@@ -1054,15 +1087,25 @@ func TestOpenConfig(t *testing.T) {
 // retry and finish concurrently, with a tiny read-ahead, and checks that every URL is finished
 // exactly once and the counters agree.
 func TestConcurrentCrawl(t *testing.T) {
-	const workers, hosts, fanout, limit = 8, 13, 3, 1500
+	// The cache of known URLs as Open makes it, and one of 8 URLs, which forgets most.
+	for _, size := range []int{knownSize, 8} {
+		t.Run(fmt.Sprintf("known=%d", size), func(t *testing.T) { testConcurrentCrawl(t, size) })
+	}
+}
+
+func testConcurrentCrawl(t *testing.T, knownSize int) {
+	const workers, hosts, fanout, limit, rejects = 8, 13, 3, 1500, 40
 	f := openT(t, Config{HostConcurrency: 2, MaxAttempts: 2})
 	f.readAhead = 3
+	f.known = newKnownCache(knownSize)
 	mustAdd(t, f, URL{URL: "http://h0/0", Host: "h0"})
 	var (
 		mu       sync.Mutex
 		next     = 1
 		finished = map[string]int{}
 		retried  = map[string]bool{}
+		claims   int
+		rejected int // Reject calls that returned true
 	)
 	var wg sync.WaitGroup
 	errs := make(chan error, workers)
@@ -1098,10 +1141,22 @@ func TestConcurrentCrawl(t *testing.T) {
 				}
 				retry := !retried[c.URL.URL] && len(c.URL.URL)%4 == 0
 				retried[c.URL.URL] = true
+				out := fmt.Sprintf("http://out.test/%d", claims%rejects)
+				claims++
 				mu.Unlock()
 				if _, err := f.AddBatch(outs); err != nil {
 					errs <- err
 					return
+				}
+				first, err := f.Reject(URL{URL: out, Host: "out.test"}, "out-of-scope")
+				if err != nil {
+					errs <- err
+					return
+				}
+				if first {
+					mu.Lock()
+					rejected++
+					mu.Unlock()
 				}
 				if retry {
 					if _, err := f.Retry(c, time.Time{}); err != nil {
@@ -1133,7 +1188,10 @@ func TestConcurrentCrawl(t *testing.T) {
 			t.Errorf("%s finished %d times", k, n)
 		}
 	}
-	if diff := cmp.Diff(Stats{Done: limit}, f.Stats()); diff != "" {
+	if rejected != rejects {
+		t.Errorf("Reject returned true %d times, want %d", rejected, rejects)
+	}
+	if diff := cmp.Diff(Stats{Done: limit, Rejected: rejects}, f.Stats()); diff != "" {
 		t.Errorf("Stats (-want +got):\n%s", diff)
 	}
 }

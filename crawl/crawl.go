@@ -198,7 +198,7 @@ func open(ctx context.Context, cfg Config, front *frontier.Frontier) (c *crawler
 		return sp.Write, err
 	}
 	dirs := cfg.dirs()
-	if c.disk, err = newDiskMonitor(cfg.MinFreeSpace, dirs[0], dirs[1], dirs[2], filepath.Join(cfg.Dir, LiveCDXJFile), storeNeeds, c.log); err != nil {
+	if c.disk, err = newDiskMonitor(cfg.MinFreeSpace, dirs[0], dirs[1], dirs[2], filepath.Join(cfg.Dir, LiveCDXJFile), filepath.Join(cfg.Dir, CrawlLogFile), storeNeeds, c.log); err != nil {
 		return c, err
 	}
 	if c.warc, err = c.openWARC(); err != nil {

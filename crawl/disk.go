@@ -96,18 +96,19 @@ const storeCheckEvery = 100 * time.Millisecond
 // directory's and, when they are other ones, the WARC directory's and the state directory's.
 // Each keeps EffectiveMinFreeSpace free beyond what the end of the run needs there: on the
 // state directory's, what the frontier's store needs to finish its writes and close
-// (frontier.Space.Write); on the crawl directory's, twice the live index (its sort). When one
-// has less the monitor trips: once, for the rest of the run. It is checked every
+// (frontier.Space.Write); on the crawl directory's, sortRoom (the index sort and the
+// reports). When one has less the monitor trips: once, for the rest of the run. It is checked every
 // diskCheckEvery (watch) and before WARC writes (beforeWrite: a statfs per filesystem and a
 // stat, at most once a recheckEvery unless the writes since could have used half the room left);
 // the store's needs are measured at most once a storeCheckEvery (a read of the state directory).
 type diskMonitor struct {
-	setting int64
-	fss     []*watchedFS // the crawl directory's first
-	stateFS *watchedFS   // the one holding the state directory
-	store   func() (int64, error)
-	index   string // the live index
-	log     *slog.Logger
+	setting  int64
+	fss      []*watchedFS // the crawl directory's first
+	stateFS  *watchedFS   // the one holding the state directory
+	store    func() (int64, error)
+	index    string // the live index
+	crawlLog string // crawl.log
+	log      *slog.Logger
 
 	storeAt  atomic.Int64  // UnixNano of the last measure of the store's needs, or of one under way
 	checkAt  atomic.Int64  // UnixNano of the last check
@@ -127,14 +128,14 @@ type watchedFS struct {
 }
 
 // newDiskMonitor returns the monitor of the crawl directory dir, its WARC directory warcDir,
-// its state directory stateDir and its live index, with store telling what the frontier's
-// store needs (called at most once a storeCheckEvery). It returns nil when the setting turns
-// the check off or the platform cannot tell free space.
-func newDiskMonitor(setting int64, dir, warcDir, stateDir, index string, store func() (int64, error), log *slog.Logger) (*diskMonitor, error) {
+// its state directory stateDir, its live index and its crawl.log, with store telling what the
+// frontier's store needs (called at most once a storeCheckEvery). It returns nil when the
+// setting turns the check off or the platform cannot tell free space.
+func newDiskMonitor(setting int64, dir, warcDir, stateDir, index, crawlLog string, store func() (int64, error), log *slog.Logger) (*diskMonitor, error) {
 	if setting < 0 {
 		return nil, nil
 	}
-	m := &diskMonitor{setting: setting, store: store, index: index, log: log, tripped: make(chan struct{})}
+	m := &diskMonitor{setting: setting, store: store, index: index, crawlLog: crawlLog, log: log, tripped: make(chan struct{})}
 	for _, d := range []string{dir, warcDir, stateDir} {
 		u, err := diskspace.Of(d)
 		if errors.Is(err, errors.ErrUnsupported) {
@@ -171,13 +172,17 @@ func (m *diskMonitor) measureStore(now time.Time) {
 	m.stateFS.store.Store(n)
 }
 
-// sortRoom is the room sorting the live index needs: its runs and the sorted copy.
+// sortRoom is the room the end of a run needs on the crawl directory's filesystem: sorting
+// the live index (its runs and the sorted copy, twice the index) and the reports' sort files
+// (crawl.log and the frontier's URLs sorted on disk, about twice crawl.log).
 func (m *diskMonitor) sortRoom() int64 {
-	st, err := os.Stat(m.index)
-	if err != nil {
-		return 0
+	var n int64
+	for _, f := range []string{m.index, m.crawlLog} {
+		if st, err := os.Stat(f); err == nil {
+			n += 2 * st.Size()
+		}
 	}
-	return 2 * st.Size()
+	return n
 }
 
 // check measures every filesystem and trips when one would have less than it keeps free after

@@ -318,15 +318,10 @@ func (c *crawler) begin(context.Context) (string, error) {
 	return "", nil
 }
 
-// close closes what open opened, in the designed order: the browser, the WARC files (they lose
-// their .open), documents, crawl.log, events. It returns the first error.
+// close closes what open opened: the browser and the HTTP client, then at once (each is an
+// fsync of its own file) the WARC files (they lose their .open), documents and crawl.log. The
+// events log stays open for the end of the run. It returns the first error, in that order.
 func (c *crawler) close() error {
-	var first error
-	keep := func(err error, what string) {
-		if err != nil && first == nil {
-			first = fmt.Errorf("close %s: %w", what, err)
-		}
-	}
 	if c.browser != nil {
 		if err := c.browser.Close(); err != nil {
 			c.log.Warn("close browser", "err", err)
@@ -337,19 +332,27 @@ func (c *crawler) close() error {
 		c.client.Close()
 		c.client = nil
 	}
-	if c.warc != nil {
-		keep(c.warc.Close(), "warc")
+	var errs [3]error
+	var wg sync.WaitGroup
+	if w := c.warc; w != nil {
+		wg.Go(func() { errs[0] = w.Close() })
 		c.warc = nil
 	}
-	if c.docs != nil {
-		keep(c.docs.close(), "documents")
+	if d := c.docs; d != nil {
+		wg.Go(func() { errs[1] = d.close() })
 		c.docs = nil
 	}
-	if c.clog != nil {
-		keep(c.clog.Close(), "crawl.log")
+	if l := c.clog; l != nil {
+		wg.Go(func() { errs[2] = l.Close() })
 		c.clog = nil
 	}
-	return first
+	wg.Wait()
+	for i, what := range []string{"warc", "documents", "crawl.log"} {
+		if errs[i] != nil {
+			return fmt.Errorf("close %s: %w", what, errs[i])
+		}
+	}
+	return nil
 }
 
 // finish shuts the run down after the workers stopped: everything closed, the sorted index,

@@ -26,8 +26,13 @@
 // Keys never depend on the length of a URL, host, digest or metadata key (see keyPart), and a
 // full disk is an error, never a crash (see ErrNoSpace and Space).
 //
-// Memory holds only small per-host state (counters, schedule, a read-ahead of a few entries),
-// never the whole queue.
+// Memory holds only small per-host state (counters, schedule, a read-ahead of a few entries,
+// readAheadBudget entries in all before loads shrink), a fixed cache of URLs the store holds
+// (knownCache, 4 MiB), and badger's own: memtables of 8 MiB (three at most: one written, one
+// waiting for its flush, one being flushed), the builders of the tables that flushes and
+// compactions write (2 MiB tables below level 0), no block or index cache. Never the whole
+// queue. Badger memory-maps its tables; on Linux their pages are kept out of the process's
+// resident set (see trimmer).
 package frontier
 
 import (
@@ -146,9 +151,11 @@ const (
 type Frontier struct {
 	db        *badger.DB
 	w         *writer
+	trimmer   *trimmer // nil where there is none
 	space     *gate
 	cfg       Config
 	readAhead int                // per-host buffer size
+	budget    int                // entries all buffers hold before loads shrink (see loadSize)
 	now       func() time.Time   // the clock (tests inject one)
 	hook      func(point string) // tests: called without locks at "added" and "loaded"
 
@@ -165,6 +172,22 @@ type Frontier struct {
 	inflight map[string]struct{}
 	stats    Stats
 	known    *knownCache
+	buffered int // entries in all hosts' read-ahead buffers
+}
+
+// readAheadBudget is the number of entries the hosts' read-ahead buffers hold in all (about
+// 400 bytes each) before loads bring in only what a claim or two needs: with many hosts
+// ready at once, memory stays bounded by the number of hosts rather than growing with
+// readAhead times it.
+const readAheadBudget = 1 << 14
+
+// loadSize is the number of entries a load of h brings in.
+func (f *Frontier) loadSize(h *host) int {
+	n := f.readAhead - len(h.buf)
+	if f.buffered+n > f.budget {
+		n = min(n, 2)
+	}
+	return n
 }
 
 // Open opens (or creates) the frontier in cfg.Dir. On reopen every URL that was claimed but not
@@ -212,6 +235,7 @@ func Open(cfg Config) (*Frontier, error) {
 		WithMetricsEnabled(false).
 		WithMemTableSize(memTableSize).
 		WithNumMemtables(numMemtables).
+		WithBaseTableSize(baseTableSize).
 		WithNumLevelZeroTables(4).
 		WithNumLevelZeroTablesStall(10).
 		WithBlockCacheSize(0).
@@ -222,6 +246,7 @@ func Open(cfg Config) (*Frontier, error) {
 		WithNumGoroutines(2).
 		WithCompression(options.None).
 		WithDetectConflicts(false) // one writer: see writer
+	opts.TableSizeMultiplier = 1 // every table below level 0 of baseTableSize
 	db, err := badger.Open(opts)
 	if err != nil {
 		_ = g.close()
@@ -233,9 +258,11 @@ func Open(cfg Config) (*Frontier, error) {
 	f := &Frontier{
 		db:        db,
 		w:         startWriter(db, g),
+		trimmer:   startTrimmer(db, cfg.Dir),
 		space:     g,
 		cfg:       cfg,
 		readAhead: min(max(2*cfg.HostConcurrency+4, 8), 64),
+		budget:    readAheadBudget,
 		now:       time.Now,
 		hosts:     make(map[string]*host),
 		inflight:  make(map[string]struct{}),
@@ -249,13 +276,12 @@ func Open(cfg Config) (*Frontier, error) {
 		}
 		return n
 	}
-	if err := f.migrate(); err != nil {
-		f.w.close()
-		_ = db.Close()
-		_ = g.close()
-		return nil, err
+	err = f.migrate()
+	if err == nil {
+		err = f.rebuild()
 	}
-	if err := f.rebuild(); err != nil {
+	if err != nil {
+		f.trimmer.close()
 		f.w.close()
 		_ = db.Close()
 		_ = g.close()
@@ -337,7 +363,7 @@ func itemRecord(item *badger.Item) (record, error) {
 //
 // Closing flushes badger's memtables to tables and lets a running compaction finish, which
 // needs free space (Space().Close: about the store's size plus 1 MiB while the store is below
-// 256 MiB, at most about 320 MiB). With less free, Close returns an error wrapping ErrNoSpace
+// 256 MiB, at most about 290 MiB). With less free, Close returns an error wrapping ErrNoSpace
 // and leaves the frontier open and working: free space and call Close again, or exit the
 // process without closing, which loses nothing committed (the next Open replays the logs,
 // given that space).
@@ -366,6 +392,7 @@ func (f *Frontier) Close() error {
 		f.idle.Wait()
 	}
 	f.mu.Unlock()
+	f.trimmer.close()
 	f.w.close()
 	err = f.db.Close()
 	if cerr := f.space.close(); err == nil {
@@ -794,7 +821,7 @@ func (f *Frontier) poll() (*Claim, <-chan struct{}, time.Duration, error) {
 			return c, nil, 0, nil
 		}
 		if load != nil {
-			after, n := load.cursor, f.readAhead-len(load.buf)
+			after, n := load.cursor, f.loadSize(load)
 			f.ops++
 			f.mu.Unlock()
 			loaded, err := f.load(load.name, after, n)

@@ -1087,17 +1087,21 @@ func TestOpenConfig(t *testing.T) {
 // retry and finish concurrently, with a tiny read-ahead, and checks that every URL is finished
 // exactly once and the counters agree.
 func TestConcurrentCrawl(t *testing.T) {
-	// The cache of known URLs as Open makes it, and one of 8 URLs, which forgets most.
-	for _, size := range []int{knownSize, 8} {
-		t.Run(fmt.Sprintf("known=%d", size), func(t *testing.T) { testConcurrentCrawl(t, size) })
+	// The cache of known URLs and the read-ahead budget as Open makes them, and then a cache of
+	// 8 URLs, which forgets most, and a budget that makes every load a small one.
+	for _, tt := range []struct{ known, budget int }{{knownSize, readAheadBudget}, {8, 2}} {
+		t.Run(fmt.Sprintf("known=%d/budget=%d", tt.known, tt.budget), func(t *testing.T) {
+			testConcurrentCrawl(t, tt.known, tt.budget)
+		})
 	}
 }
 
-func testConcurrentCrawl(t *testing.T, knownSize int) {
+func testConcurrentCrawl(t *testing.T, knownSize, budget int) {
 	const workers, hosts, fanout, limit, rejects = 8, 13, 3, 1500, 40
 	f := openT(t, Config{HostConcurrency: 2, MaxAttempts: 2})
 	f.readAhead = 3
 	f.known = newKnownCache(knownSize)
+	f.budget = budget
 	mustAdd(t, f, URL{URL: "http://h0/0", Host: "h0"})
 	var (
 		mu       sync.Mutex
@@ -1191,6 +1195,15 @@ func testConcurrentCrawl(t *testing.T, knownSize int) {
 	if rejected != rejects {
 		t.Errorf("Reject returned true %d times, want %d", rejected, rejects)
 	}
+	f.mu.Lock()
+	buffered := 0
+	for _, h := range f.hosts {
+		buffered += len(h.buf)
+	}
+	if buffered != f.buffered {
+		t.Errorf("buffered = %d, want %d (the hosts' buffers)", f.buffered, buffered)
+	}
+	f.mu.Unlock()
 	if diff := cmp.Diff(Stats{Done: limit, Rejected: rejects}, f.Stats()); diff != "" {
 		t.Errorf("Stats (-want +got):\n%s", diff)
 	}

@@ -118,6 +118,7 @@ func (r *record) encode() []byte {
 // decoder reads the fields written by encode; the first error sticks.
 type decoder struct {
 	b   []byte
+	s   string // if set, the bytes decoded as a string: string returns substrings of it
 	err error
 }
 
@@ -165,7 +166,13 @@ func (d *decoder) string() string {
 		d.err = errCorrupt
 		return ""
 	}
-	s := string(d.b[:n])
+	var s string
+	if d.s != "" {
+		off := len(d.s) - len(d.b)
+		s = d.s[off : off+int(n)]
+	} else {
+		s = string(d.b[:n])
+	}
 	d.b = d.b[n:]
 	return s
 }
@@ -175,7 +182,8 @@ func decodeRecord(b []byte) (record, error) {
 	if len(b) == 0 || b[0] != recordVersion {
 		return r, fmt.Errorf("%w: version", errCorrupt)
 	}
-	d := decoder{b: b[1:]}
+	// One allocation for all the strings of the record.
+	d := decoder{b: b[1:], s: string(b)}
 	r.URL.URL = d.string()
 	r.URL.Host = d.string()
 	r.URL.Hops = d.string()

@@ -46,7 +46,8 @@ type host struct {
 	heapAt   time.Time
 }
 
-func (h *host) insert(it item) {
+// insert adds an entry to a host's read-ahead buffer.
+func (f *Frontier) insert(h *host, it item) {
 	i, found := slices.BinarySearchFunc(h.buf, it.key, func(e item, k string) int {
 		return strings.Compare(e.key, k)
 	})
@@ -54,6 +55,19 @@ func (h *host) insert(it item) {
 		return
 	}
 	h.buf = slices.Insert(h.buf, i, it)
+	f.buffered++
+}
+
+// take removes entry i of a host's read-ahead buffer and returns it; an empty buffer lets its
+// array go, so that a host with nothing buffered costs no more than its counters.
+func (f *Frontier) take(h *host, i int) item {
+	it := h.buf[i]
+	h.buf = slices.Delete(h.buf, i, i+1)
+	if len(h.buf) == 0 {
+		h.buf = nil
+	}
+	f.buffered--
+	return it
 }
 
 // firstDue returns the index of the first buffered entry whose not-before has passed, or -1.
@@ -251,6 +265,7 @@ func (f *Frontier) trim(h *host) {
 	if h.loading || len(h.buf) <= f.readAhead {
 		return
 	}
+	f.buffered -= len(h.buf) - f.readAhead
 	clear(h.buf[f.readAhead:])
 	h.buf = h.buf[:f.readAhead]
 	h.cursor = h.buf[len(h.buf)-1].key
@@ -264,7 +279,7 @@ func (f *Frontier) register(h *host, it item, now time.Time) {
 	case h.loading:
 		h.late = append(h.late, it)
 	case h.cursor != "" && it.key <= h.cursor:
-		h.insert(it)
+		f.insert(h, it)
 		f.trim(h)
 	}
 	f.schedule(h, now)
@@ -283,7 +298,7 @@ func (f *Frontier) merge(h *host, loaded []item, late []item, finished map[strin
 		if _, ok := finished[it.key]; ok {
 			continue
 		}
-		h.insert(it)
+		f.insert(h, it)
 	}
 	if len(loaded) > 0 {
 		h.cursor = loaded[len(loaded)-1].key
@@ -297,7 +312,7 @@ func (f *Frontier) merge(h *host, loaded []item, late []item, finished map[strin
 		}); found {
 			continue
 		}
-		h.insert(it)
+		f.insert(h, it)
 	}
 	f.trim(h)
 	if ok && len(loaded) == 0 && len(late) == 0 && f.canLoad(h) {
@@ -368,8 +383,7 @@ func (f *Frontier) claimLocked(now time.Time) (*Claim, *host) {
 			f.schedule(h, now)
 			continue
 		}
-		it := h.buf[i]
-		h.buf = slices.Delete(h.buf, i, i+1)
+		it := f.take(h, i)
 		h.inflight++
 		h.busy++ // the claim's first request may be sent at once
 		h.queued--

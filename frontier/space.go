@@ -58,14 +58,17 @@ const (
 	txnOverhead   = 64
 )
 
-// Badger's memtable options; maxLogs bounds the bytes of unflushed memtable logs.
+// Badger's memtable and table options (see Open for the rest), and maxLogs, which bounds the
+// bytes of unflushed memtable logs: the memtable being written, numMemtables waiting for a
+// flush and the one being flushed, each of at most memTableSize plus one transaction.
 const (
-	memTableSize = 16 << 20
-	numMemtables = 2
-	maxBatchSize = 15 * memTableSize / 100 // badger's limit on the bytes of one transaction
+	memTableSize  = 8 << 20
+	numMemtables  = 1
+	baseTableSize = 2 << 20
+	maxBatchSize  = 15 * memTableSize / 100 // badger's limit on the bytes of one transaction
 	// maxBatchCount is badger's limit on the entries of one transaction.
 	maxBatchCount = maxBatchSize / skl.MaxNodeSize
-	maxLogs       = (numMemtables + 1) * (memTableSize + maxBatchSize)
+	maxLogs       = (numMemtables + 2) * (memTableSize + maxBatchSize)
 )
 
 // ErrNoSpace is returned (wrapped) by every write, by Open and by Close when the store's
@@ -81,7 +84,7 @@ type Space struct {
 	Free int64
 	// Close is the free space the store needs to close cleanly: to flush its memtables to
 	// tables and finish a compaction (about the store's size plus 1 MiB while it is below
-	// 256 MiB, and at most about 320 MiB). Close fails with ErrNoSpace with less free.
+	// 256 MiB, and at most about 290 MiB). Close fails with ErrNoSpace with less free.
 	Close int64
 	// Write is the free space below which writes fail with ErrNoSpace: Close plus 3 MiB
 	// (plus the size of writes in progress), so that the store can always be closed after

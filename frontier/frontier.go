@@ -49,6 +49,7 @@ import (
 	"github.com/amber-crawler/amber/status"
 	"github.com/dgraph-io/badger/v4"
 	"github.com/dgraph-io/badger/v4/options"
+	"golang.org/x/sync/errgroup"
 )
 
 var (
@@ -291,57 +292,76 @@ func Open(cfg Config) (*Frontier, error) {
 }
 
 // rebuild derives the counters and the per-host queue sizes from the stored keys (keys only,
-// no values), which makes them consistent after any crash.
+// no values), which makes them consistent after any crash. The queue and the URLs are read
+// at once, each by its own goroutine.
 func (f *Frontier) rebuild() error {
+	var g errgroup.Group
+	var done, failed, rejected int64
+	g.Go(func() error {
+		return f.db.View(func(txn *badger.Txn) error {
+			it := txn.NewIterator(keysOnly(prefixURL))
+			defer it.Close()
+			for it.Rewind(); it.Valid(); it.Next() {
+				switch it.Item().UserMeta() {
+				case stDone:
+					done++
+				case stFailed:
+					failed++
+				case stRejected:
+					rejected++
+				}
+			}
+			return nil
+		})
+	})
 	err := f.db.View(func(txn *badger.Txn) error {
-		opt := badger.DefaultIteratorOptions
-		opt.PrefetchValues = false
-		opt.Prefix = []byte(prefixQueue)
-		it := txn.NewIterator(opt)
+		it := txn.NewIterator(keysOnly(prefixQueue))
+		defer it.Close()
+		var last []byte // key part of h: a host's keys come one after the other
+		var h *host
 		for it.Rewind(); it.Valid(); it.Next() {
 			part, seq, err := parseQueueKey(it.Item().Key())
 			if err != nil {
-				it.Close()
 				return fmt.Errorf("queue key %q: %w", it.Item().Key(), err)
 			}
-			name := string(part)
-			if hashed(part) {
-				rec, err := itemRecord(it.Item())
-				if err != nil {
-					it.Close()
-					return err
+			if h == nil || hashed(part) || !bytes.Equal(part, last) {
+				name := string(part)
+				if hashed(part) {
+					rec, err := itemRecord(it.Item())
+					if err != nil {
+						return err
+					}
+					name = rec.URL.Host
 				}
-				name = rec.URL.Host
+				h = f.hostLocked(name)
+				last = append(last[:0], part...)
 			}
-			f.hostLocked(name).queued++
+			h.queued++
 			f.stats.Queued++
 			f.seq = max(f.seq, seq)
 		}
-		it.Close()
-
-		opt.Prefix = []byte(prefixURL)
-		it = txn.NewIterator(opt)
-		defer it.Close()
-		for it.Rewind(); it.Valid(); it.Next() {
-			switch it.Item().UserMeta() {
-			case stDone:
-				f.stats.Done++
-			case stFailed:
-				f.stats.Failed++
-			case stRejected:
-				f.stats.Rejected++
-			}
-		}
 		return nil
 	})
+	if gerr := g.Wait(); err == nil {
+		err = gerr
+	}
 	if err != nil {
 		return fmt.Errorf("frontier: rebuild: %w", err)
 	}
+	f.stats.Done, f.stats.Failed, f.stats.Rejected = done, failed, rejected
 	now := f.now()
 	for _, h := range f.hosts {
 		f.schedule(h, now)
 	}
 	return nil
+}
+
+// keysOnly are the options of an iterator over the keys under prefix.
+func keysOnly(prefix string) badger.IteratorOptions {
+	opt := badger.DefaultIteratorOptions
+	opt.PrefetchValues = false
+	opt.Prefix = []byte(prefix)
+	return opt
 }
 
 // itemRecord decodes the record of an item.
@@ -896,6 +916,11 @@ func (f *Frontier) fill(h *host, loaded []item, ok bool) {
 	h.late, h.finished = nil, nil
 	f.merge(h, loaded, late, finished, ok)
 	f.schedule(h, f.now())
+	if h.inReady {
+		// The load was for a claim that found h first in line: h keeps its place, and the
+		// claim takes from it rather than loading every host behind it first.
+		f.ready.pushFront(h)
+	}
 	f.broadcast()
 }
 

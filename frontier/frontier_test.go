@@ -1355,3 +1355,35 @@ func TestOpenLocked(t *testing.T) {
 		t.Errorf("Open of a bad directory = %v, want an error that is not ErrLocked", err)
 	}
 }
+
+// TestFirstClaimLoadsOneHost checks that a claim on a reopened frontier, where every host has
+// entries only in the store, loads the host first in line and takes from it, rather than
+// loading every host behind it first.
+func TestFirstClaimLoadsOneHost(t *testing.T) {
+	dir := t.TempDir()
+	f, err := Open(Config{Dir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 50 {
+		mustAdd(t, f, u(fmt.Sprintf("h%d.test", i), "/1"), u(fmt.Sprintf("h%d.test", i), "/2"))
+	}
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+	f = openT(t, Config{Dir: dir})
+	loads := 0
+	f.hook = func(point string) {
+		if point == "loaded" {
+			loads++
+		}
+	}
+	for i := range 3 {
+		if c := tryClaim(t, f); c == nil {
+			t.Fatalf("claim %d: nothing", i)
+		}
+		if loads != i+1 {
+			t.Errorf("after claim %d: %d loads, want %d", i, loads, i+1)
+		}
+	}
+}

@@ -112,6 +112,19 @@ func (r *readyQueue) push(h *host) {
 	r.q = append(r.q, readyEntry{h: h, gen: h.readyGen})
 }
 
+// pushFront puts h first in line; an entry of h further back is no longer valid.
+func (r *readyQueue) pushFront(h *host) {
+	h.readyGen++
+	h.inReady = true
+	e := readyEntry{h: h, gen: h.readyGen}
+	if r.head > 0 {
+		r.head--
+		r.q[r.head] = e
+		return
+	}
+	r.q = slices.Insert(r.q, 0, e)
+}
+
 func (r *readyQueue) pop() *host {
 	for r.head < len(r.q) {
 		e := r.q[r.head]

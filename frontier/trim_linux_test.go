@@ -22,7 +22,7 @@ func TestTableMapping(t *testing.T) {
 	}{
 		{"7f1c2a000000-7f1c2a200000 rw-s 00000000 fd:01 1234567                    /crawl dir/state/000197.sst", 0x7f1c2a000000, 0x7f1c2a200000, 197, true},
 		{"7f1c2a000000-7f1c2a200000 r--s 00000000 fd:01 1234567 /crawl dir/state/1234567.sst", 0x7f1c2a000000, 0x7f1c2a200000, 1234567, true},
-		{"7f1c2a000000-7f1c2a200000 rw-p 00000000 fd:01 1234567    /crawl dir/state/000197.sst", 0, 0, 0, false},          // private
+		{"7f1c2a000000-7f1c2a200000 rw-p 00000000 fd:01 1234567    /crawl dir/state/000197.sst", 0, 0, 0, false},           // private
 		{"7f1c2a000000-7f1c2a200000 rw-s 00000000 fd:01 1234567    /crawl dir/state/000197.sst (deleted)", 0, 0, 0, false}, // deleted
 		{"7f1c2a000000-7f1c2a200000 rw-s 00000000 fd:01 1234567    /crawl dir/state/00001.mem", 0, 0, 0, false},            // memtable log
 		{"7f1c2a000000-7f1c2a200000 rw-s 00000000 fd:01 1234567    /crawl dir/other/000197.sst", 0, 0, 0, false},           // another store

@@ -10,36 +10,63 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
+
+	"github.com/amber-crawler/amber/internal/crawltest"
 )
 
 // BenchmarkFetch loads the test site's index page (script text, fetch(), lazy images, an
-// iframe, a 6000px scroll) with 1, 2 and 4 tabs, and reports pages per second and the peak
-// memory of the browser's processes: peak-rss-MB sums their RSS (shared pages count once
-// per process, so it overstates), peak-pss-MB sums their proportional set size (shared
-// pages divided among the sharers, the honest total). Run it with a fixed count:
+// iframe, a 6000px scroll) with 1, 2 and 4 tabs, and reports pages per second, the CPU the
+// browser's processes (chromium-cpu-ms/page) and this process (go-cpu-ms/page: the
+// fetcher, the test site and the memory sampler) spent per page, and the peak memory of the
+// browser's processes: peak-rss-MB sums their RSS (shared pages count once per process, so
+// it overstates), peak-pss-MB sums their proportional set size (shared pages divided among
+// the sharers, the honest total). Run it with a fixed count:
 //
 //	go test -run XXX -bench Fetch -benchtime 20x ./browser
 func BenchmarkFetch(b *testing.B) {
+	benchFetch(b, crawltest.Chromium(b))
+}
+
+// BenchmarkFetchHeadlessShell is BenchmarkFetch with Chromium's headless shell (Debian's
+// chromium-headless-shell package), which draws no browser window: about half the CPU and
+// memory per page. It is skipped where the package is not installed.
+func BenchmarkFetchHeadlessShell(b *testing.B) {
+	const path = "/usr/bin/chromium-headless-shell"
+	if _, err := os.Stat(path); err != nil {
+		b.Skipf("no headless shell: %v", err)
+	}
+	benchFetch(b, path)
+}
+
+func benchFetch(b *testing.B, path string) {
 	for _, tabs := range []int{1, 2, 4} {
 		b.Run(fmt.Sprintf("tabs=%d", tabs), func(b *testing.B) {
 			s := newSite(b)
-			f := newFetcher(b, func(c *Config) { c.Tabs = tabs; c.Screenshot = true })
-			// Start the browser and open the tabs outside the measurement.
+			f := newFetcher(b, func(c *Config) { c.Path = path; c.Tabs = tabs; c.Screenshot = true })
+			// Start the browser and open the tabs outside the measurement, and let the
+			// browser finish the work its first pages leave behind (a new renderer stays
+			// busy for a second or two after its first page: Chromium's own start-up, some
+			// 1.5 s of CPU per tab, which a crawl pays once per RecycleAfter pages).
 			var wg sync.WaitGroup
 			for range tabs {
 				wg.Go(func() { fetchPage(b, f, s.URL+"/") })
 			}
 			wg.Wait()
 			pid := browserPID(f)
+			settle(pid)
 
 			var peak, peakPSS atomic.Int64
 			stop := make(chan struct{})
 			sampled := make(chan struct{})
 			go func() {
 				defer close(sampled)
-				tick := time.NewTicker(100 * time.Millisecond)
+				// Reading smaps_rollup walks the page tables of each process, some 5 ms per
+				// Chromium process: sampled more often, it takes a good part of a core
+				// from the browser being measured.
+				tick := time.NewTicker(500 * time.Millisecond)
 				defer tick.Stop()
 				for {
 					rss, pss := treeMemory(pid)
@@ -59,6 +86,8 @@ func BenchmarkFetch(b *testing.B) {
 
 			var next atomic.Int64
 			b.ResetTimer()
+			cpu0 := treeCPU(pid)
+			self0 := selfCPU()
 			start := time.Now()
 			for range tabs {
 				wg.Go(func() {
@@ -74,20 +103,34 @@ func BenchmarkFetch(b *testing.B) {
 			}
 			wg.Wait()
 			elapsed := time.Since(start)
+			cpu := treeCPU(pid) - cpu0
+			self := selfCPU() - self0
 			b.StopTimer()
 			close(stop)
 			<-sampled
 			b.ReportMetric(float64(b.N)/elapsed.Seconds(), "pages/s")
 			b.ReportMetric(float64(peak.Load())/(1<<20), "peak-rss-MB")
 			b.ReportMetric(float64(peakPSS.Load())/(1<<20), "peak-pss-MB")
+			b.ReportMetric(float64(cpu.Milliseconds())/float64(b.N), "chromium-cpu-ms/page")
+			b.ReportMetric(float64(self.Milliseconds())/float64(b.N), "go-cpu-ms/page")
 		})
 	}
 }
 
 // treeMemory sums the RSS and PSS (bytes) of pid and all its descendants.
 func treeMemory(pid int) (rss, pss int64) {
+	for _, p := range tree(pid) {
+		r, s := processMemory(p)
+		rss += r
+		pss += s
+	}
+	return rss, pss
+}
+
+// tree lists pid and all its descendants.
+func tree(pid int) []int {
 	if pid == 0 {
-		return 0, 0
+		return nil
 	}
 	parent := map[int]int{}
 	dirs, _ := filepath.Glob("/proc/[0-9]*")
@@ -112,12 +155,11 @@ func treeMemory(pid int) (rss, pss int64) {
 			}
 		}
 	}
+	var out []int
 	for p := range parent {
 		for q := p; q != 0; q = parent[q] {
 			if q == pid {
-				r, s := processMemory(p)
-				rss += r
-				pss += s
+				out = append(out, p)
 				break
 			}
 			if _, ok := parent[q]; !ok {
@@ -125,7 +167,7 @@ func treeMemory(pid int) (rss, pss int64) {
 			}
 		}
 	}
-	return rss, pss
+	return out
 }
 
 // processMemory reads Rss and Pss (bytes) from /proc/PID/smaps_rollup.
@@ -153,4 +195,57 @@ func processMemory(pid int) (rss, pss int64) {
 		}
 	}
 	return rss, pss
+}
+
+// settle waits until the processes of pid use less than a tenth of a core, for at most 10 s.
+func settle(pid int) {
+	const step = 250 * time.Millisecond
+	prev := treeCPU(pid)
+	for range 40 {
+		time.Sleep(step)
+		cur := treeCPU(pid)
+		if cur-prev < step/10 {
+			return
+		}
+		prev = cur
+	}
+}
+
+// treeCPU is the CPU time (user and system) pid and its descendants have used, counting
+// the children they have waited for.
+func treeCPU(pid int) time.Duration {
+	var ticks int64
+	for _, p := range tree(pid) {
+		stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", p))
+		if err != nil {
+			continue
+		}
+		i := strings.LastIndexByte(string(stat), ')')
+		if i < 0 {
+			continue
+		}
+		// After the command: state, ppid, ..., utime (field 14), stime, cutime, cstime.
+		fields := strings.Fields(string(stat[i+1:]))
+		if len(fields) < 15 {
+			continue
+		}
+		for _, f := range fields[11:15] {
+			n, _ := strconv.ParseInt(f, 10, 64)
+			ticks += n
+		}
+	}
+	return time.Duration(ticks) * time.Second / clockTicks
+}
+
+// clockTicks is USER_HZ, the unit of the times in /proc/PID/stat: 100 on Linux.
+const clockTicks = 100
+
+// selfCPU is the CPU time (user and system) this process has used: the fetcher, the test
+// server and the memory sampler.
+func selfCPU() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }

@@ -10,8 +10,11 @@ import (
 
 	"github.com/chromedp/cdproto/browser"
 	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/css"
+	"github.com/chromedp/cdproto/dom"
 	cdpfetch "github.com/chromedp/cdproto/fetch"
 	"github.com/chromedp/cdproto/inspector"
+	"github.com/chromedp/cdproto/log"
 	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
@@ -226,6 +229,25 @@ func (t *tab) setup(ctx context.Context, target *chromedp.Target) error {
 	}
 	if _, err := chromedp.EmulateViewport(int64(cfg.ViewportWidth), int64(cfg.ViewportHeight))(ctx, target); err != nil {
 		return fmt.Errorf("viewport: %w", err)
+	}
+	// chromedp enables what its own DOM-based actions need: the DOM and CSS agents (the
+	// browser then mirrors each document to the client, which chromedp fetches again after
+	// every navigation), console logs and lifecycle events. amber reads pages with
+	// Runtime.evaluate in isolated worlds and needs none of it. The network agent stays on
+	// (it is what keeps the cache off) but keeps no copies of response bodies.
+	for _, c := range []struct {
+		method string
+		params any
+	}{
+		{dom.CommandDisable, nil},
+		{css.CommandDisable, nil},
+		{log.CommandDisable, nil},
+		{page.CommandSetLifecycleEventsEnabled, page.SetLifecycleEventsEnabledParams{Enabled: false}},
+		{network.CommandEnable, network.EnableParams{MaxTotalBufferSize: new(int64(0)), MaxResourceBufferSize: new(int64(0))}},
+	} {
+		if err := target.Call(ctx, c.method, c.params, nil); err != nil {
+			return fmt.Errorf("%s: %w", c.method, err)
+		}
 	}
 	return nil
 }

@@ -1,8 +1,11 @@
 // Package browser is amber's headless-Chromium fetcher, the Brozzler-style way of capturing
-// a page: it loads the page in Chromium (driven with chromedp), runs behaviours (wait for the
-// network to go idle, scroll to the bottom so that lazy content loads), and returns every
-// request the browser made as a recorded exchange, the outlinks of the rendered DOM of every
-// frame, the rendered HTML and a screenshot.
+// a page: it loads the page in Chromium (driven with chromedp), runs behaviours (scroll to
+// the bottom a viewport per animation frame so that lazy content loads, and on while the
+// page grows; wait for the network to go idle), and returns every request the browser made
+// as a recorded exchange, the outlinks of the rendered DOM of every frame, the rendered HTML
+// and a screenshot. Its waits end on signals (the load event, animation frames, the end of
+// the requests it performs); the only timers are bounds and the quiet period of
+// Config.NetworkIdle.
 //
 // Chromium never talks to the network itself: every request it makes is paused with the
 // DevTools Fetch domain, performed by the crawl's fetch.Client (so the address guard, the size
@@ -80,7 +83,7 @@ type Config struct {
 	// BehaviorTimeout bounds the scrolling behaviour; default 30s.
 	BehaviorTimeout time.Duration
 	// NetworkIdle is how long no request may be in flight for the network to count as
-	// idle; default 500ms.
+	// idle (a request that starts meanwhile starts it over); default 500ms.
 	NetworkIdle time.Duration
 	// IdleTimeout bounds each wait for network idle; default 10s.
 	IdleTimeout time.Duration

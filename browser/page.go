@@ -41,10 +41,11 @@ type recorder struct {
 	blocked   []fetch.Refusal
 	failed    []fetch.Failure
 	inflight  int
-	changed   time.Time // last request start or end
-	mainErr   error     // the page's own request got no response
-	mainSeen  bool      // a main-frame document response was recorded
-	navigated bool      // the page's navigation committed; later documents are not "the page"
+	changed   time.Time     // last request start or end
+	moved     chan struct{} // closed (and replaced) at every request start and end
+	mainErr   error         // the page's own request got no response
+	mainSeen  bool          // a main-frame document response was recorded
+	navigated bool          // the page's navigation committed; later documents are not "the page"
 }
 
 // begin reserves the next exchange slot for a paused request. It is called in event order,
@@ -55,16 +56,31 @@ func (r *recorder) begin() int {
 	defer r.mu.Unlock()
 	r.slots = append(r.slots, nil)
 	r.inflight++
-	r.changed = time.Now()
+	r.movedLocked()
 	return len(r.slots) - 1
 }
 
 func (r *recorder) end() {
 	r.mu.Lock()
 	r.inflight--
-	r.changed = time.Now()
+	r.movedLocked()
 	r.mu.Unlock()
 	r.wg.Done()
+}
+
+// settle starts the quiet period of waitIdle over, as a request would: what the page does
+// in answer to a behaviour (a scroll) may start requests a little later.
+func (r *recorder) settle() {
+	r.mu.Lock()
+	r.movedLocked()
+	r.mu.Unlock()
+}
+
+// movedLocked notes a request start or end and wakes waitIdle. r.mu must be held.
+func (r *recorder) movedLocked() {
+	r.changed = time.Now()
+	close(r.moved)
+	r.moved = make(chan struct{})
 }
 
 // handle answers one paused request: performed by fetch.Client and fulfilled, or failed.
@@ -182,30 +198,36 @@ func (r *recorder) cookies(ctx context.Context, u string) string {
 	return strings.Join(parts, "; ")
 }
 
-// idle reports whether no request has been in flight for quiet.
-func (r *recorder) idle(quiet time.Duration) bool {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return r.inflight == 0 && time.Since(r.changed) >= quiet
-}
-
-// waitIdle waits until the network is idle, at most bound. It returns ctx's error when ctx
-// ends first.
+// waitIdle waits until no request has been in flight for quiet, at most bound. It sleeps on
+// the requests' own starts and ends (no polling): while a request is in flight it waits for
+// one to end, and once none is, for quiet, a wait that a new request cuts short and starts
+// over. It returns ctx's error when ctx ends first.
 func (r *recorder) waitIdle(ctx context.Context, quiet, bound time.Duration) error {
-	timer := time.NewTimer(bound)
-	defer timer.Stop()
-	tick := time.NewTicker(50 * time.Millisecond)
-	defer tick.Stop()
-	for !r.idle(quiet) {
+	limit := time.NewTimer(bound)
+	defer limit.Stop()
+	hush := time.NewTimer(quiet)
+	defer hush.Stop()
+	for {
+		r.mu.Lock()
+		busy, moved, since := r.inflight > 0, r.moved, time.Since(r.changed)
+		r.mu.Unlock()
+		var hushC <-chan time.Time
+		if !busy {
+			if since >= quiet {
+				return nil
+			}
+			hush.Reset(quiet - since)
+			hushC = hush.C
+		}
 		select {
+		case <-moved:
+		case <-hushC:
+		case <-limit.C:
+			return nil
 		case <-ctx.Done():
 			return ctx.Err()
-		case <-timer.C:
-			return nil
-		case <-tick.C:
 		}
 	}
-	return nil
 }
 
 // requestHeader converts the headers of a paused request. CDP joins repeated fields with
@@ -316,7 +338,7 @@ func (t *tab) capture(ctx context.Context, pageURL string, header http.Header) (
 	stop := context.AfterFunc(ctx, pcancel)
 	defer stop()
 
-	r := &recorder{t: t, ctx: pctx, cancel: pcancel, header: header, changed: time.Now()}
+	r := &recorder{t: t, ctx: pctx, cancel: pcancel, header: header, changed: time.Now(), moved: make(chan struct{})}
 	r.calls, r.callsCancel = context.WithCancel(t.ctx)
 	defer r.callsCancel()
 	t.drainLoads()
@@ -365,13 +387,6 @@ func (t *tab) capture(ctx context.Context, pageURL string, header http.Header) (
 		loaded = !p.TimedOut
 	}
 
-	if loaded {
-		if err := r.waitIdle(pctx, cfg.NetworkIdle, cfg.IdleTimeout); err != nil {
-			if ferr := check(err); ferr != nil {
-				return nil, t.abandon(r, ferr)
-			}
-		}
-	}
 	if loaded && !p.TimedOut {
 		if ferr := check(t.scroll(pctx, r)); ferr != nil {
 			return nil, t.abandon(r, ferr)
@@ -481,17 +496,41 @@ func closeAll(exs []*fetch.Exchange) {
 	}
 }
 
-// scrollJS scrolls one step down and reports the bottom of the viewport and the height of
-// the document.
-const scrollJS = `(() => {
+// descendJS scrolls the document down a viewport at a time until the viewport reaches its
+// bottom (or the page scrolls no further, or %d ms have passed), and reports the bottom of
+// the viewport and the height of the document. A step is one viewport, so that every part
+// of the page is in view in some frame, and each step is taken in an animation frame
+// callback: the rendering update that follows in the same frame computes intersections at
+// the new position (loading=lazy images, IntersectionObserver) before the next step, so the
+// walk takes one frame per viewport and never sleeps. It ends with one more frame so that
+// the observers of the last position have run their callbacks.
+const descendJS = `(async (budget) => {
+	const end = Date.now() + budget;
+	const frame = () => new Promise(resolve => {
+		requestAnimationFrame(resolve);
+		// A bound, not a pause: a page that gets no frames (hidden) still walks, slowly.
+		setTimeout(resolve, 1000);
+	});
 	const el = document.scrollingElement || document.documentElement || document.body;
-	window.scrollBy(0, Math.max(200, Math.floor(window.innerHeight * 0.8)));
+	await frame();
+	for (;;) {
+		const bottom = Math.ceil(window.scrollY + window.innerHeight);
+		const height = el ? el.scrollHeight : 0;
+		if (bottom >= height || Date.now() >= end) break;
+		const y = window.scrollY;
+		// instant: a page's scroll-behavior: smooth would spread the step over many frames.
+		window.scrollBy({top: Math.max(200, window.innerHeight), behavior: 'instant'});
+		await frame();
+		if (window.scrollY === y) break; // the page does not scroll further
+	}
+	await frame();
 	return [Math.ceil(window.scrollY + window.innerHeight), el ? el.scrollHeight : 0];
-})()`
+})(%d)`
 
-// scroll scrolls the main frame in steps to the bottom until the document stops growing,
-// so that lazy images and infinite lists load; bounded by Config.BehaviorTimeout. Running
-// out of that time is not an error.
+// scroll walks the main frame down to the bottom (descendJS), waits for the network to go
+// idle there, and goes on while the document keeps growing, so that lazy images and
+// infinite lists load; it stops as soon as the height is unchanged after the network went
+// idle. It is bounded by Config.BehaviorTimeout; running out of that time is not an error.
 func (t *tab) scroll(ctx context.Context, r *recorder) error {
 	cfg := t.f.cfg
 	bctx, cancel := context.WithTimeout(ctx, cfg.BehaviorTimeout)
@@ -502,26 +541,22 @@ func (t *tab) scroll(ctx context.Context, r *recorder) error {
 	}
 	lastHeight := -1
 	for {
+		budget := cfg.BehaviorTimeout
+		if d, ok := bctx.Deadline(); ok {
+			budget = time.Until(d)
+		}
 		var pos [2]int
-		if err := t.eval(bctx, world, scrollJS, &pos); err != nil {
+		if err := t.evalAsync(bctx, world, fmt.Sprintf(descendJS, budget.Milliseconds()), &pos); err != nil {
 			return behaviourErr(ctx, err)
 		}
-		bottom, height := pos[0], pos[1]
-		if bottom >= height {
-			if height == lastHeight {
-				return nil
-			}
-			lastHeight = height
-			// At the bottom: let what the scroll triggered arrive, then look again.
-			if err := r.waitIdle(bctx, cfg.NetworkIdle, cfg.IdleTimeout); err != nil {
-				return behaviourErr(ctx, err)
-			}
-			continue
+		if pos[1] == lastHeight {
+			return nil
 		}
-		select {
-		case <-bctx.Done():
-			return behaviourErr(ctx, bctx.Err())
-		case <-time.After(100 * time.Millisecond): // let observers fire
+		lastHeight = pos[1]
+		// At the bottom: let what the walk triggered start and arrive, then look again.
+		r.settle()
+		if err := r.waitIdle(bctx, cfg.NetworkIdle, cfg.IdleTimeout); err != nil {
+			return behaviourErr(ctx, err)
 		}
 	}
 }
@@ -553,11 +588,21 @@ func (t *tab) world(ctx context.Context, frame cdp.FrameID) (runtime.ExecutionCo
 
 // eval evaluates expr in the world and decodes its JSON value into v.
 func (t *tab) eval(ctx context.Context, world runtime.ExecutionContextID, expr string, v any) error {
+	return t.evaluate(ctx, world, expr, false, v)
+}
+
+// evalAsync is eval for an expression whose value is a promise: its result is awaited.
+func (t *tab) evalAsync(ctx context.Context, world runtime.ExecutionContextID, expr string, v any) error {
+	return t.evaluate(ctx, world, expr, true, v)
+}
+
+func (t *tab) evaluate(ctx context.Context, world runtime.ExecutionContextID, expr string, await bool, v any) error {
 	res, err := chromedp.Call(ctx, runtime.Evaluate, runtime.EvaluateParams{
 		Expression:    expr,
 		ContextID:     world,
 		ReturnByValue: new(true),
 		Silent:        new(true),
+		AwaitPromise:  new(await),
 	})
 	if err != nil {
 		return err
@@ -597,7 +642,7 @@ const documentJS = `(() => {
 	const d = document;
 	let html = d.documentElement ? d.documentElement.outerHTML : '';
 	if (d.doctype) html = new XMLSerializer().serializeToString(d.doctype) + '\n' + html;
-	window.scrollTo(0, 0);
+	window.scrollTo({top: 0, left: 0, behavior: 'instant'});
 	return [html, d.title, d.location.href];
 })()`
 

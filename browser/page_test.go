@@ -1,0 +1,144 @@
+package browser
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+// TestWaitIdle drives a recorder's request count by hand: waitIdle must not return while a
+// request is in flight, nor when a request starts during the quiet period, and returns at
+// the bound or when its context ends. Each step first pauses, giving a wrong waitIdle the
+// time to return early; the pauses that are checked against quiet are far shorter than it.
+func TestWaitIdle(t *testing.T) {
+	type step struct {
+		pause time.Duration
+		op    string // "begin" or "end" a request
+	}
+	const long = 60 * time.Millisecond // a pause while a request is in flight
+	for _, tc := range []struct {
+		name  string
+		quiet time.Duration
+		bound time.Duration
+		open  int // requests in flight when waitIdle starts
+		steps []step
+		// done is the number of steps after which waitIdle returns; never before.
+		done   int
+		cancel bool
+		want   error
+	}{
+		{name: "idle already", quiet: 10 * time.Millisecond, bound: time.Hour},
+		{name: "waits for the request in flight", quiet: 10 * time.Millisecond, bound: time.Hour, open: 1,
+			steps: []step{{long, "end"}}, done: 1},
+		{name: "waits for every request", quiet: 10 * time.Millisecond, bound: time.Hour, open: 2,
+			steps: []step{{long, "end"}, {long, "end"}}, done: 2},
+		{name: "a request in the quiet period starts it over", quiet: time.Second, bound: time.Hour, open: 1,
+			steps: []step{{long, "end"}, {0, "begin"}, {long, "end"}}, done: 3},
+		{name: "bound", quiet: 10 * time.Millisecond, bound: long, open: 1},
+		{name: "context", quiet: 10 * time.Millisecond, bound: time.Hour, open: 1, cancel: true, want: context.Canceled},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := &recorder{moved: make(chan struct{}), changed: time.Now().Add(-time.Hour)}
+			for range tc.open {
+				r.begin()
+			}
+			ctx, cancel := context.WithCancel(t.Context())
+			defer cancel()
+			var done atomic.Int64
+			returned := make(chan int64, 1)
+			var err error
+			go func() {
+				err = r.waitIdle(ctx, tc.quiet, tc.bound)
+				returned <- done.Load()
+			}()
+			for i, s := range tc.steps {
+				time.Sleep(s.pause)
+				select {
+				case at := <-returned:
+					t.Fatalf("returned after step %d, want %d", at, tc.done)
+				default:
+				}
+				switch s.op {
+				case "begin":
+					r.begin()
+				case "end":
+					r.end()
+				}
+				done.Store(int64(i + 1))
+			}
+			if tc.cancel {
+				cancel()
+			}
+			if at := <-returned; at != int64(tc.done) {
+				t.Errorf("returned after step %d, want %d", at, tc.done)
+			}
+			if err != tc.want {
+				t.Errorf("err = %v, want %v", err, tc.want)
+			}
+			for range r.inflight {
+				r.end()
+			}
+		})
+	}
+}
+
+// TestScrollGrowing loads a page that grows at the bottom each time its end comes into view
+// (an infinite list), with an image that loads only when scrolled to in each new part: the
+// walk goes on until the page stops growing and every image is captured once.
+func TestScrollGrowing(t *testing.T) {
+	const parts = 4
+	png := readFile(t, "img/lazy.png")
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if strings.HasPrefix(r.URL.Path, "/part") {
+			w.Header().Set("Content-Type", "image/png")
+			w.Write(png)
+			return
+		}
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		fmt.Fprintf(w, `<!DOCTYPE html><html><head><title>growing</title>
+<style>html { scroll-behavior: smooth } .part { height: 3000px }</style></head><body>
+<div id="list"></div><div id="end">end</div>
+<script>
+let n = 0;
+const lazy = new IntersectionObserver(es => es.forEach(e => {
+  if (e.isIntersecting) { e.target.src = e.target.dataset.src; lazy.unobserve(e.target); }
+}));
+new IntersectionObserver(es => {
+  if (!es.some(e => e.isIntersecting) || n >= %d) return;
+  n++;
+  fetch('/part' + n + '.json').catch(() => {}).then(() => {
+    const d = document.createElement('div');
+    d.className = 'part';
+    const img = document.createElement('img');
+    img.dataset.src = '/part' + n + '.png';
+    d.appendChild(document.createElement('div')).style.height = '2000px';
+    d.appendChild(img);
+    document.getElementById('list').appendChild(d);
+    lazy.observe(img);
+  });
+}).observe(document.getElementById('end'));
+</script></body></html>`, parts)
+	}))
+	defer srv.Close()
+	f := newFetcher(t, func(c *Config) { c.Screenshot = false })
+	p := fetchPage(t, f, srv.URL+"/")
+	got := map[string]int{}
+	for _, ex := range p.Exchanges {
+		got[strings.TrimPrefix(ex.URL, srv.URL)]++
+	}
+	for i := 1; i <= parts; i++ {
+		for _, u := range []string{fmt.Sprintf("/part%d.json", i), fmt.Sprintf("/part%d.png", i)} {
+			if got[u] != 1 {
+				t.Errorf("%s captured %d times, want once; captured %v", u, got[u], urls(p.Exchanges))
+			}
+		}
+	}
+	if p.TimedOut {
+		t.Errorf("TimedOut")
+	}
+}

@@ -46,6 +46,10 @@ type recorder struct {
 	mainErr   error         // the page's own request got no response
 	mainSeen  bool          // a main-frame document response was recorded
 	navigated bool          // the page's navigation committed; later documents are not "the page"
+	// delivered is set when the page's own document is handed to Chromium. A request paused
+	// before that is not the page's: the new document does not exist yet, and Chromium
+	// still pauses requests the previous page made before the tab was reset.
+	delivered bool
 }
 
 // begin reserves the next exchange slot for a paused request. It is called in event order,
@@ -94,12 +98,21 @@ func (r *recorder) handle(ev *cdpfetch.EventRequestPaused, slot int) {
 	}
 	req := ev.Request
 	u := req.URL
+	if isLocal(u) {
+		// data:, blob: and the like are served by Chromium itself.
+		chromedp.Call(cctx, cdpfetch.ContinueRequest, cdpfetch.ContinueRequestParams{RequestID: ev.RequestID})
+		return
+	}
+	isPage := ev.FrameID == t.targetID && ev.ResourceType == network.ResourceTypeDocument
+	r.mu.Lock()
+	isPage = isPage && !r.navigated
+	stale := !isPage && !r.delivered
+	r.mu.Unlock()
+	if stale {
+		fail(network.ErrorReasonAborted)
+		return
+	}
 	if !isHTTP(u) {
-		if isLocal(u) {
-			// data:, blob: and the like are served by Chromium itself.
-			chromedp.Call(cctx, cdpfetch.ContinueRequest, cdpfetch.ContinueRequestParams{RequestID: ev.RequestID})
-			return
-		}
 		// ws:, ftp: and the rest would go to the network without fetch.Client.
 		r.addFailed(u, ErrScheme)
 		fail(network.ErrorReasonBlockedByClient)
@@ -119,11 +132,6 @@ func (r *recorder) handle(ev *cdpfetch.EventRequestPaused, slot int) {
 		fail(network.ErrorReasonBlockedByClient)
 		return
 	}
-	isPage := ev.FrameID == t.targetID && ev.ResourceType == network.ResourceTypeDocument
-	r.mu.Lock()
-	isPage = isPage && !r.navigated
-	r.mu.Unlock()
-
 	h := requestHeader(req.Headers)
 	if isPage {
 		for k, vs := range r.header {
@@ -167,6 +175,12 @@ func (r *recorder) handle(ev *cdpfetch.EventRequestPaused, slot int) {
 		return
 	}
 	body, headers := fulfilment(ex)
+	if isPage && !isRedirect(ex) {
+		// Before the answer goes, so that every request of the new document finds it set.
+		r.mu.Lock()
+		r.delivered = true
+		r.mu.Unlock()
+	}
 	// The exchange is recorded whatever Chromium makes of the answer (the page may be gone).
 	chromedp.Call(cctx, cdpfetch.FulfillRequest, cdpfetch.FulfillRequestParams{
 		RequestID:       ev.RequestID,
@@ -286,6 +300,16 @@ func fulfilment(ex *fetch.Exchange) ([]byte, []*cdpfetch.HeaderEntry) {
 		}
 	}
 	return body, headers
+}
+
+// isRedirect reports whether Chromium follows ex to another URL rather than showing it.
+func isRedirect(ex *fetch.Exchange) bool {
+	switch ex.StatusCode {
+	case http.StatusMovedPermanently, http.StatusFound, http.StatusSeeOther,
+		http.StatusTemporaryRedirect, http.StatusPermanentRedirect:
+		return ex.Header.Get("Location") != ""
+	}
+	return false
 }
 
 // errorReason maps a fetch failure to the network error Chromium is given.
@@ -474,7 +498,8 @@ func (t *tab) abandon(r *recorder, err error) error {
 	return err
 }
 
-// reset navigates the tab to about:blank so that the page stops running between pages.
+// reset navigates the tab to about:blank so that the page stops running between pages, and
+// nothing it requests later can be taken for a request of the next page.
 func (t *tab) reset() {
 	ctx, cancel := context.WithTimeout(t.ctx, resetTimeout)
 	defer cancel()

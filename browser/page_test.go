@@ -142,3 +142,62 @@ new IntersectionObserver(es => {
 		t.Errorf("TimedOut")
 	}
 }
+
+// TestPreviousPage loads a page that keeps requesting (a timer) and then, in the same tab, a
+// page whose document is slow to come: none of the first page's requests may reach the
+// server after its capture, nor be taken for the second page's (the tab is reset between
+// pages; leaving the first page there until the second commits would let its requests in).
+func TestPreviousPage(t *testing.T) {
+	var ticks atomic.Int64
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/tick":
+			ticks.Add(1)
+			w.Header().Set("Content-Type", "text/plain")
+			w.Write([]byte("tick"))
+		case "/ticker.html":
+			w.Header().Set("Content-Type", "text/html; charset=utf-8")
+			w.Write([]byte(`<!DOCTYPE html><title>ticker</title>
+<script>setInterval(() => fetch('/tick?' + Date.now()).catch(() => {}), 10);</script>`))
+		case "/slow.html":
+			// Long enough for the ticker's timer to fire many times meanwhile.
+			time.Sleep(500 * time.Millisecond)
+			w.Header().Set("Content-Type", "text/html; charset=utf-8")
+			w.Write([]byte(`<!DOCTYPE html><title>slow</title><p>slow page</p>`))
+		default:
+			http.NotFound(w, r)
+		}
+	}))
+	defer srv.Close()
+	f := newFetcher(t, func(c *Config) {
+		c.Screenshot = false
+		c.NetworkIdle = 100 * time.Millisecond
+		c.IdleTimeout = time.Second
+	})
+	first := fetchPage(t, f, srv.URL+"/ticker.html")
+	var tickerTicks int
+	for _, ex := range first.Exchanges {
+		if strings.HasPrefix(ex.URL, srv.URL+"/tick?") {
+			tickerTicks++
+		}
+	}
+	if tickerTicks == 0 {
+		t.Fatalf("the ticker page made no requests while it was captured: %v", urls(first.Exchanges))
+	}
+	seen := ticks.Load()
+	second := fetchPage(t, f, srv.URL+"/slow.html")
+	if n := ticks.Load() - seen; n != 0 {
+		t.Errorf("%d requests of the previous page reached the server", n)
+	}
+	for _, ex := range second.Exchanges {
+		if !strings.HasPrefix(ex.URL, srv.URL+"/slow.html") && !strings.HasSuffix(ex.URL, "/favicon.ico") {
+			t.Errorf("second page captured %s", ex.URL)
+		}
+	}
+	for _, fl := range second.Failed {
+		t.Errorf("second page lists a failure: %s: %v", fl.URL, fl.Err)
+	}
+	if second.Title != "slow" {
+		t.Errorf("second page title %q", second.Title)
+	}
+}

@@ -86,11 +86,8 @@ func (c *crawler) record(worker int, ex *fetch.Exchange, k capture) (warc.Result
 		c.limitHit.Store(true)
 	}
 	info := report.URLInfo{URL: ex.URL, Hops: k.hops, Via: k.via, Seed: k.seed}
-	if err := c.events.URLFetch(info, ex.StatusCode, ex.ResponseSize(), ex.Duration); err != nil {
-		return res, fmt.Errorf("write fetch event: %w", err)
-	}
-	if err := c.events.URLOutput(info, res.Filename, res.Offset); err != nil {
-		return res, fmt.Errorf("write output event: %w", err)
+	if err := c.events.URLCaptured(info, ex.StatusCode, ex.ResponseSize(), ex.Duration, res.Filename, res.Offset); err != nil {
+		return res, fmt.Errorf("write fetch and output events: %w", err)
 	}
 	ann := k.annotations
 	if res.Revisit {

@@ -141,6 +141,7 @@ func (c *crawler) enqueue(worker int, u frontier.URL, d decided) error {
 		if err != nil {
 			return c.frontierErr(err)
 		}
+		var discovered []report.URLInfo
 		for i, r := range added {
 			n := d.in[i]
 			if r.Err != nil {
@@ -154,12 +155,12 @@ func (c *crawler) enqueue(worker int, u frontier.URL, d decided) error {
 				}
 				continue
 			}
-			if !r.New {
-				continue
+			if r.New {
+				discovered = append(discovered, report.URLInfo{URL: n.URL, Hops: n.Hops, Via: n.Via, Seed: n.Seed})
 			}
-			if err := c.events.URLDiscover(report.URLInfo{URL: n.URL, Hops: n.Hops, Via: n.Via, Seed: n.Seed}); err != nil {
-				return fmt.Errorf("write discover event: %w", err)
-			}
+		}
+		if err := c.events.URLsDiscovered(discovered); err != nil {
+			return fmt.Errorf("write discover events: %w", err)
 		}
 	}
 	for _, o := range d.out {

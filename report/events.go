@@ -174,6 +174,16 @@ func (e *Events) URLSeed(u URLInfo, seedType string) error {
 // response), bytes the response body size (<0: none), dur the time the fetch took.
 // event.outcome is success for 2xx and 3xx, failure for 4xx, 5xx and no response.
 func (e *Events) URLFetch(u URLInfo, status int, bytes int64, dur time.Duration) error {
+	return e.write(e.fetchEvent(u, status, bytes, dur))
+}
+
+// URLCaptured records a fetch and where its capture was written, as URLFetch and URLOutput
+// do, with one write.
+func (e *Events) URLCaptured(u URLInfo, status int, bytes int64, dur time.Duration, warcFile string, offset int64) error {
+	return e.write(e.fetchEvent(u, status, bytes, dur), e.outputEvent(u, warcFile, offset))
+}
+
+func (e *Events) fetchEvent(u URLInfo, status int, bytes int64, dur time.Duration) *object {
 	o := e.begin(ActionURLFetch, "access")
 	o.url(u)
 	outcome := "unknown"
@@ -201,15 +211,31 @@ func (e *Events) URLFetch(u URLInfo, status int, bytes int64, dur time.Duration)
 	} else {
 		o.str("message", "No response for "+u.URL+": "+statusText(status))
 	}
-	return e.write(o)
+	return o
 }
 
 // URLDiscover records a URL found on a page and queued.
 func (e *Events) URLDiscover(u URLInfo) error {
+	return e.write(e.discoverEvent(u))
+}
+
+// URLsDiscovered records URLs found on a page and queued, as URLDiscover does, with one write.
+func (e *Events) URLsDiscovered(us []URLInfo) error {
+	if len(us) == 0 {
+		return nil
+	}
+	objs := make([]*object, len(us))
+	for i, u := range us {
+		objs[i] = e.discoverEvent(u)
+	}
+	return e.write(objs...)
+}
+
+func (e *Events) discoverEvent(u URLInfo) *object {
 	o := e.begin(ActionURLDiscover, "allowed")
 	o.url(u)
 	o.str("message", "Discovered "+u.URL)
-	return e.write(o)
+	return o
 }
 
 // URLDiscoverDenied records a URL found on a page and not queued: reason is one of the Deny
@@ -231,6 +257,10 @@ func (e *Events) URLDiscoverDenied(u URLInfo, reason, scopeReason string) error 
 // URLOutput records where a capture was written: the WARC file name and the offset of its
 // record in the file.
 func (e *Events) URLOutput(u URLInfo, warcFile string, offset int64) error {
+	return e.write(e.outputEvent(u, warcFile, offset))
+}
+
+func (e *Events) outputEvent(u URLInfo, warcFile string, offset int64) *object {
 	o := e.begin(ActionURLOutput, "info")
 	o.url(u)
 	o.str("event.module", "warc")
@@ -238,7 +268,7 @@ func (e *Events) URLOutput(u URLInfo, warcFile string, offset int64) error {
 	o.str("crawler.output.warc.file", warcFile)
 	o.num("crawler.output.warc.offset", offset)
 	o.str("message", "Wrote "+u.URL+" to "+warcFile+" at offset "+strconv.FormatInt(offset, 10))
-	return e.write(o)
+	return o
 }
 
 // Event records a free-form event. Action is required.
@@ -299,19 +329,31 @@ func (e *Events) begin(action, typ string) *object {
 	return o
 }
 
-func (e *Events) write(o *object) error {
+// write writes the events, one line each, with one write call: all of them or none.
+func (e *Events) write(objs ...*object) error {
 	defer func() {
-		if cap(o.b) <= 64<<10 { // a line for a huge URL is not kept
-			objectPool.Put(o)
+		for _, o := range objs {
+			if cap(o.b) <= 64<<10 { // a line for a huge URL is not kept
+				objectPool.Put(o)
+			}
 		}
 	}()
-	o.b = append(o.b, '}', '\n')
+	for _, o := range objs {
+		o.b = append(o.b, '}', '\n')
+	}
+	b := objs[0].b
+	if len(objs) > 1 {
+		for _, o := range objs[1:] {
+			b = append(b, o.b...)
+		}
+		objs[0].b = b
+	}
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	if e.f == nil {
 		return ErrEventsClosed
 	}
-	if err := e.f.writeLine(o.b); err != nil {
+	if err := e.f.writeLine(b); err != nil {
 		return fmt.Errorf("report: write events log: %w", err)
 	}
 	return nil

@@ -233,3 +233,55 @@ func TestEventsResume(t *testing.T) {
 		t.Errorf("resumed start event = %v", last)
 	}
 }
+
+// TestEventsBatched: URLCaptured and URLsDiscovered write the lines URLFetch, URLOutput and
+// URLDiscover write one at a time (event.id aside).
+func TestEventsBatched(t *testing.T) {
+	now := time.Date(2026, 3, 1, 10, 0, 0, 0, time.UTC)
+	open := func(name string) (*Events, string) {
+		p := filepath.Join(t.TempDir(), name)
+		ev, err := OpenEvents(p, EventsConfig{CrawlID: "c", Now: func() time.Time { return now }})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return ev, p
+	}
+	page := URLInfo{URL: "http://example.com/a?b=<c>", Hops: "L", Via: "http://example.com/", Seed: "http://example.com/"}
+	links := []URLInfo{{URL: "http://example.com/1", Hops: "LL"}, {URL: "http://example.com/2", Hops: "LE"}}
+
+	one, p1 := open("one.jsonl")
+	for _, err := range []error{
+		one.URLFetch(page, 200, 10, time.Second), one.URLOutput(page, "f.warc.gz", 42),
+		one.URLDiscover(links[0]), one.URLDiscover(links[1]),
+	} {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	batched, p2 := open("batched.jsonl")
+	for _, err := range []error{
+		batched.URLCaptured(page, 200, 10, time.Second, "f.warc.gz", 42),
+		batched.URLsDiscovered(links), batched.URLsDiscovered(nil),
+	} {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, ev := range []*Events{one, batched} {
+		if err := ev.Close(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	a, b := readEvents(t, p1), readEvents(t, p2)
+	for _, evs := range [][]map[string]any{a, b} {
+		for _, e := range evs {
+			delete(e, "event.id")
+		}
+	}
+	if len(a) != 4 {
+		t.Fatalf("%d events one at a time, want 4", len(a))
+	}
+	if diff := cmp.Diff(a, b); diff != "" {
+		t.Errorf("batched events differ (-one at a time +batched):\n%s", diff)
+	}
+}

@@ -6,12 +6,14 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/amber-crawler/amber/hop"
+	"github.com/amber-crawler/amber/internal/jsonstr"
 )
 
 // ErrMalformedLine is wrapped by ParseLine's errors.
@@ -96,41 +98,67 @@ func undash(s string) string {
 // spaces are escaped by canonicalisation upstream, and any stray whitespace is percent-encoded
 // here so the columns stay parseable.
 func (l Line) Format() string {
-	var b strings.Builder
-	b.Grow(256)
-	b.WriteString(l.Time.UTC().Format("2006-01-02T15:04:05.000Z"))
-	fmt.Fprintf(&b, " %5d ", l.Status)
+	return string(l.AppendFormat(make([]byte, 0, 256)))
+}
+
+// AppendFormat appends the line Format renders to b.
+func (l Line) AppendFormat(b []byte) []byte {
+	b = l.Time.UTC().AppendFormat(b, "2006-01-02T15:04:05.000Z")
+	b = append(b, ' ')
+	b = appendPadded(b, strconv.Itoa(l.Status), 5)
+	b = append(b, ' ')
 	if l.Size < 0 {
-		fmt.Fprintf(&b, "%10s ", "-")
+		b = appendPadded(b, "-", 10)
 	} else {
-		fmt.Fprintf(&b, "%10d ", l.Size)
+		b = appendPadded(b, strconv.FormatInt(l.Size, 10), 10)
 	}
+	b = append(b, ' ')
 	for _, col := range []string{field(l.URL), field(hop.Logged(l.Hops)), field(l.Via), l.mimeColumn()} {
-		b.WriteString(col)
-		b.WriteByte(' ')
+		b = append(b, col...)
+		b = append(b, ' ')
 	}
-	fmt.Fprintf(&b, "#%03d ", l.Thread)
+	b = append(b, '#')
+	switch {
+	case l.Thread >= 0 && l.Thread < 10:
+		b = append(b, '0', '0', byte('0'+l.Thread))
+	case l.Thread >= 10 && l.Thread < 100:
+		b = append(b, '0')
+		b = strconv.AppendInt(b, int64(l.Thread), 10)
+	default:
+		b = fmt.Appendf(b, "%03d", l.Thread)
+	}
+	b = append(b, ' ')
 	if l.FetchStart.IsZero() {
-		b.WriteString("-")
+		b = append(b, '-')
 	} else {
 		t := l.FetchStart.UTC()
-		fmt.Fprintf(&b, "%s%03d+%d", t.Format("20060102150405"), t.Nanosecond()/1e6, l.FetchDur.Milliseconds())
+		b = t.AppendFormat(b, "20060102150405.000")
+		b = append(b[:len(b)-4], b[len(b)-3:]...) // the milliseconds without the dot
+		b = append(b, '+')
+		b = strconv.AppendInt(b, l.FetchDur.Milliseconds(), 10)
 	}
-	b.WriteByte(' ')
-	b.WriteString(field(l.Digest))
-	b.WriteByte(' ')
-	b.WriteString(field(l.Seed))
-	b.WriteByte(' ')
+	b = append(b, ' ')
+	b = append(b, field(l.Digest)...)
+	b = append(b, ' ')
+	b = append(b, field(l.Seed)...)
+	b = append(b, ' ')
 	ann := make([]string, 0, len(l.Annotations))
 	for _, a := range l.Annotations {
 		if a != "" {
 			ann = append(ann, strings.ReplaceAll(a, ",", "%2C"))
 		}
 	}
-	b.WriteString(field(strings.Join(ann, ",")))
-	b.WriteByte(' ')
-	b.WriteString(l.extraColumn())
-	return b.String()
+	b = append(b, field(strings.Join(ann, ","))...)
+	b = append(b, ' ')
+	return l.appendExtra(b)
+}
+
+// appendPadded appends s right-aligned in a column of width w, as fmt's %*s does.
+func appendPadded(b []byte, s string, w int) []byte {
+	for i := len(s); i < w; i++ {
+		b = append(b, ' ')
+	}
+	return append(b, s...)
 }
 
 // mimeColumn is the MIME column as Heritrix's MimetypeUtils.truncate writes it.
@@ -151,16 +179,43 @@ func (l Line) mimeColumn() string {
 	return m
 }
 
-// extraColumn is the extra-info JSON object, "{}" when there is none or it does not encode.
-func (l Line) extraColumn() string {
+// appendExtra appends the extra-info JSON object, "{}" when there is none or it does not
+// encode: json.Marshal's output, built without it when every value is a string or an integer.
+func (l Line) appendExtra(b []byte) []byte {
 	if len(l.Extra) == 0 {
-		return "{}"
+		return append(b, "{}"...)
 	}
-	js, err := json.Marshal(l.Extra)
-	if err != nil {
-		return "{}"
+	keys := make([]string, 0, len(l.Extra))
+	for k, v := range l.Extra {
+		switch v.(type) {
+		case string, int, int64:
+		default:
+			js, err := json.Marshal(l.Extra)
+			if err != nil {
+				return append(b, "{}"...)
+			}
+			return append(b, js...)
+		}
+		keys = append(keys, k)
 	}
-	return string(js)
+	slices.Sort(keys)
+	b = append(b, '{')
+	for i, k := range keys {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = jsonstr.Append(b, k, true)
+		b = append(b, ':')
+		switch v := l.Extra[k].(type) {
+		case string:
+			b = jsonstr.Append(b, v, true)
+		case int:
+			b = strconv.AppendInt(b, int64(v), 10)
+		case int64:
+			b = strconv.AppendInt(b, v, 10)
+		}
+	}
+	return append(b, '}')
 }
 
 // field writes a column value: "-" when empty, whitespace percent-encoded.
@@ -271,13 +326,13 @@ func OpenCrawlLog(path string) (*CrawlLog, error) {
 
 // Write appends one line.
 func (c *CrawlLog) Write(l Line) error {
-	s := l.Format() + "\n"
+	s := append(l.AppendFormat(make([]byte, 0, 384)), '\n')
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.f == nil {
 		return ErrCrawlLogClosed
 	}
-	if err := c.f.writeLine([]byte(s)); err != nil {
+	if err := c.f.writeLine(s); err != nil {
 		return fmt.Errorf("report: write crawl.log: %w", err)
 	}
 	return nil

@@ -30,9 +30,9 @@
 // readAheadBudget entries in all before loads shrink), a fixed cache of URLs the store holds
 // (knownCache, 4 MiB), and badger's own: memtables of 8 MiB (three at most: one written, one
 // waiting for its flush, one being flushed), the builders of the tables that flushes and
-// compactions write (2 MiB tables below level 0), no block or index cache. Never the whole
-// queue. Badger memory-maps its tables; on Linux their pages are kept out of the process's
-// resident set (see trimmer).
+// compactions write (compressed tables of 512 KiB below level 0), a 4 MiB block cache. Never
+// the whole queue. Badger memory-maps its tables; on Linux their pages are kept out of the
+// process's resident set (see trimmer).
 package frontier
 
 import (
@@ -42,6 +42,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"time"
@@ -160,7 +161,7 @@ type Frontier struct {
 	now       func() time.Time   // the clock (tests inject one)
 	hook      func(point string) // tests: called without locks at "added" and "loaded"
 
-	mu       sync.Mutex // guards everything below (and all *host state, and known)
+	mu       sync.Mutex // guards everything below (and all *host state)
 	idle     *sync.Cond // signalled (with mu) when ops drops to zero after Close began
 	closed   bool
 	ops      int // badger operations running; Close waits for them
@@ -227,9 +228,12 @@ func Open(cfg Config) (*Frontier, error) {
 		return nil, fmt.Errorf("frontier: open: %w", err)
 	}
 	// Sized for a crawler on a small machine. Values stay in the LSM tree (records are at
-	// most MaxRecordSize), so the value log needs no garbage collection. Tables are neither
-	// compressed nor encrypted, so badger reads their blocks and indexes in place from the
-	// memory-mapped files: a block or index cache would only cost CPU and memory.
+	// most MaxRecordSize), so the value log needs no garbage collection. Table blocks are
+	// compressed with Snappy (URLs compress about 4 to 1): the store, what compactions read
+	// and write, and the table pages the process maps shrink alike. Badger keeps decompressed
+	// blocks in a block cache, small as the frontier rarely reads a block twice in a row, and
+	// reads table indexes in place (no index cache). Small tables keep small the builders a
+	// compaction holds, which hold a table's blocks uncompressed and compressed.
 	opts := badger.DefaultOptions(cfg.Dir).
 		WithLogger(nil).
 		WithSyncWrites(false).
@@ -239,15 +243,19 @@ func Open(cfg Config) (*Frontier, error) {
 		WithBaseTableSize(baseTableSize).
 		WithNumLevelZeroTables(4).
 		WithNumLevelZeroTablesStall(10).
-		WithBlockCacheSize(0).
+		WithBlockCacheSize(blockCacheSize).
 		WithIndexCacheSize(0).
 		WithNumCompactors(2).
 		WithValueLogFileSize(64 << 20).
 		WithValueThreshold(1 << 20).
 		WithNumGoroutines(2).
-		WithCompression(options.None).
+		WithCompression(options.Snappy).
 		WithDetectConflicts(false) // one writer: see writer
 	opts.TableSizeMultiplier = 1 // every table below level 0 of baseTableSize
+	if err := removeEmptyLogs(cfg.Dir); err != nil {
+		_ = g.close()
+		return nil, fmt.Errorf("frontier: open %s: %w", cfg.Dir, err)
+	}
 	db, err := badger.Open(opts)
 	if err != nil {
 		_ = g.close()
@@ -289,6 +297,42 @@ func Open(cfg Config) (*Frontier, error) {
 		return nil, err
 	}
 	return f, nil
+}
+
+// removeEmptyLogs deletes the empty memtable logs (*.mem) in dir. Badger deletes the log of a
+// flushed memtable by truncating it to nothing and then removing it; a process killed in
+// between leaves an empty log, which badger (v4.9.6, openMemTables) takes for a new file and
+// refuses to open the store with ("while opening fid: N err: Create a new file"). An empty
+// log holds no write: deleting it loses nothing. The logs of a store that another process has
+// open are left alone (badger.Open then fails).
+func removeEmptyLogs(dir string) error {
+	unlock, ok := lockDir(dir)
+	if !ok {
+		return nil
+	}
+	defer unlock()
+	es, err := os.ReadDir(dir)
+	if err != nil {
+		return err
+	}
+	for _, e := range es {
+		if !strings.HasSuffix(e.Name(), ".mem") || !e.Type().IsRegular() {
+			continue
+		}
+		fi, err := e.Info()
+		if errors.Is(err, os.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		if fi.Size() == 0 {
+			if err := os.Remove(filepath.Join(dir, e.Name())); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 // rebuild derives the counters and the per-host queue sizes from the stored keys (keys only,
@@ -551,7 +595,6 @@ func (f *Frontier) AddBatch(us []URL) ([]AddResult, error) {
 			adds[i].skip, res[i].Err = true, err
 			continue
 		}
-		adds[i].uk = urlKey(u.URL)
 		adds[i].kk = f.known.key(u.URL)
 	}
 	var firsts map[string]struct{}
@@ -588,6 +631,7 @@ func (f *Frontier) AddBatch(us []URL) ([]AddResult, error) {
 	f.mu.Unlock()
 	for i := range adds {
 		if a := &adds[i]; !a.skip {
+			a.uk = urlKey(a.it.rec.URL.URL)
 			a.val = a.it.rec.encode()
 		}
 	}

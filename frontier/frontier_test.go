@@ -1387,3 +1387,41 @@ func TestFirstClaimLoadsOneHost(t *testing.T) {
 		}
 	}
 }
+
+// TestEmptyLog checks that a store reopens after a crash that left an empty memtable log
+// (badger deletes a flushed memtable's log by truncating it, then removing it), and that the
+// logs of a store open in another process are left alone.
+func TestEmptyLog(t *testing.T) {
+	t.Run("crash", func(t *testing.T) {
+		dir := t.TempDir()
+		cmd := exec.Command(os.Args[0], "-test.run=^TestCrash$", "-test.count=1")
+		cmd.Env = append(os.Environ(), crashEnv+"="+dir)
+		out, err := cmd.CombinedOutput()
+		var exit *exec.ExitError
+		if !errors.As(err, &exit) || exit.ExitCode() != 1 {
+			t.Fatalf("child: %v\n%s", err, out)
+		}
+		if err := os.WriteFile(filepath.Join(dir, "00000.mem"), nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		f := openT(t, Config{Dir: dir})
+		checkResumed(t, f)
+	})
+	t.Run("locked", func(t *testing.T) {
+		dir := t.TempDir()
+		openT(t, Config{Dir: dir})
+		empty := filepath.Join(dir, "00000.mem")
+		if err := os.WriteFile(empty, nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := Open(Config{Dir: dir}); !errors.Is(err, ErrLocked) {
+			t.Errorf("second Open = %v, want ErrLocked", err)
+		}
+		if _, err := os.Stat(empty); err != nil {
+			t.Errorf("the empty log of a store open elsewhere: %v", err)
+		}
+		if err := os.Remove(empty); err != nil { // before the Close of openT
+			t.Fatal(err)
+		}
+	})
+}

@@ -62,10 +62,11 @@ const (
 // bytes of unflushed memtable logs: the memtable being written, numMemtables waiting for a
 // flush and the one being flushed, each of at most memTableSize plus one transaction.
 const (
-	memTableSize  = 8 << 20
-	numMemtables  = 1
-	baseTableSize = 2 << 20
-	maxBatchSize  = 15 * memTableSize / 100 // badger's limit on the bytes of one transaction
+	memTableSize   = 8 << 20
+	numMemtables   = 1
+	baseTableSize  = 512 << 10 // compressed
+	blockCacheSize = 4 << 20
+	maxBatchSize   = 15 * memTableSize / 100 // badger's limit on the bytes of one transaction
 	// maxBatchCount is badger's limit on the entries of one transaction.
 	maxBatchCount = maxBatchSize / skl.MaxNodeSize
 	maxLogs       = (numMemtables + 2) * (memTableSize + maxBatchSize)
@@ -195,7 +196,8 @@ func short(free, need int64, dir string) error {
 }
 
 // acquire lets a write of about n bytes through when the filesystem keeps, after it, the
-// space badger may need; release must follow.
+// space badger may need; release must follow. It refuses only on a fresh scan: the last one
+// may be from before a memtable flush, whose compressed table needs far less than its log.
 func (g *gate) acquire(n int64) error {
 	free, err := freeBytes(g.dir)
 	if err != nil {
@@ -207,20 +209,29 @@ func (g *gate) acquire(n int64) error {
 		g.mu.Unlock()
 		return nil
 	}
-	stale := time.Since(g.scanned) > scanEvery
-	g.mu.Unlock()
-	if stale {
+	scanned := false
+	if time.Since(g.scanned) > scanEvery {
+		g.mu.Unlock()
 		if err := g.scan(); err != nil {
 			return err
 		}
+		g.mu.Lock()
+		scanned = true
 	}
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	if err := short(free, g.needLocked()+writeSlack+g.pending+n, g.path); err != nil {
-		return err
+	err = short(free, g.needLocked()+writeSlack+g.pending+n, g.path)
+	if err != nil && !scanned {
+		g.mu.Unlock()
+		if err := g.scan(); err != nil {
+			return err
+		}
+		g.mu.Lock()
+		err = short(free, g.needLocked()+writeSlack+g.pending+n, g.path)
 	}
-	g.pending += n
-	return nil
+	if err == nil {
+		g.pending += n
+	}
+	g.mu.Unlock()
+	return err
 }
 
 // release ends a write let through by acquire; written says whether it was committed.

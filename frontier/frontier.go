@@ -175,6 +175,8 @@ type Frontier struct {
 	stats    Stats
 	known    *knownCache
 	buffered int // entries in all hosts' read-ahead buffers
+
+	keys *keyFilter // every u/, d/ and m/ key stored; safe for concurrent use
 }
 
 // readAheadBudget is the number of entries the hosts' read-ahead buffers hold in all (about
@@ -219,6 +221,7 @@ func Open(cfg Config) (*Frontier, error) {
 	if err != nil {
 		return nil, err
 	}
+	g.live = func() int64 { return manifestTables(cfg.Dir) }
 	sp, err := g.space()
 	if err == nil {
 		err = short(sp.Free, sp.Close, cfg.Dir)
@@ -285,6 +288,11 @@ func Open(cfg Config) (*Frontier, error) {
 		}
 		return n
 	}
+	var keys int
+	for _, t := range db.Tables() {
+		keys += int(t.KeyCount)
+	}
+	f.keys = newKeyFilter(keys)
 	err = f.migrate()
 	if err == nil {
 		err = f.rebuild()
@@ -336,16 +344,16 @@ func removeEmptyLogs(dir string) error {
 }
 
 // rebuild derives the counters and the per-host queue sizes from the stored keys (keys only,
-// no values), which makes them consistent after any crash. The queue and the URLs are read
-// at once, each by its own goroutine.
+// no values), which makes them consistent after any crash, and fills the key filter. The
+// queue and the other keys are read at once, each by its own goroutine.
 func (f *Frontier) rebuild() error {
 	var g errgroup.Group
 	var done, failed, rejected int64
 	g.Go(func() error {
 		return f.db.View(func(txn *badger.Txn) error {
 			it := txn.NewIterator(keysOnly(prefixURL))
-			defer it.Close()
 			for it.Rewind(); it.Valid(); it.Next() {
+				f.keys.add(it.Item().Key())
 				switch it.Item().UserMeta() {
 				case stDone:
 					done++
@@ -354,6 +362,14 @@ func (f *Frontier) rebuild() error {
 				case stRejected:
 					rejected++
 				}
+			}
+			it.Close()
+			for _, prefix := range []string{prefixDigest, prefixMeta} {
+				it := txn.NewIterator(keysOnly(prefix))
+				for it.Rewind(); it.Valid(); it.Next() {
+					f.keys.add(it.Item().Key())
+				}
+				it.Close()
 			}
 			return nil
 		})
@@ -667,7 +683,7 @@ func (f *Frontier) AddBatch(us []URL) ([]AddResult, error) {
 				if a.skip {
 					continue
 				}
-				got, err := txn.Get(a.uk)
+				got, err := f.get(txn, a.uk)
 				switch {
 				case err == nil:
 					if ok, err := sameURL(got, a.it.rec.URL.URL); err != nil {
@@ -683,6 +699,7 @@ func (f *Frontier) AddBatch(us []URL) ([]AddResult, error) {
 				case !errors.Is(err, badger.ErrKeyNotFound):
 					return err
 				}
+				f.keys.add(a.uk)
 				if err := txn.SetEntry(badger.NewEntry(a.uk, a.val).WithMeta(stQueued)); err != nil {
 					return err
 				}
@@ -789,7 +806,7 @@ func (f *Frontier) Reject(u URL, reason string) (bool, error) {
 	var taken error
 	err := f.write(entrySize(len(uk), len(val))+txnOverhead, 1, func(txn *badger.Txn) error {
 		first, rejected, taken = false, false, nil
-		got, err := txn.Get(uk)
+		got, err := f.get(txn, uk)
 		switch {
 		case err == nil:
 			if ok, err := sameURL(got, u.URL); err != nil {
@@ -803,6 +820,7 @@ func (f *Frontier) Reject(u URL, reason string) (bool, error) {
 			return err
 		}
 		first = true
+		f.keys.add(uk)
 		return txn.SetEntry(badger.NewEntry(uk, val).WithMeta(stRejected))
 	})
 	if err != nil {
@@ -1217,10 +1235,10 @@ func (f *Frontier) Each(fn func(Entry) error) error {
 	return nil
 }
 
-// getLong reads the d/ or m/ entry of key under prefix, unwrapping a hashed key's value; found
-// is false when there is none (or, for a hashed key, when another key has it).
-func getLong(txn *badger.Txn, prefix, key string) (val []byte, found bool, err error) {
-	item, err := txn.Get(prefixed(prefix, key))
+// getLong reads the d/ or m/ entry k of key, unwrapping a hashed key's value; found is false
+// when there is none (or, for a hashed key, when another key has it).
+func getLong(txn *badger.Txn, k []byte, key string) (val []byte, found bool, err error) {
+	item, err := txn.Get(k)
 	if errors.Is(err, badger.ErrKeyNotFound) {
 		return nil, false, nil
 	}
@@ -1247,11 +1265,11 @@ var errTaken = errors.New("key taken by another")
 // putLong stores val under key (prefix d/ or m/) in txn: verbatim, or wrapped with the full key
 // when the key part is hashed. It returns errTaken when the hashed key is another key's, and
 // stores nothing when keep is set and the key has a value.
-func putLong(txn *badger.Txn, prefix, key string, val []byte, keep bool) error {
+func (f *Frontier) putLong(txn *badger.Txn, prefix, key string, val []byte, keep bool) error {
 	k := prefixed(prefix, key)
 	long := hashed(k[len(prefix):])
 	if long || keep {
-		item, err := txn.Get(k)
+		item, err := f.get(txn, k)
 		switch {
 		case errors.Is(err, badger.ErrKeyNotFound):
 		case err != nil:
@@ -1274,10 +1292,20 @@ func putLong(txn *badger.Txn, prefix, key string, val []byte, keep bool) error {
 			return nil // keep
 		}
 	}
+	f.keys.add(k)
 	if !long {
 		return txn.Set(k, val)
 	}
 	return txn.SetEntry(badger.NewEntry(k, encodeLong(key, val)).WithMeta(longKey))
+}
+
+// get reads a u/, d/ or m/ key in txn: badger.ErrKeyNotFound without a read when the key
+// filter does not hold it.
+func (f *Frontier) get(txn *badger.Txn, k []byte) (*badger.Item, error) {
+	if !f.keys.mayHold(k) {
+		return nil, badger.ErrKeyNotFound
+	}
+	return txn.Get(k)
 }
 
 // LookupDigest returns the URI and date of the first capture stored with payload digest
@@ -1287,8 +1315,12 @@ func (f *Frontier) LookupDigest(digest string) (uri string, date time.Time, ok b
 		return "", time.Time{}, false, err
 	}
 	defer f.exit()
+	k := prefixed(prefixDigest, digest)
+	if !f.keys.mayHold(k) {
+		return "", time.Time{}, false, nil
+	}
 	err = f.db.View(func(txn *badger.Txn) error {
-		v, found, err := getLong(txn, prefixDigest, digest)
+		v, found, err := getLong(txn, k, digest)
 		if err != nil || !found {
 			return err
 		}
@@ -1315,7 +1347,7 @@ func (f *Frontier) StoreDigest(digest, uri string, date time.Time) error {
 	defer f.exit()
 	val := encodeDigest(uri, date)
 	err := f.write(entrySize(min(len(digest), hashedPart)+2, len(digest)+len(val))+txnOverhead, 1, func(txn *badger.Txn) error {
-		return putLong(txn, prefixDigest, digest, val, true)
+		return f.putLong(txn, prefixDigest, digest, val, true)
 	})
 	if errors.Is(err, errTaken) {
 		return fmt.Errorf("%w: digest %.100q: %w", ErrURL, digest, err)
@@ -1343,7 +1375,7 @@ func (f *Frontier) PutMeta(key string, value []byte) error {
 		val = []byte{}
 	}
 	err := f.write(entrySize(min(len(key), hashedPart)+2, len(key)+len(val))+txnOverhead, 1, func(txn *badger.Txn) error {
-		return putLong(txn, prefixMeta, key, val, false)
+		return f.putLong(txn, prefixMeta, key, val, false)
 	})
 	if errors.Is(err, errTaken) {
 		return fmt.Errorf("%w: key %.100q: %w", ErrMeta, key, err)
@@ -1361,8 +1393,12 @@ func (f *Frontier) Meta(key string) (value []byte, ok bool, err error) {
 		return nil, false, err
 	}
 	defer f.exit()
+	k := prefixed(prefixMeta, key)
+	if !f.keys.mayHold(k) {
+		return nil, false, nil
+	}
 	err = f.db.View(func(txn *badger.Txn) error {
-		value, ok, err = getLong(txn, prefixMeta, key)
+		value, ok, err = getLong(txn, k, key)
 		return err
 	})
 	if err != nil {

@@ -4,12 +4,15 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"syscall"
 	"time"
 
+	"github.com/dgraph-io/badger/v4"
 	"github.com/dgraph-io/badger/v4/skl"
+	"github.com/dgraph-io/badger/v4/table"
 )
 
 // Badger writes its write-ahead logs (*.mem) and its tables (*.sst) through memory maps of
@@ -91,6 +94,29 @@ type Space struct {
 	// (plus the size of writes in progress), so that the store can always be closed after
 	// its last successful write unless something else fills the disk meanwhile.
 	Write int64
+}
+
+// manifestTables is the space the tables listed in the store's MANIFEST take: the tables
+// badger keeps when it opens the store. A crash leaves the output of the compactions it
+// interrupted, tables no MANIFEST lists, which badger deletes as it opens. -1 when there is no
+// MANIFEST to read (a new store).
+func manifestTables(dir string) int64 {
+	fp, err := os.Open(filepath.Join(dir, badger.ManifestFilename))
+	if err != nil {
+		return -1
+	}
+	defer fp.Close()
+	m, _, err := badger.ReplayManifestFile(fp, 0, badger.DefaultOptions(dir))
+	if err != nil {
+		return -1
+	}
+	var n int64
+	for id := range m.Tables {
+		if fi, err := os.Stat(filepath.Join(dir, table.IDToFilename(id))); err == nil {
+			n += allocated(fi)
+		}
+	}
+	return n
 }
 
 // gate checks free space before writes (see the comment above ErrNoSpace).

@@ -104,12 +104,3 @@ func (f *keyFilter) add(key []byte) {
 	}
 	f.mu.Unlock()
 }
-
-// size is the bytes of the filter's bits.
-func (f *keyFilter) size() int {
-	n := 0
-	for _, s := range *f.segs.Load() {
-		n += len(s.blocks) * 64
-	}
-	return n
-}

@@ -260,7 +260,7 @@ func (t *tab) onEvent(ev any) {
 		t.mu.Lock()
 		r := t.rec
 		if r != nil {
-			slot := r.begin()
+			slot := r.begin(ev.NetworkID)
 			t.mu.Unlock()
 			go r.handle(ev, slot)
 			return
@@ -271,6 +271,10 @@ func (t *tab) onEvent(ev any) {
 			defer t.bg.Done()
 			t.refuse(ev)
 		}()
+	case *network.EventLoadingFinished:
+		t.landed(ev.RequestID)
+	case *network.EventLoadingFailed:
+		t.landed(ev.RequestID)
 	case *page.EventLoadEventFired:
 		select {
 		case t.loads <- struct{}{}:
@@ -278,6 +282,16 @@ func (t *tab) onEvent(ev any) {
 		}
 	case *inspector.EventTargetCrashed:
 		t.crashed.Store(true)
+	}
+}
+
+// landed hands Chromium's end of a network request to the page's recorder.
+func (t *tab) landed(net network.RequestID) {
+	t.mu.Lock()
+	r := t.rec
+	t.mu.Unlock()
+	if r != nil {
+		r.landed(net)
 	}
 }
 

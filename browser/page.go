@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/chromedp/cdproto"
@@ -38,9 +39,12 @@ type recorder struct {
 
 	mu        sync.Mutex // guards the fields below
 	slots     []*fetch.Exchange
+	flights   []*flight // one per slot
+	byNet     map[network.RequestID][]int
 	blocked   []fetch.Refusal
 	failed    []fetch.Failure
 	inflight  int
+	landAfter time.Duration // landBound; shorter in tests
 	changed   time.Time     // last request start or end
 	moved     chan struct{} // closed (and replaced) at every request start and end
 	mainErr   error         // the page's own request got no response
@@ -52,24 +56,112 @@ type recorder struct {
 	delivered bool
 }
 
-// begin reserves the next exchange slot for a paused request. It is called in event order,
-// so the slots are in the order Chromium made the requests.
-func (r *recorder) begin() int {
+// flight is a request's way through the page: it is in flight from its pause until the
+// recorder has answered it (handled) and Chromium's renderer has taken in the whole answer
+// (landed: Network.loadingFinished or loadingFailed for its network request ID). The
+// renderer's event is the later one: the page's own code that runs on the answer (a fetch's
+// then, which appends the next part of an infinite list) has run by then, so a wait for
+// idle that ends on it cannot see the page before the answer reached it, however loaded the
+// machine.
+type flight struct {
+	net     network.RequestID // "" when Chromium sends no network events for it
+	handled bool
+	landed  bool
+	done    bool
+	timer   *time.Timer // landBound, started once handled
+}
+
+// landBound bounds the wait for a handled request's Network.loadingFinished or
+// loadingFailed, which Chromium may not send (a request the page dropped meanwhile).
+const landBound = 3 * time.Second
+
+// unlanded counts the requests taken out of flight by landBound rather than by Chromium's
+// event, in all pages (the tests check that pages land by the event).
+var unlanded atomic.Int64
+
+// begin reserves the next exchange slot for a paused request whose network request ID is
+// net. It is called in event order, so the slots are in the order Chromium made the
+// requests, and before Chromium's events of its end.
+func (r *recorder) begin(net network.RequestID) int {
 	r.wg.Add(1)
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.slots = append(r.slots, nil)
+	r.flights = append(r.flights, &flight{net: net})
+	slot := len(r.slots) - 1
+	if net != "" {
+		if r.byNet == nil {
+			r.byNet = map[network.RequestID][]int{}
+		}
+		// A redirect's hops share the ID: the event at the end of the last lands them all.
+		r.byNet[net] = append(r.byNet[net], slot)
+	}
 	r.inflight++
 	r.movedLocked()
-	return len(r.slots) - 1
+	return slot
 }
 
-func (r *recorder) end() {
+// end notes that the recorder has answered slot's request (its goroutine is done). The
+// request stays in flight until it lands, at most landBound more.
+func (r *recorder) end(slot int) {
 	r.mu.Lock()
-	r.inflight--
-	r.movedLocked()
+	fl := r.flights[slot]
+	fl.handled = true
+	if fl.net == "" || fl.landed {
+		r.doneLocked(fl)
+	} else {
+		bound := r.landAfter
+		if bound == 0 {
+			bound = landBound
+		}
+		fl.timer = time.AfterFunc(bound, func() {
+			r.mu.Lock()
+			if !fl.done {
+				unlanded.Add(1)
+				r.doneLocked(fl)
+			}
+			r.mu.Unlock()
+		})
+	}
 	r.mu.Unlock()
 	r.wg.Done()
+}
+
+// landed notes Chromium's Network.loadingFinished or loadingFailed for net.
+func (r *recorder) landed(net network.RequestID) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, slot := range r.byNet[net] {
+		fl := r.flights[slot]
+		fl.landed = true
+		if fl.handled {
+			r.doneLocked(fl)
+		}
+	}
+}
+
+// doneLocked takes fl out of flight. r.mu must be held.
+func (r *recorder) doneLocked(fl *flight) {
+	if fl.done {
+		return
+	}
+	fl.done = true
+	if fl.timer != nil {
+		fl.timer.Stop()
+	}
+	r.inflight--
+	r.movedLocked()
+}
+
+// stopTimers stops the landBound timers of a recorder whose page is over.
+func (r *recorder) stopTimers() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, fl := range r.flights {
+		if fl.timer != nil {
+			fl.timer.Stop()
+		}
+	}
 }
 
 // settle starts the quiet period of waitIdle over, as a request would: what the page does
@@ -89,7 +181,7 @@ func (r *recorder) movedLocked() {
 
 // handle answers one paused request: performed by fetch.Client and fulfilled, or failed.
 func (r *recorder) handle(ev *cdpfetch.EventRequestPaused, slot int) {
-	defer r.end()
+	defer r.end(slot)
 	t := r.t
 	cctx, cancel := context.WithTimeout(r.calls, callTimeout)
 	defer cancel()
@@ -212,8 +304,8 @@ func (r *recorder) cookies(ctx context.Context, u string) string {
 	return strings.Join(parts, "; ")
 }
 
-// waitIdle waits until no request has been in flight for quiet, at most bound. It sleeps on
-// the requests' own starts and ends (no polling): while a request is in flight it waits for
+// waitIdle waits until no request has been in flight (see flight) for quiet, at most bound.
+// It sleeps on the requests' own starts and ends (no polling): while a request is in flight it waits for
 // one to end, and once none is, for quiet, a wait that a new request cuts short and starts
 // over. It returns ctx's error when ctx ends first.
 func (r *recorder) waitIdle(ctx context.Context, quiet, bound time.Duration) error {
@@ -488,6 +580,7 @@ func (t *tab) finish(r *recorder, abandoned bool) {
 	}
 	r.wg.Wait()
 	r.callsCancel()
+	r.stopTimers()
 }
 
 // abandon ends a page that failed: its exchanges are closed.

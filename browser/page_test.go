@@ -5,10 +5,13 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/chromedp/cdproto/network"
 )
 
 // TestWaitIdle drives a recorder's request count by hand: waitIdle must not return while a
@@ -44,8 +47,9 @@ func TestWaitIdle(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r := &recorder{moved: make(chan struct{}), changed: time.Now().Add(-time.Hour)}
+			var open []int // slots begun and not ended
 			for range tc.open {
-				r.begin()
+				open = append(open, r.begin(""))
 			}
 			ctx, cancel := context.WithCancel(t.Context())
 			defer cancel()
@@ -65,9 +69,10 @@ func TestWaitIdle(t *testing.T) {
 				}
 				switch s.op {
 				case "begin":
-					r.begin()
+					open = append(open, r.begin(""))
 				case "end":
-					r.end()
+					r.end(open[0])
+					open = open[1:]
 				}
 				done.Store(int64(i + 1))
 			}
@@ -80,9 +85,65 @@ func TestWaitIdle(t *testing.T) {
 			if err != tc.want {
 				t.Errorf("err = %v, want %v", err, tc.want)
 			}
-			for range r.inflight {
-				r.end()
+			for _, slot := range open {
+				r.end(slot)
 			}
+		})
+	}
+}
+
+// TestLanding: a request is in flight from its pause until both the recorder has answered it
+// and Chromium reported its end (in either order); a redirect's hops share a network ID and
+// land together; a request without one leaves when answered, one whose event never comes at
+// the bound.
+func TestLanding(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		nets  []string // the paused requests' network IDs
+		steps []string // "end N" (answered) or "land ID"
+		// busy is whether a request is in flight after each step.
+		busy []bool
+	}{
+		{name: "answered, then landed", nets: []string{"a"}, steps: []string{"end 0", "land a"}, busy: []bool{true, false}},
+		{name: "landed, then answered", nets: []string{"a"}, steps: []string{"land a", "end 0"}, busy: []bool{true, false}},
+		{name: "no network ID", nets: []string{""}, steps: []string{"end 0"}, busy: []bool{false}},
+		{name: "redirect hops", nets: []string{"a", "a"}, steps: []string{"end 0", "end 1", "land a"}, busy: []bool{true, true, false}},
+		{name: "another request's event", nets: []string{"a"}, steps: []string{"end 0", "land b"}, busy: []bool{true, true}},
+		{name: "bound", nets: []string{"a"}, steps: []string{"end 0", "wait"}, busy: []bool{true, false}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := &recorder{moved: make(chan struct{}), landAfter: 50 * time.Millisecond}
+			var slots []int
+			for _, n := range tc.nets {
+				slots = append(slots, r.begin(network.RequestID(n)))
+			}
+			before := unlanded.Load()
+			for i, s := range tc.steps {
+				op, arg, _ := strings.Cut(s, " ")
+				switch op {
+				case "end":
+					n, _ := strconv.Atoi(arg)
+					r.end(slots[n])
+				case "land":
+					r.landed(network.RequestID(arg))
+				case "wait":
+					time.Sleep(200 * time.Millisecond)
+				}
+				r.mu.Lock()
+				busy := r.inflight > 0
+				r.mu.Unlock()
+				if busy != tc.busy[i] {
+					t.Errorf("after %q: in flight %v, want %v", s, busy, tc.busy[i])
+				}
+			}
+			wantUnlanded := int64(0)
+			if tc.name == "bound" {
+				wantUnlanded = 1
+			}
+			if n := unlanded.Load() - before; n != wantUnlanded {
+				t.Errorf("left by the bound: %d, want %d", n, wantUnlanded)
+			}
+			r.stopTimers()
 		})
 	}
 }
@@ -125,11 +186,16 @@ new IntersectionObserver(es => {
 </script></body></html>`, parts)
 	}))
 	defer srv.Close()
-	// Idle is measured on the requests amber fulfils; a loaded machine can take longer than the
-	// tests' 300 ms quiet period to run the page's callback that appends the next part after its
-	// fetch ends, so this test waits a second.
-	f := newFetcher(t, func(c *Config) { c.Screenshot = false; c.NetworkIdle = time.Second })
+	// A request is in flight until Chromium's renderer has taken in its answer, by which time
+	// the page's callback that appends the next part has run: the tests' 300 ms quiet period is
+	// enough however loaded the machine (a wait that ended when amber fulfilled the request
+	// lost the last part under load).
+	f := newFetcher(t, func(c *Config) { c.Screenshot = false })
+	before := unlanded.Load()
 	p := fetchPage(t, f, srv.URL+"/")
+	if n := unlanded.Load() - before; n != 0 {
+		t.Errorf("%d requests left flight by the bound, not by Chromium's loadingFinished/loadingFailed", n)
+	}
 	got := map[string]int{}
 	for _, ex := range p.Exchanges {
 		got[strings.TrimPrefix(ex.URL, srv.URL)]++

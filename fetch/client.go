@@ -9,7 +9,6 @@ import (
 	"context"
 	"crypto/tls"
 	"crypto/x509"
-	"encoding/base64"
 	"errors"
 	"fmt"
 	"net"
@@ -17,8 +16,6 @@ import (
 	"net/netip"
 	"net/url"
 	"os"
-	"slices"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -33,15 +30,22 @@ type Request struct {
 	// Header holds extra request headers (Referer, Cookie, ...), written in sorted order
 	// after the client's own. The client writes Host, Accept-Encoding: gzip and
 	// Connection: keep-alive itself (values given here for those, and for Content-Length,
-	// Transfer-Encoding, TE, Trailer, Upgrade, Keep-Alive and Proxy-Connection, are
-	// ignored); User-Agent and Accept default to Config.UserAgent and "*/*" unless set here.
+	// Transfer-Encoding, TE, Trailer, Upgrade, Keep-Alive, Proxy-Connection and
+	// Proxy-Authorization, are ignored); User-Agent and Accept default to Config.UserAgent
+	// and "*/*" unless set here. A field set here replaces the same field of
+	// Config.OriginHeader and Config.Header; an Authorization or Cookie here is sent instead
+	// of Config.Auth's or Config.Jar's.
 	Header http.Header
 }
 
 // Client is the recording HTTP/1.1 client. It is safe for concurrent use.
 type Client struct {
-	cfg    Config
-	dialer net.Dialer
+	cfg          Config
+	auth         map[string]string // Authorization value by origin key (Config.Auth)
+	header       fields            // Config.Header
+	originHeader map[string]fields // Config.OriginHeader by origin key
+	proxy        *proxy            // Config.Proxy; nil without a proxy
+	dialer       net.Dialer
 	// lookup resolves host names; tests replace it so that no test leaves 127.0.0.1.
 	lookup func(ctx context.Context, host string) ([]netip.Addr, error)
 
@@ -76,6 +80,20 @@ func NewClient(cfg Config) (*Client, error) {
 		return nil, err
 	}
 	c := &Client{cfg: cfg, idle: map[string][]*conn{}}
+	if c.auth, err = authTable(cfg.Auth); err != nil {
+		return nil, err
+	}
+	if c.header, err = configFields(cfg.Header, "Header"); err != nil {
+		return nil, err
+	}
+	if c.originHeader, err = originFields(cfg.OriginHeader); err != nil {
+		return nil, err
+	}
+	if cfg.Proxy != nil {
+		if c.proxy, err = parseProxy(cfg.Proxy); err != nil {
+			return nil, err
+		}
+	}
 	c.dialer = net.Dialer{KeepAlive: 30 * time.Second}
 	if !cfg.AllowPrivate {
 		c.dialer.Control = guardControl
@@ -112,6 +130,8 @@ type target struct {
 	dialHost   string
 	dialPort   string
 	serverName string
+	origin     string   // origin key, as parseOrigin makes it
+	jarURL     *url.URL // the URL as the cookie jar sees it (normalised host)
 	key        string
 	request    []byte
 }
@@ -149,42 +169,27 @@ func (c *Client) Do(ctx context.Context, req Request) (*Exchange, error) {
 func (c *Client) prepare(req Request) (*target, error) {
 	u, err := url.Parse(req.URL)
 	if err != nil {
+		var ue *url.Error
+		if errors.As(err, &ue) {
+			err = ue.Err // without the URL, which may hold a password; *Error has it
+		}
 		return nil, fmt.Errorf("%w: %w", ErrInvalidURL, err)
 	}
-	t := &target{url: req.URL, method: req.Method, scheme: strings.ToLower(u.Scheme)}
+	t := &target{url: req.URL, method: req.Method}
 	if t.method == "" {
 		t.method = http.MethodGet
 	}
 	if !validToken(t.method) {
 		return nil, fmt.Errorf("%w: method %q", ErrInvalidURL, t.method)
 	}
-	defPort := ""
-	switch t.scheme {
-	case "http":
-		defPort = "80"
-	case "https":
-		defPort = "443"
-	default:
-		return nil, fmt.Errorf("%w: scheme %q", ErrInvalidURL, u.Scheme)
-	}
-	host := u.Hostname()
-	if host == "" {
-		return nil, fmt.Errorf("%w: empty host", ErrInvalidURL)
-	}
-	// weburl.Host also refuses the characters that could split the request or the Host
-	// header (controls, space, '/', '\', '@', ...).
-	if host, err = weburl.Host(host); err != nil {
+	host := ""
+	if t.scheme, host, t.port, err = originParts(u); err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrInvalidURL, err)
 	}
 	t.hostname = host
-	t.port = u.Port()
-	if t.port == "" {
-		t.port = defPort
-	} else if n, err := strconv.Atoi(t.port); err != nil || n < 1 || n > 65535 {
-		return nil, fmt.Errorf("%w: port %q", ErrInvalidURL, t.port)
-	}
+	t.origin = originKey(t.scheme, host, t.port)
 	hostHeader := bracket(host)
-	if t.port != defPort {
+	if t.port != weburl.DefaultPort(t.scheme) {
 		hostHeader += ":" + t.port
 	}
 
@@ -203,7 +208,12 @@ func (c *Client) prepare(req Request) (*target, error) {
 	if t.scheme == "https" {
 		t.serverName = host
 	}
-	t.key = t.scheme + "|" + net.JoinHostPort(t.dialHost, t.dialPort) + "|" + t.serverName
+	if c.proxy != nil {
+		// A tunnel leads to one origin whatever address the proxy reached it at.
+		t.key = "proxy|" + t.scheme + "|" + net.JoinHostPort(host, t.port) + "|" + t.serverName
+	} else {
+		t.key = t.scheme + "|" + net.JoinHostPort(t.dialHost, t.dialPort) + "|" + t.serverName
+	}
 
 	path := u.EscapedPath()
 	if path == "" {
@@ -219,6 +229,9 @@ func (c *Client) prepare(req Request) (*target, error) {
 	if n := len(t.method) + 1 + len(target) + len(" HTTP/1.1"); n > MaxRequestLine {
 		return nil, fmt.Errorf("%w: request line of %d bytes, over %d", ErrInvalidURL, n, MaxRequestLine)
 	}
+	if c.cfg.Jar != nil {
+		t.jarURL = &url.URL{Scheme: t.scheme, Host: hostHeader, Path: u.Path, RawPath: u.RawPath}
+	}
 
 	b := make([]byte, 0, 256)
 	b = append(b, t.method...)
@@ -227,46 +240,14 @@ func (c *Client) prepare(req Request) (*target, error) {
 	b = append(b, " HTTP/1.1\r\nHost: "...)
 	b = append(b, hostHeader...)
 	b = append(b, "\r\n"...)
-	ua := c.cfg.UserAgent
-	if v := req.Header.Get("User-Agent"); v != "" {
-		ua = v
-	}
-	b = appendField(b, "User-Agent", ua)
-	if req.Header.Get("Accept") == "" {
-		b = appendField(b, "Accept", "*/*")
-	}
-	b = appendField(b, "Accept-Encoding", "gzip")
-	if u.User != nil && req.Header.Get("Authorization") == "" {
+	userAuth := ""
+	if u.User != nil {
 		pw, _ := u.User.Password()
-		b = appendField(b, "Authorization", "Basic "+
-			base64.StdEncoding.EncodeToString([]byte(u.User.Username()+":"+pw)))
+		userAuth = basicValue(u.User.Username(), pw)
 	}
-	keys := make([]string, 0, len(req.Header))
-	for k := range req.Header {
-		keys = append(keys, k)
+	if t.request, err = c.appendHeader(b, t, req, userAuth); err != nil {
+		return nil, err
 	}
-	slices.Sort(keys)
-	for _, k := range keys {
-		ck := http.CanonicalHeaderKey(k)
-		if clientOwned[ck] {
-			continue
-		}
-		if !validToken(k) {
-			return nil, fmt.Errorf("%w: header name %q", ErrInvalidURL, k)
-		}
-		for _, v := range req.Header[k] {
-			if !validHeaderValue(v) {
-				return nil, fmt.Errorf("%w: header %s value", ErrInvalidURL, k)
-			}
-			b = appendField(b, k, v)
-		}
-	}
-	if t.method == http.MethodPost || t.method == http.MethodPut || t.method == http.MethodPatch {
-		b = appendField(b, "Content-Length", "0")
-	}
-	b = appendField(b, "Connection", "keep-alive")
-	b = append(b, "\r\n"...)
-	t.request = b
 	return t, nil
 }
 
@@ -274,7 +255,7 @@ func (c *Client) prepare(req Request) (*target, error) {
 var clientOwned = map[string]bool{
 	"Host": true, "User-Agent": true, "Accept-Encoding": true, "Connection": true,
 	"Content-Length": true, "Transfer-Encoding": true, "Te": true, "Trailer": true,
-	"Upgrade": true, "Keep-Alive": true, "Proxy-Connection": true,
+	"Upgrade": true, "Keep-Alive": true, "Proxy-Connection": true, "Proxy-Authorization": true,
 }
 
 func appendField(b []byte, k, v string) []byte {
@@ -359,7 +340,8 @@ func (c *Client) putIdle(cn *conn) {
 	c.mu.Unlock()
 }
 
-// dial resolves, connects (through the address guard) and, for https, handshakes.
+// dial resolves, connects (through the address guard), opens a tunnel through the proxy if
+// there is one and, for https, handshakes.
 func (c *Client) dial(ctx context.Context, t *target, deadline time.Time) (*conn, error) {
 	fail := func(k ErrorKind, err error) (*conn, error) {
 		return nil, &Error{Kind: k, URL: t.url, Err: err}
@@ -371,11 +353,24 @@ func (c *Client) dial(ctx context.Context, t *target, deadline time.Time) (*conn
 	dctx, cancel := context.WithDeadline(ctx, connectBy)
 	defer cancel()
 
+	dialHost, dialPort := t.dialHost, t.dialPort
+	if c.proxy != nil {
+		if ip, err := netip.ParseAddr(t.hostname); err == nil && !c.cfg.AllowPrivate && addrBlocked(ip) {
+			// The proxy would connect to it for us: refuse it as if it were dialled.
+			return fail(Blocked, fmt.Errorf("%w: %s", ErrBlocked, ip))
+		}
+		dialHost, dialPort = c.proxy.host, c.proxy.port
+		inner := fail
+		fail = func(k ErrorKind, err error) (*conn, error) {
+			return inner(k, fmt.Errorf("proxy %s: %w", c.proxy.addr, err))
+		}
+	}
+
 	var addrs []netip.Addr
-	if ip, err := netip.ParseAddr(t.dialHost); err == nil {
+	if ip, err := netip.ParseAddr(dialHost); err == nil {
 		addrs = []netip.Addr{ip}
 	} else {
-		addrs, err = c.lookup(dctx, t.dialHost)
+		addrs, err = c.lookup(dctx, dialHost)
 		if err != nil {
 			if k, ok := ctxKind(ctx, nil); ok {
 				return fail(k, err)
@@ -383,7 +378,7 @@ func (c *Client) dial(ctx context.Context, t *target, deadline time.Time) (*conn
 			return fail(DNS, err)
 		}
 		if len(addrs) == 0 {
-			return fail(DNS, fmt.Errorf("fetch: no addresses for %s", t.dialHost))
+			return fail(DNS, fmt.Errorf("fetch: no addresses for %s", dialHost))
 		}
 	}
 
@@ -392,7 +387,7 @@ func (c *Client) dial(ctx context.Context, t *target, deadline time.Time) (*conn
 	allBlocked := true
 	for _, ip := range addrs {
 		var err error
-		nc, err = c.dialer.DialContext(dctx, "tcp", net.JoinHostPort(ip.Unmap().String(), t.dialPort))
+		nc, err = c.dialer.DialContext(dctx, "tcp", net.JoinHostPort(ip.Unmap().String(), dialPort))
 		if err == nil {
 			break
 		}
@@ -417,6 +412,12 @@ func (c *Client) dial(ctx context.Context, t *target, deadline time.Time) (*conn
 	cn := &conn{nc: nc, key: t.key}
 	if ap, err := netip.ParseAddrPort(nc.RemoteAddr().String()); err == nil {
 		cn.remoteIP = ap.Addr().Unmap().WithZone("").String()
+	}
+	if c.proxy != nil {
+		if err := c.tunnel(dctx, ctx, cn, t); err != nil {
+			cn.nc.Close()
+			return nil, err
+		}
 	}
 	if t.scheme == "https" {
 		if err := c.handshake(dctx, ctx, cn, t); err != nil {
@@ -595,6 +596,10 @@ func (c *Client) roundTrip(ctx context.Context, cn *conn, t *target, deadline ti
 		if interim == 10 {
 			return fail(Protocol, fmt.Errorf("%w: too many interim responses", ErrMalformed))
 		}
+	}
+	if c.cfg.Jar != nil {
+		// Before the body: its cookies count whatever becomes of the body.
+		storeCookies(c.cfg.Jar, t.jarURL, h.header)
 	}
 	ex.StatusCode = h.status
 	ex.Proto = h.proto

@@ -4,7 +4,10 @@ import (
 	"crypto/x509"
 	"fmt"
 	"net"
+	"net/http"
+	"net/url"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -59,8 +62,52 @@ type Config struct {
 	// TempDir holds the spill files; default os.TempDir().
 	TempDir string
 	// MaxIdlePerHost is the number of idle keep-alive connections kept per (scheme, dial
-	// address, TLS server name); default 4; negative disables keep-alive reuse.
+	// address, TLS server name), or per origin through a proxy; default 4; negative
+	// disables keep-alive reuse.
 	MaxIdlePerHost int
+
+	// Auth gives the Authorization credential of origins. It is sent only on requests
+	// whose URL has exactly that origin (scheme, host and port, the default port of the
+	// scheme when none is written): never to another port, scheme, host or subdomain of it,
+	// so not on a redirect the caller follows to another origin either. A request that has
+	// its own Authorization header, or user info in its URL, keeps that. Each origin may be
+	// listed once.
+	Auth []OriginAuth
+	// HTTPAuthAllowed lets Auth credentials go over plain http; by default (false, like the
+	// Elastic Open Crawler's http_auth_allowed) they are sent over https only.
+	HTTPAuthAllowed bool
+	// Header is sent on every request; OriginHeader on the requests to one origin (keyed by
+	// an origin written as OriginAuth.Origin, matched exactly as Auth is). For each field
+	// the request's own header wins over OriginHeader, which wins over Header; the whole
+	// field is taken from the first that has it. A User-Agent or Accept field replaces the
+	// client's default. NewClient refuses field names that are not tokens, values with
+	// control characters, and the fields the client writes or that frame the message or
+	// carry credentials: Host, Content-Length, Transfer-Encoding, TE, Trailer, Connection,
+	// Keep-Alive, Upgrade, Proxy-Connection, Accept-Encoding, Authorization (use Auth) and
+	// Proxy-Authorization. The fields are written sorted by canonical name (see
+	// Request.Header).
+	Header       http.Header
+	OriginHeader map[string]http.Header
+	// Proxy sends every request through an HTTP proxy, "http://[user:password@]host[:port]"
+	// or "https://..." (TLS to the proxy, verified like origins when VerifyTLS is set); the
+	// port defaults to the scheme's. Every request, http ones too, goes through a tunnel
+	// (CONNECT host:port, with "Proxy-Authorization: Basic" when the URL has user info), so
+	// the origin gets, and Exchange.Request records, the request exactly as without a
+	// proxy, in origin form; the proxy needs to allow CONNECT to port 80 for http URLs. The
+	// CONNECT exchange is not recorded, and Proxy-Authorization never reaches an origin.
+	// Exchange.RemoteIP is the proxy's address, the address guard applies to the proxy's
+	// address (and refuses a URL whose host is a blocked IP address without asking the
+	// proxy), and URL host names are not resolved: the proxy resolves them. Keep-alive
+	// connections are tunnels, pooled per origin. Proxy and ConnectTo cannot be combined.
+	Proxy *url.URL
+	// Jar, when not nil, keeps cookies: the Set-Cookie fields of every final response
+	// (whatever its status, also a redirect, and also when its body is cut short) are
+	// stored, and a request that has no Cookie header of its own is sent the jar's
+	// cookies for its URL, after any Cookie of OriginHeader or Header (a jar cookie whose
+	// name those use is left out). A request's own Cookie header (the browser fetcher passes
+	// Chromium's) is sent as it is. The jar orders cookies as RFC 6265 §5.4 says when it is
+	// NewJar's: longer paths first, then the earlier created. Use NewJar.
+	Jar http.CookieJar
 }
 
 func (c Config) withDefaults() (Config, error) {
@@ -102,6 +149,15 @@ func (c Config) withDefaults() (Config, error) {
 	if c.MaxIdlePerHost == 0 {
 		c.MaxIdlePerHost = DefaultMaxIdlePerHost
 	}
+	if c.Proxy != nil && len(c.ConnectTo) > 0 {
+		// With a proxy amber dials the proxy only, and the proxy resolves the URL's host.
+		return c, fmt.Errorf("%w: Proxy and ConnectTo cannot be combined: through a proxy, the proxy resolves and connects", ErrConfig)
+	}
+	if c.Proxy != nil {
+		p := *c.Proxy
+		c.Proxy = &p
+	}
+	c.Auth = slices.Clone(c.Auth)
 	c.ConnectTo = append([]ConnectTo(nil), c.ConnectTo...) // the caller's slice stays as it was
 	for i, m := range c.ConnectTo {
 		if err := m.validate(); err != nil {
@@ -110,6 +166,61 @@ func (c Config) withDefaults() (Config, error) {
 		c.ConnectTo[i].Host = strings.ToLower(m.Host)
 	}
 	return c, nil
+}
+
+// Redacted returns a copy of c fit for printing (crawl.yaml, warcinfo, logs): the Basic
+// passwords and Raw values of Auth, the password of Proxy and the values of Cookie fields of
+// Header and OriginHeader are written as "***" (an empty password stays empty). Print
+// Proxy with RedactedURL, which leaves the *** unescaped. c is not changed.
+func (c Config) Redacted() Config {
+	const mask = "***"
+	if c.Auth != nil {
+		auth := make([]OriginAuth, len(c.Auth))
+		for i, a := range c.Auth {
+			if a.Basic != nil {
+				b := *a.Basic
+				if b.Password != "" {
+					b.Password = mask
+				}
+				a.Basic = &b
+			}
+			if a.Raw != "" {
+				a.Raw = mask
+			}
+			auth[i] = a
+		}
+		c.Auth = auth
+	}
+	if c.Proxy != nil {
+		p := *c.Proxy
+		if _, has := p.User.Password(); has {
+			p.User = url.UserPassword(p.User.Username(), mask)
+		}
+		c.Proxy = &p
+	}
+	redactHeader := func(h http.Header) http.Header {
+		if h == nil {
+			return nil
+		}
+		out := h.Clone()
+		for k, vs := range out {
+			if http.CanonicalHeaderKey(k) == "Cookie" {
+				for i := range vs {
+					vs[i] = mask
+				}
+			}
+		}
+		return out
+	}
+	c.Header = redactHeader(c.Header)
+	if c.OriginHeader != nil {
+		oh := make(map[string]http.Header, len(c.OriginHeader))
+		for o, h := range c.OriginHeader {
+			oh[o] = redactHeader(h)
+		}
+		c.OriginHeader = oh
+	}
+	return c
 }
 
 // ConnectTo is one curl --connect-to mapping: a request to Host:Port is dialled at

@@ -3,6 +3,7 @@ package fetch
 import (
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/amber-crawler/amber/status"
 )
@@ -32,6 +33,12 @@ var (
 	// ErrBodyLimit is returned by the reader from Exchange.Body once the decoded payload
 	// exceeds Config.MaxResponseSize (a decompression bomb stops there).
 	ErrBodyLimit = errors.New("fetch: decoded body exceeds limit")
+	// ErrProxyAuth reports that the proxy answered CONNECT with 407: it wants credentials,
+	// or other ones than Config.Proxy gives.
+	ErrProxyAuth = errors.New("fetch: proxy authentication required")
+	// ErrProxyRefused reports that the proxy answered CONNECT with a status other than 2xx
+	// and 407 (it could not reach the origin, or its policy forbids the tunnel).
+	ErrProxyRefused = errors.New("fetch: proxy refused the tunnel")
 )
 
 // ErrorKind classifies a fetch that produced no usable response.
@@ -60,6 +67,9 @@ const (
 	// Canceled: the caller's context was canceled; nothing is kept (-7000, Heritrix's
 	// "processing thread killed"). The crawl is expected to re-queue the URL.
 	Canceled
+	// ProxyAuth: the proxy answered CONNECT with 407 Proxy Authentication Required
+	// (ErrProxyAuth); the origin was not reached (-2).
+	ProxyAuth
 )
 
 var kindNames = map[ErrorKind]string{
@@ -72,10 +82,11 @@ var kindNames = map[ErrorKind]string{
 	InvalidURL: "invalid-url",
 	Protocol:   "protocol",
 	Canceled:   "canceled",
+	ProxyAuth:  "proxy-auth",
 }
 
 // String returns a short lowercase name for the kind ("dns", "connect", "timeout", "tls",
-// "blocked", "broken", "invalid-url", "protocol", "canceled"), suitable for a crawl.log
+// "blocked", "broken", "invalid-url", "protocol", "canceled", "proxy-auth"), suitable for a crawl.log
 // annotation.
 func (k ErrorKind) String() string {
 	if s, ok := kindNames[k]; ok {
@@ -91,12 +102,36 @@ type Error struct {
 	Err  error
 }
 
-// Error returns "fetch KIND URL: cause".
+// Error returns "fetch KIND URL: cause", with a password in the URL's user info written as
+// ***. The causes the client makes never contain credentials.
 func (e *Error) Error() string {
+	u := redactUserinfo(e.URL)
 	if e.Err == nil {
-		return fmt.Sprintf("fetch %s %s", e.Kind, e.URL)
+		return fmt.Sprintf("fetch %s %s", e.Kind, u)
 	}
-	return fmt.Sprintf("fetch %s %s: %v", e.Kind, e.URL, e.Err)
+	return fmt.Sprintf("fetch %s %s: %v", e.Kind, u, e.Err)
+}
+
+// redactUserinfo replaces the password of the user info of URL string s with ***, leaving
+// the rest of s as it is.
+func redactUserinfo(s string) string {
+	_, rest, ok := strings.Cut(s, "://")
+	if !ok {
+		return s
+	}
+	start := len(s) - len(rest)
+	if end := strings.IndexAny(rest, "/?#"); end >= 0 {
+		rest = rest[:end]
+	}
+	at := strings.LastIndexByte(rest, '@')
+	if at < 0 {
+		return s
+	}
+	colon := strings.IndexByte(rest[:at], ':')
+	if colon < 0 {
+		return s
+	}
+	return s[:start+colon+1] + "***" + s[start+at:]
 }
 
 // Unwrap returns the cause.
@@ -104,7 +139,7 @@ func (e *Error) Unwrap() error { return e.Err }
 
 // Status returns the Heritrix crawl.log status code for the failure:
 //
-//	DNS status.DNSFailed (-6), Connect and TLS status.ConnectFailed (-2),
+//	DNS status.DNSFailed (-6), Connect, TLS and ProxyAuth status.ConnectFailed (-2),
 //	Broken and Protocol status.ConnectBroken (-3), Timeout status.Timeout (-4),
 //	InvalidURL and Blocked status.InvalidURL (-7; annotate Blocked with the kind name),
 //	Canceled status.Killed (-7000); status.RuntimeError (-5) for an unknown kind.
@@ -112,7 +147,7 @@ func (e *Error) Status() int {
 	switch e.Kind {
 	case DNS:
 		return status.DNSFailed
-	case Connect, TLS:
+	case Connect, TLS, ProxyAuth:
 		return status.ConnectFailed
 	case Broken, Protocol:
 		return status.ConnectBroken
@@ -127,8 +162,8 @@ func (e *Error) Status() int {
 }
 
 // Retryable reports whether trying again later may help: DNS, Connect, Timeout, Broken,
-// Protocol and Canceled yes; Blocked, InvalidURL and TLS no (a certificate or protocol
-// mismatch does not heal by itself).
+// Protocol and Canceled yes; Blocked, InvalidURL, TLS and ProxyAuth no (a certificate,
+// protocol mismatch or proxy credential does not heal by itself).
 func (e *Error) Retryable() bool {
 	switch e.Kind {
 	case DNS, Connect, Timeout, Broken, Protocol, Canceled:

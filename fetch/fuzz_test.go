@@ -3,6 +3,7 @@ package fetch
 import (
 	"bytes"
 	"io"
+	"net/url"
 	"testing"
 	"time"
 )
@@ -90,5 +91,51 @@ func FuzzResponse(f *testing.F) {
 		}
 		io.Copy(io.Discard, rc)
 		rc.Close()
+	})
+}
+
+// FuzzConnectAnswer feeds arbitrary bytes to the client as a proxy's answer to CONNECT: the
+// client must not panic or hang, every failure is an *Error, a ProxyAuth error comes only
+// from a 407, and the CONNECT request carries the proxy's credentials and no origin's.
+func FuzzConnectAnswer(f *testing.F) {
+	for _, s := range []string{
+		"HTTP/1.1 200 Connection established\r\n\r\n",
+		"HTTP/1.1 407 Proxy Authentication Required\r\nProxy-Authenticate: Basic\r\n\r\n",
+		"HTTP/1.0 502 Bad Gateway\r\nContent-Length: 3\r\n\r\nbad",
+		"HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 200 OK\r\n\r\n",
+		"HTTP/1.1 200 OK\r\n\r\nHTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n",
+		"SSH-2.0-OpenSSH\r\n",
+	} {
+		f.Add([]byte(s))
+	}
+	srv := newRawServer(f, []step{{close: true}})
+	c := newTestClient(f, Config{
+		AllowPrivate:     true,
+		MaxIdlePerHost:   -1,
+		ConnectTimeout:   time.Second,
+		FirstByteTimeout: time.Second,
+		ResponseTimeout:  2 * time.Second,
+		HTTPAuthAllowed:  true,
+		Auth:             []OriginAuth{{Origin: "http://site.test", Raw: "Bearer origin"}},
+		Proxy:            &url.URL{Scheme: "http", Host: srv.addr(), User: url.UserPassword("u", "pw")},
+	})
+	f.Fuzz(func(t *testing.T, in []byte) {
+		srv.mu.Lock()
+		srv.scripts = [][]step{{{write: string(in), close: true}}}
+		srv.received, srv.sent = nil, nil
+		srv.mu.Unlock()
+		ex, err := c.Do(t.Context(), Request{URL: "http://site.test/"})
+		if err == nil {
+			ex.Close()
+		} else if k := errKind(err); k == 0 || (k == ProxyAuth && !bytes.Contains(in, []byte("407"))) {
+			t.Fatalf("error %v (kind %v) for answer %q", err, k, in)
+		}
+		received, _ := srv.got()
+		connect, _, _ := bytes.Cut(received, []byte("\r\n\r\n"))
+		if !bytes.HasPrefix(connect, []byte("CONNECT site.test:80 HTTP/1.1\r\n")) ||
+			!bytes.Contains(connect, []byte("\r\nProxy-Authorization: Basic dTpwdw==")) ||
+			bytes.Contains(connect, []byte("Bearer origin")) {
+			t.Fatalf("CONNECT request %q", connect)
+		}
 	})
 }

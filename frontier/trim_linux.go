@@ -34,7 +34,7 @@ const (
 	// trimEvery is how often the trimmer looks at the file-backed resident set.
 	trimEvery = 250 * time.Millisecond
 	// trimStep is how much that set may grow before the table mappings are trimmed.
-	trimStep = 32 << 20
+	trimStep = 8 << 20
 )
 
 // trimmer drops the pages of badger's table mappings from the resident set.

@@ -200,6 +200,10 @@ type Limits struct {
 	// MinFreeSpace stops the crawl cleanly when the crawl directory's filesystem has less free:
 	// a size (e.g. 5GB), "auto" (1 GiB, or 1% of the filesystem if smaller) or "off".
 	MinFreeSpace string `yaml:"min_free_space,omitempty"`
+	// Memory is the crawl process's soft memory limit (Go's runtime/debug.SetMemoryLimit: the
+	// garbage collector works harder as the process nears it; it is not a cap): a size or
+	// "off"; default 128MiB. GOMEMLIMIT in the environment wins over it.
+	Memory string `yaml:"memory,omitempty"`
 }
 
 // Politeness spaces requests to one host.

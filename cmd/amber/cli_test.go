@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -71,6 +72,7 @@ func TestExitStatus(t *testing.T) {
 		{"zero max url length", []string{"crawl", "--dir", "DIR", "--max-url-length", "0", url}, exitUsage},
 		{"zero max outlinks", []string{"crawl", "--dir", "DIR", "--max-outlinks", "0", url}, exitUsage},
 		{"bad min free space", []string{"crawl", "--dir", "DIR", "--min-free-space", "lots", url}, exitUsage},
+		{"bad memory limit", []string{"crawl", "--dir", "DIR", "--memory-limit", "0", url}, exitUsage},
 		{"WARC prefix with a slash", []string{"crawl", "--dir", "DIR", "--warc-prefix", "../x", url}, exitUsage},
 		{"bad exclude rule", []string{"crawl", "--dir", "DIR", "--exclude", "regex:(", url}, exitUsage},
 		{"bad include rule kind", []string{"crawl", "--dir", "DIR", "--include", "glob:*", url}, exitUsage},
@@ -417,5 +419,47 @@ func TestFormatByteSize(t *testing.T) {
 		if back, err := seeds.ParseByteSize(got); err != nil || int64(back) != tt.n {
 			t.Errorf("ParseByteSize(%q) = %d, %v; want %d", got, back, err, tt.n)
 		}
+	}
+}
+
+// TestMemoryLimit: --memory-limit over limits.memory over the default; "off" is Go's own
+// default (no limit); the value is recorded in the config (crawl.yaml) as it reads back.
+func TestMemoryLimit(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		yaml     string
+		flags    []string
+		want     int64
+		recorded string
+		wantErr  bool
+	}{
+		{name: "default", want: defaultMemoryLimit, recorded: "128MiB"},
+		{name: "config", yaml: "64MiB", want: 64 << 20, recorded: "64MiB"},
+		{name: "flag over config", yaml: "64MiB", flags: []string{"--memory-limit", "1GiB"}, want: 1 << 30, recorded: "1GiB"},
+		{name: "off", flags: []string{"--memory-limit", "OFF"}, want: math.MaxInt64, recorded: "off"},
+		{name: "config off", yaml: "off", want: math.MaxInt64, recorded: "off"},
+		{name: "zero", flags: []string{"--memory-limit", "0"}, wantErr: true},
+		{name: "not a size", yaml: "plenty", wantErr: true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			a, err := parseCrawlArgs(append(tc.flags, "http://www.example.com/"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			cfg := &seeds.Config{Limits: seeds.Limits{Memory: tc.yaml}}
+			got, err := memoryLimit(cfg, a)
+			if (err != nil) != tc.wantErr {
+				t.Fatalf("memoryLimit: err = %v, want error %v", err, tc.wantErr)
+			}
+			if err != nil {
+				return
+			}
+			if got != tc.want || cfg.Limits.Memory != tc.recorded {
+				t.Errorf("memoryLimit = %d, recorded %q; want %d, %q", got, cfg.Limits.Memory, tc.want, tc.recorded)
+			}
+			if back, err := parseMemoryLimit(cfg.Limits.Memory); err != nil || back != got {
+				t.Errorf("recorded %q reads back as %d, %v; want %d", cfg.Limits.Memory, back, err, got)
+			}
+		})
 	}
 }

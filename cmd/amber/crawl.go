@@ -7,8 +7,10 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"math"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"strings"
 	"time"
 
@@ -35,7 +37,7 @@ type crawlFlags struct {
 	hostDelay, timeLimit                         time.Duration
 	limit                                        int64
 	sizeLimit, warcMaxSize, maxResponseSize      string
-	minFreeSpace                                 string
+	minFreeSpace, memoryLimit                    string
 	warcPrefix                                   string
 	allowPrivate, ignoreRobots, verifyTLS, quiet bool
 	noDocuments, screenshot                      bool
@@ -70,6 +72,7 @@ func newCrawlFlagSet(f *crawlFlags) *flag.FlagSet {
 	fs.StringVar(&f.sizeLimit, "size-limit", "", "stop after this many bytes downloaded (whole crawl; e.g. 10GB; default no limit)")
 	fs.StringVar(&f.maxResponseSize, "max-response-size", formatByteSize(fetch.DefaultMaxResponseSize), "truncate one response at this size")
 	fs.StringVar(&f.minFreeSpace, "min-free-space", "auto", "stop cleanly (and resume later) below this much free disk space: a size, auto (1GiB, or 1% of the filesystem if smaller) or off")
+	fs.StringVar(&f.memoryLimit, "memory-limit", formatMemoryLimit(defaultMemoryLimit), "soft memory limit of the crawl process (the Go garbage collector works harder near it; a size or off; GOMEMLIMIT wins)")
 	fs.StringVar(&f.warcMaxSize, "warc-max-size", formatByteSize(d.WARCMaxSize), "rotate WARC files at this size")
 	fs.StringVar(&f.warcPrefix, "warc-prefix", "", "start WARC file names with this (default: the collection name)")
 	fs.BoolVar(&f.allowPrivate, "allow-private", false, "allow loopback and private addresses (refused by default)")
@@ -176,6 +179,10 @@ func runCrawl(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return usageError{err}
 	}
+	mem, err := memoryLimit(cfg, a)
+	if err != nil {
+		return usageError{err}
+	}
 	ccfg, err := crawlConfig(cfg, a)
 	if err != nil {
 		return usageError{err}
@@ -187,6 +194,10 @@ func runCrawl(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return usageError{err}
 	}
 
+	if os.Getenv("GOMEMLIMIT") == "" {
+		prev := debug.SetMemoryLimit(mem)
+		defer debug.SetMemoryLimit(prev)
+	}
 	res, err := runProfiled(ctx, ccfg, a.flags)
 	if errors.Is(err, crawl.ErrDiskFull) {
 		// Stopped cleanly: say where things are, then why (exit 1).
@@ -397,6 +408,56 @@ func parseMinFreeSpace(v string) (int64, error) {
 		return 0, fmt.Errorf("%q: want a positive size, auto or off", v)
 	}
 	return int64(n), nil
+}
+
+// defaultMemoryLimit is the default of --memory-limit and limits.memory. Without a limit Go
+// lets the heap grow to twice the live heap between collections, and the frontier store's
+// table builds (large short-lived buffers) make that a peak RSS of 394 MB at 320,000 pages of
+// the generated site; with this one, 150 MB at 180,000 and no more CPU per page (issue 11).
+// The live heap stays well below it at any crawl size (the frontier is on disk, the reports
+// sort on disk), so the collector does not run all the time.
+const defaultMemoryLimit = 128 << 20
+
+// memoryLimit resolves the crawl process's soft memory limit: --memory-limit, else the
+// config's limits.memory, else defaultMemoryLimit; "off" is no limit (math.MaxInt64, Go's
+// own default). It records the value in cfg (crawl.yaml).
+func memoryLimit(cfg *seeds.Config, a crawlArgs) (int64, error) {
+	v, src := cfg.Limits.Memory, "limits.memory"
+	if a.set["memory-limit"] {
+		v, src = a.flags.memoryLimit, "--memory-limit"
+	}
+	n := int64(defaultMemoryLimit)
+	if v != "" {
+		var err error
+		if n, err = parseMemoryLimit(v); err != nil {
+			return 0, fmt.Errorf("%s %w", src, err)
+		}
+	}
+	cfg.Limits.Memory = formatMemoryLimit(n)
+	return n, nil
+}
+
+// parseMemoryLimit reads a size or "off".
+func parseMemoryLimit(v string) (int64, error) {
+	if strings.EqualFold(strings.TrimSpace(v), "off") {
+		return math.MaxInt64, nil
+	}
+	n, err := seeds.ParseByteSize(v)
+	if err != nil {
+		return 0, fmt.Errorf("%q: want a size or off: %w", v, err)
+	}
+	if n <= 0 {
+		return 0, fmt.Errorf("%q: want a positive size or off", v)
+	}
+	return int64(n), nil
+}
+
+// formatMemoryLimit writes a memory limit as parseMemoryLimit reads it.
+func formatMemoryLimit(n int64) string {
+	if n == math.MaxInt64 {
+		return "off"
+	}
+	return formatByteSize(n)
 }
 
 // formatMinFreeSpace writes crawl.Config.MinFreeSpace as parseMinFreeSpace reads it.

@@ -4,6 +4,17 @@
 //
 // ROOT/_routes.txt may list special answers, one per line: `HOST PATH STATUS [LOCATION]`
 // (a redirect, a 500, ...). A path ending in "/" serves its index.html.
+//
+// _routes.txt also guards paths and sets cookies, one rule per line (PATH ending in "*" is a
+// prefix; every rule of a request applies, in file order):
+//
+//	HOST PATH basic USER PASSWORD   401 with a Basic challenge unless the request has them
+//	HOST PATH bearer TOKEN          401 unless "Authorization: Bearer TOKEN"
+//	HOST PATH set-cookie NAME=VALUE the answer sets the cookie (Path=/)
+//	HOST PATH need-cookie NAME=VALUE 403 unless the request sends the cookie
+//
+// Every request to a site served from files is logged with its Authorization and Cookie
+// headers (Requests), so a test can check which credentials went where.
 package testsite
 
 import (
@@ -29,18 +40,45 @@ type route struct {
 	location string
 }
 
+// guard is an access or cookie rule from _routes.txt.
+type guard struct {
+	host, path string // path ending in "*": a prefix
+	kind       string // basic, bearer, set-cookie, need-cookie
+	args       []string
+}
+
+func (g guard) matches(host, p string) bool {
+	if g.host != host {
+		return false
+	}
+	if prefix, ok := strings.CutSuffix(g.path, "*"); ok {
+		return strings.HasPrefix(p, prefix)
+	}
+	return g.path == p
+}
+
+// Request is one request the server received.
+type Request struct {
+	Host          string // without the port, lowercase
+	URI           string // path and query
+	Authorization string
+	Cookie        string
+}
+
 // Server is a running test site.
 type Server struct {
 	Addr string // 127.0.0.1:PORT
 
 	root   string
 	routes map[string]route // "host path" -> answer
+	guards []guard
 	extra  map[string]http.Handler
 	srv    *http.Server
 	ln     net.Listener
 
-	mu   sync.Mutex     // guards hits
+	mu   sync.Mutex     // guards hits and reqs
 	hits map[string]int // "host path?query" -> requests
+	reqs []Request
 }
 
 // Start serves root (a directory of host directories) on 127.0.0.1 on a free port.
@@ -86,6 +124,13 @@ func (s *Server) Hits(host, p string) int {
 	return s.hits[host+" "+p]
 }
 
+// Requests returns every request received so far, in order.
+func (s *Server) Requests() []Request {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]Request(nil), s.reqs...)
+}
+
 // Close stops the server.
 func (s *Server) Close() error {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
@@ -111,7 +156,17 @@ func (s *Server) loadRoutes(p string) error {
 			continue
 		}
 		if len(fs) < 3 {
-			return fmt.Errorf("testsite: %s:%d: want HOST PATH STATUS [LOCATION]", p, n)
+			return fmt.Errorf("testsite: %s:%d: want HOST PATH STATUS [LOCATION] or HOST PATH RULE ARGS", p, n)
+		}
+		if want, ok := guardArgs[fs[2]]; ok {
+			if len(fs)-3 != want {
+				return fmt.Errorf("testsite: %s:%d: %s takes %d arguments", p, n, fs[2], want)
+			}
+			if strings.HasSuffix(fs[2], "cookie") && !strings.Contains(fs[3], "=") {
+				return fmt.Errorf("testsite: %s:%d: %s wants NAME=VALUE", p, n, fs[2])
+			}
+			s.guards = append(s.guards, guard{host: fs[0], path: fs[1], kind: fs[2], args: fs[3:]})
+			continue
 		}
 		code, err := strconv.Atoi(fs[2])
 		if err != nil {
@@ -126,6 +181,49 @@ func (s *Server) loadRoutes(p string) error {
 	return sc.Err()
 }
 
+// guardArgs are the rules of _routes.txt and their numbers of arguments.
+var guardArgs = map[string]int{"basic": 2, "bearer": 1, "set-cookie": 1, "need-cookie": 1}
+
+// guarded applies the guards of host and p: it answers 401 or 403 and returns true when one
+// refuses, and sets the cookies of the set-cookie rules otherwise.
+func (s *Server) guarded(w http.ResponseWriter, r *http.Request, host, p string) bool {
+	for _, g := range s.guards {
+		if !g.matches(host, p) {
+			continue
+		}
+		switch g.kind {
+		case "basic":
+			if u, pw, ok := r.BasicAuth(); !ok || u != g.args[0] || pw != g.args[1] {
+				w.Header().Set("WWW-Authenticate", `Basic realm="testsite"`)
+				refuse(w, http.StatusUnauthorized)
+				return true
+			}
+		case "bearer":
+			if r.Header.Get("Authorization") != "Bearer "+g.args[0] {
+				w.Header().Set("WWW-Authenticate", `Bearer realm="testsite"`)
+				refuse(w, http.StatusUnauthorized)
+				return true
+			}
+		case "need-cookie":
+			name, value, _ := strings.Cut(g.args[0], "=")
+			if c, err := r.Cookie(name); err != nil || c.Value != value {
+				refuse(w, http.StatusForbidden)
+				return true
+			}
+		case "set-cookie":
+			name, value, _ := strings.Cut(g.args[0], "=")
+			http.SetCookie(w, &http.Cookie{Name: name, Value: value, Path: "/"})
+		}
+	}
+	return false
+}
+
+func refuse(w http.ResponseWriter, code int) {
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.WriteHeader(code)
+	fmt.Fprintf(w, "<html><body><h1>%d %s</h1></body></html>\n", code, http.StatusText(code))
+}
+
 // ServeHTTP answers from routes, computed hosts, or files.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	host := r.Host
@@ -135,6 +233,10 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	host = strings.ToLower(host)
 	s.mu.Lock()
 	s.hits[host+" "+r.URL.RequestURI()]++
+	if s.root != "" { // not the generated sites of the benchmarks: millions of requests
+		s.reqs = append(s.reqs, Request{Host: host, URI: r.URL.RequestURI(),
+			Authorization: r.Header.Get("Authorization"), Cookie: r.Header.Get("Cookie")})
+	}
 	s.mu.Unlock()
 
 	if h, ok := s.extra[host]; ok {
@@ -143,6 +245,9 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	if h, ok := s.extra[""]; ok {
 		h.ServeHTTP(w, r)
+		return
+	}
+	if s.guarded(w, r, host, r.URL.Path) {
 		return
 	}
 	if rt, ok := s.routes[host+" "+r.URL.Path]; ok {

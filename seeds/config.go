@@ -56,6 +56,19 @@ type Config struct {
 	WARC WARC `yaml:"warc,omitempty"`
 	// Documents configures the search-document stream (documents.jsonl).
 	Documents Documents `yaml:"documents,omitempty"`
+	// Sitemaps configures sitemap discovery (spec/elastic.md §3).
+	Sitemaps Sitemaps `yaml:"sitemaps,omitempty"`
+}
+
+// Sitemaps configures sitemap discovery: sitemap files are archived (hop M) and every URL in
+// them is decided by scope like a link.
+type Sitemaps struct {
+	// Robots reads the Sitemap: lines of each robots.txt amber fetches. Default: on with the
+	// elastic flavour, off with the others.
+	Robots *bool `yaml:"robots,omitempty"`
+	// URLs are sitemap files fetched at the start of the crawl (besides scope.domains'
+	// sitemap_urls and the seeds' sitemap_urls).
+	URLs []string `yaml:"urls,omitempty"`
 }
 
 // Browser configures the browser fetcher.
@@ -93,6 +106,9 @@ type Documents struct {
 	MaxDescriptionSize   int `yaml:"max_description_size,omitempty"`
 	MaxHeadingsCount     int `yaml:"max_headings_count,omitempty"`
 	MaxIndexedLinksCount int `yaml:"max_indexed_links_count,omitempty"`
+	// ExtractionRulesets add custom fields to the documents of one domain's pages (Elastic's
+	// extraction_rulesets; spec/elastic.md §4).
+	ExtractionRulesets []ExtractionRulesetSpec `yaml:"extraction_rulesets,omitempty"`
 }
 
 // SeedSpec is one seed in a config.
@@ -104,6 +120,8 @@ type SeedSpec struct {
 	MaxHops        *int       `yaml:"max_hops,omitempty"`
 	MaxHopsOff     *int       `yaml:"max_hops_off,omitempty"`
 	RedirectedFrom string     `yaml:"redirected_from,omitempty"`
+	// SitemapURLs are sitemap files of this seed (any flavour).
+	SitemapURLs []string `yaml:"sitemap_urls,omitempty"`
 }
 
 // UnmarshalYAML accepts a bare URL string as well as the map form.
@@ -131,6 +149,11 @@ type ScopeSpec struct {
 	MaxHopsOff *int       `yaml:"max_hops_off,omitempty"`
 	// MaxURLLength refuses longer URLs (reason url-too-long); 0: 2,083, as Heritrix.
 	MaxURLLength int `yaml:"max_url_length,omitempty"`
+	// Domains are the origins of the elastic flavour, each with its ordered crawl rules and
+	// sitemaps (spec/elastic.md §1-3).
+	Domains []DomainSpec `yaml:"domains,omitempty"`
+	// MaxCrawlDepth bounds the elastic flavour's depth (seeds and sitemap entries are depth 1).
+	MaxCrawlDepth *int `yaml:"max_crawl_depth,omitempty"`
 }
 
 // RuleSpec is a scope rule as written: a "kind:value" string or a map of matchers.

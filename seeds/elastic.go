@@ -119,10 +119,10 @@ type ElasticURLFilter struct {
 type ElasticRule struct {
 	Action    string `yaml:"action"`
 	FieldName string `yaml:"field_name"`
-	Selector  string `yaml:"selector"`
-	JoinAs    string `yaml:"join_as"`
-	Value     string `yaml:"value"`
-	Source    string `yaml:"source"`
+	Selector  string `yaml:"selector,omitempty"`
+	JoinAs    string `yaml:"join_as,omitempty"`
+	Value     string `yaml:"value,omitempty"`
+	Source    string `yaml:"source,omitempty"`
 }
 
 // ElasticAuth is one entry of auth: basic (username, password) or raw (header: the whole

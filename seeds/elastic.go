@@ -29,7 +29,6 @@ type ElasticConfig struct {
 	MaxUniqueURLCount *int `yaml:"max_unique_url_count"`
 	MaxDuration       *int `yaml:"max_duration"` // seconds
 	MaxURLLength      *int `yaml:"max_url_length"`
-	MaxRedirects      *int `yaml:"max_redirects"`
 	MaxResponseSize   *int `yaml:"max_response_size"`
 	ThreadsPerCrawl   *int `yaml:"threads_per_crawl"`
 

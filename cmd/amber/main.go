@@ -101,7 +101,8 @@ Usage:
   amber crawl [flags] [URL | SEEDS_FILE ...]   run or resume a crawl
   amber scope check --config FILE [URL ...]     explain scope decisions (stdin: JSON lines)
   amber report DIR                              (re)write the reports of a crawl directory
-  amber help [COMMAND]                          print help (COMMAND: crawl, scope, report)
+  amber config convert FILE                     print an Elastic crawler config as amber YAML
+  amber help [COMMAND]                          print help (COMMAND: crawl, scope, report, config)
   amber version                                 print the version
 
 Run 'amber help crawl' for the crawl flags and exit statuses.
@@ -121,6 +122,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return runReport(ctx, args[1:], stdout)
 	case "scope":
 		return runScope(ctx, args[1:], stdin, stdout)
+	case "config":
+		return runConfig(args[1:], stdout)
 	case "version", "--version", "-version":
 		fmt.Fprintln(stdout, "amber", version)
 		return nil
@@ -147,12 +150,14 @@ func runHelp(args []string, stdout io.Writer) error {
 		printScopeHelp(stdout)
 	case "report":
 		fmt.Fprint(stdout, reportHelp)
+	case "config":
+		fmt.Fprint(stdout, configHelp)
 	case "version":
 		fmt.Fprintln(stdout, "usage: amber version\n\nPrints amber's version.")
 	case "help":
 		fmt.Fprint(stdout, usage)
 	default:
-		return usagef("no help for %q: want crawl, scope or report", args[0])
+		return usagef("no help for %q: want crawl, scope, report or config", args[0])
 	}
 	return nil
 }

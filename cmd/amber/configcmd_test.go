@@ -1,0 +1,73 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/amber-crawler/amber/seeds"
+)
+
+// TestConfigConvert runs `amber config convert` on Elastic files: the output is amber YAML
+// that amber reads back, with its keys commented; what cannot be converted exits 2 naming
+// the file and the key.
+func TestConfigConvert(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, body string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	good := write("crawler.yml", `domains:
+  - url: https://www.example.com
+    crawl_rules:
+      - {policy: deny, type: begins, pattern: /blog}
+max_crawl_depth: 2
+`)
+	for _, tc := range []struct {
+		name string
+		args []string
+		code int
+		out  []string // in stdout (success) or the error (failure)
+	}{
+		{"converts", []string{"config", "convert", good}, exitOK,
+			[]string{"flavour: elastic # from domains", "- deny begins /blog", "max_crawl_depth: 2 # from max_crawl_depth", "url: https://www.example.com/"}},
+		{"help", []string{"help", "config"}, exitOK, []string{"usage: amber config convert FILE"}},
+		{"no file", []string{"config", "convert"}, exitUsage, []string{"usage: amber config convert FILE"}},
+		{"missing file", []string{"config", "convert", filepath.Join(dir, "nope.yml")}, exitUsage, []string{"nope.yml"}},
+		{"amber config", []string{"config", "convert", write("amber.yaml", "seeds: [https://example.com/]\n")}, exitUsage,
+			[]string{"amber.yaml", "not an Elastic Open Crawler config"}},
+		{"unknown key", []string{"config", "convert", write("k.yml", "domains:\n  - url: https://a.example\nmax_redirects: 3\n")}, exitUsage,
+			[]string{"k.yml", "max_redirects", "line 3"}},
+		{"credentials", []string{"config", "convert", write("a.yml", "domains:\n  - url: https://a.example\nauth:\n  - {domain: https://a.example, type: raw, header: x}\n")}, exitUsage,
+			[]string{"a.yml", "auth:"}},
+		{"unknown subcommand", []string{"config", "check", good}, exitUsage, []string{"check"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var stdout, stderr bytes.Buffer
+			err := run(t.Context(), tc.args, nil, &stdout, &stderr)
+			if code := exitCode(err); code != tc.code {
+				t.Fatalf("exit %d (%v), want %d", code, err, tc.code)
+			}
+			text := stdout.String()
+			if err != nil {
+				text = err.Error()
+			}
+			for _, s := range tc.out {
+				if !strings.Contains(text, s) {
+					t.Errorf("output lacks %q:\n%s", s, text)
+				}
+			}
+			if tc.name == "converts" {
+				c, err := seeds.ParseConfig(stdout.Bytes(), "converted")
+				if err != nil || c.Scope.Flavour != "elastic" || len(c.Seeds) != 1 {
+					t.Errorf("converted config reads back as %+v, %v", c, err)
+				}
+			}
+		})
+	}
+}

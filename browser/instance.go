@@ -271,6 +271,16 @@ func (t *tab) onEvent(ev any) {
 			defer t.bg.Done()
 			t.refuse(ev)
 		}()
+	case *network.EventRequestWillBeSent:
+		// The renderer says it is starting a request before the browser pauses it for amber:
+		// start the quiet period over now, so a request that a behaviour triggered but that is
+		// slow to reach interception on a loaded machine is not missed by waitIdle.
+		t.mu.Lock()
+		r := t.rec
+		t.mu.Unlock()
+		if r != nil {
+			r.settle()
+		}
 	case *network.EventLoadingFinished:
 		t.landed(ev.RequestID)
 	case *network.EventLoadingFailed:

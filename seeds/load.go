@@ -1,0 +1,30 @@
+package seeds
+
+import (
+	"fmt"
+	"os"
+)
+
+// Load reads a crawl configuration file of either kind: amber's own YAML (LoadConfig), or an
+// Elastic Open Crawler file (recognised by IsElasticConfig), which is parsed strictly and
+// converted to amber's model (Convert). For an Elastic file it also returns the conversion,
+// whose Notes say what amber does differently; for amber's YAML that is nil.
+func Load(path string) (*Config, *Converted, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, nil, fmt.Errorf("seeds: %w", err)
+	}
+	if !IsElasticConfig(data) {
+		c, err := LoadConfig(path)
+		return c, nil, err
+	}
+	e, err := ParseElastic(data, path)
+	if err != nil {
+		return nil, nil, err
+	}
+	cv, err := e.Convert()
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return cv.Config, cv, nil
+}

@@ -58,6 +58,41 @@ type Config struct {
 	Documents Documents `yaml:"documents,omitempty"`
 	// Sitemaps configures sitemap discovery (spec/elastic.md §3).
 	Sitemaps Sitemaps `yaml:"sitemaps,omitempty"`
+
+	// Auth gives the Authorization credential of origins (spec/elastic.md §5), for both
+	// fetchers. Each entry is sent only on requests to exactly its origin (scheme, host and
+	// port: not to a subdomain, another port, or after a redirect elsewhere), and over https
+	// only unless http_auth_allowed. Entries are {origin, type: basic, username, password} or
+	// {origin, type: raw, value} (value: the whole Authorization value, "Bearer abc"); one
+	// entry per origin. A password or value may be written as env:NAME, read from the
+	// environment variable NAME when the crawl starts (common practice for secrets: the file
+	// then holds none). crawl.yaml and warcinfo write secrets as *** (env:NAME as it is), so a
+	// crawl resumed without its --config needs them again (--auth, --auth-raw) unless they
+	// are env: references.
+	Auth []AuthSpec `yaml:"auth,omitempty"`
+	// HTTPAuthAllowed lets auth credentials go over plain http; default false (as the Elastic
+	// Open Crawler's http_auth_allowed): they are sent over https only.
+	HTTPAuthAllowed bool `yaml:"http_auth_allowed,omitempty"`
+	// Headers are sent on every request of both fetchers, {Name: value}; OriginHeaders on the
+	// requests to one origin, {origin: {Name: value}}, and win over Headers. A page's own
+	// header (the browser's Accept, say) wins over both. Not allowed: Authorization (use
+	// auth), Proxy-Authorization (use proxy), and the fields that frame the message (Host,
+	// Content-Length, Connection, ...). A value may be env:NAME. crawl.yaml writes a Cookie
+	// value as ***, other values as they are.
+	Headers       HeaderMap            `yaml:"headers,omitempty"`
+	OriginHeaders map[string]HeaderMap `yaml:"origin_headers,omitempty"`
+	// Proxy sends every request of both fetchers through an HTTP proxy: a URL,
+	// "http://user:password@proxy.example.org:3128", or {url, username, password} (password
+	// may be env:NAME). Every request, http ones too, goes through a CONNECT tunnel, so the
+	// proxy must allow CONNECT to ports 80 and 443; WARC-IP-Address is the proxy's, and the
+	// private-address guard applies to the proxy's address (a proxy on loopback needs
+	// network.allow_private). It cannot be combined with network.connect_to.
+	Proxy *ProxySpec `yaml:"proxy,omitempty"`
+	// Cookies keeps the cookies sites set, for every later request of the crawl run, by both
+	// fetchers (one jar with public-suffix rules, as a browser); default true. false: no
+	// cookies are kept between requests (the browser fetcher keeps Chromium's own, within one
+	// browser).
+	Cookies *bool `yaml:"cookies,omitempty"`
 }
 
 // Sitemaps configures sitemap discovery: sitemap files are archived (hop M) and every URL in

@@ -223,12 +223,21 @@ func FuzzParse(f *testing.F) {
 func FuzzParseConfig(f *testing.F) {
 	f.Add([]byte("seeds: [https://example.com/]\nscope: {block: [\"contains:/x\"]}\n"))
 	f.Add([]byte("seeds:\n  - url: http://a.b/\n    accept: [{regex: '.*', host: a.b}]\n"))
+	f.Add([]byte(accessYAML))
 	f.Fuzz(func(t *testing.T, in []byte) {
 		c, err := ParseConfig(in, "fuzz.yaml")
 		if err != nil {
 			return
 		}
 		c.ScopeConfig(scope.Standard) // must not panic
-		c.Marshal()
+		c.Access(func(string) (string, bool) { return "", true })
+		out, err := c.Marshal()
+		if err != nil {
+			return
+		}
+		// What crawl.yaml writes reads back.
+		if _, err := ParseConfig(out, "crawl.yaml"); err != nil {
+			t.Errorf("marshalled config does not read back: %v\n%s", err, out)
+		}
 	})
 }

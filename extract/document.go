@@ -64,6 +64,12 @@ type DocConfig struct {
 	// ParseBinary extracts (crawler.content_extraction.mime_types). Default none. Only PDF
 	// has a text extractor; other listed types give a document without body text.
 	BinaryContentTypes []string `yaml:"binary_content_extraction_mime_types" json:"binary_content_extraction_mime_types"`
+	// Rulesets are the extraction rulesets (Elastic's extraction_rulesets, see
+	// CompileRulesets) whose fields ParseDocument and ParseBinary add to the custom fields
+	// of the pages they apply to (see Rulesets.Apply; ParseBinary applies the url rules
+	// only). A field the page names itself (meta tag or data-elastic-name) keeps the page's
+	// values. Default none.
+	Rulesets *Rulesets `yaml:"-" json:"-"`
 }
 
 // DefaultDocConfig returns the configuration with every default filled in.

@@ -73,7 +73,7 @@ func parseHTML(pageURL, contentType string, body []byte, cfg *DocConfig, maxLink
 	res.Outlinks = resolveAll(r, p.refs.links)
 	res.OutlinksDropped = p.refs.dropCount()
 	if p.doc != nil {
-		res.Document = p.document(r, title, charsetName)
+		res.Document = p.document(r, title, charsetName, text)
 	}
 	return res, nil
 }

@@ -259,8 +259,9 @@ func (d *docState) meta(p *htmlParser, name string) {
 	}
 }
 
-// document finishes the pass and returns the search document; r resolves the page's URLs.
-func (p *htmlParser) document(r *resolver, title, charsetName string) *Document {
+// document finishes the pass and returns the search document; r resolves the page's URLs,
+// text is the page decoded to UTF-8 (for the html extraction rules).
+func (p *htmlParser) document(r *resolver, title, charsetName string, text []byte) *Document {
 	d := p.doc
 	for len(d.stack) > 0 {
 		d.pop()
@@ -272,7 +273,7 @@ func (p *htmlParser) document(r *resolver, title, charsetName string) *Document 
 		MetaDescription:        d.description,
 		MetaKeywords:           d.keywords,
 		Charset:                charsetName,
-		Fields:                 d.fields.fields,
+		Fields:                 withRuleFields(d.cfg, p.pageURL, text, d.fields.fields),
 		ReservedFieldConflicts: d.fields.reserved,
 		InvalidFieldNames:      d.fields.invalid,
 	}

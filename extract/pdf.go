@@ -28,7 +28,8 @@ var errPDFBudget = errors.New("extract: pdf budget spent")
 // collapsed and limited to cfg.MaxBodySize. Text is read from the text-showing operators of
 // each page's content streams, decoded with the fonts' encodings or ToUnicode maps; text
 // positioning operators and large TJ gaps separate words. Other listed types get a
-// document without Body.
+// document without Body. The url rules of cfg.Rulesets that apply to pageURL give its
+// custom fields.
 //
 // Errors: ErrPageURL, ErrUnsupportedType for a type not listed, and ErrBinary (wrapped)
 // for a PDF that cannot be read (broken, encrypted, or not a PDF), including one whose
@@ -46,14 +47,14 @@ func ParseBinary(pageURL, contentType string, body []byte, cfg DocConfig) (*Docu
 		ContentType:   mediaType(contentType),
 		ContentLength: int64(len(body)),
 	}
-	if doc.ContentType != "application/pdf" {
-		return doc, nil
+	if doc.ContentType == "application/pdf" {
+		text, err := pdfText(body, cfg.MaxBodySize)
+		if err != nil {
+			return nil, fmt.Errorf("%w: %w", ErrBinary, err)
+		}
+		doc.Body = text
 	}
-	text, err := pdfText(body, cfg.MaxBodySize)
-	if err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrBinary, err)
-	}
-	doc.Body = text
+	doc.Fields = withRuleFields(cfg, pageURL, nil, nil)
 	return doc, nil
 }
 

@@ -3,7 +3,11 @@ package seeds
 import (
 	"bytes"
 	"fmt"
+	"maps"
+	"net/http"
+	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"go.yaml.in/yaml/v3"
@@ -17,6 +21,8 @@ type Converted struct {
 	Config  *Config
 	Sources map[string]string
 	Notes   []string
+
+	secretFrom map[string]string // amber key of a secret (auth[0].password) -> Elastic key
 }
 
 // Convert maps the file onto amber's model (spec/elastic.md §6): domains to scope.domains of
@@ -24,29 +30,17 @@ type Converted struct {
 // in the open crawler), extraction rulesets to documents.extraction_rulesets, the size
 // limits to documents, the crawl limits to limits, loopback_allowed and
 // private_networks_allowed to network.allow_private, ssl_verification_mode to
-// network.verify_tls, sitemap_discovery_disabled to sitemaps.robots.
+// network.verify_tls, sitemap_discovery_disabled to sitemaps.robots, auth (the list and the
+// older auth.* keys) to auth, http_auth_allowed to http_auth_allowed, http_proxy_* to proxy,
+// and each domain's http_headers to origin_headers (an Authorization field among them to an
+// auth entry of type raw).
 //
-// amber's crawl config has no keys for credentials, configured headers and a proxy yet (the
-// fetcher supports them; issue 12): a file with auth, http_auth_allowed, http_headers or
-// http_proxy_* is refused with an error naming the key, rather than converted into a crawl
-// that would fail at the site's login.
+// The Config holds the file's secrets as they are, so that a crawl can run from it; Render
+// writes them as env: references instead (see Render).
 func (e *ElasticConfig) Convert() (*Converted, error) {
 	auths, err := e.AuthEntries()
 	if err != nil {
 		return nil, err
-	}
-	switch {
-	case len(auths) > 0:
-		return nil, fmt.Errorf("%w: auth: credentials cannot be given to amber's crawl config yet", ErrElasticConfig)
-	case e.HTTPAuthAllowed != nil:
-		return nil, fmt.Errorf("%w: http_auth_allowed: credentials cannot be given to amber's crawl config yet", ErrElasticConfig)
-	case e.HTTPProxyHost != "":
-		return nil, fmt.Errorf("%w: http_proxy_host: a proxy cannot be given to amber's crawl config yet", ErrElasticConfig)
-	}
-	for i, d := range e.Domains {
-		if len(d.HTTPHeaders) > 0 {
-			return nil, fmt.Errorf("%w: domains[%d].http_headers: headers cannot be given to amber's crawl config yet", ErrElasticConfig, i)
-		}
 	}
 	c := &Config{}
 	cv := &Converted{Config: c, Sources: map[string]string{}}
@@ -176,7 +170,116 @@ func (e *ElasticConfig) Convert() (*Converted, error) {
 	if e.OutputIndex != "" {
 		note("output_index %q: amber has no Elasticsearch output; load documents.jsonl with the _bulk API", e.OutputIndex)
 	}
+	if err := e.convertAccess(cv, auths); err != nil {
+		return nil, err
+	}
 	return cv, nil
+}
+
+// convertAccess maps auth, http_auth_allowed, the domains' http_headers and http_proxy_*.
+func (e *ElasticConfig) convertAccess(cv *Converted, auths []ElasticAuth) error {
+	c := cv.Config
+	cv.secretFrom = map[string]string{}
+	src := func(amber, elastic string) { cv.Sources[amber] = elastic }
+	note := func(format string, a ...any) { cv.Notes = append(cv.Notes, fmt.Sprintf(format, a...)) }
+	key := func(i int) string {
+		if len(e.Auth) == 0 {
+			return "auth.*"
+		}
+		return fmt.Sprintf("auth[%d]", i)
+	}
+	byOrigin := map[string]int{} // index in c.Auth
+	for i, a := range auths {
+		o, _ := ElasticOrigin(a.Domain) // checked by ParseElastic
+		spec := AuthSpec{Origin: o, Type: a.Type}
+		j, dup := byOrigin[o]
+		if !dup {
+			j = len(c.Auth)
+			byOrigin[o] = j
+			c.Auth = append(c.Auth, spec)
+		} else {
+			// The open crawler sends the last entry that matches a URL's site.
+			note("%s and an earlier entry are both for %s: the open crawler sends the last one, and so does this config", key(i), o)
+		}
+		flat := strings.TrimSuffix(key(i), "*")
+		if len(e.Auth) > 0 {
+			flat += "."
+		}
+		delete(cv.secretFrom, fmt.Sprintf("auth[%d].password", j))
+		delete(cv.secretFrom, fmt.Sprintf("auth[%d].value", j))
+		if a.Type == AuthBasic {
+			spec.Username, spec.Password = a.Username, Secret(a.Password)
+			cv.secretFrom[fmt.Sprintf("auth[%d].password", j)] = flat + "password"
+		} else {
+			spec.Value = Secret(a.Header)
+			cv.secretFrom[fmt.Sprintf("auth[%d].value", j)] = flat + "header"
+		}
+		c.Auth[j] = spec
+		src(fmt.Sprintf("auth[%d]", j), key(i))
+	}
+	for i, d := range e.Domains {
+		if len(d.HTTPHeaders) == 0 {
+			continue
+		}
+		o, _ := ElasticOrigin(d.URL)
+		h := HeaderMap{}
+		for k, entry := range d.HTTPHeaders {
+			for name, v := range entry {
+				where := fmt.Sprintf("domains[%d].http_headers[%d].%s", i, k, name)
+				if http.CanonicalHeaderKey(name) != "Authorization" {
+					h[name] = v // a later entry of the same name wins, as in a Ruby hash merge
+					cv.secretFrom["origin_headers."+o+"."+name] = where
+					continue
+				}
+				if _, dup := byOrigin[o]; dup {
+					return fmt.Errorf("%w: %s: %s also has an auth entry; give one of them", ErrElasticConfig, where, o)
+				}
+				byOrigin[o] = len(c.Auth)
+				cv.secretFrom[fmt.Sprintf("auth[%d].value", len(c.Auth))] = where
+				src(fmt.Sprintf("auth[%d]", len(c.Auth)), where)
+				c.Auth = append(c.Auth, AuthSpec{Origin: o, Type: AuthRaw, Value: Secret(v)})
+				note("%s: amber sends credentials with auth (type raw here), to their origin only", where)
+			}
+		}
+		if len(h) == 0 {
+			continue
+		}
+		if c.OriginHeaders == nil {
+			c.OriginHeaders = map[string]HeaderMap{}
+		}
+		c.OriginHeaders[o] = h
+		src("origin_headers."+o, fmt.Sprintf("domains[%d].http_headers", i))
+	}
+	if len(c.Auth) > 0 {
+		allowed := e.HTTPAuthAllowed != nil && *e.HTTPAuthAllowed
+		c.HTTPAuthAllowed = allowed
+		if e.HTTPAuthAllowed != nil {
+			src("http_auth_allowed", "http_auth_allowed")
+		}
+		if !allowed {
+			for _, a := range c.Auth {
+				if strings.HasPrefix(a.Origin, "http:") {
+					note("auth for %s: without http_auth_allowed: true the credentials are not sent over plain http, as in the open crawler", a.Origin)
+				}
+			}
+		}
+	} else if e.HTTPAuthAllowed != nil {
+		c.HTTPAuthAllowed = *e.HTTPAuthAllowed
+		src("http_auth_allowed", "http_auth_allowed")
+	}
+	if u := e.ProxyURL(); u != nil {
+		p := &ProxySpec{Username: e.HTTPProxyUsername, Password: Secret(e.HTTPProxyPassword)}
+		u.User = nil
+		p.URL = u.String()
+		c.Proxy = p
+		cv.secretFrom["proxy.password"] = "http_proxy_password"
+		src("proxy", "http_proxy_host, http_proxy_port, http_proxy_protocol, http_proxy_username, http_proxy_password")
+		if e.HTTPProxyPort == nil {
+			note("http_proxy_port not given: 8080, the open crawler's default")
+		}
+		note("proxy: amber sends every request through a CONNECT tunnel, http ones too: the proxy must allow CONNECT to port 80 as well as 443")
+	}
+	return nil
 }
 
 func cmpOr(s, def string) string {
@@ -188,9 +291,19 @@ func cmpOr(s, def string) string {
 
 // Render writes the converted config as amber YAML, each key that came from the Elastic file
 // commented with that key, then the notes as a comment block at the end.
+//
+// The secrets of the file (auth passwords and raw values, the proxy password, Cookie values
+// of http_headers) are not copied: each is written as an env:NAME reference
+// (AMBER_AUTH_0_PASSWORD, AMBER_AUTH_1_VALUE, AMBER_PROXY_PASSWORD, AMBER_COOKIE_0, ...),
+// and a note says which variable holds which of the file's keys. The conversion is printed on
+// a terminal and its output is a file made to be kept, shared and put in version control; the
+// environment is where amber, like CI systems and containers, expects secrets, and a crawl
+// run from the converted file records the references in crawl.yaml, so it resumes without
+// the file. (An Elastic file can also be crawled as it is, with its secrets.)
 func (cv *Converted) Render(source string) ([]byte, error) {
+	cfg, envNotes := withEnvSecrets(cv.Config, cv.secretFrom)
 	var root yaml.Node
-	if err := root.Encode(cv.Config); err != nil {
+	if err := root.Encode(cfg); err != nil {
 		return nil, err
 	}
 	annotate(&root, "", cv.Sources)
@@ -205,6 +318,13 @@ func (cv *Converted) Render(source string) ([]byte, error) {
 	if err := enc.Close(); err != nil {
 		return nil, err
 	}
+	if len(envNotes) > 0 {
+		buf.WriteString("\n# Secrets: this file holds none. Set these environment variables before amber crawl\n")
+		buf.WriteString("# (or write the value in place of its env: reference, and keep the file private):\n")
+		for _, n := range envNotes {
+			buf.WriteString("# - " + n + "\n")
+		}
+	}
 	if len(cv.Notes) > 0 {
 		buf.WriteString("\n# What amber does differently:\n")
 		for _, n := range cv.Notes {
@@ -212,6 +332,53 @@ func (cv *Converted) Render(source string) ([]byte, error) {
 		}
 	}
 	return buf.Bytes(), nil
+}
+
+// withEnvSecrets returns a copy of c whose secrets that are values are env: references, and
+// for each a line naming the variable and the key it stands for (the Elastic key of from,
+// keyed by amber key, or else the amber key).
+func withEnvSecrets(c *Config, from map[string]string) (*Config, []string) {
+	out := *c
+	var notes []string
+	ref := func(s Secret, name, amberKey string) Secret {
+		if _, isEnv := s.Env(); isEnv || s == "" {
+			return s
+		}
+		k := from[amberKey]
+		if k == "" {
+			k = amberKey
+		}
+		notes = append(notes, fmt.Sprintf("%s: the value of %s", name, k))
+		return Secret(envPrefix + name)
+	}
+	if c.Auth != nil {
+		out.Auth = make([]AuthSpec, len(c.Auth))
+		for i, a := range c.Auth {
+			a.Password = ref(a.Password, fmt.Sprintf("AMBER_AUTH_%d_PASSWORD", i), fmt.Sprintf("auth[%d].password", i))
+			a.Value = ref(a.Value, fmt.Sprintf("AMBER_AUTH_%d_VALUE", i), fmt.Sprintf("auth[%d].value", i))
+			out.Auth[i] = a
+		}
+	}
+	if c.Proxy != nil {
+		p := *c.Proxy
+		p.Password = ref(p.Password, "AMBER_PROXY_PASSWORD", "proxy.password")
+		out.Proxy = &p
+	}
+	if c.OriginHeaders != nil {
+		out.OriginHeaders = make(map[string]HeaderMap, len(c.OriginHeaders))
+		n := 0
+		for _, o := range slices.Sorted(maps.Keys(c.OriginHeaders)) {
+			h := maps.Clone(c.OriginHeaders[o])
+			for _, k := range slices.Sorted(maps.Keys(h)) {
+				if http.CanonicalHeaderKey(k) == "Cookie" {
+					h[k] = string(ref(Secret(h[k]), fmt.Sprintf("AMBER_COOKIE_%d", n), "origin_headers."+o+"."+k))
+					n++
+				}
+			}
+			out.OriginHeaders[o] = h
+		}
+	}
+	return &out, notes
 }
 
 // annotate puts "from KEY" line comments on the nodes whose path is in sources.

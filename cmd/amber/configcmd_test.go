@@ -43,8 +43,8 @@ max_crawl_depth: 2
 			[]string{"amber.yaml", "not an Elastic Open Crawler config"}},
 		{"unknown key", []string{"config", "convert", write("k.yml", "domains:\n  - url: https://a.example\nmax_redirects: 3\n")}, exitUsage,
 			[]string{"k.yml", "max_redirects", "line 3"}},
-		{"credentials", []string{"config", "convert", write("a.yml", "domains:\n  - url: https://a.example\nauth:\n  - {domain: https://a.example, type: raw, header: x}\n")}, exitUsage,
-			[]string{"a.yml", "auth:"}},
+		{"credentials", []string{"config", "convert", write("a.yml", "domains:\n  - url: https://a.example\nauth:\n  - {domain: https://a.example, type: raw, header: x}\n")}, exitOK,
+			[]string{"value: env:AMBER_AUTH_0_VALUE", "AMBER_AUTH_0_VALUE: the value of auth[0].header"}},
 		{"unknown subcommand", []string{"config", "check", good}, exitUsage, []string{"check"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

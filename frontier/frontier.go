@@ -110,6 +110,9 @@ type URL struct {
 	HopsOff  int    // hops off the seed's scope (brozzler)
 	Attempts int    // failed fetch attempts so far; managed by the frontier (Add resets it)
 	Priority int    // lower is claimed earlier within a host; 0 normal, < 0 for seeds/prerequisites
+	// Sitemap marks a sitemap file: the crawl reads it for the URLs it lists. The frontier
+	// only stores the mark.
+	Sitemap bool
 }
 
 // Entry is one URL reported by Each: its state, the failure status of a failed URL and the

@@ -927,6 +927,47 @@ func TestReopen(t *testing.T) {
 	}
 }
 
+// TestSitemapMark: the mark of a sitemap file is kept through Claim, a reopen (the claim in
+// flight goes back to the queue) and Each; other URLs have none.
+func TestSitemapMark(t *testing.T) {
+	dir := t.TempDir()
+	f, err := Open(Config{Dir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sm := URL{URL: "http://a.test/sitemap.xml", Host: "a.test", Hops: "PM", Priority: -1, Sitemap: true}
+	page := URL{URL: "http://a.test/page", Host: "a.test", Hops: "PMM"}
+	mustAdd(t, f, sm, page)
+	c := tryClaim(t, f)
+	if c == nil || c.URL.URL != sm.URL || !c.URL.Sitemap {
+		t.Fatalf("first claim = %+v, want the sitemap file, marked", c)
+	}
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+	f = openT(t, Config{Dir: dir})
+	got := map[string]bool{}
+	for range 2 {
+		c := tryClaim(t, f)
+		if c == nil {
+			t.Fatal("nothing to claim after reopen")
+		}
+		got[c.URL.URL] = c.URL.Sitemap
+		mustDone(t, f, c)
+	}
+	want := map[string]bool{sm.URL: true, page.URL: false}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("claims after reopen (-want +got):\n%s", diff)
+	}
+	each := map[string]bool{}
+	if err := f.Each(func(e Entry) error { each[e.URL.URL] = e.URL.Sitemap; return nil }); err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(want, each); diff != "" {
+		t.Errorf("Each (-want +got):\n%s", diff)
+	}
+}
+
 const crashEnv = "AMBER_FRONTIER_CRASH_DIR"
 
 // TestCrash simulates a crash: a child process (this test binary) opens the frontier, works,
@@ -1046,6 +1087,8 @@ func TestRecordRoundTrip(t *testing.T) {
 		{},
 		{URL: URL{URL: "http://a.test/ü?x=1", Host: "a.test:8080", Hops: "LLRE", Via: "http://a.test/", Seed: "http://a.test/",
 			HopsOff: 2, Attempts: 1, Priority: -5}, Status: -6, Reason: "max-hops", NotBefore: 1 << 60, Seq: 1 << 40},
+		{URL: URL{URL: "http://a.test/sitemap.xml", Host: "a.test", Hops: "PM", Via: "http://a.test/robots.txt",
+			Seed: "http://a.test/", Priority: -1, Sitemap: true}, Seq: 7},
 	}
 	for i, want := range tests {
 		t.Run(fmt.Sprint(i), func(t *testing.T) {

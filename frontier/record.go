@@ -63,7 +63,11 @@ const (
 	stRejected byte = 4
 )
 
-const recordVersion = 1
+// Versions of the record encoding: recordFlagsVersion is recordVersion followed by flags.
+const (
+	recordVersion      = 1
+	recordFlagsVersion = 2
+)
 
 var errCorrupt = errors.New("frontier: corrupt record")
 
@@ -85,7 +89,7 @@ func appendString(b []byte, s string) []byte {
 func (r *record) maxSize() int {
 	u := &r.URL
 	return 1 + 6*binary.MaxVarintLen64 + len(u.URL) + len(u.Host) + len(u.Hops) + len(u.Via) +
-		len(u.Seed) + len(r.Reason) + 6*binary.MaxVarintLen64
+		len(u.Seed) + len(r.Reason) + 7*binary.MaxVarintLen64
 }
 
 // check returns an error wrapping ErrURL when the record may exceed MaxRecordSize.
@@ -112,7 +116,23 @@ func (r *record) encode() []byte {
 	b = appendString(b, r.Reason)
 	b = binary.AppendVarint(b, r.NotBefore)
 	b = binary.AppendUvarint(b, r.Seq)
+	if f := r.flags(); f != 0 {
+		b[0] = recordFlagsVersion
+		b = binary.AppendUvarint(b, f)
+	}
 	return b
+}
+
+// Record flags: a record with any set is written as recordFlagsVersion, its flags after Seq.
+// One without is written as recordVersion, byte for byte as before flags existed.
+const flagSitemap = 1 << 0
+
+func (r *record) flags() uint64 {
+	var f uint64
+	if r.URL.Sitemap {
+		f |= flagSitemap
+	}
+	return f
 }
 
 // decoder reads the fields written by encode; the first error sticks.
@@ -179,7 +199,7 @@ func (d *decoder) string() string {
 
 func decodeRecord(b []byte) (record, error) {
 	var r record
-	if len(b) == 0 || b[0] != recordVersion {
+	if len(b) == 0 || (b[0] != recordVersion && b[0] != recordFlagsVersion) {
 		return r, fmt.Errorf("%w: version", errCorrupt)
 	}
 	// One allocation for all the strings of the record.
@@ -196,6 +216,9 @@ func decodeRecord(b []byte) (record, error) {
 	r.Reason = d.string()
 	r.NotBefore = d.varint()
 	r.Seq = d.uvarint()
+	if b[0] == recordFlagsVersion {
+		r.URL.Sitemap = d.uvarint()&flagSitemap != 0
+	}
 	if d.err != nil {
 		return record{}, d.err
 	}

@@ -218,8 +218,9 @@ func compileURLRegexp(expr string) (*regexp.Regexp, error) {
 	}
 	var se *syntax.Error
 	if errors.As(err, &se) {
-		switch se.Code {
-		case syntax.ErrInvalidPerlOp, syntax.ErrInvalidEscape, syntax.ErrInvalidRepeatOp, syntax.ErrInvalidNamedCapture:
+		lookbehind := se.Code == syntax.ErrInvalidNamedCapture && (strings.HasPrefix(se.Expr, "(?<=") || strings.HasPrefix(se.Expr, "(?<!"))
+		switch {
+		case se.Code == syntax.ErrInvalidPerlOp, se.Code == syntax.ErrInvalidEscape, se.Code == syntax.ErrInvalidRepeatOp, lookbehind:
 			return nil, fmt.Errorf("selector %q: %v (Ruby regular expression syntax that Go's RE2 does not have, such as lookaround, backreferences, atomic groups or possessive quantifiers, cannot be used)", expr, err)
 		}
 	}

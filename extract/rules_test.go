@@ -356,6 +356,7 @@ func TestCompileRulesetsErrors(t *testing.T) {
 		{"empty selector", html("f", "  "), append(rule2, "selector is empty")},
 		{"regex lookahead", re(`blog(?=/)`), append(rule2, "Ruby")},
 		{"regex lookbehind", re(`(?<=blog/)\d+`), append(rule2, "Ruby")},
+		{"regex negative lookbehind", re(`(?<!draft/)\d+`), append(rule2, "Ruby")},
 		{"regex backreference", re(`(\d)\1`), append(rule2, "Ruby")},
 		{"regex possessive", re(`\d++`), append(rule2, "Ruby")},
 		{"regex atomic group", re(`(?>\d+)`), append(rule2, "Ruby")},

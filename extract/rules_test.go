@@ -533,3 +533,25 @@ func TestRulesetsHostilePage(t *testing.T) {
 		})
 	}
 }
+
+// BenchmarkRulesets is ParseDocument of a 100 KiB page with an html and a url rule that
+// apply (the page is parsed a second time, into a tree, for the html rule), to compare with
+// BenchmarkDocument.
+func BenchmarkRulesets(b *testing.B) {
+	body := benchPage(100 << 10)
+	rs, err := CompileRulesets([]Ruleset{{Domain: "https://news.example.com", Rules: []ExtractionRule{
+		{Action: ActionExtract, FieldName: "authors", Selector: "p.meta a[href^='/authors/']"},
+		{Action: ActionExtract, FieldName: "section", Selector: `^https://[^/]+/(\w*)`, Source: SourceURL},
+	}}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	cfg := DocConfig{Rulesets: rs}
+	b.SetBytes(int64(len(body)))
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := ParseDocument("https://news.example.com/", "text/html", body, cfg); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -89,12 +89,63 @@ func Compile(policy, typ, pattern string) (*Rule, error) {
 		}
 		return nil, fmt.Errorf("%w: %q: %w", ErrRule, text, err)
 	}
-	re, err := regexp.Compile(`^(?:` + pattern + `)`)
+	re, err := regexp.Compile(`^(?:` + prefixForm(pattern) + `)`)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %q: %w", ErrRule, text, err)
 	}
 	r.re = re
 	return r, nil
+}
+
+// prefixForm returns a pattern that matches at the start of a string exactly when pattern
+// does, without the ".*" at its ends: a rule matches when the pattern matches a prefix, and
+// "X.*" matches a prefix when X does, but the engine would first run ".*" to the end of the
+// path. The Elastic default rule, "allow regex .*", then matches at once.
+func prefixForm(pattern string) string {
+	re, err := syntax.Parse(pattern, syntax.Perl)
+	if err != nil {
+		return pattern
+	}
+	if t := trimTail(re); t != re {
+		return t.String()
+	}
+	return pattern
+}
+
+// trimTail drops a trailing "any run of characters" from re (from the last element of a
+// sequence, from each alternative, from a group); it returns re itself when there is none.
+func trimTail(re *syntax.Regexp) *syntax.Regexp {
+	var tails []int // the subexpressions at the end of re
+	switch re.Op {
+	case syntax.OpStar:
+		if s := re.Sub[0].Op; s == syntax.OpAnyChar || s == syntax.OpAnyCharNotNL {
+			return &syntax.Regexp{Op: syntax.OpEmptyMatch, Flags: re.Flags}
+		}
+		return re
+	case syntax.OpConcat:
+		tails = []int{len(re.Sub) - 1}
+	case syntax.OpAlternate, syntax.OpCapture:
+		for i := range re.Sub {
+			tails = append(tails, i)
+		}
+	default:
+		return re
+	}
+	var c *syntax.Regexp
+	for _, i := range tails {
+		if t := trimTail(re.Sub[i]); t != re.Sub[i] {
+			if c == nil {
+				cp := *re
+				cp.Sub = append([]*syntax.Regexp(nil), re.Sub...)
+				c = &cp
+			}
+			c.Sub[i] = t
+		}
+	}
+	if c == nil {
+		return re
+	}
+	return c
 }
 
 // rubyOnly names the Ruby construct behind a Go regexp compile error, or returns "" when the

@@ -166,6 +166,14 @@ func TestMatch(t *testing.T) {
 		{"regex", `\A\/a`, "/a", true},
 		{"regex", `(?i)\/DOCS`, "/docs", true},
 		{"regex", `(?<v>\/v\d)`, "/v1", true},
+		{"regex", `.*`, "", true},
+		{"regex", `\/a.*`, "/a", true},
+		{"regex", `\/a.*`, "/b", false},
+		{"regex", `\/a(.*)|\/b.*?`, "/bc", true},
+		{"regex", `\/a(.*)|\/b.*?`, "/cb", false},
+		{"regex", `\/a.+`, "/a", false}, // one character more is needed
+		{"regex", `(?s)\/a.*`, "/a\nb", true},
+		{"regex", `\/a.*$`, "/a\nb", false},
 	} {
 		if got := mustCompile(t, "deny", tc.typ, tc.pattern).Match(tc.path); got != tc.want {
 			t.Errorf("%s %q on %q = %v, want %v", tc.typ, tc.pattern, tc.path, got, tc.want)
@@ -215,6 +223,25 @@ func TestCompileErrors(t *testing.T) {
 				t.Errorf("error %q: Ruby-only syntax %v, want %v", err, got, tc.rubyOnly)
 			}
 		})
+	}
+}
+
+// TestPrefixForm: the ".*" a pattern ends with is dropped (it cannot change whether a prefix
+// matches), nothing else.
+func TestPrefixForm(t *testing.T) {
+	for in, want := range map[string]string{
+		`.*`:             `(?:)`,
+		`\/.*`:           `/(?:)`,
+		`(?s)\/a.*`:      `/a(?:)`,
+		`\/a(.*)|\/b.*?`: `/(?:a()|b(?:))`,
+		`\/a.*b`:         `\/a.*b`,
+		`\/a.+`:          `\/a.+`,
+		`\/a.*$`:         `\/a.*$`,
+		`\/[0-9]{3,5}`:   `\/[0-9]{3,5}`,
+	} {
+		if got := prefixForm(in); got != want {
+			t.Errorf("prefixForm(%q) = %q, want %q", in, got, want)
+		}
 	}
 }
 
@@ -310,7 +337,8 @@ func FuzzCompile(f *testing.F) {
 		{0, "/foo", "/foo/bar"}, {0, "/*oo", "/foo/bar"}, {1, "hello-*", "/blog/posts/hello-world"},
 		{1, "*world", "/blog/world-hello"}, {2, "banana", "/fruits/bananas"}, {3, `\/[0-9]{3,5}`, "/2020"},
 		{3, `[0-9]{3,5}`, "/2020"}, {0, "/a*a", "/a"}, {1, "a*a", "/aba"}, {2, "**", ""}, {3, "(?=x)", "/"},
-		{3, `a)(b`, "/ab"}, {3, `x|\/a`, "/a"}, {1, ".pdf", "/a.pdf?dl=1"},
+		{3, `a)(b`, "/ab"}, {3, `x|\/a`, "/a"}, {1, ".pdf", "/a.pdf?dl=1"}, {3, `.*`, "/"},
+		{3, `\/a(.*)|b.*?`, "/ab"}, {3, `(?s)\/a.*`, "/a\n"}, {3, `(?:\/a|\/b.*).*$`, "/b\nc"},
 	} {
 		f.Add(s.typ, s.pattern, s.path)
 	}
@@ -349,7 +377,7 @@ func BenchmarkMatch(b *testing.B) {
 	path := "/products/2024/catalogue/widgets/blue-widget-large.html?ref=home&utm_source=news"
 	for _, rule := range []string{
 		"deny begins /products", "deny begins /pro*/2024", "deny ends .html", "deny ends .pdf*",
-		"deny contains /draft", "deny contains /catalogue/*large", `deny regex \/products\/\d{4}\/`,
+		"deny contains /draft", "deny contains /catalogue/*large", `deny regex \/products\/\d{4}\/`, "allow regex .*",
 	} {
 		r, err := Parse(rule)
 		if err != nil {

@@ -49,6 +49,9 @@ type counts struct {
 	robots, blocked, outOfScope   int64
 	queued, failed                int64
 	reasons                       map[string]int64 // out-of-scope URLs by scope reason
+	// fromSitemap counts the URLs listed in a sitemap file (FromSitemap), whatever became
+	// of them; fromSitemapCaptured those of them captured.
+	fromSitemap, fromSitemapCaptured int64
 }
 
 // add counts a classified record.
@@ -83,6 +86,12 @@ func (c *counts) add(r *record) {
 		c.queued++
 	case OutcomeFailed:
 		c.failed++
+	}
+	if FromSitemap(r.hops) {
+		c.fromSitemap++
+		if r.kind == OutcomeCaptured {
+			c.fromSitemapCaptured++
+		}
 	}
 }
 

@@ -12,6 +12,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/amber-crawler/amber/hop"
 	"github.com/amber-crawler/amber/internal/jsonstr"
 	"github.com/amber-crawler/amber/status"
 )
@@ -26,6 +27,7 @@ const (
 	ActionURLFetch    = "url-fetch"
 	ActionURLDiscover = "url-discover"
 	ActionURLOutput   = "url-output"
+	ActionSitemapRead = "sitemap-read" // amber's own: a sitemap file was read (SitemapRead)
 )
 
 // Why a crawl ended: the reason of CrawlEnd and of Input.EndReason.
@@ -234,8 +236,32 @@ func (e *Events) URLsDiscovered(us []URLInfo) error {
 func (e *Events) discoverEvent(u URLInfo) *object {
 	o := e.begin(ActionURLDiscover, "allowed")
 	o.url(u)
+	o.source(u)
 	o.str("message", "Discovered "+u.URL)
 	return o
+}
+
+// SourceSitemap is the crawler.url.source of a url-discover event about a URL a sitemap file
+// listed (FromSitemap); other discoveries have no source field.
+const SourceSitemap = "sitemap"
+
+// FromSitemap reports whether a hop path is that of a URL listed in a sitemap file: its last
+// step is M (hop.Sitemap) and the URL before that step was a sitemap file itself, whose own
+// path ends in M, perhaps followed by the redirects that led to it. A sitemap file found in
+// robots.txt (PM) or configured (M) is not from a sitemap; an entry of either (PMM, MM), a
+// sitemap file listed by an index (PMM) and an entry of a redirected sitemap file (PMRM) are.
+func FromSitemap(hops string) bool {
+	if hop.Last(hops) != hop.Sitemap {
+		return false
+	}
+	return hop.Last(strings.TrimRight(hops[:len(hops)-1], string(hop.Redirect))) == hop.Sitemap
+}
+
+// source adds crawler.url.source for a URL listed in a sitemap.
+func (o *object) source(u URLInfo) {
+	if FromSitemap(u.Hops) {
+		o.str("crawler.url.source", SourceSitemap)
+	}
 }
 
 // URLDiscoverDenied records a URL found on a page and not queued: reason is one of the Deny
@@ -244,11 +270,59 @@ func (e *Events) discoverEvent(u URLInfo) *object {
 func (e *Events) URLDiscoverDenied(u URLInfo, reason, scopeReason string) error {
 	o := e.begin(ActionURLDiscover, "denied")
 	o.url(u)
+	o.source(u)
 	o.str("crawler.url.deny_reason", reason)
 	msg := "Denied " + u.URL + ": " + reason
 	if scopeReason != "" {
 		o.str("crawler.url.scope_reason", scopeReason)
 		msg += " (" + scopeReason + ")"
+	}
+	o.str("message", msg)
+	return e.write(o)
+}
+
+// SitemapInfo is what the crawl made of one sitemap file, for SitemapRead.
+type SitemapInfo struct {
+	Kind      string // "urlset", "index" or "text"; "" when the file is not a sitemap
+	URLs      int    // the URLs it listed that were read, before scope decided on them
+	Truncated string // why the rest of the file was not read ("max-urls", "max-bytes"); "" if nothing was left
+	Problem   string // why the file was not used as it is: "not-a-sitemap", "malformed", "nested-index"; "" if none
+}
+
+// SitemapRead records a sitemap file read (action sitemap-read, an amber event): its kind,
+// the number of URLs it listed (crawler.sitemap.kind, crawler.sitemap.urls.count), why it
+// was cut short (crawler.sitemap.truncated) and what was wrong with it (event.reason).
+// event.outcome is success unless it was not a sitemap or broke off.
+func (e *Events) SitemapRead(u URLInfo, s SitemapInfo) error {
+	o := e.begin(ActionSitemapRead, "info")
+	o.url(u)
+	outcome := "success"
+	if s.Problem == "not-a-sitemap" || s.Problem == "malformed" {
+		outcome = "failure"
+	}
+	o.str("event.outcome", outcome)
+	if s.Problem != "" {
+		o.str("event.reason", s.Problem)
+	}
+	if s.Kind != "" {
+		o.str("crawler.sitemap.kind", s.Kind)
+	}
+	o.num("crawler.sitemap.urls.count", int64(s.URLs))
+	if s.Truncated != "" {
+		o.str("crawler.sitemap.truncated", s.Truncated)
+	}
+	msg := "Read sitemap " + u.URL + ": "
+	switch {
+	case s.Kind == "":
+		msg += "not a sitemap"
+	default:
+		msg += s.Kind + " of " + strconv.Itoa(s.URLs) + " URLs"
+	}
+	if s.Truncated != "" {
+		msg += ", truncated (" + s.Truncated + ")"
+	}
+	if s.Problem != "" && s.Kind != "" {
+		msg += ", " + s.Problem
 	}
 	o.str("message", msg)
 	return e.write(o)

@@ -147,6 +147,12 @@ func (s *summary) crawlReport() []byte {
 	p("URI failures: %d", s.failures)
 	p("URI disregards: %d", s.disregards)
 	p("")
+	if s.fromSitemap > 0 {
+		// amber's own: URLs listed in sitemap files, and how many of them were captured.
+		p("URIs from sitemaps: %d", s.fromSitemap)
+		p("URIs from sitemaps captured: %d", s.fromSitemapCaptured)
+		p("")
+	}
 	p("novel URIs: %d", s.novel)
 	if s.dup > 0 {
 		p("duplicate-by-hash URIs: %d", s.dup)

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"html/template"
+	"slices"
 	"sort"
 	"strconv"
 	"time"
@@ -38,6 +39,12 @@ type htmlSeed struct {
 	Code                                      int
 }
 
+// htmlSitemapHost is one host's row of the sitemaps table.
+type htmlSitemapHost struct {
+	Host             string
+	Listed, Captured int64
+}
+
 type htmlURL struct {
 	ScopeURL
 	Host string
@@ -50,6 +57,8 @@ type htmlPage struct {
 	Figures               []htmlFigure
 	Seeds                 []htmlSeed
 	Charts                []htmlChart
+	Sitemaps              []htmlSitemapHost // hosts with URLs from sitemaps; none: no table
+	SitemapTotal          htmlSitemapHost
 	Hosts                 []ScopeHost
 	Totals                ScopeCounts
 	URLs                  []htmlURL
@@ -135,6 +144,8 @@ func (s *summary) htmlPage() (htmlPage, error) {
 	p.Seeds = s.htmlSeeds()
 	p.Figures = s.htmlFigures()
 	p.Charts = s.htmlCharts()
+	p.Sitemaps = s.htmlSitemaps()
+	p.SitemapTotal = htmlSitemapHost{Host: "total", Listed: s.fromSitemap, Captured: s.fromSitemapCaptured}
 	if err := p.setURLs(s); err != nil {
 		return htmlPage{}, err
 	}
@@ -160,6 +171,18 @@ func (s *summary) htmlSeeds() []htmlSeed {
 	return seeds
 }
 
+// htmlSitemaps are the rows of the sitemaps table: the hosts with URLs listed in sitemaps, in
+// the hosts' order.
+func (s *summary) htmlSitemaps() []htmlSitemapHost {
+	var rows []htmlSitemapHost
+	for _, h := range s.hosts {
+		if h.fromSitemap > 0 {
+			rows = append(rows, htmlSitemapHost{Host: h.host, Listed: h.fromSitemap, Captured: h.fromSitemapCaptured})
+		}
+	}
+	return rows
+}
+
 // htmlFigures are the headline figures.
 func (s *summary) htmlFigures() []htmlFigure {
 	var crawled int
@@ -169,7 +192,7 @@ func (s *summary) htmlFigures() []htmlFigure {
 		}
 	}
 	urisPerSec, kbPerSec := s.rates()
-	return []htmlFigure{
+	figs := []htmlFigure{
 		{ID: "seeds", Label: "seeds crawled", Value: itoa(crawled) + " / " + itoa(len(s.seeds))},
 		{ID: "captured", Label: "URLs captured", Value: i64(s.captured)},
 		{ID: "bytes", Label: "bytes captured", Value: displayBytes(s.bytes)},
@@ -184,6 +207,12 @@ func (s *summary) htmlFigures() []htmlFigure {
 		{ID: "duration", Label: "duration", Value: conventionalDuration(s.duration), Time: true},
 		{ID: "rate", Label: "URLs/s, KiB/s", Value: decimal(urisPerSec, 2, 0) + ", " + i64(kbPerSec), Time: true},
 	}
+	if s.fromSitemap > 0 {
+		// Before duration and rate, with the other counts.
+		fig := htmlFigure{ID: "from-sitemaps", Label: "from sitemaps", Value: i64(s.fromSitemap)}
+		figs = slices.Insert(figs, len(figs)-2, fig)
+	}
+	return figs
 }
 
 // htmlCharts are the bar charts: status codes, MIME types, top hosts by URLs and by bytes.
@@ -332,6 +361,19 @@ code{background:#f3f3f3;padding:0 .2em}
 </figure>
 {{- end}}
 </div>
+
+{{- if .Sitemaps}}
+<h2 id="sitemaps">URLs from sitemaps</h2>
+<table id="sitemap-hosts">
+<thead><tr><th>host</th><th class="n">listed in sitemaps</th><th class="n">captured</th></tr></thead>
+<tbody>
+{{- range .Sitemaps}}
+<tr data-host="{{.Host}}"><td>{{.Host}}</td><td class="n">{{.Listed}}</td><td class="n">{{.Captured}}</td></tr>
+{{- end}}
+</tbody>
+<tfoot><tr><th>total</th><th class="n">{{.SitemapTotal.Listed}}</th><th class="n">{{.SitemapTotal.Captured}}</th></tr></tfoot>
+</table>
+{{- end}}
 
 <h2 id="scope">Scope</h2>
 <table id="scope-hosts">

@@ -7,7 +7,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"net/http"
+	"net/url"
 	"slices"
 	"strings"
 	"sync"
@@ -241,6 +243,11 @@ func (r *recorder) handle(ev *cdpfetch.EventRequestPaused, slot int) {
 			h.Set("Cookie", c)
 		}
 	}
+	if jar := t.f.cfg.Jar; jar != nil {
+		if c := withJarCookies(jar, u, h.Values("Cookie")); c != "" {
+			h["Cookie"] = []string{c}
+		}
+	}
 	ex, err := t.f.cfg.Client.Do(r.ctx, fetch.Request{URL: u, Method: req.Method, Header: h})
 	if err != nil {
 		if r.ctx.Err() == nil || !errors.Is(r.ctx.Err(), context.Canceled) {
@@ -302,6 +309,91 @@ func (r *recorder) cookies(ctx context.Context, u string) string {
 		parts = append(parts, c.Name+"="+c.Value)
 	}
 	return strings.Join(parts, "; ")
+}
+
+// withJarCookies returns the Cookie value for a request to u: Chromium's cookies (the
+// values of its Cookie header) first, then the jar's cookies for u whose names Chromium's do
+// not use, in the jar's order.
+func withJarCookies(jar http.CookieJar, u string, chromium []string) string {
+	pu, err := url.Parse(u)
+	if err != nil {
+		return strings.Join(chromium, "; ")
+	}
+	parts := slices.Clone(chromium)
+	names := map[string]bool{}
+	for _, v := range chromium {
+		for _, pair := range strings.Split(v, ";") {
+			name, _, _ := strings.Cut(pair, "=")
+			names[strings.TrimSpace(name)] = true
+		}
+	}
+	for _, c := range jar.Cookies(pu) {
+		if names[c.Name] {
+			continue
+		}
+		// String writes "name=value", quoting a value that needs it.
+		if s := (&http.Cookie{Name: c.Name, Value: c.Value, Quoted: c.Quoted}).String(); s != "" {
+			parts = append(parts, s)
+		}
+	}
+	return strings.Join(parts, "; ")
+}
+
+// keepCookies copies the cookies Chromium holds for the URLs of the page's exchanges into
+// the jar (Config.Jar), so that those its scripts set reach the plain fetcher and later
+// browsers too.
+func (t *tab) keepCookies(exs []*fetch.Exchange) {
+	jar := t.f.cfg.Jar
+	if jar == nil || len(exs) == 0 {
+		return
+	}
+	var urls []string
+	for _, ex := range exs {
+		if ex != nil && !slices.Contains(urls, ex.URL) {
+			urls = append(urls, ex.URL)
+		}
+	}
+	ctx, cancel := context.WithTimeout(t.ctx, callTimeout)
+	defer cancel()
+	res, err := chromedp.Call(ctx, network.GetCookies, network.GetCookiesParams{URLs: urls})
+	if err != nil {
+		return // the page's own Set-Cookie fields are in the jar already (fetch.Client)
+	}
+	for _, c := range res.Cookies {
+		host := strings.TrimPrefix(c.Domain, ".")
+		if host == "" || c.Name == "" {
+			continue
+		}
+		scheme := "http"
+		if c.Secure {
+			scheme = "https"
+		}
+		hc := &http.Cookie{Name: c.Name, Value: c.Value, Path: c.Path, Secure: c.Secure, HttpOnly: c.HTTPOnly}
+		if strings.HasPrefix(c.Domain, ".") {
+			hc.Domain = c.Domain // a domain cookie; without Domain it is host-only
+		}
+		if !c.Session && c.Expires > 0 {
+			sec, frac := math.Modf(c.Expires)
+			hc.Expires = time.Unix(int64(sec), int64(frac*1e9))
+		}
+		switch c.SameSite {
+		case network.CookieSameSiteStrict:
+			hc.SameSite = http.SameSiteStrictMode
+		case network.CookieSameSiteLax:
+			hc.SameSite = http.SameSiteLaxMode
+		case network.CookieSameSiteNone:
+			hc.SameSite = http.SameSiteNoneMode
+		}
+		jar.SetCookies(&url.URL{Scheme: scheme, Host: bracketHost(host), Path: c.Path}, []*http.Cookie{hc})
+	}
+}
+
+// bracketHost writes an IPv6 address in brackets, for a URL's host.
+func bracketHost(h string) string {
+	if strings.Contains(h, ":") && !strings.HasPrefix(h, "[") {
+		return "[" + h + "]"
+	}
+	return h
 }
 
 // waitIdle waits until no request has been in flight (see flight) for quiet, at most bound.
@@ -542,6 +634,7 @@ func (t *tab) capture(ctx context.Context, pageURL string, header http.Header) (
 		closeAll(r.slots)
 		return nil, ctx.Err()
 	}
+	t.keepCookies(r.slots)
 	t.reset()
 	for _, ex := range r.slots {
 		if ex != nil {

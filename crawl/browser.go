@@ -18,11 +18,15 @@ const (
 
 // newBrowser starts the browser fetcher. A request of a page that a block rule matches is
 // refused with the rule's reason: it is decided as an embed of the crawl's first seed (block
-// rules bind embeds), and recorded as a refused outlink would be.
+// rules bind embeds), and recorded as a refused outlink would be. The browser shares the
+// crawl's cookie jar (Config.Fetch.Jar) with the plain fetcher.
 func (c *crawler) newBrowser(ctx context.Context) (*browser.Fetcher, error) {
 	bc := c.cfg.Browser
 	bc.Client = c.client
 	bc.Logger = c.log
+	if bc.Jar == nil {
+		bc.Jar = c.cfg.Fetch.Jar
+	}
 	if bc.UserAgent == "" {
 		bc.UserAgent = c.cfg.Fetch.UserAgent
 	}

@@ -5,6 +5,8 @@ import (
 	"math/rand"
 	"strings"
 	"testing"
+
+	"github.com/amber-crawler/amber/crawlrule"
 )
 
 // benchScope builds a crawl with 1,000 seeds and 200 collection rules of mixed kinds (plus
@@ -50,6 +52,16 @@ func benchScope(b *testing.B, f Flavour) (*Scope, []Candidate) {
 		case 9:
 			add(block, Rule{SSURT: fmt.Sprintf("com,cdn%d,", i)})
 		}
+	}
+	if f == Elastic {
+		// Each seed's origin is a domain with four crawl rules, one of them a regex.
+		rs := crawlrule.List{mustCrawlRule(b, "deny begins /page1*/item"), mustCrawlRule(b, "deny contains /private"),
+			mustCrawlRule(b, "deny ends .pdf"), mustCrawlRule(b, `allow regex \/.*`)}
+		for _, sd := range cfg.Seeds {
+			u, _ := Canonicalize(sd.URL, f)
+			cfg.Domains = append(cfg.Domains, Domain{URL: Origin(u), Rules: rs})
+		}
+		cfg.MaxCrawlDepth = intp(3)
 	}
 	s, err := New(cfg)
 	if err != nil {
@@ -108,10 +120,11 @@ func benchmarkDecide(b *testing.B, f Flavour) {
 	}
 }
 
-// BenchmarkDecide measures decisions per second on one core, for both flavours.
+// BenchmarkDecide measures decisions per second on one core, for each flavour.
 func BenchmarkDecide(b *testing.B) {
 	b.Run("standard", func(b *testing.B) { benchmarkDecide(b, Standard) })
 	b.Run("brozzler", func(b *testing.B) { benchmarkDecide(b, Brozzler) })
+	b.Run("elastic", func(b *testing.B) { benchmarkDecide(b, Elastic) })
 }
 
 func BenchmarkDecideParallel(b *testing.B) {

@@ -3,6 +3,8 @@ package scope
 import (
 	"errors"
 	"testing"
+
+	"github.com/amber-crawler/amber/crawlrule"
 )
 
 func FuzzCanonicalize(f *testing.F) {
@@ -88,6 +90,22 @@ func FuzzDecide(f *testing.F) {
 		}
 		scopes = append(scopes, s)
 	}
+	el, err := New(Config{
+		Flavour: Elastic,
+		Block:   []Rule{{Contains: "/login"}},
+		Accept:  []Rule{{Contains: "/blog/keep"}},
+		Domains: []Domain{
+			{URL: "http://example.com", Rules: crawlrule.List{mustCrawlRule(f, "deny begins /blog"),
+				mustCrawlRule(f, "deny ends .pdf"), mustCrawlRule(f, `allow regex \/a.*`), mustCrawlRule(f, "deny contains *")}},
+			{URL: "https://docs.example.org:8443"},
+		},
+		MaxCrawlDepth: intp(3),
+		Seeds:         []Seed{{URL: "http://example.com/"}},
+	})
+	if err != nil {
+		f.Fatal(err)
+	}
+	scopes = append(scopes, el)
 	f.Fuzz(func(t *testing.T, u, hops, via string, off int) {
 		for _, s := range scopes {
 			c := Candidate{URL: u, Hops: hops, Via: via, ViaHopsOff: off, Seed: via}
@@ -100,4 +118,13 @@ func FuzzDecide(f *testing.F) {
 			}
 		}
 	})
+}
+
+func mustCrawlRule(tb testing.TB, s string) *crawlrule.Rule {
+	tb.Helper()
+	r, err := crawlrule.Parse(s)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return r
 }

@@ -1,6 +1,7 @@
 // Package scope decides which URLs a crawl captures: canonical URLs, scope SURTs and SSURTs,
-// accept and block rules, seed prefixes, and the in/out decision with a reason, in the two
-// flavours of spec/scope.md (Standard, after Archive-It's Heritrix crawler, and Brozzler).
+// accept and block rules, seed prefixes, and the in/out decision with a reason, in the three
+// flavours: Standard (after Archive-It's Heritrix crawler) and Brozzler, of spec/scope.md, and
+// Elastic (domains and crawl rules, after the Elastic web crawler), of spec/elastic.md §1.
 //
 // Deciding is pure: no I/O, deterministic, and safe for concurrent use with PromoteRedirect.
 package scope
@@ -26,29 +27,36 @@ var (
 	// ErrSeedType: a seed type is not one of the four names.
 	ErrSeedType = errors.New("scope: invalid seed type")
 	// ErrConfig: a Config has an unknown flavour, a negative hop limit or a negative
-	// MaxURLLength.
+	// MaxURLLength, or domains that are listed twice, missing in the elastic flavour, given in
+	// another, or that a seed is outside of.
 	ErrConfig = errors.New("scope: invalid config")
 )
 
-// Flavour selects the scope behaviour: Standard (Heritrix) or Brozzler (spec/scope.md).
+// Flavour selects the scope behaviour: Standard (Heritrix) or Brozzler (spec/scope.md), or
+// Elastic (spec/elastic.md §1).
 type Flavour string
 
-// The two flavours.
+// The three flavours.
 const (
 	Standard Flavour = "standard"
 	Brozzler Flavour = "brozzler"
+	// Elastic is the Elastic web crawler's model: the crawl stays within its domains (origins),
+	// each with ordered crawl rules, up to a link depth. URLs are canonicalised as in Standard.
+	Elastic Flavour = "elastic"
 )
 
-// ParseFlavour accepts "" (meaning Standard), "standard" and "brozzler", case-insensitively.
-// Errors wrap ErrConfig.
+// ParseFlavour accepts "" (meaning Standard), "standard", "brozzler" and "elastic",
+// case-insensitively. Errors wrap ErrConfig.
 func ParseFlavour(s string) (Flavour, error) {
 	switch strings.ToLower(strings.TrimSpace(s)) {
 	case "", string(Standard):
 		return Standard, nil
 	case string(Brozzler):
 		return Brozzler, nil
+	case string(Elastic):
+		return Elastic, nil
 	}
-	return "", fmt.Errorf("%w: unknown flavour %q (want standard or brozzler)", ErrConfig, s)
+	return "", fmt.Errorf("%w: unknown flavour %q (want standard, brozzler or elastic)", ErrConfig, s)
 }
 
 // SeedType is a seed's Archive-It seed type.
@@ -75,10 +83,11 @@ func ParseSeedType(s string) (SeedType, error) {
 	return "", fmt.Errorf("%w: %q (want one-page, one-page+, standard or standard+)", ErrSeedType, s)
 }
 
-// Reasons a Decision carries (spec/scope.md §4). Rule decisions carry ReasonAcceptPrefix or
-// ReasonBlockPrefix followed by the rule's String().
+// Reasons a Decision carries (spec/scope.md §4, spec/elastic.md §1). Rule decisions carry
+// ReasonAcceptPrefix or ReasonBlockPrefix followed by the rule's String(); crawl rule decisions
+// ReasonCrawlRulePrefix followed by "<n>:<policy>:<type>:<pattern>" (n counts from 1).
 const (
-	ReasonSeed         = "seed"         // the URL is a seed (hop path ""): seeds are never scope-checked
+	ReasonSeed         = "seed"         // the URL is a seed (hop path ""): not scope-checked but in Elastic
 	ReasonScheme       = "scheme"       // not http or https
 	ReasonPrerequisite = "prerequisite" // robots.txt (last hop P)
 	ReasonTrap         = "trap"         // pathological or too deep path (Standard)
@@ -90,7 +99,17 @@ const (
 	ReasonTooLong      = "url-too-long" // the canonical URL is longer than Config.MaxURLLength
 	ReasonAcceptPrefix = "accept:"      // + rule text
 	ReasonBlockPrefix  = "block:"       // + rule text
+
+	ReasonOutOfDomain     = "out-of-domain" // Elastic: the URL's origin is none of the domains
+	ReasonCrawlRulePrefix = "crawl-rule:"   // Elastic: + "<n>:<policy>:<type>:<pattern>" of a deny rule
+	ReasonMaxDepth        = "max-depth"     // Elastic: deeper than Config.MaxCrawlDepth
+	ReasonDomain          = "domain"        // Elastic: in one of the domains, no rule denies it
 )
+
+// DefaultMaxCrawlDepth is the default of Config.MaxCrawlDepth: the Elastic Open Crawler's own
+// (max_crawl_depth: 10 in the DEFAULTS of lib/crawler/api/config.rb in elastic/crawler, where
+// "seed urls have depth 1").
+const DefaultMaxCrawlDepth = 10
 
 // DefaultMaxURLLength is the default of Config.MaxURLLength: Heritrix's limit (its
 // UURIFactory refuses longer URIs), itself Internet Explorer's old limit.
@@ -131,6 +150,16 @@ type Config struct {
 	// Heritrix); negative is an error.
 	MaxURLLength int
 	Seeds        []Seed
+	// Domains are the origins of the Elastic flavour, each with its crawl rules; it needs at
+	// least one, and every seed must be in one of them. Other flavours take none. In the
+	// Elastic flavour the Archive-It rules still apply: a block rule keeps a URL out before
+	// the domains are looked at, and an accept rule lets in a URL of a domain that its crawl
+	// rules deny (not deeper than MaxCrawlDepth); no rule brings in another origin.
+	Domains []Domain
+	// MaxCrawlDepth is the Elastic flavour's deepest page (seeds and sitemap entries have depth
+	// 1, each link adds 1); nil means DefaultMaxCrawlDepth (10); below 1 is an error. Other
+	// flavours take none.
+	MaxCrawlDepth *int
 }
 
 // Candidate is a URL to decide. URL, Via, ViaRedirect and Seed are canonical URLs (Decide does
@@ -173,6 +202,7 @@ type Scope struct {
 	cfgHops  *int
 	cfgOff   *int
 	maxLen   int // Config.MaxURLLength with the default applied
+	elastic  elasticScope
 }
 
 // New validates cfg and builds its scope: seeds are canonicalised (errors wrap ErrURL; seeds
@@ -181,7 +211,10 @@ type Scope struct {
 // (ErrRule), flavour, hop limits and URL length limit checked (ErrConfig). A seed listed
 // twice keeps its first entry. A recorded redirect seed (Seed.RedirectedFrom) longer than
 // the limit is left out: PromoteRedirect would not have made it, and a resumed crawl must
-// not fail on it.
+// not fail on it. Domains (Elastic) must be http(s) origins, without a path other than "/",
+// a query, a fragment or userinfo (ErrURL), listed once each and, in the Elastic flavour, at
+// least one, with every seed's origin among them (ErrConfig); other flavours take no domains
+// and no MaxCrawlDepth (ErrConfig).
 func New(cfg Config) (*Scope, error) {
 	fl, err := ParseFlavour(string(cfg.Flavour))
 	if err != nil {
@@ -198,6 +231,9 @@ func New(cfg Config) (*Scope, error) {
 	if s.maxLen == 0 {
 		s.maxLen = DefaultMaxURLLength
 	}
+	if err := s.elastic.init(cfg, fl); err != nil {
+		return nil, err
+	}
 	if s.coll, err = compileRules(cfg.Block, cfg.Accept, fl); err != nil {
 		return nil, fmt.Errorf("compile collection rules: %w", err)
 	}
@@ -212,7 +248,7 @@ func New(cfg Config) (*Scope, error) {
 		}
 	}
 	for _, sd := range redirected {
-		if c, err := Canonicalize(sd.URL, fl); err == nil && len(c) > s.maxLen {
+		if c, err := Canonicalize(sd.URL, fl); err == nil && (len(c) > s.maxLen || (fl == Elastic && s.elastic.domain(c) == nil)) {
 			continue
 		}
 		origin := s.lookup(sd.RedirectedFrom)
@@ -295,6 +331,10 @@ func (s *Scope) addSeed(sd Seed, origin *seedState) error {
 	if _, dup := s.seeds[c]; dup {
 		return nil
 	}
+	if s.flavour == Elastic && s.elastic.domain(c) == nil {
+		return fmt.Errorf("%w: seed %q: its origin %s is none of the domains (%s): add it to the domains",
+			ErrConfig, sd.URL, Origin(c), s.elastic.list())
+	}
 	st := &seedState{url: c, typ: typ}
 	if st.rules, err = compileRules(sd.Block, sd.Accept, s.flavour); err != nil {
 		return fmt.Errorf("add seed %q: %w", sd.URL, err)
@@ -302,7 +342,7 @@ func (s *Scope) addSeed(sd Seed, origin *seedState) error {
 	st.maxHops, st.maxHopsOff = s.limits(typ, sd.MaxHops, sd.MaxHopsOff)
 	if s.flavour == Brozzler {
 		st.auto.Store(&[]string{seedSSURT(c)})
-	} else if typ == StandardSeed || typ == StandardPlus {
+	} else if s.flavour == Standard && (typ == StandardSeed || typ == StandardPlus) {
 		s.prefixes.Store(insert(s.prefixes.Load(), seedPrefix(c, rawHasSlashPath(sd.URL)), -1))
 	}
 	s.seeds[c] = st
@@ -409,9 +449,10 @@ func (s *Scope) SeedType(seed string) (SeedType, bool) {
 // becomes a seed of the same type (with the seed's rules and limits) and its prefix joins the
 // shared set. Brozzler flavour (§3.2): the target's SSURT (query removed) joins the seed's
 // automatic accept rules, and when only the scheme changed the seed's SSURT with the new scheme
-// too. It returns true when the scope changed. It is safe for concurrent use with Decide.
+// too. Elastic flavour: the domains are the scope, nothing is promoted. It returns true when
+// the scope changed. It is safe for concurrent use with Decide.
 func (s *Scope) PromoteRedirect(seed, target, hops string) bool {
-	if hops == "" || !hop.IsRedirectChain(hops) {
+	if hops == "" || !hop.IsRedirectChain(hops) || s.flavour == Elastic {
 		return false
 	}
 	sc, err := Canonicalize(seed, s.flavour)
@@ -488,8 +529,10 @@ func (s *Scope) brozzlerRedirect(origin *seedState, target string) bool {
 }
 
 // Decide decides whether the candidate is in scope (spec/scope.md §4.1 for Standard, §4.2 for
-// Brozzler) and says why. A URL longer than Config.MaxURLLength is out with ReasonTooLong
-// before anything else is looked at, seeds included. Decide is pure, deterministic,
+// Brozzler, spec/elastic.md §1 for Elastic) and says why. A URL longer than
+// Config.MaxURLLength is out with ReasonTooLong before anything else is looked at, seeds
+// included. Seeds (hop path "") are in with ReasonSeed, except in the Elastic flavour, where
+// block rules, the domains and their crawl rules decide them as any other URL. Decide is pure, deterministic,
 // allocation-light and safe for concurrent use; it never panics, and its cost is linear in
 // the length of the URL.
 func (s *Scope) Decide(c Candidate) Decision {
@@ -507,7 +550,7 @@ func (s *Scope) Decide(c Candidate) Decision {
 		return Decision{Reason: ReasonOutOfScope}
 	}
 	t.p = p
-	if c.Hops == "" {
+	if c.Hops == "" && s.flavour != Elastic {
 		return Decision{In: true, Reason: ReasonSeed}
 	}
 	if hop.Last(c.Hops) == hop.Prerequisite {
@@ -519,7 +562,10 @@ func (s *Scope) Decide(c Candidate) Decision {
 			st = x
 		}
 	}
-	if s.flavour == Brozzler {
+	switch s.flavour {
+	case Elastic:
+		return s.decideElastic(&t, &c, st)
+	case Brozzler:
 		t.brozzler = true
 		return s.decideBrozzler(&t, &c, st)
 	}

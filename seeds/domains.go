@@ -2,9 +2,11 @@ package seeds
 
 import (
 	"fmt"
-	"strings"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/amber-crawler/amber/crawlrule"
+	"github.com/amber-crawler/amber/scope"
 )
 
 // DomainSpec is one domain of the elastic scope flavour: an origin (scheme, host, port) with
@@ -24,24 +26,48 @@ type CrawlRuleSpec struct {
 	Pattern string `yaml:"pattern"`
 }
 
-// ParseCrawlRule reads the string form of a crawl rule, "POLICY TYPE PATTERN".
+// ParseCrawlRule reads the string form of a crawl rule, "POLICY TYPE PATTERN", and checks it
+// as crawlrule.Parse does (policy and type in any case, stored lowercase; a pattern, which for
+// regex must be one Go's RE2 accepts). Errors wrap ErrConfig and crawlrule.ErrRule.
 func ParseCrawlRule(s string) (CrawlRuleSpec, error) {
-	f := strings.Fields(s)
-	if len(f) < 3 {
-		return CrawlRuleSpec{}, fmt.Errorf("%w: crawl rule %q: want POLICY TYPE PATTERN (e.g. deny begins /blog)", ErrConfig, s)
+	r, err := crawlrule.Parse(s)
+	if err != nil {
+		return CrawlRuleSpec{}, fmt.Errorf("%w: crawl rule: %w", ErrConfig, err)
 	}
-	rest := strings.TrimSpace(s)
-	for range 2 {
-		rest = strings.TrimSpace(rest[strings.IndexAny(rest, " \t"):])
+	return CrawlRuleSpec{Policy: string(r.Policy), Type: string(r.Type), Pattern: r.Pattern}, nil
+}
+
+// Rule compiles the rule. Errors wrap crawlrule.ErrRule.
+func (r CrawlRuleSpec) Rule() (*crawlrule.Rule, error) {
+	return crawlrule.Compile(r.Policy, r.Type, r.Pattern)
+}
+
+// Domain is the domain as the scope takes it: its URL and its crawl rules compiled. Errors wrap
+// ErrConfig and crawlrule.ErrRule and name the domain and the rule's place (from 1). The URL
+// itself is checked by scope.New.
+func (d DomainSpec) Domain() (scope.Domain, error) {
+	sd := scope.Domain{URL: d.URL}
+	for i, rs := range d.CrawlRules {
+		r, err := rs.Rule()
+		if err != nil {
+			return sd, fmt.Errorf("%w: domain %s: crawl rule %d: %w", ErrConfig, d.URL, i+1, err)
+		}
+		sd.Rules = append(sd.Rules, r)
 	}
-	r := CrawlRuleSpec{Policy: strings.ToLower(f[0]), Type: strings.ToLower(f[1]), Pattern: rest}
-	if r.Policy != "allow" && r.Policy != "deny" {
-		return r, fmt.Errorf("%w: crawl rule %q: policy %q: want allow or deny", ErrConfig, s, f[0])
+	return sd, nil
+}
+
+// DomainsScope compiles the domains of the elastic flavour for scope.Config.Domains, in order.
+func DomainsScope(ds []DomainSpec) ([]scope.Domain, error) {
+	var out []scope.Domain
+	for _, d := range ds {
+		sd, err := d.Domain()
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, sd)
 	}
-	if !validRuleType(r.Type) {
-		return r, fmt.Errorf("%w: crawl rule %q: type %q: want begins, ends, contains or regex", ErrConfig, s, f[1])
-	}
-	return r, nil
+	return out, nil
 }
 
 // String is the string form ParseCrawlRule reads.

@@ -6,6 +6,9 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/amber-crawler/amber/crawlrule"
+	"github.com/amber-crawler/amber/scope"
 )
 
 func TestParseCrawlRule(t *testing.T) {
@@ -21,6 +24,8 @@ func TestParseCrawlRule(t *testing.T) {
 		{in: "deny begins", err: true},
 		{in: "block begins /x", err: true},
 		{in: "deny starts /x", err: true},
+		{in: "deny regex (?=x)", err: true},
+		{in: "deny regex [", err: true},
 		{in: "", err: true},
 	} {
 		got, err := ParseCrawlRule(tc.in)
@@ -29,7 +34,7 @@ func TestParseCrawlRule(t *testing.T) {
 			continue
 		}
 		if err != nil {
-			if !errors.Is(err, ErrConfig) || !strings.Contains(err.Error(), tc.in) {
+			if !errors.Is(err, ErrConfig) || !errors.Is(err, crawlrule.ErrRule) || !strings.Contains(err.Error(), tc.in) {
 				t.Errorf("ParseCrawlRule(%q): error %q", tc.in, err)
 			}
 			continue
@@ -93,5 +98,57 @@ documents:
 	}
 	if _, err := ParseConfig([]byte("scope:\n  domains:\n    - url: http://a.example\n      crawl_rules: [deny begins]\n"), "bad.yaml"); err == nil || !strings.Contains(err.Error(), "line 4") {
 		t.Errorf("a bad string rule: err = %v, want one naming line 4", err)
+	}
+}
+
+// TestDomainsScope: the crawl rules of each domain compiled in order, in either case; a bad
+// rule names its domain and its place (from 1); the result is a scope the elastic flavour
+// takes and decides with.
+func TestDomainsScope(t *testing.T) {
+	ds := []DomainSpec{
+		{URL: "http://www.example.com", CrawlRules: []CrawlRuleSpec{{"deny", "begins", "/blog"}, {"Allow", "REGEX", ".*"}}},
+		{URL: "http://docs.example.com", CrawlRules: []CrawlRuleSpec{{"deny", "ends", ".pdf"}}},
+		{URL: "http://api.example.com"},
+	}
+	got, err := DomainsScope(ds)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rules [][]string
+	for _, d := range got {
+		var rs []string
+		for _, r := range d.Rules {
+			rs = append(rs, r.String())
+		}
+		rules = append(rules, rs)
+	}
+	want := [][]string{{"deny begins /blog", "allow regex .*"}, {"deny ends .pdf"}, nil}
+	if diff := cmp.Diff(want, rules); diff != "" || got[1].URL != "http://docs.example.com" {
+		t.Errorf("rules (-want +got):\n%s", diff)
+	}
+	s, err := scope.New(scope.Config{Flavour: scope.Elastic, Domains: got, Seeds: []scope.Seed{{URL: "http://www.example.com/"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := s.Decide(scope.Candidate{URL: "http://www.example.com/blog/x", Hops: "L"}); d.In || d.Reason != "crawl-rule:1:deny:begins:/blog" {
+		t.Errorf("Decide = %+v", d)
+	}
+
+	for _, tc := range []struct {
+		name  string
+		ds    []DomainSpec
+		place string
+	}{
+		{"bad policy", []DomainSpec{{URL: "http://a.example", CrawlRules: []CrawlRuleSpec{{"block", "begins", "/x"}}}}, "http://a.example: crawl rule 1"},
+		{"second rule", []DomainSpec{{URL: "http://a.example"}, {URL: "http://b.example",
+			CrawlRules: []CrawlRuleSpec{{"deny", "begins", "/x"}, {"deny", "regex", `(a)\1`}}}}, "http://b.example: crawl rule 2"},
+		{"empty pattern", []DomainSpec{{URL: "http://a.example", CrawlRules: []CrawlRuleSpec{{"deny", "ends", ""}}}}, "http://a.example: crawl rule 1"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := DomainsScope(tc.ds)
+			if !errors.Is(err, ErrConfig) || !errors.Is(err, crawlrule.ErrRule) || !strings.Contains(err.Error(), tc.place) {
+				t.Errorf("DomainsScope: %v; want an ErrConfig and ErrRule naming %q", err, tc.place)
+			}
+		})
 	}
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/amber-crawler/amber/extract"
 	"github.com/amber-crawler/amber/fetch"
 	"github.com/amber-crawler/amber/scope"
+	"github.com/amber-crawler/amber/sitemap"
 )
 
 // ErrConfig is wrapped by every configuration error Validate (and Run) reports; the error is a
@@ -58,6 +59,7 @@ func DefaultConfig() Config {
 		MinFreeSpace:    0, // 1 GiB, or 1% of the filesystem if smaller
 		MaxOutlinks:     DefaultMaxOutlinks,
 		ProgressEvery:   5 * time.Second,
+		Sitemaps:        SitemapConfig{Limits: sitemap.DefaultLimits()},
 	}
 }
 
@@ -149,6 +151,10 @@ type Config struct {
 	// as Heritrix); must be positive.
 	MaxOutlinks int
 
+	// Sitemaps configures sitemaps: robots.txt Sitemap: lines, sitemap files to fetch, and
+	// their limits (SitemapConfig). Default: off, the sitemaps.org limits.
+	Sitemaps SitemapConfig
+
 	// ProgressEvery is how often a progress line is logged. Default 5s; negative: never; zero
 	// is invalid.
 	ProgressEvery time.Duration
@@ -200,7 +206,7 @@ func (c Config) Validate() error {
 			return &FieldError{Field: ck.field, Err: ck.err}
 		}
 	}
-	return nil
+	return c.Sitemaps.validate()
 }
 
 // derive fills in what follows from other fields once the Config is valid: an empty

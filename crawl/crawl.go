@@ -441,6 +441,9 @@ func (c *crawler) run(ctx context.Context) (string, error) {
 	if err := c.addSeeds(); err != nil {
 		return "", err
 	}
+	if err := c.addSitemaps(); err != nil {
+		return "", err
+	}
 	c.log.Info("crawl started", "dir", c.cfg.Dir, "seeds", len(c.cfg.Scope.Seeds), "workers", c.cfg.Workers)
 
 	runCtx := ctx

@@ -53,6 +53,9 @@ func (c *crawler) process(ctx context.Context, worker int, cl *frontier.Claim) e
 	if retried, err := c.retryLater(cl, res.Exchanges[0]); retried || err != nil {
 		return err
 	}
+	if u.Sitemap {
+		return c.processSitemap(worker, cl, res)
+	}
 
 	caps, doc := c.captures(u, res)
 	pg := c.analyse(u, res, doc)
@@ -88,10 +91,10 @@ func (c *crawler) process(ctx context.Context, worker int, cl *frontier.Claim) e
 }
 
 // fetcherFor picks the fetcher of a URL: with the browser fetcher, URLs a browser navigates
-// to (seeds, links, redirects, sitemap entries) are loaded as pages; everything else, and
-// everything with the plain fetcher, is one HTTP exchange.
+// to (seeds, links, redirects, sitemap entries) are loaded as pages; everything else (sitemap
+// files too), and everything with the plain fetcher, is one HTTP exchange.
 func (c *crawler) fetcherFor(u frontier.URL) fetch.Fetcher {
-	if c.browser != nil && hop.Navigates(u.Hops) {
+	if c.browser != nil && !u.Sitemap && hop.Navigates(u.Hops) {
 		return c.browser
 	}
 	return c.client

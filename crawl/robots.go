@@ -199,7 +199,12 @@ func (g *robotsGate) fetch(ctx context.Context, worker int, origin string, cl *f
 			host = g.hostOf(target)
 			continue
 		}
-		return fetch.ParseRobots(ex.StatusCode, body, c.cfg.Fetch.UserAgent), nil
+		pol := fetch.ParseRobots(ex.StatusCode, body, c.cfg.Fetch.UserAgent)
+		robots := frontier.URL{URL: target, Host: host, Hops: hops, Via: via, Seed: u.Seed, HopsOff: u.HopsOff}
+		if err := c.robotsSitemaps(worker, origin, robots, pol.Sitemaps()); err != nil {
+			return fetch.RobotsPolicy{}, err
+		}
+		return pol, nil
 	}
 	// A redirect chain that does not end: no usable robots.txt, so everything is allowed
 	// (Elastic's reference treats an unusable robots.txt like a missing one).

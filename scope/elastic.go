@@ -151,10 +151,11 @@ func Origin(canonical string) string {
 	return originOf(&p)
 }
 
-// crawlDepth is the open crawler's depth of a hop path: 1 for a seed or a sitemap entry, plus
-// one for each navigational hop (L, X) after the last sitemap hop (M); redirects, embeds,
-// inferred URLs and prerequisites add nothing.
-func crawlDepth(hops string) int {
+// CrawlDepth is the Elastic flavour's depth of a URL with the hop path hops, as the open
+// crawler counts it: 1 for a seed or a sitemap entry, plus one for each navigational hop (L,
+// X) after the last sitemap hop (M); redirects, embeds, inferred URLs and prerequisites add
+// nothing. Config.MaxCrawlDepth bounds it.
+func CrawlDepth(hops string) int {
 	d := 1
 	for i := len(hops) - 1; i >= 0; i-- {
 		switch hops[i] {
@@ -193,12 +194,12 @@ func (s *Scope) decideElastic(t *target, c *Candidate, st *seedState) Decision {
 		if !ok {
 			return Decision{Reason: d.reasons[i]}
 		}
-		if crawlDepth(c.Hops) > s.elastic.maxDepth {
+		if CrawlDepth(c.Hops) > s.elastic.maxDepth {
 			return Decision{Reason: ReasonMaxDepth}
 		}
 		return Decision{In: true, Reason: reason}
 	}
-	if crawlDepth(c.Hops) > s.elastic.maxDepth {
+	if CrawlDepth(c.Hops) > s.elastic.maxDepth {
 		return Decision{Reason: ReasonMaxDepth}
 	}
 	if c.Hops == "" {

@@ -146,8 +146,8 @@ func TestCrawlDepth(t *testing.T) {
 		"": 1, "L": 2, "LL": 3, "X": 2, "LX": 3, "R": 1, "LR": 2, "RRL": 2, "E": 1, "LLE": 3, "I": 1, "P": 1,
 		"M": 1, "LLLM": 1, "LLLML": 2, "MMLX": 3, "LMLML": 2,
 	} {
-		if got := crawlDepth(hops); got != want {
-			t.Errorf("crawlDepth(%q) = %d, want %d", hops, got, want)
+		if got := CrawlDepth(hops); got != want {
+			t.Errorf("CrawlDepth(%q) = %d, want %d", hops, got, want)
 		}
 	}
 }

@@ -7,9 +7,14 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"net/url"
 	"os"
 	"sort"
+	"strconv"
 	"strings"
+
+	"github.com/amber-crawler/amber/crawlrule"
+	"github.com/amber-crawler/amber/scope"
 )
 
 // ScopeReport is the content of scope-report.json: for every host the crawl met, what was
@@ -39,14 +44,30 @@ type ScopeHost struct {
 	// SuggestedRule is an accept rule that would bring in the host's URLs left out for being
 	// outside the seeds' scope (reason "out-of-scope"): the directory they share, or the host
 	// and its subdomains. Empty when there are none.
-	SuggestedRule string     `json:"suggested_rule,omitempty"`
-	URLs          []ScopeURL `json:"urls,omitempty"` // out-of-scope and blocked URLs, by URL
+	SuggestedRule string `json:"suggested_rule,omitempty"`
+	// Suggestions say what would bring in the host's URLs the elastic flavour left out: a
+	// domain to add (out-of-domain), an allow crawl rule to put before the rule that denied
+	// them or that rule's removal (crawl-rule:...), a higher max_crawl_depth (max-depth). By
+	// reason, then suggestion.
+	Suggestions []ScopeSuggestion `json:"suggestions,omitempty"`
+	URLs        []ScopeURL        `json:"urls,omitempty"` // out-of-scope and blocked URLs, by URL
+}
+
+// ScopeSuggestion is a change of the elastic flavour's configuration that would bring in some
+// of a host's URLs.
+type ScopeSuggestion struct {
+	Reason string `json:"reason"` // why they were left out: out-of-domain, crawl-rule:..., max-depth
+	URLs   int64  `json:"urls"`   // how many
+	// Suggestion is the change: "add domain https://cdn.example.net", "add crawl rule 'allow
+	// begins /blog/2021/' before crawl rule 1 (deny begins /blog)", "remove crawl rule 3 (deny
+	// ends .bak)" or "raise max_crawl_depth to 5".
+	Suggestion string `json:"suggestion"`
 }
 
 // ScopeURL is one URL left out by scope or by a block rule.
 type ScopeURL struct {
 	URL    string `json:"url"`
-	Reason string `json:"reason"` // spec/scope.md reason: out-of-scope, max-hops, trap, scheme, block:RULE, …
+	Reason string `json:"reason"` // spec/scope.md or spec/elastic.md reason: out-of-scope, max-hops, out-of-domain, crawl-rule:…, block:RULE, …
 	Hops   string `json:"hops"`
 	Via    string `json:"via"`
 	Seed   string `json:"seed"`
@@ -226,7 +247,11 @@ func (s *summary) writeScopeReportJSON(w *bufio.Writer) error {
 			w.WriteByte(',')
 		}
 		w.WriteString("\n    ")
-		b, err := json.MarshalIndent(h.scopeHost(), "    ", "  ")
+		sh := h.scopeHost()
+		if sh.Suggestions, err = lr.suggestions(h); err != nil {
+			return err
+		}
+		b, err := json.MarshalIndent(sh, "    ", "  ")
 		if err != nil {
 			return err
 		}
@@ -300,8 +325,15 @@ func (s *summary) writeScopeReportText(w *bufio.Writer) error {
 		if h.suggestion != "" {
 			fmt.Fprintf(w, "suggested rule (brings in %d): %s\n", h.suggestionFrom, h.suggestion)
 		}
+		ss, err := lr.suggestions(h)
+		if err != nil {
+			return err
+		}
+		for _, x := range ss {
+			fmt.Fprintf(w, "suggestion for %s (brings in %d): %s\n", field(x.Reason), x.URLs, x.Suggestion)
+		}
 		w.WriteString("[reason] [hops] [url] [via] [seed]\n")
-		err := lr.each(h, func(u ScopeURL) error {
+		err = lr.each(h, func(u ScopeURL) error {
 			_, err := fmt.Fprintf(w, "%s %s %s %s %s\n", field(u.Reason), field(u.Hops), field(u.URL), field(u.Via), field(u.Seed))
 			return err
 		})
@@ -310,4 +342,148 @@ func (s *summary) writeScopeReportText(w *bufio.Writer) error {
 		}
 	}
 	return nil
+}
+
+// elasticLeft gathers what a host's URLs left out by the elastic flavour share, to suggest
+// what would bring them in.
+type elasticLeft struct {
+	origins map[string]int64      // out-of-domain: URLs by origin
+	rules   map[string]*rulePaths // crawl-rule:...: the paths each rule denied
+	deep    int64                 // max-depth: URLs
+	depth   int                   // the deepest of them
+}
+
+// rulePaths is what the paths and queries a crawl rule denied share.
+type rulePaths struct {
+	dir    string // their longest common directory
+	prefix string // their longest common prefix
+	n      int64
+}
+
+// isElasticReason reports whether reason is one of the elastic flavour's that a change of
+// configuration can undo.
+func isElasticReason(reason string) bool {
+	return reason == scope.ReasonOutOfDomain || reason == scope.ReasonMaxDepth ||
+		strings.HasPrefix(reason, scope.ReasonCrawlRulePrefix)
+}
+
+// add adds a URL left out; URLs left out for other reasons are ignored.
+func (e *elasticLeft) add(reason, u, hops string) {
+	switch {
+	case reason == scope.ReasonOutOfDomain:
+		if o := scope.Origin(u); o != "" {
+			if e.origins == nil {
+				e.origins = map[string]int64{}
+			}
+			e.origins[o]++
+		}
+	case reason == scope.ReasonMaxDepth:
+		e.deep++
+		e.depth = max(e.depth, scope.CrawlDepth(hops))
+	case strings.HasPrefix(reason, scope.ReasonCrawlRulePrefix):
+		pu, err := url.Parse(u)
+		if err != nil {
+			return
+		}
+		pq := crawlrule.PathQuery(pu)
+		dir := pu.EscapedPath()
+		dir = dir[:strings.LastIndexByte(dir, '/')+1]
+		if dir == "" {
+			dir = "/"
+		}
+		if e.rules == nil {
+			e.rules = map[string]*rulePaths{}
+		}
+		rp := e.rules[reason]
+		if rp == nil {
+			e.rules[reason] = &rulePaths{dir: dir, prefix: pq, n: 1}
+			return
+		}
+		rp.dir, rp.prefix = commonDir(rp.dir, dir), commonPrefix(rp.prefix, pq)
+		rp.n++
+	}
+}
+
+func commonPrefix(a, b string) string {
+	n := min(len(a), len(b))
+	i := 0
+	for i < n && a[i] == b[i] {
+		i++
+	}
+	return a[:i]
+}
+
+// suggestions returns the changes that would bring the URLs in, by reason, then suggestion.
+func (e *elasticLeft) suggestions() []ScopeSuggestion {
+	var out []ScopeSuggestion
+	for o, n := range e.origins {
+		out = append(out, ScopeSuggestion{Reason: scope.ReasonOutOfDomain, URLs: n, Suggestion: "add domain " + o})
+	}
+	for reason, rp := range e.rules {
+		out = append(out, ScopeSuggestion{Reason: reason, URLs: rp.n, Suggestion: allowSuggestion(reason, rp)})
+	}
+	if e.deep > 0 {
+		out = append(out, ScopeSuggestion{Reason: scope.ReasonMaxDepth, URLs: e.deep,
+			Suggestion: "raise max_crawl_depth to " + strconv.Itoa(e.depth)})
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].Reason != out[j].Reason {
+			return out[i].Reason < out[j].Reason
+		}
+		return out[i].Suggestion < out[j].Suggestion
+	})
+	return out
+}
+
+// allowSuggestion names the crawl rule of reason ("crawl-rule:<n>:<policy>:<type>:<pattern>")
+// and the allow rule that, put before it, lets in the paths it denied: their common
+// directory, else their common prefix; when they share nothing but "/", the rule's removal.
+func allowSuggestion(reason string, rp *rulePaths) string {
+	f := strings.SplitN(strings.TrimPrefix(reason, scope.ReasonCrawlRulePrefix), ":", 4)
+	n, rule := f[0], strings.Join(f[1:], " ")
+	switch p := rp.dir; {
+	case p != "/":
+		return fmt.Sprintf("add crawl rule 'allow begins %s' before crawl rule %s (%s)", p, n, rule)
+	case rp.prefix != "/" && rp.prefix != "":
+		return fmt.Sprintf("add crawl rule 'allow begins %s' before crawl rule %s (%s)", rp.prefix, n, rule)
+	}
+	return fmt.Sprintf("remove crawl rule %s (%s)", n, rule)
+}
+
+// Suggestion says what change of the elastic flavour's configuration would bring in one URL
+// left out for reason (scope.Decision.Reason) with the hop path hops, as the scope report does
+// for a host's URLs: "add domain https://cdn.example.net", "add crawl rule 'allow begins
+// /blog/2021/' before crawl rule 1 (deny begins /blog)", "remove crawl rule 3 (deny ends
+// .bak)", "raise max_crawl_depth to 5". It returns "" for the reasons of other flavours.
+func Suggestion(reason, u, hops string) string {
+	var e elasticLeft
+	e.add(reason, u, hops)
+	if ss := e.suggestions(); len(ss) == 1 {
+		return ss[0].Suggestion
+	}
+	return ""
+}
+
+// suggestions reads the URLs of h left out and returns what would bring in those the elastic
+// flavour left out; nil (without reading) when there are none.
+func (lr *leftReader) suggestions(h *hostStats) ([]ScopeSuggestion, error) {
+	found := false
+	for r := range h.reasons {
+		if isElasticReason(r) {
+			found = true
+			break
+		}
+	}
+	if !found {
+		return nil, nil
+	}
+	var e elasticLeft
+	err := lr.each(h, func(u ScopeURL) error {
+		e.add(u.Reason, u.URL, u.Hops)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return e.suggestions(), nil
 }

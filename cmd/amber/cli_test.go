@@ -317,10 +317,14 @@ func TestEffectiveConfigRoundTrip(t *testing.T) {
 	opts := cmp.Options{
 		cmp.Comparer(func(a, b fetch.ConnectTo) bool { return a.String() == b.String() }),
 		cmp.FilterPath(func(p cmp.Path) bool {
-			// Logger, LiveStatus: not set here; EffectiveConfig compared below.
+			// Logger, LiveStatus: not set here; EffectiveConfig compared below; Fetch.Jar: a
+			// new empty jar each run, compared below.
 			s := p.String()
-			return s == "Logger" || s == "LiveStatus" || s == "EffectiveConfig"
+			return s == "Logger" || s == "LiveStatus" || s == "EffectiveConfig" || s == "Fetch.Jar"
 		}, cmp.Ignore()),
+	}
+	if first.Fetch.Jar == nil || resumed.Fetch.Jar == nil || first.Fetch.Jar == resumed.Fetch.Jar {
+		t.Errorf("cookie jars %p, %p: want one of its own in each run", first.Fetch.Jar, resumed.Fetch.Jar)
 	}
 	if diff := cmp.Diff(first, resumed, opts); diff != "" {
 		t.Errorf("resumed config (-first +resumed):\n%s", diff)

@@ -52,6 +52,9 @@ type crawlFlags struct {
 	retryDelay                                   time.Duration
 	logLevel, statusAddr                         string
 	cpuProfile, memProfile                       string
+	auth, authRaw, headers                       stringList
+	proxy                                        string
+	noCookies, httpAuthAllowed                   bool
 }
 
 func newCrawlFlagSet(f *crawlFlags) *flag.FlagSet {
@@ -77,6 +80,12 @@ func newCrawlFlagSet(f *crawlFlags) *flag.FlagSet {
 	fs.StringVar(&f.warcPrefix, "warc-prefix", "", "start WARC file names with this (default: the collection name)")
 	fs.BoolVar(&f.allowPrivate, "allow-private", false, "allow loopback and private addresses (refused by default)")
 	fs.Var(&f.connectTo, "connect-to", "map `HOST:PORT:ADDR:PORT`: connect to ADDR:PORT for HOST:PORT (curl syntax; empty HOST or PORT matches any; repeatable)")
+	fs.Var(&f.auth, "auth", "send Basic credentials to one origin: `ORIGIN=USER:PASSWORD` (PASSWORD may be env:NAME, read from the environment; repeatable; replaces the config's entry of that origin)")
+	fs.Var(&f.authRaw, "auth-raw", "send a whole Authorization value to one origin: `ORIGIN=VALUE` (e.g. 'https://api.example.org=Bearer abc'; VALUE may be env:NAME; repeatable)")
+	fs.BoolVar(&f.httpAuthAllowed, "http-auth-allowed", false, "send the credentials of --auth, --auth-raw and auth over plain http too (default: https only)")
+	fs.Var(&f.headers, "header", "send this header on every request: `'NAME: VALUE'` (repeatable; replaces the config's field of that name)")
+	fs.StringVar(&f.proxy, "proxy", "", "send every request through this HTTP proxy, `http://[USER:PASSWORD@]HOST:PORT` (CONNECT tunnels, also for http: the proxy must allow CONNECT to port 80)")
+	fs.BoolVar(&f.noCookies, "no-cookies", false, "keep no cookies between requests (default: the crawl keeps the cookies sites set, for both fetchers)")
 	fs.BoolVar(&f.ignoreRobots, "ignore-robots", d.IgnoreRobots, "do not fetch or obey robots.txt")
 	fs.BoolVar(&f.verifyTLS, "verify-tls", d.Fetch.VerifyTLS, "refuse sites whose TLS certificate does not verify (default: capture and record the problem)")
 	fs.Var(&f.include, "include", "collection accept `RULE`, kind:value (e.g. surt:http://(org,example,); repeatable")
@@ -193,6 +202,9 @@ func runCrawl(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err := ccfg.Validate(); err != nil {
 		return usageError{err}
 	}
+	if err := checkFetch(ccfg); err != nil {
+		return usageError{err}
+	}
 
 	if os.Getenv("GOMEMLIMIT") == "" {
 		prev := debug.SetMemoryLimit(mem)
@@ -225,6 +237,9 @@ func buildConfig(a crawlArgs) (*seeds.Config, error) {
 		return nil, errors.New("no seeds: give URLs, a seeds file, --seeds, or --config with seeds")
 	}
 	if err := applyScopeFlags(cfg, a); err != nil {
+		return nil, err
+	}
+	if err := applyAccessFlags(cfg, a); err != nil {
 		return nil, err
 	}
 	return cfg, nil
@@ -311,6 +326,9 @@ func crawlConfig(cfg *seeds.Config, a crawlArgs) (crawl.Config, error) {
 		return c, err
 	}
 	if err := overlayFlags(&c, a); err != nil {
+		return c, err
+	}
+	if err := overlayAccess(&c, cfg, os.LookupEnv); err != nil {
 		return c, err
 	}
 	sc, err := scopeConfig(cfg, c.Fetcher)
@@ -707,6 +725,8 @@ func recordEffective(cfg *seeds.Config, c crawl.Config) {
 	}
 	on, dedup := !c.NoDocuments, !c.NoDocumentDedup
 	cfg.Documents.Enabled, cfg.Documents.Deduplication = &on, &dedup
+	cookies := c.Fetch.Jar != nil
+	cfg.Cookies = &cookies
 }
 
 // setOutput sets what the crawl prints on the terminal: the log level, progress lines or a

@@ -1,0 +1,144 @@
+package main
+
+import (
+	"fmt"
+	"net/http"
+	"strings"
+
+	"github.com/amber-crawler/amber/crawl"
+	"github.com/amber-crawler/amber/fetch"
+	"github.com/amber-crawler/amber/seeds"
+)
+
+// applyAccessFlags puts --auth, --auth-raw, --http-auth-allowed, --header, --proxy and
+// --no-cookies into cfg, so that crawl.yaml records them (secrets as ***). An --auth or
+// --auth-raw entry replaces the config's entry of its origin (how a crawl resumed from its
+// crawl.yaml is given its passwords again), a --header the config's field of its name.
+// The errors never show a password or a header value.
+func applyAccessFlags(cfg *seeds.Config, a crawlArgs) error {
+	f := a.flags
+	for _, s := range f.auth {
+		origin, cred, ok := strings.Cut(s, "=")
+		if !ok {
+			return fmt.Errorf("--auth: want ORIGIN=USER:PASSWORD")
+		}
+		user, pw, ok := strings.Cut(cred, ":")
+		if !ok || user == "" {
+			return fmt.Errorf("--auth %s: want ORIGIN=USER:PASSWORD", shownOrigin(origin))
+		}
+		if err := setAuth(cfg, seeds.AuthSpec{Origin: origin, Type: seeds.AuthBasic, Username: user, Password: seeds.Secret(pw)}); err != nil {
+			return fmt.Errorf("--auth: %w", err)
+		}
+	}
+	for _, s := range f.authRaw {
+		origin, v, ok := strings.Cut(s, "=")
+		if !ok {
+			return fmt.Errorf("--auth-raw: want ORIGIN=VALUE (the whole Authorization value, e.g. 'Bearer TOKEN')")
+		}
+		if strings.TrimSpace(v) == "" {
+			return fmt.Errorf("--auth-raw %s: want ORIGIN=VALUE (the whole Authorization value, e.g. 'Bearer TOKEN')", shownOrigin(origin))
+		}
+		if err := setAuth(cfg, seeds.AuthSpec{Origin: origin, Type: seeds.AuthRaw, Value: seeds.Secret(v)}); err != nil {
+			return fmt.Errorf("--auth-raw: %w", err)
+		}
+	}
+	if a.set["http-auth-allowed"] {
+		cfg.HTTPAuthAllowed = f.httpAuthAllowed
+	}
+	for _, s := range f.headers {
+		name, v, ok := strings.Cut(s, ":")
+		name = strings.TrimSpace(name)
+		if !ok || name == "" {
+			return fmt.Errorf("--header: want 'NAME: VALUE'")
+		}
+		if cfg.Headers == nil {
+			cfg.Headers = seeds.HeaderMap{}
+		}
+		for k := range cfg.Headers {
+			if http.CanonicalHeaderKey(k) == http.CanonicalHeaderKey(name) {
+				delete(cfg.Headers, k)
+			}
+		}
+		cfg.Headers[name] = strings.TrimSpace(v)
+	}
+	if a.set["proxy"] {
+		cfg.Proxy = nil
+		if f.proxy != "" {
+			p, err := seeds.ParseProxy(f.proxy)
+			if err != nil {
+				return fmt.Errorf("--proxy: %w", err)
+			}
+			cfg.Proxy = p
+		}
+	}
+	if a.set["no-cookies"] {
+		on := !f.noCookies
+		cfg.Cookies = &on
+	}
+	return nil
+}
+
+// shownOrigin is the origin part (before the '=') of an --auth value as errors show it: not
+// when it holds user info, which may be a password.
+func shownOrigin(origin string) string {
+	if strings.Contains(origin, "@") {
+		return "(origin with user info)"
+	}
+	return fmt.Sprintf("%q", origin)
+}
+
+// setAuth puts e into cfg.Auth, in place of the entry of the same origin if there is one.
+func setAuth(cfg *seeds.Config, e seeds.AuthSpec) error {
+	o, err := seeds.ElasticOrigin(e.Origin)
+	if err != nil || strings.Contains(e.Origin, "@") {
+		return fmt.Errorf("%w: %s: want an origin, scheme://host[:port]", seeds.ErrConfig, shownOrigin(e.Origin))
+	}
+	e.Origin = o
+	for i, old := range cfg.Auth {
+		if oo, err := seeds.ElasticOrigin(old.Origin); err == nil && oo == o {
+			cfg.Auth[i] = e
+			return nil
+		}
+	}
+	cfg.Auth = append(cfg.Auth, e)
+	return nil
+}
+
+// overlayAccess sets the fetchers' credentials, headers, proxy and cookie jar (a fresh one
+// per run unless cookies are off) from cfg, reading env: references with lookupEnv.
+func overlayAccess(c *crawl.Config, cfg *seeds.Config, lookupEnv func(string) (string, bool)) error {
+	acc, err := cfg.Access(lookupEnv)
+	if err != nil {
+		return err
+	}
+	c.Fetch.Auth = nil
+	for _, cr := range acc.Auth {
+		oa := fetch.OriginAuth{Origin: cr.Origin}
+		if cr.Type == seeds.AuthBasic {
+			oa.Basic = &fetch.BasicAuth{Username: cr.Username, Password: cr.Password}
+		} else {
+			oa.Raw = cr.Value
+		}
+		c.Fetch.Auth = append(c.Fetch.Auth, oa)
+	}
+	c.Fetch.HTTPAuthAllowed = acc.HTTPAuthAllowed
+	c.Fetch.Header = acc.Header
+	c.Fetch.OriginHeader = acc.OriginHeader
+	c.Fetch.Proxy = acc.Proxy
+	c.Fetch.Jar = nil
+	if acc.Cookies {
+		c.Fetch.Jar = fetch.NewJar()
+	}
+	return nil
+}
+
+// checkFetch builds the HTTP client the crawl will build, so that what only the fetch
+// package checks (a header it does not allow, a proxy with --connect-to) is reported before
+// the crawl directory is created.
+func checkFetch(c crawl.Config) error {
+	cl, err := fetch.NewClient(c.Fetch)
+	if err != nil {
+		return err
+	}
+	return cl.Close()
+}

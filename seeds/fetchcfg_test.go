@@ -84,6 +84,7 @@ func TestProxyForms(t *testing.T) {
 		{`proxy: "http://u@proxy.example.org:8080"`, "http://u:@proxy.example.org:8080"},
 		{"proxy:\n  url: http://proxy.example.org:8080\n  username: u\n  password: env:INTRANET_PASSWORD\n", "http://u:pw-from-env@proxy.example.org:8080"},
 		{"proxy:\n  url: http://u:p@proxy.example.org:8080\n", "http://u:p@proxy.example.org:8080"},
+		{`proxy: "http://u:env:INTRANET_PASSWORD@proxy.example.org:3128"`, "http://u:pw-from-env@proxy.example.org:3128"},
 	} {
 		c, err := ParseConfig([]byte(tc.yaml), "c.yaml")
 		if err != nil {

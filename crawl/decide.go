@@ -187,7 +187,7 @@ func (c *crawler) reject(worker int, page frontier.URL, o decision) error {
 		return nil
 	}
 	code := status.OutOfScope
-	if o.decision.Reason == scope.ReasonMaxHops {
+	if o.decision.Reason == scope.ReasonMaxHops || o.decision.Reason == scope.ReasonMaxDepth {
 		code = status.TooManyHops
 	}
 	if err := c.logLine(report.Line{Status: code, Size: -1, URL: o.url.URL, Hops: o.url.Hops, Via: page.URL,

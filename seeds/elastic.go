@@ -10,6 +10,8 @@ import (
 	"strings"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/amber-crawler/amber/crawlrule"
 )
 
 // Elastic Open Crawler configuration files (spec/elastic.md §6): the crawl definition an
@@ -320,20 +322,16 @@ func (c *ElasticConfig) check() error {
 			}
 		}
 		for k, r := range d.CrawlRules {
-			if r.Policy != "allow" && r.Policy != "deny" {
-				return fmt.Errorf("%s.policy: %q: want allow or deny", d.at(i, k), r.Policy)
-			}
-			if !validRuleType(r.Type) {
-				return fmt.Errorf("%s.type: %q: want begins, ends, contains or regex", d.at(i, k), r.Type)
-			}
-			if r.Pattern == "" {
-				return fmt.Errorf("%s.pattern: empty", d.at(i, k))
+			// Compiled here so that a pattern Go cannot express (Ruby-only regex syntax) is
+			// refused when the file is read, naming its place.
+			if _, err := crawlrule.Compile(r.Policy, r.Type, r.Pattern); err != nil {
+				return fmt.Errorf("%s: %w", d.at(i, k), err)
 			}
 		}
 		for k, rs := range d.ExtractionRulesets {
 			for f, uf := range rs.URLFilters {
-				if !validRuleType(uf.Type) || uf.Pattern == "" {
-					return fmt.Errorf("%s.extraction_rulesets[%d].url_filters[%d]: want a type (begins, ends, contains or regex) and a pattern", d.at(i, -1), k, f)
+				if _, err := crawlrule.Compile(string(crawlrule.Allow), uf.Type, uf.Pattern); err != nil {
+					return fmt.Errorf("%s.extraction_rulesets[%d].url_filters[%d]: %w", d.at(i, -1), k, f, err)
 				}
 			}
 			if len(rs.Rules) == 0 {
@@ -452,14 +450,6 @@ func ElasticOrigin(raw string) (string, error) {
 		host += ":" + p
 	}
 	return scheme + "://" + host, nil
-}
-
-func validRuleType(t string) bool {
-	switch t {
-	case "begins", "ends", "contains", "regex":
-		return true
-	}
-	return false
 }
 
 func absoluteHTTP(raw string) error {

@@ -94,14 +94,17 @@ type Config struct {
 	RecycleAfter int
 	// Client performs every request of the browser. Required.
 	Client *fetch.Client
-	// Jar, when not nil, is the crawl's cookie jar, shared with the plain fetcher (give the
-	// fetch.Config.Jar of Client; fetch.NewJar): each request of the browser is sent the
-	// jar's cookies for its URL besides Chromium's own (Chromium's win for a name both
-	// have), and after each page the cookies Chromium holds for the page's URLs, those its
-	// scripts set included, are copied into the jar. So a cookie one page got (in any tab,
-	// in an earlier browser that was recycled or restarted, or by the plain fetcher) goes
-	// with the later requests of both fetchers. A cookie a script deletes stays in the jar.
-	// nil: cookies live in Chromium's store only, for the life of one browser.
+	// Jar, when not nil, is the crawl's cookie jar, shared with the plain fetcher: the
+	// fetch.Config.Jar of Client (fetch.NewJar). A request that Chromium sends with cookies
+	// gets the jar's cookies for its URL added (Chromium's win for a name both have); one
+	// without is sent the jar's by Client; and after each page the cookies Chromium holds
+	// for the page's URLs, those its scripts set included, are copied into the jar. So a
+	// cookie one page got (in any tab, in an earlier browser that was recycled or
+	// restarted, or by the plain fetcher) goes with the later requests of both fetchers. A
+	// cookie a script deletes stays in the jar. A request with Chromium's cookies is not
+	// sent the configured Cookie fields of Client (fetch.Config.Header, OriginHeader): a
+	// request's own Cookie wins. nil: cookies live in Chromium's store only, for the life of
+	// one browser.
 	Jar http.CookieJar
 	// Block, when set, is asked for every request URL; a request it returns a reason for
 	// (non-empty) is not fetched (the browser gets a network error) and is listed in

@@ -64,32 +64,29 @@ type cookieStep struct {
 
 func cookie(s string) *string { return &s }
 
-// TestSharedJar: with Config.Jar the crawl's cookies go with later requests of both
-// fetchers, whichever set them, also in a new browser (RecycleAfter 1: each page in a fresh
-// Chromium with a fresh profile); without it, a new browser has none.
+// TestSharedJar: with the jar in Config.Jar and the client's config, the crawl's cookies go
+// with later requests of both fetchers, whichever set them (a page's response, a script, the
+// plain fetcher), also in a new browser (RecycleAfter 1: each page in a fresh Chromium with a
+// fresh profile); without it, a new browser has none.
 func TestSharedJar(t *testing.T) {
 	path := crawltest.Chromium(t)
 	for _, tc := range []struct {
-		name                  string
-		clientJar, browserJar bool
-		recycle               int
-		steps                 []cookieStep
+		name    string
+		jar     bool // in the client's config and Config.Jar, as the crawl does
+		recycle int
+		steps   []cookieStep
 	}{
-		{"session cookie in a new browser", true, true, 1, []cookieStep{
+		{"session cookie in a new browser", true, 1, []cookieStep{
 			{path: "/login"},
 			{path: "/members?1", want: cookie("session=s1")},
 			{plain: true, path: "/members?2", want: cookie("session=s1")},
 		}},
-		{"jar given to the browser only", false, true, 1, []cookieStep{
-			{path: "/login"},
-			{path: "/members?1", want: cookie("session=s1")},
-		}},
-		{"no jar: a new browser has no cookies", false, false, 1, []cookieStep{
+		{"no jar: a new browser has no cookies", false, 1, []cookieStep{
 			{path: "/login"},
 			{path: "/members?1", want: cookie("")},
 			{plain: true, path: "/members?2", want: cookie("")},
 		}},
-		{"a script's cookie reaches the plain fetcher, whose cookie joins Chromium's", true, true, 50, []cookieStep{
+		{"a script's cookie reaches the plain fetcher, whose cookie joins Chromium's", true, 50, []cookieStep{
 			{path: "/script-cookie"},
 			{plain: true, path: "/members?1", want: cookie("consent=yes")},
 			{plain: true, path: "/plain-cookie"},
@@ -100,7 +97,7 @@ func TestSharedJar(t *testing.T) {
 			s := newCookieSite(t)
 			jar := fetch.NewJar()
 			fc := fetch.Config{UserAgent: "amber-test/1.0", AllowPrivate: true}
-			if tc.clientJar {
+			if tc.jar {
 				fc.Jar = jar
 			}
 			client, err := fetch.NewClient(fc)
@@ -110,7 +107,7 @@ func TestSharedJar(t *testing.T) {
 			t.Cleanup(func() { client.Close() })
 			cfg := Config{Path: path, Client: client, PageTimeout: 45 * time.Second, NetworkIdle: 200 * time.Millisecond,
 				RecycleAfter: tc.recycle, Logger: slog.New(slog.DiscardHandler)}
-			if tc.browserJar {
+			if tc.jar {
 				cfg.Jar = jar
 			}
 			f, err := New(t.Context(), cfg)

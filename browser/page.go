@@ -243,10 +243,11 @@ func (r *recorder) handle(ev *cdpfetch.EventRequestPaused, slot int) {
 			h.Set("Cookie", c)
 		}
 	}
-	if jar := t.f.cfg.Jar; jar != nil {
-		if c := withJarCookies(jar, u, h.Values("Cookie")); c != "" {
-			h["Cookie"] = []string{c}
-		}
+	// A request with Chromium's cookies is sent them as they are (fetch.Client leaves a
+	// request's own Cookie alone), so the jar's are added here; one without is sent the
+	// configured Cookie fields and the jar's by the client.
+	if jar := t.f.cfg.Jar; jar != nil && len(h.Values("Cookie")) > 0 {
+		h["Cookie"] = []string{withJarCookies(jar, u, h.Values("Cookie"))}
 	}
 	ex, err := t.f.cfg.Client.Do(r.ctx, fetch.Request{URL: u, Method: req.Method, Header: h})
 	if err != nil {

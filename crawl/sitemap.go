@@ -21,7 +21,8 @@ import (
 // fetched with the HTTP client (also in a browser crawl: it is not a page), archived and
 // logged, and never a search document. Each URL it lists is a candidate with hop M, decided
 // like a link; the sitemaps a sitemap index lists are sitemap files again, but an index
-// listed by an index is not followed.
+// listed by an index is not followed. A URL the crawl already knew (a page linked before it
+// was listed as a sitemap) is not queued again, so it is not read as a sitemap.
 type SitemapConfig struct {
 	// Robots queues the sitemap files listed by the Sitemap: lines of every robots.txt the
 	// crawl fetches, read once per origin and crawl; their hop path is the robots.txt's

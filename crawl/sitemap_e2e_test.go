@@ -3,6 +3,7 @@ package crawl_test
 import (
 	"bufio"
 	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -410,5 +411,41 @@ func TestCrawlSitemapBrowser(t *testing.T) {
 		if b, ok := browserLine[u]; !ok || b != w {
 			t.Errorf("%s: in crawl.log %v, fetched by the browser %v; want fetched by the browser %v", u, ok, b, w)
 		}
+	}
+}
+
+func TestSitemapConfigValidate(t *testing.T) {
+	if got, want := crawl.DefaultConfig().Sitemaps, (crawl.SitemapConfig{Limits: sitemap.DefaultLimits()}); !cmp.Equal(got, want) {
+		t.Errorf("DefaultConfig().Sitemaps = %+v, want %+v (off, the protocol's limits)", got, want)
+	}
+	tests := []struct {
+		name  string
+		s     crawl.SitemapConfig
+		field string // "" for valid
+	}{
+		{"robots and URLs", crawl.SitemapConfig{Robots: true, URLs: []string{"http://a.example/s.xml", "https://a.example:8443/s.txt"}}, ""},
+		{"zero limits are the protocol's", crawl.SitemapConfig{Limits: sitemap.Limits{}}, ""},
+		{"relative URL", crawl.SitemapConfig{URLs: []string{"/sitemap.xml"}}, "Sitemaps.URLs"},
+		{"ftp URL", crawl.SitemapConfig{URLs: []string{"ftp://a.example/s.xml"}}, "Sitemaps.URLs"},
+		{"no host", crawl.SitemapConfig{URLs: []string{"http:///s.xml"}}, "Sitemaps.URLs"},
+		{"unparsable URL", crawl.SitemapConfig{URLs: []string{"http://a.example/%zz"}}, "Sitemaps.URLs"},
+		{"negative URL limit", crawl.SitemapConfig{Limits: sitemap.Limits{MaxURLs: -1}}, "Sitemaps.Limits.MaxURLs"},
+		{"negative byte limit", crawl.SitemapConfig{Limits: sitemap.Limits{MaxBytes: -1}}, "Sitemaps.Limits.MaxBytes"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			cfg := crawl.DefaultConfig()
+			cfg.Dir = t.TempDir()
+			cfg.Scope.Seeds = []scope.Seed{{URL: "http://a.example/"}}
+			cfg.Sitemaps = tt.s
+			err := cfg.Validate()
+			var fe *crawl.FieldError
+			switch {
+			case tt.field == "" && err != nil:
+				t.Errorf("Validate() = %v, want nil", err)
+			case tt.field != "" && (!errors.As(err, &fe) || fe.Field != tt.field || !errors.Is(err, crawl.ErrConfig)):
+				t.Errorf("Validate() = %v, want a FieldError for %s", err, tt.field)
+			}
+		})
 	}
 }

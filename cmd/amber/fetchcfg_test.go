@@ -540,3 +540,47 @@ http://docs.example.com/ one-page
 		})
 	}
 }
+
+// TestCrawlCookies: the plain fetcher keeps the session cookie /login.html sets and sends it
+// to /members/, which refuses requests without it; with --no-cookies it does not.
+func TestCrawlCookies(t *testing.T) {
+	site, err := testsite.Start(filepath.Join(crawltest.ModuleRoot(t), "testdata", "sites", "elastic"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { site.Close() })
+	for _, tc := range []struct {
+		name    string
+		flags   []string
+		members int // status of /members/
+		yaml    string
+	}{
+		{"cookies", nil, 200, "cookies: true"},
+		{"no cookies", []string{"--no-cookies"}, 403, "cookies: false"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := filepath.Join(t.TempDir(), "crawl")
+			args := append([]string{"crawl", "--dir", dir, "--connect-to", site.ConnectTo(), "--allow-private",
+				"--host-delay", "0", "--quiet", "--max-hops", "1", "http://www.example.com/login.html"}, tc.flags...)
+			if err := run(t.Context(), args, nil, new(bytes.Buffer), new(bytes.Buffer)); err != nil {
+				t.Fatal(err)
+			}
+			got := 0
+			for _, l := range crawltest.ReadCrawlLog(t, filepath.Join(dir, crawl.CrawlLogFile)) {
+				if l.URL == "http://www.example.com/members/" {
+					got = l.Status
+				}
+			}
+			if got != tc.members {
+				t.Errorf("/members/ status %d, want %d", got, tc.members)
+			}
+			eff, err := os.ReadFile(filepath.Join(dir, crawl.ConfigFile))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Contains(eff, []byte(tc.yaml)) {
+				t.Errorf("crawl.yaml lacks %q:\n%s", tc.yaml, eff)
+			}
+		})
+	}
+}

@@ -488,12 +488,23 @@ var errTimeLimit = errors.New("crawl: time limit reached")
 // addSeeds queues every seed (already-seen seeds of a resumed crawl are no-ops).
 func (c *crawler) addSeeds() error {
 	var batch []frontier.URL
+	var types []scope.SeedType
 	for _, s := range c.cfg.Scope.Seeds {
 		u, err := scope.Canonicalize(s.URL, c.cfg.Scope.Flavour)
 		if err != nil {
 			return fmt.Errorf("canonicalize seed %q: %w", s.URL, err)
 		}
-		batch = append(batch, frontier.URL{URL: u, Host: hostKey(u), Seed: u, Priority: -1})
+		fu := frontier.URL{URL: u, Host: hostKey(u), Seed: u, Priority: -1}
+		// A seed is decided too: the elastic flavour's crawl rules apply to entry points
+		// (spec/elastic.md §2). The other flavours take every seed.
+		if d := c.scope.Decide(scope.Candidate{URL: u, Seed: u}); !d.In {
+			if err := c.reject(0, frontier.URL{Seed: u}, decision{url: fu, decision: d}); err != nil {
+				return err
+			}
+			continue
+		}
+		batch = append(batch, fu)
+		types = append(types, s.Type)
 	}
 	added, err := c.front.AddBatch(batch)
 	if err != nil {
@@ -504,7 +515,7 @@ func (c *crawler) addSeeds() error {
 			return fmt.Errorf("add seed %s: %w", batch[i].URL, r.Err)
 		}
 		if r.New {
-			t := string(c.cfg.Scope.Seeds[i].Type)
+			t := string(types[i])
 			if t == "" {
 				t = string(scope.StandardSeed)
 			}

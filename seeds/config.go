@@ -405,12 +405,19 @@ func (c *Config) ScopeConfig(defaultFlavour scope.Flavour) (scope.Config, error)
 	}
 	switch c.Scope.Flavour {
 	case "":
-	case string(scope.Standard), string(scope.Brozzler):
+		if len(c.Scope.Domains) > 0 {
+			sc.Flavour = scope.Elastic // domains are the elastic flavour's
+		}
+	case string(scope.Standard), string(scope.Brozzler), string(scope.Elastic):
 		sc.Flavour = scope.Flavour(c.Scope.Flavour)
 	default:
-		return sc, fmt.Errorf("%w: scope.flavour %q: want standard or brozzler", ErrConfig, c.Scope.Flavour)
+		return sc, fmt.Errorf("%w: scope.flavour %q: want standard, brozzler or elastic", ErrConfig, c.Scope.Flavour)
 	}
 	var err error
+	if sc.Domains, err = DomainsScope(c.Scope.Domains); err != nil {
+		return sc, fmt.Errorf("scope.domains: %w", err)
+	}
+	sc.MaxCrawlDepth = c.Scope.MaxCrawlDepth
 	if sc.Accept, err = parseRules(c.Scope.Accept, "scope.accept"); err != nil {
 		return sc, err
 	}
@@ -442,6 +449,22 @@ func (c *Config) ScopeConfig(defaultFlavour scope.Flavour) (scope.Config, error)
 			return sc, err
 		}
 		sc.Seeds = append(sc.Seeds, seed)
+	}
+	if sc.Flavour == scope.Elastic && len(sc.Domains) == 0 {
+		// No domains given: each seed's origin is one, with no crawl rules (as an Elastic
+		// domain whose entry point is the seed).
+		seen := map[string]bool{}
+		for _, s := range c.Seeds {
+			cu, err := scope.Canonicalize(s.URL, scope.Elastic)
+			if err != nil {
+				return sc, fmt.Errorf("%w: seed %s: %w", ErrConfig, s.URL, err)
+			}
+			o := scope.Origin(cu)
+			if !seen[o] {
+				seen[o] = true
+				sc.Domains = append(sc.Domains, scope.Domain{URL: o})
+			}
+		}
 	}
 	return sc, nil
 }

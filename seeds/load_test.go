@@ -4,7 +4,10 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
+
+	"github.com/amber-crawler/amber/scope"
 )
 
 func TestLoad(t *testing.T) {
@@ -49,5 +52,58 @@ func TestLoad(t *testing.T) {
 	}
 	if _, _, err := Load(filepath.Join(dir, "missing.yml")); err == nil {
 		t.Error("missing file: no error")
+	}
+}
+
+// TestScopeConfigElastic: domains make the flavour elastic; an elastic crawl without domains
+// takes its seeds' origins; a bad crawl rule names its domain.
+func TestScopeConfigElastic(t *testing.T) {
+	for _, tc := range []struct {
+		name, yaml string
+		flavour    string
+		domains    []string
+		rules      []int
+		depth      int
+		err        string
+	}{
+		{"domains imply elastic", "seeds: [http://a.example/x]\nscope:\n  domains:\n    - url: http://a.example\n      crawl_rules: [deny begins /b, allow regex .*]\n  max_crawl_depth: 4\n",
+			"elastic", []string{"http://a.example"}, []int{2}, 4, ""},
+		{"seeds' origins", "seeds: [http://a.example/x, 'https://B.example:8443/y', http://a.example/z]\nscope: {flavour: elastic}\n",
+			"elastic", []string{"http://a.example", "https://b.example:8443"}, []int{0, 0}, 0, ""},
+		{"standard has none", "seeds: [http://a.example/x]\n", "standard", nil, nil, 0, ""},
+		{"bad rule", "seeds: [http://a.example/x]\nscope:\n  domains:\n    - url: http://a.example\n      crawl_rules: ['deny regex /a(?!b)']\n",
+			"", nil, nil, 0, "line 5"},
+		{"bad flavour", "seeds: [http://a.example/x]\nscope: {flavour: heritrix}\n", "", nil, nil, 0, "standard, brozzler or elastic"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c, err := ParseConfig([]byte(tc.yaml), "t.yaml")
+			if err == nil {
+				var sc scope.Config
+				sc, err = c.ScopeConfig(scope.Standard)
+				if err == nil {
+					if tc.err != "" {
+						t.Fatalf("no error, want %q", tc.err)
+					}
+					if string(sc.Flavour) != tc.flavour || len(sc.Domains) != len(tc.domains) {
+						t.Fatalf("flavour %q domains %+v, want %q %v", sc.Flavour, sc.Domains, tc.flavour, tc.domains)
+					}
+					for i, d := range sc.Domains {
+						if d.URL != tc.domains[i] || len(d.Rules) != tc.rules[i] {
+							t.Errorf("domain %d: %s with %d rules, want %s with %d", i, d.URL, len(d.Rules), tc.domains[i], tc.rules[i])
+						}
+					}
+					if tc.depth != 0 && (sc.MaxCrawlDepth == nil || *sc.MaxCrawlDepth != tc.depth) {
+						t.Errorf("max crawl depth %v, want %d", sc.MaxCrawlDepth, tc.depth)
+					}
+					if _, err := scope.New(sc); err != nil {
+						t.Errorf("scope.New: %v", err)
+					}
+					return
+				}
+			}
+			if tc.err == "" || !strings.Contains(err.Error(), tc.err) {
+				t.Fatalf("err %v, want %q", err, tc.err)
+			}
+		})
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"net/url"
 	"strings"
 
+	"github.com/amber-crawler/amber/report"
 	"github.com/amber-crawler/amber/scope"
 	"github.com/amber-crawler/amber/seeds"
 )
@@ -32,6 +33,9 @@ type checkOutput struct {
 	Canonical string `json:"canonical"`
 	Decision  string `json:"decision"`
 	Reason    string `json:"reason"`
+	// Suggestion, for a URL left out, is the change to the config that would bring it in
+	// (report.Suggestion: a domain or crawl rule to add, a depth to raise), when there is one.
+	Suggestion string `json:"suggestion,omitempty"`
 }
 
 // scopeFlags are the flags of `amber scope check`.
@@ -39,13 +43,13 @@ type scopeFlags struct {
 	config, flavour string
 }
 
-const scopeUsage = "usage: amber scope check --config FILE [--flavour standard|brozzler] [URL ...]"
+const scopeUsage = "usage: amber scope check --config FILE [--flavour standard|brozzler|elastic] [URL ...]"
 
 func newScopeFlagSet(f *scopeFlags) *flag.FlagSet {
 	fs := flag.NewFlagSet("amber scope check", flag.ContinueOnError)
 	fs.SetOutput(io.Discard) // errors are returned, help is printed by printScopeHelp
-	fs.StringVar(&f.config, "config", "", "crawl config (YAML) whose seeds and rules to check against (required)")
-	fs.StringVar(&f.flavour, "flavour", "", "standard or brozzler (default: the config's, else follows the fetcher)")
+	fs.StringVar(&f.config, "config", "", "crawl config (amber YAML, or an Elastic Open Crawler file) whose seeds and rules to check against (required)")
+	fs.StringVar(&f.flavour, "flavour", "", "standard, brozzler or elastic (default: the config's, else follows the fetcher)")
 	return fs
 }
 
@@ -55,7 +59,9 @@ func printScopeHelp(w io.Writer) {
 
 Prints, for each URL (arguments, or JSON lines on stdin with "url" and optional "hops", "via",
 "via_hops_off", "via_redirect", "seed"), one JSON line: the canonical URL, "in" or "out", and
-the reason, decided with the seeds and rules of the config as the crawl would decide them.
+the reason, decided with the seeds and rules of the config as the crawl would decide them;
+for a URL left out, a "suggestion" says what would bring it in, when something would (a
+domain or crawl rule to add, a depth to raise).
 
 Flags:
 `, scopeUsage)
@@ -127,6 +133,8 @@ func runScope(ctx context.Context, args []string, stdin io.Reader, stdout io.Wri
 		out.Canonical, out.Reason = canon, d.Reason
 		if d.In {
 			out.Decision = "in"
+		} else {
+			out.Suggestion = report.Suggestion(d.Reason, canon, c.Hops)
 		}
 		return out, nil
 	}
@@ -180,7 +188,7 @@ func runScope(ctx context.Context, args []string, stdin io.Reader, stdout io.Wri
 
 // loadScope reads the config named by --config and builds its scope, with --flavour applied.
 func loadScope(f scopeFlags) (scope.Config, *scope.Scope, error) {
-	cfg, err := seeds.LoadConfig(f.config)
+	cfg, _, err := seeds.Load(f.config)
 	if err != nil {
 		return scope.Config{}, nil, err
 	}

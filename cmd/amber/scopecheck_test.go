@@ -112,3 +112,48 @@ func decodeOutputs(t *testing.T, s string) []checkOutput {
 	}
 	return out
 }
+
+// TestScopeCheckElastic checks URLs against an Elastic Open Crawler file as it is (the test
+// site's crawler.yml): the elastic flavour's reasons, and for each URL left out the change
+// that would bring it in.
+func TestScopeCheckElastic(t *testing.T) {
+	cfg := filepath.Join(crawltest.ModuleRoot(t), "testdata", "sites", "elastic", "crawler.yml")
+	in := strings.Join([]string{
+		`{"url": "http://www.example.com/about.html"}`,
+		`{"url": "http://www.example.com/blog/2021/post.html"}`,
+		`{"url": "http://www.example.com/products/widget.html.bak"}`,
+		`{"url": "http://elsewhere.example.net/"}`,
+		`{"url": "http://cdn.example.net/logo.png", "hops": "LE", "via": "http://www.example.com/about.html"}`,
+		`{"url": "http://www.example.com/deep/2.html", "hops": "LL"}`,
+		`{"url": "http://www.example.com/deep/3.html", "hops": "LLL"}`,
+		`{"url": "http://www.example.com/deep/3.html", "hops": "LLLPMM"}`,
+		`{"url": "http://docs.example.com/docs/v2/guide.pdf"}`,
+		`{"url": "http://docs.example.com/docs/v2/guide.pdf?dl=1"}`,
+	}, "\n")
+	var stdout, stderr bytes.Buffer
+	if err := run(t.Context(), []string{"scope", "check", "--config", cfg}, strings.NewReader(in), &stdout, &stderr); err != nil {
+		t.Fatalf("%v\n%s", err, stderr.String())
+	}
+	want := []struct{ decision, reason, suggestion string }{
+		{"in", "domain", ""},
+		{"out", "crawl-rule:1:deny:begins:/blog", "add crawl rule 'allow begins /blog/2021/"},
+		{"out", "crawl-rule:3:deny:ends:.bak", "crawl rule 3"},
+		{"out", "out-of-domain", "add domain http://elsewhere.example.net"},
+		{"in", "embed", ""},
+		{"in", "domain", ""},
+		{"out", "max-depth", "raise max_crawl_depth to 4"},
+		{"in", "domain", ""}, // a sitemap entry is depth 1 however it was found
+		{"out", "crawl-rule:1:deny:ends:.pdf", "crawl rule 1"},
+		{"in", "domain", ""},
+	}
+	got := decodeOutputs(t, stdout.String())
+	if len(got) != len(want) {
+		t.Fatalf("%d decisions, want %d:\n%s", len(got), len(want), stdout.String())
+	}
+	for i, w := range want {
+		g := got[i]
+		if g.Decision != w.decision || g.Reason != w.reason || !strings.Contains(g.Suggestion, w.suggestion) || (w.suggestion == "" && g.Suggestion != "") {
+			t.Errorf("%s: got %s %s %q, want %s %s %q", g.URL, g.Decision, g.Reason, g.Suggestion, w.decision, w.reason, w.suggestion)
+		}
+	}
+}

@@ -287,7 +287,7 @@ limits:
 			if err != nil {
 				t.Fatal(err)
 			}
-			cfg, err := buildConfig(a)
+			cfg, _, err := buildConfig(a)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -347,7 +347,7 @@ func mustCrawlConfig(t *testing.T, args []string) crawl.Config {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg, err := buildConfig(a)
+	cfg, _, err := buildConfig(a)
 	if err != nil {
 		t.Fatal(err)
 	}

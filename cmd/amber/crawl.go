@@ -55,6 +55,9 @@ type crawlFlags struct {
 	auth, authRaw, headers                       stringList
 	proxy                                        string
 	noCookies, httpAuthAllowed                   bool
+	domains, crawlRules, sitemaps                stringList
+	maxCrawlDepth                                int
+	sitemapsRobots                               bool
 }
 
 func newCrawlFlagSet(f *crawlFlags) *flag.FlagSet {
@@ -90,7 +93,12 @@ func newCrawlFlagSet(f *crawlFlags) *flag.FlagSet {
 	fs.BoolVar(&f.verifyTLS, "verify-tls", d.Fetch.VerifyTLS, "refuse sites whose TLS certificate does not verify (default: capture and record the problem)")
 	fs.Var(&f.include, "include", "collection accept `RULE`, kind:value (e.g. surt:http://(org,example,); repeatable")
 	fs.Var(&f.exclude, "exclude", "collection block `RULE`, kind:value (e.g. contains:/calendar/); repeatable")
-	fs.StringVar(&f.flavour, "flavour", "", "scope flavour: standard or brozzler (default: follows the fetcher)")
+	fs.StringVar(&f.flavour, "flavour", "", "scope flavour: standard, brozzler or elastic (default: elastic with domains, else follows the fetcher)")
+	fs.Var(&f.domains, "domain", "elastic flavour: crawl this `ORIGIN` (scheme://host[:port]), like scope.domains; repeatable")
+	fs.Var(&f.crawlRules, "crawl-rule", "elastic flavour: add `'POLICY TYPE PATTERN'` (e.g. 'deny begins /blog') after every domain's crawl rules; without domains the seeds' origins become domains; repeatable")
+	fs.IntVar(&f.maxCrawlDepth, "max-crawl-depth", scope.DefaultMaxCrawlDepth, "elastic flavour: deepest page, seeds and sitemap entries being depth 1, like scope.max_crawl_depth")
+	fs.Var(&f.sitemaps, "sitemap", "fetch this sitemap `URL` at the start and decide every URL in it like a link (any flavour); repeatable")
+	fs.BoolVar(&f.sitemapsRobots, "sitemaps-robots", false, "read the Sitemap: lines of robots.txt files, like sitemaps.robots (default: on with the elastic flavour only)")
 	fs.IntVar(&f.maxHops, "max-hops", 0, "most hops (links, embeds, redirects) from a seed, like scope.max_hops (default 100, or the seed type's with the brozzler flavour)")
 	fs.IntVar(&f.maxURLLength, "max-url-length", scope.DefaultMaxURLLength, "refuse URLs longer than this, like scope.max_url_length (reason url-too-long)")
 	fs.IntVar(&f.maxOutlinks, "max-outlinks", d.MaxOutlinks, "most distinct URLs one page adds to the crawl (the rest are counted, not queued)")
@@ -184,10 +192,11 @@ func runCrawl(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return usagef("%w (see 'amber help crawl')", err)
 	}
-	cfg, err := buildConfig(a)
+	cfg, cv, err := buildConfig(a)
 	if err != nil {
 		return usageError{err}
 	}
+	printConversion(stderr, a.flags.config, cv)
 	mem, err := memoryLimit(cfg, a)
 	if err != nil {
 		return usageError{err}
@@ -225,40 +234,45 @@ func runCrawl(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 // buildConfig assembles the crawl configuration in the YAML model, which is what crawl.yaml
 // records: the config file (--config, or when resuming with no seeds given, the crawl
 // directory's crawl.yaml), the seeds given on the command line, then the scope flags.
-func buildConfig(a crawlArgs) (*seeds.Config, error) {
-	cfg, err := loadConfig(a)
+func buildConfig(a crawlArgs) (*seeds.Config, *seeds.Converted, error) {
+	cfg, cv, err := loadConfig(a)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if err := addSeeds(cfg, a.positional, a.flags.seedFiles); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if len(cfg.Seeds) == 0 {
-		return nil, errors.New("no seeds: give URLs, a seeds file, --seeds, or --config with seeds")
+		return nil, nil, errors.New("no seeds: give URLs, a seeds file, --seeds, or --config with seeds")
 	}
 	if err := applyScopeFlags(cfg, a); err != nil {
-		return nil, err
+		return nil, nil, err
+	}
+	if err := applyDomainFlags(cfg, a); err != nil {
+		return nil, nil, err
 	}
 	if err := applyAccessFlags(cfg, a); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return cfg, nil
+	return cfg, cv, nil
 }
 
-// loadConfig reads --config; without it, a crawl resumed with no seeds given reads its own
-// crawl.yaml. Otherwise the configuration starts empty.
-func loadConfig(a crawlArgs) (*seeds.Config, error) {
+// loadConfig reads --config, amber's YAML or an Elastic Open Crawler file (then also
+// returned as converted, with its notes); without it, a crawl resumed with no seeds given
+// reads its own crawl.yaml. Otherwise the configuration starts empty.
+func loadConfig(a crawlArgs) (*seeds.Config, *seeds.Converted, error) {
 	f := a.flags
 	switch {
 	case f.config != "":
-		return seeds.LoadConfig(f.config)
+		return seeds.Load(f.config)
 	case len(a.positional) == 0 && len(f.seedFiles) == 0 && f.dir != "":
 		p := filepath.Join(f.dir, crawl.ConfigFile)
 		if _, err := os.Stat(p); err == nil {
-			return seeds.LoadConfig(p)
+			c, err := seeds.LoadConfig(p)
+			return c, nil, err
 		}
 	}
-	return &seeds.Config{}, nil
+	return &seeds.Config{}, nil, nil
 }
 
 // addSeeds appends the seeds of the command line: each argument is a URL (a standard seed) or
@@ -336,6 +350,7 @@ func crawlConfig(cfg *seeds.Config, a crawlArgs) (crawl.Config, error) {
 		return c, err
 	}
 	c.Scope = sc
+	overlaySitemaps(&c, cfg, sc.Flavour)
 	c.Dir = a.flags.dir
 	if c.Dir == "" {
 		c.Dir = filepath.Join("crawls", c.Collection+"-"+time.Now().UTC().Format("20060102T150405Z"))
@@ -376,7 +391,9 @@ func overlayYAML(c *crawl.Config, cfg *seeds.Config) error {
 		return err
 	}
 	overlayBrowser(c, cfg.Fetcher, cfg.Browser)
-	overlayDocuments(c, cfg.Documents)
+	if err := overlayDocuments(c, cfg.Documents); err != nil {
+		return err
+	}
 	overlayWARC(c, cfg.WARC)
 	return overlayNetwork(c, cfg.Network)
 }
@@ -563,7 +580,7 @@ func overlayBrowser(c *crawl.Config, fetcher string, b seeds.Browser) {
 	}
 }
 
-func overlayDocuments(c *crawl.Config, d seeds.Documents) {
+func overlayDocuments(c *crawl.Config, d seeds.Documents) error {
 	if d.Enabled != nil {
 		c.NoDocuments = !*d.Enabled
 	}
@@ -578,6 +595,12 @@ func overlayDocuments(c *crawl.Config, d seeds.Documents) {
 	c.Documents.MaxIndexedLinksCount = d.MaxIndexedLinksCount
 	c.Documents.ContentHashFields = d.DeduplicationFields
 	c.Documents.BinaryContentTypes = d.BinaryMIMETypes
+	rs, err := extractionRulesets(d.ExtractionRulesets)
+	if err != nil {
+		return err
+	}
+	c.Documents.Rulesets = rs
+	return nil
 }
 
 func overlayWARC(c *crawl.Config, w seeds.WARC) {

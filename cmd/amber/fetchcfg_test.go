@@ -146,7 +146,7 @@ func TestAccessResume(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg, err := buildConfig(a)
+	cfg, _, err := buildConfig(a)
 	if err == nil {
 		_, err = crawlConfig(cfg, a)
 	}

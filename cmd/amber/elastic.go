@@ -1,0 +1,136 @@
+package main
+
+import (
+	"fmt"
+	"io"
+
+	"github.com/amber-crawler/amber/crawl"
+	"github.com/amber-crawler/amber/extract"
+	"github.com/amber-crawler/amber/scope"
+	"github.com/amber-crawler/amber/seeds"
+)
+
+// This file holds what the Elastic crawler's model added to `amber crawl` (issue 12): the
+// flags for domains, crawl rules, depth and sitemaps, the sitemap and extraction-rule parts of
+// the YAML model, and reading an Elastic Open Crawler file given to --config.
+
+// applyDomainFlags puts --domain, --crawl-rule, --max-crawl-depth and --sitemap into cfg.
+// --crawl-rule adds a rule after the existing ones of every domain; without any domain it
+// makes the seeds' origins domains first (as the elastic flavour does for a crawl without
+// domains), so that the rule has somewhere to go.
+func applyDomainFlags(cfg *seeds.Config, a crawlArgs) error {
+	f := a.flags
+	for _, d := range f.domains {
+		o, err := seeds.ElasticOrigin(d)
+		if err != nil {
+			return fmt.Errorf("--domain: %w", err)
+		}
+		cfg.Scope.Domains = append(cfg.Scope.Domains, seeds.DomainSpec{URL: o})
+	}
+	if len(f.crawlRules) > 0 && len(cfg.Scope.Domains) == 0 {
+		seen := map[string]bool{}
+		for _, s := range cfg.Seeds {
+			cu, err := scope.Canonicalize(s.URL, scope.Elastic)
+			if err != nil {
+				return fmt.Errorf("seed %s: %w", s.URL, err)
+			}
+			if o := scope.Origin(cu); !seen[o] {
+				seen[o] = true
+				cfg.Scope.Domains = append(cfg.Scope.Domains, seeds.DomainSpec{URL: o})
+			}
+		}
+	}
+	for _, r := range f.crawlRules {
+		spec, err := seeds.ParseCrawlRule(r)
+		if err != nil {
+			return fmt.Errorf("--crawl-rule: %w", err)
+		}
+		for i := range cfg.Scope.Domains {
+			cfg.Scope.Domains[i].CrawlRules = append(cfg.Scope.Domains[i].CrawlRules, spec)
+		}
+	}
+	if a.set["max-crawl-depth"] {
+		if f.maxCrawlDepth < 1 {
+			return fmt.Errorf("--max-crawl-depth %d: must be at least 1 (seeds have depth 1)", f.maxCrawlDepth)
+		}
+		n := f.maxCrawlDepth
+		cfg.Scope.MaxCrawlDepth = &n
+	}
+	for _, u := range f.sitemaps {
+		if err := seeds.CheckURL(u); err != nil {
+			return fmt.Errorf("--sitemap: %w", err)
+		}
+		cfg.Sitemaps.URLs = append(cfg.Sitemaps.URLs, u)
+	}
+	if a.set["sitemaps-robots"] {
+		on := f.sitemapsRobots
+		cfg.Sitemaps.Robots = &on
+	}
+	return nil
+}
+
+// overlaySitemaps sets c.Sitemaps from the YAML model once the scope's flavour is known:
+// robots.txt Sitemap: lines are read when sitemaps.robots says so, else with the elastic
+// flavour only (spec/elastic.md §3); the files fetched at the start are sitemaps.urls, then
+// each domain's and each seed's sitemap_urls, each once.
+func overlaySitemaps(c *crawl.Config, cfg *seeds.Config, flavour scope.Flavour) {
+	if cfg.Sitemaps.Robots != nil {
+		c.Sitemaps.Robots = *cfg.Sitemaps.Robots
+	} else {
+		c.Sitemaps.Robots = flavour == scope.Elastic
+	}
+	seen := map[string]bool{}
+	add := func(us []string) {
+		for _, u := range us {
+			if !seen[u] {
+				seen[u] = true
+				c.Sitemaps.URLs = append(c.Sitemaps.URLs, u)
+			}
+		}
+	}
+	c.Sitemaps.URLs = nil
+	add(cfg.Sitemaps.URLs)
+	for _, d := range cfg.Scope.Domains {
+		add(d.SitemapURLs)
+	}
+	for _, s := range cfg.Seeds {
+		add(s.SitemapURLs)
+	}
+}
+
+// extractionRulesets compiles the config's extraction rulesets (nil when there are none).
+// Errors name the ruleset by its place in documents.extraction_rulesets.
+func extractionRulesets(specs []seeds.ExtractionRulesetSpec) (*extract.Rulesets, error) {
+	if len(specs) == 0 {
+		return nil, nil
+	}
+	rs := make([]extract.Ruleset, 0, len(specs))
+	for _, spec := range specs {
+		r := extract.Ruleset{Domain: spec.Domain}
+		for _, f := range spec.URLFilters {
+			r.URLFilters = append(r.URLFilters, extract.URLFilter{Type: f.Type, Pattern: f.Pattern})
+		}
+		for _, x := range spec.Rules {
+			r.Rules = append(r.Rules, extract.ExtractionRule{Action: x.Action, FieldName: x.FieldName,
+				Selector: x.Selector, JoinAs: x.JoinAs, Value: x.Value, Source: x.Source})
+		}
+		rs = append(rs, r)
+	}
+	out, err := extract.CompileRulesets(rs)
+	if err != nil {
+		return nil, fmt.Errorf("documents.extraction_rulesets: %w", err)
+	}
+	return out, nil
+}
+
+// printConversion tells the user that --config was read as an Elastic Open Crawler file,
+// and what amber does differently from the open crawler for it.
+func printConversion(w io.Writer, path string, cv *seeds.Converted) {
+	if cv == nil {
+		return
+	}
+	fmt.Fprintf(w, "amber: %s is an Elastic Open Crawler config; crawling it as amber config (see 'amber config convert %s')\n", path, path)
+	for _, n := range cv.Notes {
+		fmt.Fprintf(w, "amber: note: %s\n", n)
+	}
+}

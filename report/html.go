@@ -249,9 +249,14 @@ func (p *htmlPage) setURLs(s *summary) error {
 		return err
 	}
 	defer lr.Close()
-	for _, h := range s.hosts {
+	for i, h := range s.hosts {
 		if h.left == 0 {
 			continue
+		}
+		// The elastic flavour's suggestions (a domain or crawl rule to add, a depth to raise)
+		// go in the hosts table beside the suggested accept rule.
+		if p.Hosts[i].Suggestions, err = lr.suggestions(h); err != nil {
+			return err
 		}
 		hostSet[h.host] = true
 		if len(p.URLs) >= htmlMaxURLs {
@@ -380,7 +385,7 @@ code{background:#f3f3f3;padding:0 .2em}
 <thead><tr><th>host</th><th class="n">captured</th><th class="n">out of scope</th><th class="n">robots.txt</th><th class="n">blocked</th><th class="n">queued</th><th class="n">failed</th><th>suggested rule</th></tr></thead>
 <tbody>
 {{- range .Hosts}}
-<tr data-host="{{.Host}}"><td>{{.Host}}</td><td class="n">{{.Captured}}</td><td class="n">{{.OutOfScope}}</td><td class="n">{{.Robots}}</td><td class="n">{{.Blocked}}</td><td class="n">{{.Queued}}</td><td class="n">{{.Failed}}</td><td>{{if .SuggestedRule}}<code>{{.SuggestedRule}}</code>{{end}}</td></tr>
+<tr data-host="{{.Host}}"><td>{{.Host}}</td><td class="n">{{.Captured}}</td><td class="n">{{.OutOfScope}}</td><td class="n">{{.Robots}}</td><td class="n">{{.Blocked}}</td><td class="n">{{.Queued}}</td><td class="n">{{.Failed}}</td><td>{{if .SuggestedRule}}<code>{{.SuggestedRule}}</code>{{end}}{{range .Suggestions}}<div>{{.Suggestion}} ({{.Reason}}: {{.URLs}})</div>{{end}}</td></tr>
 {{- end}}
 </tbody>
 <tfoot><tr><th>total</th><th class="n">{{.Totals.Captured}}</th><th class="n">{{.Totals.OutOfScope}}</th><th class="n">{{.Totals.Robots}}</th><th class="n">{{.Totals.Blocked}}</th><th class="n">{{.Totals.Queued}}</th><th class="n">{{.Totals.Failed}}</th><th></th></tr></tfoot>

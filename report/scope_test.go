@@ -145,6 +145,18 @@ func TestScopeReportElastic(t *testing.T) {
 			t.Errorf("scope-report.txt lacks %q:\n%s", line, text)
 		}
 	}
+	page, err := os.ReadFile(filepath.Join(dir, HTMLReportFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range []string{
+		"<div>add crawl rule &#39;allow begins /blog/2021/&#39; before crawl rule 1 (deny begins /blog) (crawl-rule:1:deny:begins:/blog: 2)</div>",
+		"<div>raise max_crawl_depth to 5 (max-depth: 3)</div>",
+	} {
+		if !strings.Contains(string(page), s) {
+			t.Errorf("report.html lacks %q", s)
+		}
+	}
 }
 
 func TestSuggestion(t *testing.T) {

@@ -28,19 +28,7 @@ func elasticRulesets(t *testing.T) *extract.Rulesets {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var rs []extract.Ruleset
-	for _, spec := range cv.Config.Documents.ExtractionRulesets {
-		r := extract.Ruleset{Domain: spec.Domain}
-		for _, f := range spec.URLFilters {
-			r.URLFilters = append(r.URLFilters, extract.URLFilter{Type: f.Type, Pattern: f.Pattern})
-		}
-		for _, x := range spec.Rules {
-			r.Rules = append(r.Rules, extract.ExtractionRule{Action: x.Action, FieldName: x.FieldName,
-				Selector: x.Selector, JoinAs: x.JoinAs, Value: x.Value, Source: x.Source})
-		}
-		rs = append(rs, r)
-	}
-	compiled, err := extract.CompileRulesets(rs)
+	compiled, err := cv.Config.Documents.Rulesets()
 	if err != nil {
 		t.Fatal(err)
 	}

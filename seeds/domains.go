@@ -6,6 +6,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/amber-crawler/amber/crawlrule"
+	"github.com/amber-crawler/amber/extract"
 	"github.com/amber-crawler/amber/scope"
 )
 
@@ -101,4 +102,30 @@ type ExtractionRulesetSpec struct {
 	Domain     string             `yaml:"domain"`
 	URLFilters []ElasticURLFilter `yaml:"url_filters,omitempty"`
 	Rules      []ElasticRule      `yaml:"rules"`
+}
+
+// Rulesets compiles the extraction rulesets (nil when there are none), for
+// extract.DocConfig.Rulesets. Errors name the ruleset by its place in
+// documents.extraction_rulesets, then the rule and its field_name.
+func (d Documents) Rulesets() (*extract.Rulesets, error) {
+	if len(d.ExtractionRulesets) == 0 {
+		return nil, nil
+	}
+	rs := make([]extract.Ruleset, 0, len(d.ExtractionRulesets))
+	for _, spec := range d.ExtractionRulesets {
+		r := extract.Ruleset{Domain: spec.Domain}
+		for _, f := range spec.URLFilters {
+			r.URLFilters = append(r.URLFilters, extract.URLFilter{Type: f.Type, Pattern: f.Pattern})
+		}
+		for _, x := range spec.Rules {
+			r.Rules = append(r.Rules, extract.ExtractionRule{Action: x.Action, FieldName: x.FieldName,
+				Selector: x.Selector, JoinAs: x.JoinAs, Value: x.Value, Source: x.Source})
+		}
+		rs = append(rs, r)
+	}
+	out, err := extract.CompileRulesets(rs)
+	if err != nil {
+		return nil, fmt.Errorf("%w: documents.extraction_rulesets: %w", ErrConfig, err)
+	}
+	return out, nil
 }

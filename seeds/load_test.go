@@ -107,3 +107,34 @@ func TestScopeConfigElastic(t *testing.T) {
 		})
 	}
 }
+
+// TestDocumentsRulesets: the YAML's extraction rulesets compile, and a bad one is an error
+// naming documents.extraction_rulesets.
+func TestDocumentsRulesets(t *testing.T) {
+	for _, tc := range []struct {
+		name, yaml string
+		none       bool
+		err        string
+	}{
+		{"none", "seeds: [http://a.example/]\n", true, ""},
+		{"one", "documents:\n  extraction_rulesets:\n    - domain: http://a.example\n      rules: [{action: extract, field_name: byline, selector: .author, source: html}]\n", false, ""},
+		{"xpath", "documents:\n  extraction_rulesets:\n    - domain: http://a.example\n      rules: [{action: extract, field_name: byline, selector: //div, source: html}]\n", false, "documents.extraction_rulesets"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c, err := ParseConfig([]byte(tc.yaml), "t.yaml")
+			if err != nil {
+				t.Fatal(err)
+			}
+			rs, err := c.Documents.Rulesets()
+			if tc.err != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.err) || !errors.Is(err, ErrConfig) {
+					t.Fatalf("err %v, want %q", err, tc.err)
+				}
+				return
+			}
+			if err != nil || (rs == nil) != tc.none {
+				t.Fatalf("rulesets %v, err %v", rs != nil, err)
+			}
+		})
+	}
+}

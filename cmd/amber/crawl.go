@@ -595,7 +595,7 @@ func overlayDocuments(c *crawl.Config, d seeds.Documents) error {
 	c.Documents.MaxIndexedLinksCount = d.MaxIndexedLinksCount
 	c.Documents.ContentHashFields = d.DeduplicationFields
 	c.Documents.BinaryContentTypes = d.BinaryMIMETypes
-	rs, err := extractionRulesets(d.ExtractionRulesets)
+	rs, err := d.Rulesets()
 	if err != nil {
 		return err
 	}

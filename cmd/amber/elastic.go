@@ -5,7 +5,6 @@ import (
 	"io"
 
 	"github.com/amber-crawler/amber/crawl"
-	"github.com/amber-crawler/amber/extract"
 	"github.com/amber-crawler/amber/scope"
 	"github.com/amber-crawler/amber/seeds"
 )
@@ -96,31 +95,6 @@ func overlaySitemaps(c *crawl.Config, cfg *seeds.Config, flavour scope.Flavour) 
 	for _, s := range cfg.Seeds {
 		add(s.SitemapURLs)
 	}
-}
-
-// extractionRulesets compiles the config's extraction rulesets (nil when there are none).
-// Errors name the ruleset by its place in documents.extraction_rulesets.
-func extractionRulesets(specs []seeds.ExtractionRulesetSpec) (*extract.Rulesets, error) {
-	if len(specs) == 0 {
-		return nil, nil
-	}
-	rs := make([]extract.Ruleset, 0, len(specs))
-	for _, spec := range specs {
-		r := extract.Ruleset{Domain: spec.Domain}
-		for _, f := range spec.URLFilters {
-			r.URLFilters = append(r.URLFilters, extract.URLFilter{Type: f.Type, Pattern: f.Pattern})
-		}
-		for _, x := range spec.Rules {
-			r.Rules = append(r.Rules, extract.ExtractionRule{Action: x.Action, FieldName: x.FieldName,
-				Selector: x.Selector, JoinAs: x.JoinAs, Value: x.Value, Source: x.Source})
-		}
-		rs = append(rs, r)
-	}
-	out, err := extract.CompileRulesets(rs)
-	if err != nil {
-		return nil, fmt.Errorf("documents.extraction_rulesets: %w", err)
-	}
-	return out, nil
 }
 
 // printConversion tells the user that --config was read as an Elastic Open Crawler file,

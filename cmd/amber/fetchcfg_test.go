@@ -8,22 +8,19 @@ import (
 	"errors"
 	"io"
 	"io/fs"
-	"log"
-	"net"
 	"net/http"
-	"net/http/httptest"
 	"net/url"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/amber-crawler/amber/crawl"
 	"github.com/amber-crawler/amber/internal/crawltest"
+	"github.com/amber-crawler/amber/internal/testproxy"
 	"github.com/amber-crawler/amber/internal/testsite"
 	"github.com/amber-crawler/amber/seeds"
 )
@@ -222,96 +219,16 @@ func TestAccessErrors(t *testing.T) {
 // so that WARC-IP-Address tells which was dialled.
 const proxyIP = "127.0.0.2"
 
-// forwardProxy is an HTTP proxy that serves CONNECT only (amber tunnels http requests too),
-// wants Basic credentials, sends every tunnel to one address (the test site), and counts the
-// tunnels by target.
-type forwardProxy struct {
-	srv        *httptest.Server
-	to         string // the address every tunnel goes to
-	user, pass string
-	wg         sync.WaitGroup
-
-	mu       sync.Mutex     // guards the fields below
-	tunnels  map[string]int // CONNECT target -> tunnels opened
-	refused  int            // CONNECTs without the credentials (407)
-	others   int            // requests other than CONNECT
-	hijacked []net.Conn
-}
-
-func startProxy(t *testing.T, to, user, pass string) *forwardProxy {
+// startProxy starts a CONNECT proxy on proxyIP that wants the Basic credentials user:pass
+// and sends every tunnel to the address to (the test site).
+func startProxy(t *testing.T, to, user, pass string) *testproxy.Proxy {
 	t.Helper()
-	p := &forwardProxy{to: to, user: user, pass: pass, tunnels: map[string]int{}}
-	p.srv = httptest.NewUnstartedServer(http.HandlerFunc(p.serve))
-	ln, err := net.Listen("tcp", proxyIP+":0")
+	p, err := testproxy.StartAt(proxyIP+":0", to, user, pass)
 	if err != nil {
 		t.Fatal(err)
 	}
-	p.srv.Listener.Close()
-	p.srv.Listener = ln
-	p.srv.Config.ErrorLog = log.New(io.Discard, "", 0)
-	p.srv.Start()
-	t.Cleanup(func() {
-		p.srv.Close()
-		p.mu.Lock()
-		for _, c := range p.hijacked {
-			c.Close()
-		}
-		p.mu.Unlock()
-		p.wg.Wait()
-	})
+	t.Cleanup(p.Close)
 	return p
-}
-
-// url is the proxy's URL with the given credentials.
-func (p *forwardProxy) url(user, pass string) string {
-	return "http://" + url.UserPassword(user, pass).String() + "@" + p.srv.Listener.Addr().String()
-}
-
-func (p *forwardProxy) serve(w http.ResponseWriter, r *http.Request) {
-	if r.Method != http.MethodConnect {
-		p.mu.Lock()
-		p.others++
-		p.mu.Unlock()
-		http.Error(w, "CONNECT only", http.StatusMethodNotAllowed)
-		return
-	}
-	want := "Basic " + base64.StdEncoding.EncodeToString([]byte(p.user+":"+p.pass))
-	if r.Header.Get("Proxy-Authorization") != want {
-		p.mu.Lock()
-		p.refused++
-		p.mu.Unlock()
-		w.Header().Set("Proxy-Authenticate", `Basic realm="test"`)
-		w.WriteHeader(http.StatusProxyAuthRequired)
-		return
-	}
-	up, err := net.Dial("tcp", p.to)
-	if err != nil {
-		http.Error(w, err.Error(), http.StatusBadGateway)
-		return
-	}
-	p.mu.Lock()
-	p.tunnels[r.RequestURI]++
-	p.mu.Unlock()
-	w.WriteHeader(http.StatusOK)
-	down, rw, err := http.NewResponseController(w).Hijack()
-	if err != nil {
-		up.Close()
-		return
-	}
-	p.mu.Lock()
-	p.hijacked = append(p.hijacked, down, up)
-	p.mu.Unlock()
-	p.wg.Add(2)
-	go func() {
-		defer p.wg.Done()
-		io.Copy(up, rw) // what the client sent, buffered ones first
-		up.(*net.TCPConn).CloseWrite()
-	}()
-	go func() {
-		defer p.wg.Done()
-		io.Copy(down, up)
-		down.Close()
-	}()
 }
 
 // warcRecord is one record of a WARC file: its type, target URI and whole text.
@@ -415,7 +332,7 @@ http://docs.example.com/ one-page
 			dir := filepath.Join(t.TempDir(), "crawl")
 			args := append([]string{"crawl", "--dir", dir, "--allow-private", "--host-delay", "0", "--workers", "4",
 				"--log-level", "debug", "--max-hops", "1", "--flavour", "standard",
-				"--proxy", proxy.url(proxyUser, proxyPW),
+				"--proxy", "http://" + url.UserPassword(proxyUser, proxyPW).String() + "@" + proxy.Addr(),
 				"--auth", "http://www.example.com=alice:" + basicPW,
 				"--auth-raw", "http://api.example.com=env:AMBER_TEST_API_TOKEN",
 				"--http-auth-allowed", "--header", "X-Archive: museum", seedsFile}, tc.extra...)
@@ -437,9 +354,13 @@ http://docs.example.com/ one-page
 			}
 
 			// Every request went through the proxy, with its credentials.
-			proxy.mu.Lock()
-			tunnels, refused, others := proxy.tunnels, proxy.refused, proxy.others
-			proxy.mu.Unlock()
+			tunnels, others := proxy.Tunnels(), len(proxy.Others())
+			refused := 0
+			for _, c := range proxy.Connects() {
+				if c.Status != http.StatusOK {
+					refused++
+				}
+			}
 			var targets []string
 			for k := range tunnels {
 				targets = append(targets, k)

@@ -41,11 +41,36 @@ type Proxy struct {
 // Start listens on 127.0.0.1 and tunnels every CONNECT to dial. With user not "", a CONNECT
 // without those Basic credentials in Proxy-Authorization is answered 407.
 func Start(dial, user, pass string) *Proxy {
+	p, err := StartAt("127.0.0.1:0", dial, user, pass)
+	if err != nil {
+		panic(err) // 127.0.0.1:0 is always there
+	}
+	return p
+}
+
+// StartAt is Start listening on listen (host:port), e.g. another loopback address than the
+// test site's, so that a WARC-IP-Address tells which of the two was dialled.
+func StartAt(listen, dial, user, pass string) (*Proxy, error) {
+	ln, err := net.Listen("tcp", listen)
+	if err != nil {
+		return nil, err
+	}
 	p := &Proxy{dial: dial, user: user, pass: pass}
-	p.srv = httptest.NewUnstartedServer(http.HandlerFunc(p.serve))
+	p.srv = &httptest.Server{Listener: ln, Config: &http.Server{Handler: http.HandlerFunc(p.serve)}}
 	p.srv.Config.ErrorLog = log.New(io.Discard, "", 0)
 	p.srv.Start()
-	return p
+	return p, nil
+}
+
+// Tunnels counts the tunnels opened (CONNECTs answered 200) by target.
+func (p *Proxy) Tunnels() map[string]int {
+	n := map[string]int{}
+	for _, c := range p.Connects() {
+		if c.Status == http.StatusOK {
+			n[c.Target]++
+		}
+	}
+	return n
 }
 
 // Addr is the proxy's host:port.
@@ -138,8 +163,11 @@ func (p *Proxy) serve(w http.ResponseWriter, r *http.Request) {
 	go func() {
 		defer p.wg.Done()
 		io.Copy(origin, rw.Reader) // what the client sent after CONNECT, buffered or not
+		if tc, ok := origin.(*net.TCPConn); ok {
+			tc.CloseWrite() // the origin still answers what it was sent
+			return
+		}
 		origin.Close()
-		client.Close()
 	}()
 	go func() {
 		defer p.wg.Done()

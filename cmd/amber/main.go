@@ -4,6 +4,7 @@
 //	amber crawl [flags] [URL | SEEDS_FILE ...]   run or resume a crawl
 //	amber scope check --config FILE [URL ...]     explain scope decisions
 //	amber report DIR                              (re)write a crawl's reports
+//	amber wacz DIR [-o FILE.wacz]                 package a crawl as a WACZ file
 //	amber help [COMMAND]                          print help
 //	amber version
 //
@@ -101,8 +102,9 @@ Usage:
   amber crawl [flags] [URL | SEEDS_FILE ...]   run or resume a crawl
   amber scope check --config FILE [URL ...]     explain scope decisions (stdin: JSON lines)
   amber report DIR                              (re)write the reports of a crawl directory
+  amber wacz DIR [-o FILE.wacz]                 package a crawl directory as a WACZ file
   amber config convert FILE                     print an Elastic crawler config as amber YAML
-  amber help [COMMAND]                          print help (COMMAND: crawl, scope, report, config)
+  amber help [COMMAND]                          print help (COMMAND: crawl, scope, report, wacz, config)
   amber version                                 print the version
 
 Run 'amber help crawl' for the crawl flags and exit statuses.
@@ -120,6 +122,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return runCrawl(ctx, args[1:], stdout, stderr)
 	case "report":
 		return runReport(ctx, args[1:], stdout)
+	case "wacz":
+		return runWACZ(ctx, args[1:], stdout, stderr)
 	case "scope":
 		return runScope(ctx, args[1:], stdin, stdout)
 	case "config":
@@ -150,6 +154,8 @@ func runHelp(args []string, stdout io.Writer) error {
 		printScopeHelp(stdout)
 	case "report":
 		fmt.Fprint(stdout, reportHelp)
+	case "wacz":
+		fmt.Fprint(stdout, waczHelp)
 	case "config":
 		fmt.Fprint(stdout, configHelp)
 	case "version":
@@ -157,7 +163,7 @@ func runHelp(args []string, stdout io.Writer) error {
 	case "help":
 		fmt.Fprint(stdout, usage)
 	default:
-		return usagef("no help for %q: want crawl, scope, report or config", args[0])
+		return usagef("no help for %q: want crawl, scope, report, wacz or config", args[0])
 	}
 	return nil
 }

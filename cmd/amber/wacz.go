@@ -1,0 +1,94 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	"github.com/amber-crawler/amber/wacz"
+)
+
+const waczHelp = `Usage: amber wacz DIR [-o FILE.wacz]
+
+Packages the crawl directory DIR (finished, stopped or killed) as a WACZ file (WACZ 1.1.1),
+which ReplayWeb.page and other replay tools open as it is: the WARC files, the CDXJ index
+(compressed as index.cdx.gz + index.idx above 1 MiB), pages/pages.jsonl (the seeds and the
+HTML pages captured with a 2xx status, with their titles and text when documents were on),
+logs/crawl.log, and datapackage.json with the SHA-256 of every file.
+
+The WARC files of a killed crawl still named *.warc.gz.open are left out (and said so); run
+the crawl again (amber crawl --dir DIR) to close them out first. DIR must not be in use by a
+running crawl. The file appears complete or not at all.
+
+Flags:
+  -o FILE   where to write the package (must end in .wacz; default DIR/COLLECTION.wacz,
+            COLLECTION being the crawl's collection name)
+
+Exit status: 0 written; 1 a failure while writing, or DIR is in use by a running crawl or
+holds no WARC file; 2 a mistake in the command line (DIR is not a crawl directory, FILE does
+not end in .wacz or its directory does not exist); 11 interrupted (nothing was written).
+`
+
+// runWACZ is `amber wacz DIR [-o FILE.wacz]`.
+func runWACZ(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("amber wacz", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	out := fs.String("o", "", "")
+	fs.StringVar(out, "output", "", "")
+	pos, err := parseInterspersed(fs, args)
+	if err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			fmt.Fprint(stdout, waczHelp)
+			return nil
+		}
+		return usagef("%w (see 'amber help wacz')", err)
+	}
+	if len(pos) != 1 {
+		return usagef("usage: amber wacz DIR [-o FILE.wacz]")
+	}
+	return writeWACZ(ctx, pos[0], *out, stdout, stderr)
+}
+
+// writeWACZ packages the crawl directory dir as the WACZ file out (DIR/COLLECTION.wacz when out
+// is ""), says where it is and what it holds on stdout, and warns on stderr about WARC files
+// it left out. A dir that is not a crawl directory and a bad out are usageErrors; ctx
+// cancelled is a statusError with the interrupted status. amber crawl --wacz calls it at the
+// end of a run.
+func writeWACZ(ctx context.Context, dir, out string, stdout, stderr io.Writer) error {
+	if out == "" {
+		out = wacz.DefaultPath(dir)
+	}
+	if st, err := os.Stat(filepath.Dir(out)); err != nil || !st.IsDir() {
+		return usagef("-o %s: no directory %s", out, filepath.Dir(out))
+	}
+	res, err := wacz.Write(ctx, dir, out, wacz.Options{Software: "amber/" + version})
+	switch {
+	case errors.Is(err, wacz.ErrNotCrawlDir), errors.Is(err, wacz.ErrOutput):
+		return usageError{err}
+	case err != nil && ctx.Err() != nil:
+		fmt.Fprintf(stderr, "amber: wacz interrupted; %s was not written\n", out)
+		return statusError{code: exitInterrupted, end: "interrupted"}
+	case err != nil:
+		return err
+	}
+	for _, s := range res.Skipped {
+		fmt.Fprintf(stderr, "amber: wacz: left out %s: the crawl was killed while writing it (run amber crawl --dir %s to close it out, then amber wacz again)\n", s, dir)
+	}
+	if res.DroppedLines > 0 {
+		fmt.Fprintf(stderr, "amber: wacz: left out %d index lines that point into WARC files not in the package\n", res.DroppedLines)
+	}
+	index := wacz.IndexCDXJ
+	if res.CompressedIndex {
+		index = wacz.IndexCDXGZ + " + " + wacz.IndexIDX
+	}
+	fmt.Fprintf(stdout, "WACZ written: %s (%d bytes)\n", res.Path, res.Bytes)
+	fmt.Fprintf(stdout, "  %d WARC files (%d bytes), %d index lines in %s, %d pages\n", res.WARCs, res.WARCBytes, res.IndexLines, index, res.Pages)
+	if res.MainPageURL != "" {
+		fmt.Fprintf(stdout, "  main page: %s\n", res.MainPageURL)
+	}
+	return nil
+}

@@ -1,0 +1,326 @@
+// Package wacz packages a crawl directory as a WACZ file (Web Archive Collection Zipped,
+// specification 1.1.1, https://specs.webrecorder.net/wacz/1.1.1/): the crawl's WARC files, a
+// sorted CDXJ index into them, the list of captured pages and a manifest with the SHA-256 of
+// every file, in one ZIP that replay tools such as ReplayWeb.page read by random access.
+//
+// A package holds:
+//
+//	archive/NAME.warc.gz       every closed WARC file of the crawl, stored as it is
+//	indexes/index.cdxj         the crawl's CDXJ index, sorted, or above Options.IndexThreshold
+//	indexes/index.cdx.gz       the same lines as gzip members of Options.IndexBlockLines lines
+//	indexes/index.idx          and the index of those members (cdxj-gzip-1.0)
+//	pages/pages.jsonl          the captured pages (json-pages-1.0)
+//	logs/crawl.log             the crawl's Heritrix-format log
+//	datapackage.json           the manifest (profile data-package, wacz_version 1.1.1)
+//	datapackage-digest.json    the SHA-256 of datapackage.json
+//
+// Every entry is stored (ZIP method Store, never compressed), so an entry's bytes are the
+// file's bytes at a fixed place in the package; ZIP64 records are written where sizes or
+// offsets pass 4 GiB. Entries are written with data descriptors (the sizes and CRC-32 follow
+// the data, as Webrecorder's own packagers write them); readers that work by random access,
+// ReplayWeb.page among them, take sizes and offsets from the central directory.
+package wacz
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/amber-crawler/amber/warc"
+)
+
+// Version is the WACZ specification version the packages follow. ReplayWeb.page 2.5 reads it;
+// it refuses the 1.2 draft's `profile: wacz`, so the profile is `data-package`.
+const Version = "1.1.1"
+
+// Defaults of Options.
+const (
+	// DefaultIndexThreshold is the size of the CDXJ index above which the compressed form is
+	// written. ReplayWeb.page reads a plain index.cdxj whole, parsing every line into its
+	// browser database before it shows the first page; it reads an index.idx (one line per
+	// block) at once and then only the blocks a URL needs. Below 1 MiB (about 2,500 captures of
+	// amber's CDXJ) the whole index is one quick read and stays greppable once unzipped;
+	// above it, the first page of a 100,000-page crawl would wait for some 40 MB of index.
+	DefaultIndexThreshold = 1 << 20
+	// DefaultIndexBlockLines is the number of CDXJ lines in one gzip member of index.cdx.gz:
+	// browsertrix-crawler's figure, about 20 KB compressed, so a look-up fetches little.
+	DefaultIndexBlockLines = 256
+	// DefaultSoftware is datapackage.json's software when Options.Software is empty.
+	DefaultSoftware = "amber"
+)
+
+// Paths inside the package.
+const (
+	ArchiveDir          = "archive/"
+	IndexCDXJ           = "indexes/index.cdxj"
+	IndexCDXGZ          = "indexes/index.cdx.gz"
+	IndexIDX            = "indexes/index.idx"
+	PagesFile           = "pages/pages.jsonl"
+	CrawlLogEntry       = "logs/crawl.log"
+	DatapackageFile     = "datapackage.json"
+	DatapackageDigest   = "datapackage-digest.json"
+	idxFormat           = "cdxj-gzip-1.0"
+	pagesFormat         = "json-pages-1.0"
+	datapackageProfile  = "data-package"
+	hashPrefix          = "sha256:"
+	packageFileSuffix   = ".wacz"
+	warcFileSuffix      = ".warc.gz"
+	openWARCFileSuffix  = ".warc.gz.open"
+	tempOutputPrefix    = "."
+	tempOutputSeparator = ".tmp-"
+)
+
+// Paths inside the crawl directory (the crawl package's ConfigFile, StateDir, WARCDir,
+// CDXJFile, LiveCDXJFile, CrawlLogFile and DocumentsFile; wacz does not import crawl).
+const (
+	crawlConfigFile = "crawl.yaml"
+	crawlStateDir   = "state"
+	crawlWARCDir    = "warcs"
+	crawlSortedCDXJ = "indexes/" + warc.SortedCDXJ
+	crawlLiveCDXJ   = "indexes/" + warc.LiveCDXJ
+	crawlLogFile    = "logs/crawl.log"
+	crawlDocuments  = "documents.jsonl"
+)
+
+// Errors returned by Write. Callers test them with errors.Is.
+var (
+	// ErrNotCrawlDir: the directory is not a crawl directory (it has no state/ inside).
+	ErrNotCrawlDir = errors.New("wacz: not a crawl directory")
+	// ErrInUse: a running crawl holds the crawl directory.
+	ErrInUse = errors.New("wacz: crawl directory in use by a running crawl")
+	// ErrNoWARCs: the crawl directory holds no closed WARC file, so there is nothing to package.
+	ErrNoWARCs = errors.New("wacz: no WARC files to package")
+	// ErrNoIndex: the crawl directory has WARC files but no CDXJ index.
+	ErrNoIndex = errors.New("wacz: no CDXJ index")
+	// ErrMalformed wraps a line of crawl.log, documents.jsonl or the CDXJ index that cannot be
+	// read (a torn last line, left by a killed crawl, is not one: it is ignored).
+	ErrMalformed = errors.New("wacz: malformed line")
+	// ErrOutput wraps problems with the output path (it must end in .wacz).
+	ErrOutput = errors.New("wacz: bad output path")
+)
+
+// Options are the settings of Write. The zero value is ready to use.
+type Options struct {
+	// Title is datapackage.json's title. Default: the collection named in crawl.yaml, else the
+	// crawl directory's name.
+	Title string
+	// Software is datapackage.json's software. Default: DefaultSoftware.
+	Software string
+	// IndexThreshold is the size in bytes of the CDXJ index above which it is written
+	// compressed (index.cdx.gz and index.idx). Zero means DefaultIndexThreshold; a negative
+	// value means always compressed.
+	IndexThreshold int64
+	// IndexBlockLines is the number of lines in one gzip member of index.cdx.gz. Zero means
+	// DefaultIndexBlockLines.
+	IndexBlockLines int
+}
+
+// Resource is one file of the package as datapackage.json lists it.
+type Resource struct {
+	Name  string `json:"name"`  // the file's base name, lower case (Frictionless Data's rule)
+	Path  string `json:"path"`  // its path inside the package
+	Hash  string `json:"hash"`  // "sha256:" and the hex SHA-256 of its bytes
+	Bytes int64  `json:"bytes"` // its size
+}
+
+// Result says what Write packaged.
+type Result struct {
+	Path            string     // the WACZ file written
+	Bytes           int64      // its size
+	Resources       []Resource // every file in it but datapackage.json and its digest, in order
+	WARCs           int        // WARC files packaged
+	WARCBytes       int64      // their size
+	Skipped         []string   // WARC files left out: NAME.warc.gz.open of a killed crawl (paths)
+	Pages           int        // lines of pages.jsonl after its header
+	IndexLines      int        // CDXJ lines packaged
+	DroppedLines    int        // CDXJ lines left out: they point into a WARC file not packaged
+	CompressedIndex bool       // the index is index.cdx.gz + index.idx, not index.cdxj
+	IndexResorted   bool       // the index was sorted from live.cdxj (a killed crawl's is stale)
+	MainPageURL     string     // datapackage.json's mainPageUrl ("" when no page was captured)
+}
+
+// Write packages the crawl directory dir as a WACZ file at out, which must end in ".wacz",
+// and returns what it holds. out is written as a temporary file next to it, synced and renamed
+// at the end, so a file at out is always a complete package; on an error or a cancelled ctx
+// nothing is left behind. The crawl directory is not changed. While Write runs it holds the
+// crawl's state lock, so a crawl cannot start in dir (and Write fails with ErrInUse while one
+// runs). The WARC files of a killed crawl still named NAME.warc.gz.open are left out and
+// listed in Result.Skipped, with the index lines and pages that point into them; running the
+// crawl again closes them out. No WARC file is held in memory: files are streamed into the
+// package and hashed as they go.
+func Write(ctx context.Context, dir, out string, opts Options) (res Result, err error) {
+	opts = opts.withDefaults()
+	if !strings.HasSuffix(out, packageFileSuffix) || filepath.Base(out) == packageFileSuffix {
+		return Result{}, fmt.Errorf("%w: %s: want a file name ending in %s", ErrOutput, out, packageFileSuffix)
+	}
+	if err := checkCrawlDir(dir); err != nil {
+		return Result{}, err
+	}
+	unlock, err := lockState(filepath.Join(dir, crawlStateDir))
+	if err != nil {
+		return Result{}, err
+	}
+	defer unlock()
+
+	cfg, err := readCrawlConfig(filepath.Join(dir, crawlConfigFile))
+	if err != nil {
+		return Result{}, err
+	}
+	warcs, skipped, err := listWARCs(filepath.Join(dir, crawlWARCDir))
+	if err != nil {
+		return Result{}, err
+	}
+	if len(warcs) == 0 {
+		return Result{}, fmt.Errorf("%w: no closed *%s file in %s", ErrNoWARCs, warcFileSuffix, filepath.Join(dir, crawlWARCDir))
+	}
+	res.Skipped = skipped
+
+	work, err := os.MkdirTemp(filepath.Dir(out), tempOutputPrefix+filepath.Base(out)+".work-")
+	if err != nil {
+		return Result{}, fmt.Errorf("wacz: %w", err)
+	}
+	defer os.RemoveAll(work)
+	index, resorted, err := indexSource(dir, work, len(skipped) > 0)
+	if err != nil {
+		return Result{}, err
+	}
+	res.IndexResorted = resorted
+	docs, err := openDocuments(ctx, filepath.Join(dir, crawlDocuments))
+	if err != nil {
+		return Result{}, err
+	}
+	defer docs.close()
+
+	z, err := createPackage(out)
+	if err != nil {
+		return Result{}, err
+	}
+	defer func() {
+		if err != nil {
+			z.abort()
+		}
+	}()
+	packaged := make(map[string]bool, len(warcs))
+	for _, w := range warcs {
+		r, err := z.addFile(ctx, ArchiveDir+filepath.Base(w), w)
+		if err != nil {
+			return Result{}, err
+		}
+		packaged[filepath.Base(w)] = true
+		res.WARCs++
+		res.WARCBytes += r.Bytes
+	}
+	ix, err := writeIndex(ctx, z, index, packaged, opts)
+	if err != nil {
+		return Result{}, err
+	}
+	res.IndexLines, res.DroppedLines, res.CompressedIndex = ix.lines, ix.dropped, ix.compressed
+	pg, err := writePages(ctx, z, filepath.Join(dir, crawlLogFile), packaged, docs, cfg.seeds())
+	if err != nil {
+		return Result{}, err
+	}
+	res.Pages, res.MainPageURL = pg.count, pg.mainURL
+	if _, err := os.Stat(filepath.Join(dir, crawlLogFile)); err == nil {
+		if _, err := z.addFile(ctx, CrawlLogEntry, filepath.Join(dir, crawlLogFile)); err != nil {
+			return Result{}, err
+		}
+	}
+	title := opts.Title
+	if title == "" {
+		title = cfg.Collection
+	}
+	if title == "" {
+		title = filepath.Base(filepath.Clean(dir))
+	}
+	dp := datapackage{
+		Profile:      datapackageProfile,
+		WACZVersion:  Version,
+		Title:        title,
+		Description:  cfg.Description,
+		Created:      time.Now().UTC().Format(time.RFC3339),
+		Software:     opts.Software,
+		MainPageURL:  pg.mainURL,
+		MainPageDate: pg.mainTS,
+		Resources:    z.resources,
+	}
+	if err := z.writeManifest(dp); err != nil {
+		return Result{}, err
+	}
+	res.Resources = dp.Resources
+	if res.Bytes, err = z.commit(); err != nil {
+		return Result{}, err
+	}
+	res.Path = out
+	return res, nil
+}
+
+// withDefaults fills in the defaults of the zero fields.
+func (o Options) withDefaults() Options {
+	if o.Software == "" {
+		o.Software = DefaultSoftware
+	}
+	if o.IndexThreshold == 0 {
+		o.IndexThreshold = DefaultIndexThreshold
+	}
+	if o.IndexBlockLines <= 0 {
+		o.IndexBlockLines = DefaultIndexBlockLines
+	}
+	return o
+}
+
+// datapackage is datapackage.json.
+type datapackage struct {
+	Profile      string     `json:"profile"`
+	WACZVersion  string     `json:"wacz_version"`
+	Title        string     `json:"title"`
+	Description  string     `json:"description,omitempty"`
+	Created      string     `json:"created"`
+	Software     string     `json:"software"`
+	MainPageURL  string     `json:"mainPageUrl,omitempty"`
+	MainPageDate string     `json:"mainPageDate,omitempty"`
+	Resources    []Resource `json:"resources"`
+}
+
+// digestFile is datapackage-digest.json.
+type digestFile struct {
+	Path string `json:"path"`
+	Hash string `json:"hash"`
+}
+
+// manifest returns datapackage.json and datapackage-digest.json for dp.
+func manifest(dp datapackage) (pkg, digest []byte, err error) {
+	if dp.Resources == nil {
+		dp.Resources = []Resource{}
+	}
+	pkg, err = json.MarshalIndent(dp, "", "  ")
+	if err != nil {
+		return nil, nil, fmt.Errorf("wacz: encode %s: %w", DatapackageFile, err)
+	}
+	pkg = append(pkg, '\n')
+	sum := sha256.Sum256(pkg)
+	digest, err = json.MarshalIndent(digestFile{Path: DatapackageFile, Hash: hashPrefix + hex.EncodeToString(sum[:])}, "", "  ")
+	if err != nil {
+		return nil, nil, fmt.Errorf("wacz: encode %s: %w", DatapackageDigest, err)
+	}
+	return pkg, append(digest, '\n'), nil
+}
+
+// checkCrawlDir reports whether dir is a crawl directory: it holds the crawl state that amber
+// crawl creates first.
+func checkCrawlDir(dir string) error {
+	st, err := os.Stat(filepath.Join(dir, crawlStateDir))
+	if err == nil && st.IsDir() {
+		return nil
+	}
+	if _, derr := os.Stat(dir); derr != nil {
+		return fmt.Errorf("%w: %w", ErrNotCrawlDir, derr)
+	}
+	return fmt.Errorf("%w: %s (no %s/ inside; amber crawl --dir makes one)", ErrNotCrawlDir, dir, crawlStateDir)
+}

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"slices"
 	"strings"
 	"time"
 
@@ -155,6 +156,21 @@ type Config struct {
 	// their limits (SitemapConfig). Default: off, the sitemaps.org limits.
 	Sitemaps SitemapConfig
 
+	// DedupFrom lists earlier crawls whose captures this crawl does not store again: crawl
+	// directories, CDXJ index files or WACZ files. A response (2xx, payload not empty, not
+	// truncated) whose payload digest an earlier capture of theirs has is written as a revisit
+	// (identical-payload-digest) referring to that capture's URI and date, as a payload captured
+	// earlier in this crawl is, and counted as a duplicate. Their indexes are read once into the
+	// crawl's state, by the first run that names them. Default none.
+	DedupFrom []string
+	// RecrawlOf is an earlier crawl of the same sites, a crawl directory or a WACZ file: a URL
+	// it captured (2xx) whose response had an ETag or a Last-Modified is requested with
+	// If-None-Match and If-Modified-Since (robots.txt and sitemap files never are), and a 304
+	// is written as a revisit (server-not-modified) referring to that capture, without
+	// outlinks (a 304 has no body). Its captures deduplicate as DedupFrom's do. Its seeds and
+	// scope are not used. Default none.
+	RecrawlOf string
+
 	// ProgressEvery is how often a progress line is logged. Default 5s; negative: never; zero
 	// is invalid.
 	ProgressEvery time.Duration
@@ -205,6 +221,9 @@ func (c Config) Validate() error {
 		if ck.bad {
 			return &FieldError{Field: ck.field, Err: ck.err}
 		}
+	}
+	if slices.Contains(c.DedupFrom, "") {
+		return &FieldError{Field: "DedupFrom", Err: errors.New("empty path")}
 	}
 	return c.Sitemaps.validate()
 }

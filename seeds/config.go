@@ -58,6 +58,14 @@ type Config struct {
 	Documents Documents `yaml:"documents,omitempty"`
 	// Sitemaps configures sitemap discovery (spec/elastic.md §3).
 	Sitemaps Sitemaps `yaml:"sitemaps,omitempty"`
+	// DedupFrom lists earlier crawls (crawl directories, CDXJ files or WACZ files; relative to
+	// the config file) whose captures are not stored again: a response with the payload of one
+	// of them is written as a revisit referring to it.
+	DedupFrom []string `yaml:"dedup_from,omitempty"`
+	// RecrawlOf is an earlier crawl of the same sites (a crawl directory or a WACZ file;
+	// relative to the config file): the URLs it captured are requested with If-None-Match and
+	// If-Modified-Since, and a 304 is written as a revisit referring to its capture.
+	RecrawlOf string `yaml:"recrawl_of,omitempty"`
 
 	// Auth gives the Authorization credential of origins (spec/elastic.md §5), for both
 	// fetchers. Each entry is sent only on requests to exactly its origin (scheme, host and
@@ -342,7 +350,8 @@ func ParseByteSize(s string) (ByteSize, error) {
 
 // LoadConfig reads a YAML crawl configuration. Unknown keys are errors (a misspelt key must not
 // silently do nothing). A seeds_file is read relative to the config's directory and its seeds are
-// appended to Seeds.
+// appended to Seeds; relative dedup_from and recrawl_of paths are resolved against that
+// directory.
 func LoadConfig(path string) (*Config, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
@@ -366,7 +375,20 @@ func LoadConfig(path string) (*Config, error) {
 		}
 		c.SeedsFile = ""
 	}
+	for i, p := range c.DedupFrom {
+		c.DedupFrom[i] = relativeTo(path, p)
+	}
+	c.RecrawlOf = relativeTo(path, c.RecrawlOf)
 	return c, nil
+}
+
+// relativeTo resolves p, a path written in the config file at path, against the file's
+// directory; an absolute or empty p is returned as it is.
+func relativeTo(path, p string) string {
+	if p == "" || filepath.IsAbs(p) {
+		return p
+	}
+	return filepath.Join(filepath.Dir(path), p)
 }
 
 // ParseConfig parses a YAML crawl configuration; name is used in error messages.

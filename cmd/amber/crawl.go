@@ -58,6 +58,8 @@ type crawlFlags struct {
 	domains, crawlRules, sitemaps                stringList
 	maxCrawlDepth                                int
 	sitemapsRobots                               bool
+	dedupFrom                                    stringList
+	recrawlOf                                    string
 }
 
 func newCrawlFlagSet(f *crawlFlags) *flag.FlagSet {
@@ -111,6 +113,8 @@ func newCrawlFlagSet(f *crawlFlags) *flag.FlagSet {
 	fs.DurationVar(&f.behaviorTimeout, "behavior-timeout", browser.DefaultBehaviorTimeout, "bound on scrolling a page in the browser")
 	fs.BoolVar(&f.screenshot, "screenshot", d.Browser.Screenshot, "store a screenshot of each browser page as a WARC resource record")
 	fs.BoolVar(&f.noDocuments, "no-documents", d.NoDocuments, "do not write documents.jsonl (search documents)")
+	fs.Var(&f.dedupFrom, "dedup-from", "do not store again what this earlier crawl captured (a crawl directory, CDXJ file or WACZ `PATH`): write revisits; repeatable")
+	fs.StringVar(&f.recrawlOf, "recrawl-of", "", "request what this earlier crawl (a crawl directory or WACZ `PATH`) captured with If-None-Match/If-Modified-Since, write a 304 as a revisit, and deduplicate against it")
 	fs.BoolVar(&f.quiet, "quiet", false, "print only warnings and errors (no progress)")
 	fs.StringVar(&f.statusAddr, "status-addr", "", "serve Prometheus /metrics and a JSON /status of the running crawl at this address (e.g. 127.0.0.1:9090)")
 	fs.StringVar(&f.logLevel, "log-level", "info", "debug, info, warn or error")
@@ -343,6 +347,9 @@ func crawlConfig(cfg *seeds.Config, a crawlArgs) (crawl.Config, error) {
 		return c, err
 	}
 	if err := overlayAccess(&c, cfg, os.LookupEnv); err != nil {
+		return c, err
+	}
+	if err := overlayPriors(&c, cfg, a); err != nil {
 		return c, err
 	}
 	sc, err := scopeConfig(cfg, c.Fetcher)
@@ -750,6 +757,7 @@ func recordEffective(cfg *seeds.Config, c crawl.Config) {
 	cfg.Documents.Enabled, cfg.Documents.Deduplication = &on, &dedup
 	cookies := c.Fetch.Jar != nil
 	cfg.Cookies = &cookies
+	cfg.DedupFrom, cfg.RecrawlOf = c.DedupFrom, c.RecrawlOf
 }
 
 // setOutput sets what the crawl prints on the terminal: the log level, progress lines or a

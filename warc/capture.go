@@ -20,8 +20,10 @@ import (
 //
 // A revisit (profile identical-payload-digest 1.1, headers-only block) is written instead of a
 // response when Dedup knows the payload digest, the status is 2xx, the entity body is not
-// empty and the response is not truncated. Only such responses are stored in Dedup. The
-// request record is left out when Request is empty. Safe for concurrent use.
+// empty and the response is not truncated. Only such responses are stored in Dedup. A 304
+// answering the conditional request of a capture with NotModified set is written as a revisit
+// too (profile server-not-modified 1.1, see NotModified). The request record is left out when
+// Request is empty. Safe for concurrent use.
 func (w *Writer) WriteCapture(c Capture) (Result, error) {
 	if c.URL == "" {
 		return Result{}, fmt.Errorf("%w: empty URL", ErrInvalid)
@@ -53,6 +55,12 @@ func (w *Writer) WriteCapture(c Capture) (Result, error) {
 	res := Result{RecordID: h.respID, Status: resp.status, PayloadDigest: resp.payload.digest}
 
 	dedupable := w.dedupable(c, resp)
+	if c.NotModified != nil && resp.status == 304 {
+		rv := w.buildNotModified(c, h, resp)
+		main.rec.close()
+		main.rec = rv
+		res.Revisit, res.NotModified, res.PayloadDigest = true, true, c.NotModified.PayloadDigest
+	}
 	if dedupable {
 		ref, found, claimed, err := w.lookupOrClaim(res.PayloadDigest, dedupRef{c.URL, date})
 		if err != nil {
@@ -157,6 +165,51 @@ func (w *Writer) buildRevisit(c Capture, h captureHeaders, resp *builtResponse, 
 		blockDigest: digestBytes(resp.header), payloadDigest: resp.payload.digest}
 }
 
+// buildNotModified builds the revisit record that stands for a 304 answering a conditional
+// request for c.NotModified: profile server-not-modified, referring to the original, whose
+// payload digest it carries, with the validators the 304 confirmed (its own, else those of the
+// original) as Heritrix writes them, WARC-Etag and WARC-Last-Modified. It has no block: a
+// revisit's HTTP headers are what replay tools serve (pywb, ReplayWeb.page reading an index),
+// and those of a 304 would be served as a 304; without them they serve the original's.
+func (w *Writer) buildNotModified(c Capture, h captureHeaders, resp *builtResponse) *record {
+	o := c.NotModified
+	fields := commonFields(h.respID, h.date, c.URL, c.IP, h.infoID)
+	fields = append(fields,
+		field{gowarc.WarcProfile, profileNotModified},
+		field{gowarc.WarcRefersToTargetURI, cleanValue(o.URI)},
+		field{gowarc.WarcRefersToDate, o.Date.UTC().Format(dateLayout)})
+	etag, lastMod := headerValue(resp.header, "ETag"), headerValue(resp.header, "Last-Modified")
+	if etag == "" {
+		etag = o.ETag
+	}
+	if lastMod == "" {
+		lastMod = o.LastModified
+	}
+	if v := cleanValue(etag); v != "" {
+		fields = append(fields, field{FieldETag, v})
+	}
+	if v := cleanValue(lastMod); v != "" {
+		fields = append(fields, field{FieldLastModified, v})
+	}
+	return &record{typ: "revisit", fields: fields, block: bytesBlock(nil),
+		blockDigest: digestBytes(nil), payloadDigest: o.PayloadDigest}
+}
+
+// headerValue returns the value of the first field called name in an HTTP header block, with
+// surrounding white space removed; "" when there is none.
+func headerValue(header []byte, name string) string {
+	_, rest, _ := bytes.Cut(header, []byte("\n")) // the status line
+	for len(rest) > 0 {
+		var line []byte
+		line, rest, _ = bytes.Cut(rest, []byte("\n"))
+		n, v, ok := bytes.Cut(line, []byte(":"))
+		if ok && strings.EqualFold(string(bytes.TrimSpace(n)), name) {
+			return string(bytes.TrimSpace(v))
+		}
+	}
+	return ""
+}
+
 // buildRequest builds the request record of a capture. Its payload is what follows the
 // request's header block: the body of a POST, nothing for a GET.
 func (w *Writer) buildRequest(c Capture, h captureHeaders) *record {
@@ -193,7 +246,7 @@ func captureLine(url string, date time.Time, resp *builtResponse, res Result) cd
 	if hasMime {
 		line.Mime = &mime
 	}
-	if res.Status > 0 {
+	if res.Status > 0 && !res.NotModified { // a server-not-modified revisit has no HTTP headers
 		s := strconv.Itoa(res.Status)
 		line.Status = &s
 	}

@@ -120,7 +120,30 @@ type Capture struct {
 	Seed         string    // metadata "sourceSeed:"
 	Outlinks     []Outlink // metadata "outlink:" lines
 	Extra        []Field   // more metadata lines, e.g. {"fetchTimeMs", "123"}
+	// NotModified, when set, is the earlier capture that the request was made conditional on
+	// (If-None-Match, If-Modified-Since). A 304 response is then written as a revisit with the
+	// server-not-modified profile (WARC 1.1 §6.7.3) referring to it, carrying its payload
+	// digest and the validators (WARC-Etag, WARC-Last-Modified), without a block, so that
+	// replay serves the original's headers and payload. Any other response is written as usual.
+	NotModified *Original
 }
+
+// Original is the earlier capture a server-not-modified revisit stands for: the record that
+// holds the payload.
+type Original struct {
+	URI           string    // its WARC-Target-URI: WARC-Refers-To-Target-URI
+	Date          time.Time // its WARC-Date: WARC-Refers-To-Date
+	PayloadDigest string    // its payload digest, "sha1:BASE32"; "" when unknown (then none is written)
+	ETag          string    // the validators sent, written when the 304 does not repeat them
+	LastModified  string
+}
+
+// Fields of a server-not-modified revisit with the validators the server confirmed, by
+// Heritrix's names (they are not WARC 1.1 fields).
+const (
+	FieldETag         = "WARC-Etag"
+	FieldLastModified = "WARC-Last-Modified"
+)
 
 // Result says where a capture's response (or revisit) or a resource record was written.
 type Result struct {
@@ -128,7 +151,8 @@ type Result struct {
 	Offset        int64  // offset of the response/revisit/resource record's gzip member in that file
 	Length        int64  // compressed length of that gzip member
 	Revisit       bool   // a revisit record was written instead of a response
-	PayloadDigest string // "sha1:BASE32"
+	NotModified   bool   // that revisit stands for a 304 (server-not-modified profile; see Capture.NotModified)
+	PayloadDigest string // "sha1:BASE32" (of a server-not-modified revisit: the original's, maybe "")
 	RecordID      string // WARC-Record-ID of the response/revisit/resource, "<urn:uuid:...>"
 	Status        int    // HTTP status of the response (0 for resources or unparsable responses)
 }

@@ -26,9 +26,11 @@ const (
 	warcSuffix     = ".warc.gz"
 	// dateLayout is the WARC-Date layout: WARC 1.1 allows fractions of a second.
 	dateLayout = "2006-01-02T15:04:05.000000Z"
-	// profileRevisit is the revisit profile written on revisit records.
-	profileRevisit = gowarc.ProfileIdenticalPayloadDigestV1_1
-	conformsTo     = "http://iipc.github.io/warc-specifications/specifications/warc-format/warc-1.1/"
+	// profileRevisit is the revisit profile written on revisit records of a payload captured
+	// before; profileNotModified that of a 304 to a conditional request.
+	profileRevisit     = gowarc.ProfileIdenticalPayloadDigestV1_1
+	profileNotModified = gowarc.ProfileServerNotModifiedV1_1
+	conformsTo         = "http://iipc.github.io/warc-specifications/specifications/warc-format/warc-1.1/"
 
 	contentTypeResponse = "application/http; msgtype=response"
 	contentTypeRequest  = "application/http; msgtype=request"

@@ -1,0 +1,284 @@
+package warc
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/base32"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/klauspost/compress/gzip"
+	gowarc "github.com/nlnwa/gowarc/v2"
+)
+
+// IndexEntry is one line of a CDXJ index, "KEY TIMESTAMP14 {json}", as amber, pywb, warcio and
+// py-wacz write them.
+type IndexEntry struct {
+	Key      string    // the CDX SURT
+	Time     time.Time // the 14-digit timestamp, UTC
+	URL      string
+	Mime     string // "warc/revisit" for a revisit record
+	Status   int    // HTTP status; 0 when the line has none
+	Digest   string // payload digest as NormalizeDigest gives it; "" when absent or not SHA-1
+	Filename string // the WARC file
+	Offset   int64  // of the record in Filename
+	Length   int64  // of the record (its gzip member); 0 when the line has none
+}
+
+// ErrIndex wraps the errors of ParseIndexLine and ReadRecordHead about what they read.
+var ErrIndex = errors.New("warc: invalid index or record")
+
+// indexJSON is the JSON part of a CDXJ line. offset, length and status are strings in pywb's
+// and warcio's lines and numbers in some others'.
+type indexJSON struct {
+	URL      string      `json:"url"`
+	Mime     string      `json:"mime"`
+	Status   flexibleInt `json:"status"`
+	Digest   string      `json:"digest"`
+	Length   flexibleInt `json:"length"`
+	Offset   flexibleInt `json:"offset"`
+	Filename string      `json:"filename"`
+}
+
+// flexibleInt reads a JSON number or a string holding one ("-" or "" read as 0).
+type flexibleInt int64
+
+func (n *flexibleInt) UnmarshalJSON(b []byte) error {
+	s := string(bytes.Trim(b, `"`))
+	if s == "" || s == "-" || s == "null" {
+		*n = 0
+		return nil
+	}
+	v, err := strconv.ParseInt(s, 10, 64)
+	if err != nil {
+		return err
+	}
+	*n = flexibleInt(v)
+	return nil
+}
+
+// ParseIndexLine parses one CDXJ line (without or with its newline). Errors wrap ErrIndex.
+func ParseIndexLine(line []byte) (IndexEntry, error) {
+	line = bytes.TrimRight(line, "\r\n")
+	key, rest, ok1 := bytes.Cut(line, []byte(" "))
+	ts, js, ok2 := bytes.Cut(rest, []byte(" "))
+	if !ok1 || !ok2 || len(key) == 0 {
+		return IndexEntry{}, fmt.Errorf("%w: cdxj line %.80q: want KEY TIMESTAMP {json}", ErrIndex, line)
+	}
+	t, err := parseTimestamp(string(ts))
+	if err != nil {
+		return IndexEntry{}, fmt.Errorf("%w: cdxj line %.80q: %v", ErrIndex, line, err)
+	}
+	var j indexJSON
+	if err := json.Unmarshal(js, &j); err != nil {
+		return IndexEntry{}, fmt.Errorf("%w: cdxj line %.80q: %v", ErrIndex, line, err)
+	}
+	return IndexEntry{
+		Key: string(key), Time: t, URL: j.URL, Mime: j.Mime, Status: int(j.Status),
+		Digest: NormalizeDigest(j.Digest), Filename: j.Filename, Offset: int64(j.Offset), Length: int64(j.Length),
+	}, nil
+}
+
+// parseTimestamp reads a CDX timestamp: 14 digits (or fewer, as pywb allows, padded with the
+// earliest values; more, fractions of a second, are ignored).
+func parseTimestamp(ts string) (time.Time, error) {
+	if len(ts) < 4 || strings.Trim(ts, "0123456789") != "" {
+		return time.Time{}, fmt.Errorf("timestamp %q", ts)
+	}
+	if len(ts) > 14 {
+		ts = ts[:14]
+	}
+	ts += "0101000000"[len(ts)-4:]
+	return time.Parse("20060102150405", ts)
+}
+
+// NormalizeDigest returns a payload digest in amber's form, "sha1:BASE32": a SHA-1 digest
+// written as base32 with or without the "sha1:" label (as CDXJ lines write it), or as 40 hex
+// digits. A digest of another algorithm ("sha256:...", Browsertrix's), or one that is not a
+// digest ("-"), gives "": it cannot match any of amber's.
+func NormalizeDigest(d string) string {
+	d = strings.TrimSpace(d)
+	if label, v, ok := strings.Cut(d, ":"); ok {
+		if !strings.EqualFold(label, "sha1") {
+			return ""
+		}
+		d = v
+	}
+	switch len(d) {
+	case 32:
+		up := strings.ToUpper(d)
+		if _, err := base32.StdEncoding.DecodeString(up); err != nil {
+			return ""
+		}
+		return "sha1:" + up
+	case 40:
+		b, err := hex.DecodeString(d)
+		if err != nil {
+			return ""
+		}
+		return "sha1:" + base32.StdEncoding.EncodeToString(b)
+	}
+	return ""
+}
+
+// RecordHead is what the head of a response or revisit record says about the capture: its
+// WARC header fields and, when the block holds an HTTP response, the status and validators.
+type RecordHead struct {
+	Type          string    // WARC-Type
+	TargetURI     string    // WARC-Target-URI
+	Date          time.Time // WARC-Date
+	PayloadDigest string    // WARC-Payload-Digest, as NormalizeDigest gives it
+	Profile       string    // WARC-Profile of a revisit
+	RefersToURI   string    // WARC-Refers-To-Target-URI of a revisit
+	RefersToDate  time.Time // WARC-Refers-To-Date of a revisit; zero when absent
+	Status        int       // HTTP status of the block; 0 when the block holds no HTTP response
+	// ETag and LastModified are the HTTP validators of the response (its ETag and Last-Modified
+	// fields), or those a server-not-modified revisit records (FieldETag, FieldLastModified).
+	ETag, LastModified string
+}
+
+// maxRecordHead bounds what ReadRecordHead reads of a record: the WARC header and the HTTP
+// header block together.
+const maxRecordHead = 256 << 10
+
+// ReadRecordHead reads the record at offset in r, gzip-compressed (one member, as amber and
+// every crawler of note write them) or not, up to the end of its HTTP header block. length is
+// the record's length in r, or 0 when unknown. It reads at most 256 KiB; errors about the
+// record wrap ErrIndex.
+func ReadRecordHead(r io.ReaderAt, offset, length int64) (RecordHead, error) {
+	n := length
+	if n <= 0 {
+		n = 1 << 62
+	}
+	sr := io.NewSectionReader(r, offset, n)
+	br := bufio.NewReaderSize(sr, 4096)
+	var src io.Reader = br
+	if magic, err := br.Peek(2); err == nil && magic[0] == 0x1f && magic[1] == 0x8b {
+		zr, err := gzip.NewReader(br)
+		if err != nil {
+			return RecordHead{}, fmt.Errorf("%w: record at %d: %v", ErrIndex, offset, err)
+		}
+		zr.Multistream(false)
+		src = zr
+	}
+	rd := bufio.NewReaderSize(io.LimitReader(src, maxRecordHead), 8192)
+	h, err := readRecordHead(rd)
+	if err != nil {
+		return h, fmt.Errorf("%w: record at %d: %v", ErrIndex, offset, err)
+	}
+	return h, nil
+}
+
+func readRecordHead(rd *bufio.Reader) (RecordHead, error) {
+	var h RecordHead
+	version, err := readLine(rd)
+	if err != nil {
+		return h, err
+	}
+	if !strings.HasPrefix(version, "WARC/") {
+		return h, fmt.Errorf("not a WARC record: %.40q", version)
+	}
+	var contentType string
+	var contentLength int64 = -1
+	for {
+		line, err := readLine(rd)
+		if err != nil {
+			return h, err
+		}
+		if line == "" {
+			break
+		}
+		name, value, ok := strings.Cut(line, ":")
+		if !ok {
+			continue
+		}
+		value = strings.TrimSpace(value)
+		switch strings.ToLower(strings.TrimSpace(name)) {
+		case "warc-type":
+			h.Type = value
+		case "warc-target-uri":
+			h.TargetURI = strings.Trim(value, "<>")
+		case "warc-date":
+			h.Date, _ = time.Parse(time.RFC3339Nano, value)
+		case "warc-payload-digest":
+			h.PayloadDigest = NormalizeDigest(value)
+		case "warc-profile":
+			h.Profile = value
+		case "warc-refers-to-target-uri":
+			h.RefersToURI = strings.Trim(value, "<>")
+		case "warc-refers-to-date":
+			h.RefersToDate, _ = time.Parse(time.RFC3339Nano, value)
+		case "warc-etag":
+			h.ETag = value
+		case "warc-last-modified":
+			h.LastModified = value
+		case "content-type":
+			contentType = value
+		case "content-length":
+			contentLength, _ = strconv.ParseInt(value, 10, 64)
+		}
+	}
+	if h.Type == "" || h.Date.IsZero() {
+		return h, errors.New("no WARC-Type or WARC-Date")
+	}
+	httpBlock := strings.HasPrefix(strings.ToLower(contentType), gowarc.ApplicationHttp) ||
+		(contentType == "" && (h.Type == "response" || h.Type == "revisit"))
+	if contentLength == 0 || !httpBlock || (h.Type != "response" && h.Type != "revisit") {
+		return h, nil
+	}
+	status, err := readLine(rd)
+	if err != nil {
+		return h, err
+	}
+	if _, code, ok := strings.Cut(status, " "); ok && strings.HasPrefix(status, "HTTP/") {
+		code, _, _ = strings.Cut(strings.TrimLeft(code, " "), " ")
+		h.Status, _ = strconv.Atoi(code)
+	}
+	for {
+		line, err := readLine(rd)
+		if err != nil {
+			if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+				return h, nil // a headers-only revisit may end without a blank line
+			}
+			return h, err
+		}
+		if line == "" {
+			return h, nil
+		}
+		name, value, ok := strings.Cut(line, ":")
+		if !ok {
+			continue
+		}
+		switch strings.ToLower(strings.TrimSpace(name)) {
+		case "etag":
+			if h.ETag == "" {
+				h.ETag = strings.TrimSpace(value)
+			}
+		case "last-modified":
+			if h.LastModified == "" {
+				h.LastModified = strings.TrimSpace(value)
+			}
+		}
+	}
+}
+
+// readLine reads one line without its CRLF or LF.
+func readLine(rd *bufio.Reader) (string, error) {
+	line, err := rd.ReadString('\n')
+	if err != nil {
+		if err == io.EOF && line != "" {
+			return strings.TrimRight(line, "\r"), nil
+		}
+		if err == io.EOF {
+			return "", io.ErrUnexpectedEOF
+		}
+		return "", err
+	}
+	return strings.TrimRight(line, "\r\n"), nil
+}

@@ -21,7 +21,7 @@ const maxLine = 64 << 20
 // indexResult says what writeIndex wrote.
 type indexResult struct {
 	lines      int  // CDXJ lines written
-	dropped    int  // lines left out: their WARC file is not in the package
+	dropped    int  // lines left out: unreadable, or their WARC file is not in the package
 	compressed bool // index.cdx.gz + index.idx
 }
 
@@ -33,8 +33,9 @@ type cdxjRecord struct {
 // writeIndex streams the sorted CDXJ file src into the package: as indexes/index.cdxj, or when
 // src is larger than opts.IndexThreshold, as indexes/index.cdx.gz (gzip members of
 // opts.IndexBlockLines lines each) and indexes/index.idx (the first key of each member and
-// where it is). Lines whose filename is not a packaged WARC file are left out, so every line
-// of the package points into archive/. Sorted in, sorted out: lines are only dropped.
+// where it is). Lines that do not parse, and lines whose filename is not a packaged WARC
+// file, are left out, so every line of the package points into archive/. Sorted in, sorted
+// out: lines are only dropped.
 func writeIndex(ctx context.Context, z *pkg, src string, packaged map[string]bool, opts Options) (indexResult, error) {
 	f, err := os.Open(src)
 	if err != nil {
@@ -59,11 +60,10 @@ func writeIndex(ctx context.Context, z *pkg, src string, packaged map[string]boo
 		blocks = newBlockWriter(e, opts.IndexBlockLines, path.Base(IndexCDXGZ))
 	}
 	err = eachLine(ctx, f, src, func(line []byte) error {
+		// A line that does not parse is the torn last line of a killed crawl's live.cdxj,
+		// which sorting gave a "\n" and put anywhere.
 		fn, err := cdxjFilename(line)
-		if err != nil {
-			return err
-		}
-		if !packaged[fn] {
+		if err != nil || !packaged[fn] {
 			res.dropped++
 			return nil
 		}

@@ -99,8 +99,8 @@ var (
 	ErrNoWARCs = errors.New("wacz: no WARC files to package")
 	// ErrNoIndex: the crawl directory has WARC files but no CDXJ index.
 	ErrNoIndex = errors.New("wacz: no CDXJ index")
-	// ErrMalformed wraps a line of crawl.log, documents.jsonl or the CDXJ index that cannot be
-	// read (a torn last line, left by a killed crawl, is not one: it is ignored).
+	// ErrMalformed wraps a line of crawl.log or documents.jsonl that cannot be read (a torn
+	// last line, left by a killed crawl, is not one: it is ignored).
 	ErrMalformed = errors.New("wacz: malformed line")
 	// ErrOutput wraps problems with the output path (it must end in .wacz).
 	ErrOutput = errors.New("wacz: bad output path")
@@ -140,7 +140,7 @@ type Result struct {
 	Skipped         []string   // WARC files left out: NAME.warc.gz.open of a killed crawl (paths)
 	Pages           int        // lines of pages.jsonl after its header
 	IndexLines      int        // CDXJ lines packaged
-	DroppedLines    int        // CDXJ lines left out: they point into a WARC file not packaged
+	DroppedLines    int        // CDXJ lines left out: a killed crawl's torn line, or they point into a WARC file not packaged
 	CompressedIndex bool       // the index is index.cdx.gz + index.idx, not index.cdxj
 	IndexResorted   bool       // the index was sorted from live.cdxj (a killed crawl's is stale)
 	MainPageURL     string     // datapackage.json's mainPageUrl ("" when no page was captured)

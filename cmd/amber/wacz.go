@@ -79,7 +79,7 @@ func writeWACZ(ctx context.Context, dir, out string, stdout, stderr io.Writer) e
 		fmt.Fprintf(stderr, "amber: wacz: left out %s: the crawl was killed while writing it (run amber crawl --dir %s to close it out, then amber wacz again)\n", s, dir)
 	}
 	if res.DroppedLines > 0 {
-		fmt.Fprintf(stderr, "amber: wacz: left out %d index lines that point into WARC files not in the package\n", res.DroppedLines)
+		fmt.Fprintf(stderr, "amber: wacz: left out %d index lines: torn, or pointing into WARC files not in the package\n", res.DroppedLines)
 	}
 	index := wacz.IndexCDXJ
 	if res.CompressedIndex {

@@ -61,13 +61,16 @@ func (c *counts) add(r *record) {
 	case OutcomeCaptured:
 		c.captured++
 		c.bytes += size
+		// As Heritrix's CrawledBytesHistotable: a 304 is not-modified whatever its annotations
+		// (a recrawl's is annotated duplicate:server-not-modified), a revisit of a payload
+		// captured before is a duplicate by hash, the rest is novel.
 		switch {
-		case r.dup:
-			c.dup++
-			c.dupBytes += size
 		case r.status == 304:
 			c.notModified++
 			c.notModifiedBytes += size
+		case r.dup:
+			c.dup++
+			c.dupBytes += size
 		default:
 			c.novel++
 			c.novelBytes += size

@@ -126,7 +126,7 @@ const replayedJS = `(() => {
   const player = q(item && item.shadowRoot, 'wr-coll-replay');
   const frame = q(player && player.shadowRoot, 'iframe');
   const doc = frame && frame.contentDocument;
-  if (!doc || doc.readyState !== 'complete' || !doc.body || !doc.location.href.includes('/mp_/')) {
+  if (!doc || doc.readyState !== 'complete' || !doc.body || !doc.location.href.includes('mp_/')) {
     throw new Error('replayed page not loaded: ' + (doc ? doc.location.href + ' ' + doc.readyState : 'no replay frame'));
   }
   frame.contentWindow.scrollTo(0, doc.documentElement.scrollHeight);

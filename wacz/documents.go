@@ -1,6 +1,7 @@
 package wacz
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -58,8 +59,8 @@ func openDocuments(ctx context.Context, path string) (*documents, error) {
 		lineNo++
 		ref := docRef{off: off, n: len(line)}
 		off += int64(len(line))
-		var doc document
-		if err := json.Unmarshal(line, &doc); err != nil {
+		doc, err := docKeys(line)
+		if err != nil {
 			return fmt.Errorf("%w: %s:%d: %v", ErrMalformed, path, lineNo, err)
 		}
 		for _, u := range append([]string{doc.URL}, doc.AdditionalURLs...) {
@@ -75,6 +76,49 @@ func openDocuments(ctx context.Context, path string) (*documents, error) {
 		return nil, fmt.Errorf("wacz: documents: %w", err)
 	}
 	return d, nil
+}
+
+// docKeys returns the URLs and the WARC location a line of documents.jsonl names, without
+// decoding the rest: amber writes id, url and additional_urls first, and warc_filename and
+// warc_offset after the text. The head is decoded up to ,"title": and the location read from
+// the last "warc_filename":" on (neither can be inside a JSON string, whose quotes are
+// escaped). A line in another order is decoded whole.
+func docKeys(line []byte) (document, error) {
+	whole := func() (document, error) {
+		var doc document
+		err := json.Unmarshal(line, &doc)
+		return doc, err
+	}
+	var doc document
+	head, _, ok := bytes.Cut(line, []byte(`,"title":`))
+	if !ok || !bytes.Contains(head, []byte(`"additional_urls":`)) ||
+		json.Unmarshal(append(head[:len(head):len(head)], '}'), &doc) != nil || doc.URL == "" {
+		return whole()
+	}
+	const fileKey, offsetKey = `"warc_filename":"`, `,"warc_offset":`
+	i := bytes.LastIndex(line, []byte(fileKey))
+	if i < 0 {
+		return doc, nil
+	}
+	rest := line[i+len(fileKey):]
+	j := bytes.IndexByte(rest, '"')
+	if j < 0 || bytes.IndexByte(rest[:j], '\\') >= 0 {
+		return whole() // an escaped name: not one amber writes
+	}
+	after, ok := bytes.CutPrefix(rest[j+1:], []byte(offsetKey))
+	k := 0
+	if k < len(after) && after[k] == '-' {
+		k++
+	}
+	for k < len(after) && after[k] >= '0' && after[k] <= '9' {
+		k++
+	}
+	off, err := strconv.ParseInt(string(after[:k]), 10, 64)
+	if !ok || err != nil {
+		return whole()
+	}
+	doc.WARCFilename, doc.WARCOffset = string(rest[:j]), off
+	return doc, nil
 }
 
 func (d *documents) key(s string) uint64 { return maphash.String(d.seed, s) }
@@ -117,11 +161,38 @@ func (d *documents) read(ref docRef) (document, error) {
 	if _, err := d.f.ReadAt(b, ref.off); err != nil {
 		return document{}, fmt.Errorf("wacz: read %s: %w", d.path, err)
 	}
-	var doc document
-	if err := json.Unmarshal(b, &doc); err != nil {
+	doc, err := docKeys(b)
+	if err == nil {
+		doc.Title, doc.BodyContent, err = docText(b)
+	}
+	if err != nil {
 		return document{}, fmt.Errorf("%w: %s at byte %d: %v", ErrMalformed, d.path, ref.off, err)
 	}
 	return doc, nil
+}
+
+// docText returns the title and body_content of a line of documents.jsonl, decoding only the
+// head of the line up to ,"headings": (amber writes the two before it; the key cannot be
+// inside a JSON string). A line in another order is decoded whole.
+func docText(line []byte) (title, body string, err error) {
+	var t struct {
+		Title       *string `json:"title"`
+		BodyContent *string `json:"body_content"`
+	}
+	head, _, ok := bytes.Cut(line, []byte(`,"headings":`))
+	if !ok || json.Unmarshal(append(head[:len(head):len(head)], '}'), &t) != nil || t.Title == nil || t.BodyContent == nil {
+		t.Title, t.BodyContent = nil, nil
+		if err := json.Unmarshal(line, &t); err != nil {
+			return "", "", err
+		}
+	}
+	if t.Title != nil {
+		title = *t.Title
+	}
+	if t.BodyContent != nil {
+		body = *t.BodyContent
+	}
+	return title, body, nil
 }
 
 // close closes documents.jsonl.

@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/amber-crawler/amber/crawl"
+	"github.com/amber-crawler/amber/extract"
 )
 
 // TestCrawlDirLayout: the paths wacz reads are the crawl package's.
@@ -192,4 +193,62 @@ func TestEachLine(t *testing.T) {
 			t.Errorf("eachLine(%.20q...) = %d lines, want %d", tc.in, len(got), len(tc.want))
 		}
 	}
+}
+
+// FuzzDocKeys: docKeys and docText read from a line of documents.jsonl (as extract writes it,
+// and in another key order) the same URLs, WARC location, title and text as decoding the
+// whole line, whatever the text holds.
+func FuzzDocKeys(f *testing.F) {
+	f.Add("http://a.example/", "http://a.example/b", "Title", `Body ,"title":"x" "warc_filename":"y.warc.gz","warc_offset":5`, "a.warc.gz", int64(12), "custom")
+	f.Add("http://a.example/", "", "", "", "", int64(0), "")
+	f.Add("http://a.example/\"x", "http://a.example/\\", "\\\"", "\u2028", "b.warc.gz", int64(1<<40), `"warc_filename":"z"`)
+	f.Fuzz(func(t *testing.T, u, extra, title, body, file string, offset int64, custom string) {
+		if u == "" {
+			return
+		}
+		d := extract.SearchDocument{ID: "1", URL: u, Title: title, BodyContent: body, WARCFilename: file, WARCOffset: offset}
+		if extra != "" {
+			d.AdditionalURLs = []string{extra}
+		}
+		if custom != "" {
+			d.Fields = []extract.Field{{Name: "note", Values: []string{custom}}}
+		}
+		line := d.AppendJSON(nil)
+		var want document
+		if err := json.Unmarshal(line, &want); err != nil {
+			t.Skip("not a document encoding/json reads")
+		}
+		wantTitle, wantBody := want.Title, want.BodyContent
+		want.Title, want.BodyContent = "", ""
+		gotTitle, gotBody, err := docText(line)
+		if err != nil || gotTitle != wantTitle || gotBody != wantBody {
+			t.Fatalf("docText(%s) = %q, %q, %v; want %q, %q", line, gotTitle, gotBody, err, wantTitle, wantBody)
+		}
+		got, err := docKeys(line)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got.Title, got.BodyContent = "", "" // set when the line was decoded whole
+		if fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Fatalf("docKeys(%s)\n= %+v\nwant %+v", line, got, want)
+		}
+		// Another order: additional_urls after the title. Decoded whole, to the same.
+		js := func(v string) []byte { b, _ := json.Marshal(v); return b }
+		other := fmt.Appendf(nil, `{"url":%s,"title":%s,"additional_urls":[%s],"warc_offset":%d,"warc_filename":%s}`, js(u), js(title), js(extra), offset, js(file))
+		var want2 document
+		if err := json.Unmarshal(other, &want2); err != nil {
+			t.Fatal(err)
+		}
+		got2, err := docKeys(other)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if gotTitle, gotBody, err := docText(other); err != nil || gotTitle != want2.Title || gotBody != "" {
+			t.Fatalf("docText(%s) = %q, %q, %v; want %q, \"\"", other, gotTitle, gotBody, err, want2.Title)
+		}
+		want2.Title, got2.Title, got2.BodyContent = "", "", ""
+		if fmt.Sprint(got2) != fmt.Sprint(want2) {
+			t.Fatalf("docKeys(%s)\n= %+v\nwant %+v", other, got2, want2)
+		}
+	})
 }

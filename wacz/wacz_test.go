@@ -31,9 +31,8 @@ import (
 	"github.com/amber-crawler/amber/wacz"
 )
 
-// crawlSite crawls the test site testdata/sites/SITE from seeds into a new crawl directory,
-// with the collection and seeds recorded in crawl.yaml as amber crawl records them, and
-// returns the directory. warcMaxSize > 0 rotates WARC files at that size.
+// crawlSite crawls the test site testdata/sites/SITE from seeds into a new crawl directory
+// (see crawlServer) and returns the directory.
 func crawlSite(t *testing.T, site string, seeds []string, warcMaxSize int64) string {
 	t.Helper()
 	srv, err := testsite.Start(filepath.Join(crawltest.ModuleRoot(t), "testdata", "sites", site))
@@ -41,34 +40,42 @@ func crawlSite(t *testing.T, site string, seeds []string, warcMaxSize int64) str
 		t.Fatal(err)
 	}
 	defer srv.Close()
+	return crawlServer(t, srv, site, seeds, warcMaxSize)
+}
+
+// crawlServer crawls srv from seeds into a new crawl directory, with the collection and seeds
+// recorded in crawl.yaml as amber crawl records them, and returns the directory. warcMaxSize
+// > 0 rotates WARC files at that size.
+func crawlServer(tb testing.TB, srv *testsite.Server, collection string, seeds []string, warcMaxSize int64) string {
+	tb.Helper()
 	ct, err := fetch.ParseConnectTo(srv.ConnectTo())
 	if err != nil {
-		t.Fatal(err)
+		tb.Fatal(err)
 	}
 	cfg := crawl.DefaultConfig()
-	cfg.Dir = filepath.Join(t.TempDir(), "crawl")
-	cfg.Collection = site
-	yml := "collection: " + site + "\nseeds:\n"
+	cfg.Dir = filepath.Join(tb.TempDir(), "crawl")
+	cfg.Collection = collection
+	yml := "collection: " + collection + "\nseeds:\n"
 	for _, s := range seeds {
 		cfg.Scope.Seeds = append(cfg.Scope.Seeds, scope.Seed{URL: s, Type: scope.StandardSeed})
 		yml += "  - url: " + s + "\n    type: standard\n"
 	}
 	cfg.EffectiveConfig = []byte(yml)
-	cfg.Workers = 2
+	cfg.Workers = 4
 	cfg.HostDelay = 0
-	cfg.HostConcurrency = 2
+	cfg.HostConcurrency = 4
 	cfg.MaxAttempts = 1
 	cfg.ProgressEvery = -1
 	if warcMaxSize > 0 {
 		cfg.WARCMaxSize = warcMaxSize
 	}
 	cfg.Fetch = fetch.Config{UserAgent: "amber-test/1.0", AllowPrivate: true, ConnectTo: []fetch.ConnectTo{ct}}
-	res, err := crawl.Run(t.Context(), cfg)
+	res, err := crawl.Run(context.Background(), cfg)
 	if err != nil {
-		t.Fatal(err)
+		tb.Fatal(err)
 	}
 	if res.End != crawl.EndFinished {
-		t.Fatalf("crawl ended %q", res.End)
+		tb.Fatalf("crawl ended %q", res.End)
 	}
 	return cfg.Dir
 }

@@ -71,9 +71,10 @@ func serveWACZReplay(t *testing.T, rwp, path string) string {
 }
 
 // TestReplayWACZ crawls the basic site from two seeds, one of them a redirect, stops the site,
-// packages the crawl as WACZ files (the plain index, and the compressed one read through its
-// IDX) and opens each file itself, not the WARCs, in ReplayWeb.page 2.5.3 offline in headless
-// Chromium: every seed page shows, with its images.
+// packages the crawl as WACZ files (the plain index and one page list, and the compressed index
+// read through its IDX with the pages that are not seeds in extraPages.jsonl) and opens each
+// file itself, not the WARCs, in ReplayWeb.page 2.5.3 offline in headless Chromium: every
+// seed page shows, with its images.
 func TestReplayWACZ(t *testing.T) {
 	path := crawltest.Chromium(t)
 	rwp := replayWebPage(t)
@@ -98,7 +99,7 @@ func TestReplayWACZ(t *testing.T) {
 		opts wacz.Options
 	}{
 		{"index.cdxj", wacz.Options{}},
-		{"index.idx", wacz.Options{IndexThreshold: -1, IndexBlockLines: 4}},
+		{"index.idx,extraPages.jsonl", wacz.Options{IndexThreshold: -1, IndexBlockLines: 4, PagesLimit: -1}},
 	} {
 		out := filepath.Join(t.TempDir(), "basic.wacz")
 		pkg, err := wacz.Write(t.Context(), cfg.Dir, out, form.opts)

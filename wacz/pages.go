@@ -1,6 +1,7 @@
 package wacz
 
 import (
+	"bufio"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -8,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"hash/maphash"
+	"io"
 	"net/url"
 	"os"
 	"strings"
@@ -16,8 +18,12 @@ import (
 	"github.com/amber-crawler/amber/report"
 )
 
-// pagesHeader is the first line of pages.jsonl (WACZ 1.1.1, "pages.jsonl").
-const pagesHeader = `{"format": "` + pagesFormat + `", "id": "pages", "title": "All Pages"}` + "\n"
+// The first lines of pages.jsonl and extraPages.jsonl (WACZ 1.1.1, "pages.jsonl"; the second
+// as browsertrix-crawler names it).
+const (
+	pagesHeader      = `{"format": "` + pagesFormat + `", "id": "pages", "title": "All Pages"}` + "\n"
+	extraPagesHeader = `{"format": "` + pagesFormat + `", "id": "extra-pages", "title": "Extra Pages"}` + "\n"
+)
 
 // pageTime is the layout of a page's ts: RFC 3339 in UTC to the millisecond, the precision of
 // crawl.log's fetch times.
@@ -34,18 +40,25 @@ type page struct {
 
 // pagesResult says what writePages wrote.
 type pagesResult struct {
-	count   int
+	count   int    // pages listed, in both files
+	extra   int    // of which in extraPages.jsonl
 	mainURL string // the first seed's page (crawl.yaml's order), else the first seed captured, else the first page
 	mainTS  string
 }
 
-// writePages writes pages/pages.jsonl from crawl.log: one line per URL captured into a
-// packaged WARC file that is a seed (whatever its status and type: the archivist chose it) or
-// an HTML page with a 2xx status that is not an embed (an iframe's document), a prerequisite
-// or an inferred URL; noindex pages included, since a page list is not a search index. The
-// first capture of a URL counts. title and text come from the page's search document when
-// there is one. seeds are crawl.yaml's, in order, for mainPageUrl.
-func writePages(ctx context.Context, z *pkg, logPath string, packaged map[string]bool, docs *documents, seeds []string) (pagesResult, error) {
+// writePages writes the page list from crawl.log: one line per URL captured into a packaged
+// WARC file that is a seed (whatever its status and type: the archivist chose it) or an HTML
+// page with a 2xx status that is not an embed (an iframe's document), a prerequisite or an
+// inferred URL; noindex pages included, since a page list is not a search index. The first
+// capture of a URL counts. title and text come from the page's search document when there is
+// one. seeds are crawl.yaml's, in order, for mainPageUrl.
+//
+// Up to limit pages, pages/pages.jsonl lists them all, the seeds first. Above it, it lists the
+// seeds and pages/extraPages.jsonl the other pages (the WACZ specification's "main pages" and
+// "additional pages"): ReplayWeb.page loads pages.jsonl into its database before it shows
+// anything, about 0.65 ms a page (a minute and a half for 100,000), and reads extraPages.jsonl
+// only when searched. The pages that are not seeds wait in a file in work meanwhile.
+func writePages(ctx context.Context, z *pkg, logPath string, packaged map[string]bool, docs *documents, seeds []string, limit int, work string) (pagesResult, error) {
 	var res pagesResult
 	e, err := z.create(PagesFile, z.created)
 	if err != nil {
@@ -54,6 +67,12 @@ func writePages(ctx context.Context, z *pkg, logPath string, packaged map[string
 	if _, err := e.Write([]byte(pagesHeader)); err != nil {
 		return res, fmt.Errorf("wacz: pages: %w", err)
 	}
+	rest, err := os.CreateTemp(work, "pages-*.jsonl")
+	if err != nil {
+		return res, fmt.Errorf("wacz: %w", err)
+	}
+	defer rest.Close()
+	restBuf := bufio.NewWriterSize(rest, 256<<10)
 	seedRank := make(map[string]int, len(seeds))
 	for i, s := range seeds {
 		if k := normURL(s); k != "" {
@@ -65,67 +84,88 @@ func writePages(ctx context.Context, z *pkg, logPath string, packaged map[string
 	mainRank := len(seeds) + 1 // len(seeds): a seed that is not in crawl.yaml; +1: not a seed
 	seed := maphash.MakeSeed()
 	seen := make(map[uint64]struct{})
-	enc := json.NewEncoder(e)
-	enc.SetEscapeHTML(false)
+	seedEnc, restEnc := json.NewEncoder(e), json.NewEncoder(restBuf)
+	seedEnc.SetEscapeHTML(false)
+	restEnc.SetEscapeHTML(false)
 
 	f, err := os.Open(logPath)
-	if errors.Is(err, os.ErrNotExist) {
-		z.finish(e)
-		return res, nil
-	}
-	if err != nil {
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
 		return res, fmt.Errorf("wacz: %w", err)
 	}
-	defer f.Close()
-	lineNo := 0
-	err = eachLine(ctx, f, logPath, func(text []byte) error {
-		lineNo++
-		s := strings.TrimRight(string(text), "\r\n")
-		if strings.TrimSpace(s) == "" {
-			return nil
-		}
-		l, err := report.ParseLine(s)
-		if err != nil {
-			return fmt.Errorf("%w: %s:%d: %v", ErrMalformed, logPath, lineNo, err)
-		}
-		file, offset, ok := warcLocation(l)
-		if !ok || !packaged[file] || !isPage(l) {
-			return nil
-		}
-		k := maphash.String(seed, l.URL)
-		if _, dup := seen[k]; dup {
-			return nil
-		}
-		seen[k] = struct{}{}
-		at := l.FetchStart
-		if at.IsZero() {
-			at = l.Time
-		}
-		p := page{URL: l.URL, TS: at.UTC().Format(pageTime)}
-		sum := sha256.Sum256([]byte(p.TS + " " + p.URL))
-		p.ID = hex.EncodeToString(sum[:16])
-		if d, ok, err := docs.find(l.URL, file, offset); err != nil {
-			return err
-		} else if ok {
-			p.Title, p.Text = d.Title, d.BodyContent
-		}
-		if err := enc.Encode(p); err != nil {
-			return err
-		}
-		res.count++
-		rank := len(seeds) + 1
-		if l.Hops == "" {
-			rank = len(seeds)
-			if r, ok := seedRank[normURL(l.URL)]; ok {
-				rank = r
+	if f != nil {
+		defer f.Close()
+		lineNo := 0
+		err = eachLine(ctx, f, logPath, func(text []byte) error {
+			lineNo++
+			s := strings.TrimRight(string(text), "\r\n")
+			if strings.TrimSpace(s) == "" {
+				return nil
 			}
+			l, err := report.ParseLine(s)
+			if err != nil {
+				return fmt.Errorf("%w: %s:%d: %v", ErrMalformed, logPath, lineNo, err)
+			}
+			file, offset, ok := warcLocation(l)
+			if !ok || !packaged[file] || !isPage(l) {
+				return nil
+			}
+			k := maphash.String(seed, l.URL)
+			if _, dup := seen[k]; dup {
+				return nil
+			}
+			seen[k] = struct{}{}
+			at := l.FetchStart
+			if at.IsZero() {
+				at = l.Time
+			}
+			p := page{URL: l.URL, TS: at.UTC().Format(pageTime)}
+			sum := sha256.Sum256([]byte(p.TS + " " + p.URL))
+			p.ID = hex.EncodeToString(sum[:16])
+			if d, ok, err := docs.find(l.URL, file, offset); err != nil {
+				return err
+			} else if ok {
+				p.Title, p.Text = d.Title, d.BodyContent
+			}
+			enc, rank := restEnc, len(seeds)+1
+			if l.Hops == "" {
+				enc, rank = seedEnc, len(seeds)
+				if r, ok := seedRank[normURL(l.URL)]; ok {
+					rank = r
+				}
+			} else {
+				res.extra++
+			}
+			if err := enc.Encode(p); err != nil {
+				return err
+			}
+			res.count++
+			if rank < mainRank || res.mainURL == "" {
+				mainRank, res.mainURL, res.mainTS = rank, p.URL, p.TS
+			}
+			return nil
+		})
+		if err != nil {
+			return res, fmt.Errorf("wacz: pages: %w", err)
 		}
-		if rank < mainRank || res.mainURL == "" {
-			mainRank, res.mainURL, res.mainTS = rank, p.URL, p.TS
+	}
+	if err := restBuf.Flush(); err != nil {
+		return res, fmt.Errorf("wacz: pages: %w", err)
+	}
+	if _, err := rest.Seek(0, io.SeekStart); err != nil {
+		return res, fmt.Errorf("wacz: pages: %w", err)
+	}
+	if res.extra == 0 || limit >= 0 && res.count <= limit {
+		res.extra = 0
+	} else {
+		z.finish(e)
+		if e, err = z.create(ExtraPagesFile, z.created); err != nil {
+			return res, err
 		}
-		return nil
-	})
-	if err != nil {
+		if _, err := e.Write([]byte(extraPagesHeader)); err != nil {
+			return res, fmt.Errorf("wacz: pages: %w", err)
+		}
+	}
+	if _, err := io.CopyBuffer(e, ctxReader{ctx, rest}, z.buf); err != nil {
 		return res, fmt.Errorf("wacz: pages: %w", err)
 	}
 	z.finish(e)

@@ -104,9 +104,10 @@ type datapackage struct {
 // opened is a WACZ read back by checkPackage.
 type opened struct {
 	dp    datapackage
-	pages []pkgLine
-	index []string // the CDXJ lines, from index.cdxj or every block of index.cdx.gz
-	names []string // entry names in order
+	pages []pkgLine // pages.jsonl's, then extraPages.jsonl's
+	main  []string  // the URLs of pages.jsonl
+	index []string  // the CDXJ lines, from index.cdxj or every block of index.cdx.gz
+	names []string  // entry names in order
 }
 
 // checkPackage checks what every package must be, with readers other than wacz's own: unzip
@@ -238,22 +239,33 @@ func checkPackage(t *testing.T, path string, warcs []string) opened {
 		checkIndexLine(t, raw, files, l)
 	}
 
-	// pages.jsonl.
-	pages := splitLines(t, read(wacz.PagesFile))
-	if len(pages) == 0 || pages[0] != `{"format": "json-pages-1.0", "id": "pages", "title": "All Pages"}` {
-		t.Fatalf("pages.jsonl header: %q", pages)
-	}
+	// pages.jsonl, and extraPages.jsonl when there is one.
 	ids := map[string]bool{}
-	for _, l := range pages[1:] {
-		var p pkgLine
-		if err := json.Unmarshal([]byte(l), &p); err != nil {
-			t.Fatalf("pages.jsonl: %v: %s", err, l)
+	for _, pf := range []struct{ name, header string }{
+		{wacz.PagesFile, `{"format": "json-pages-1.0", "id": "pages", "title": "All Pages"}`},
+		{wacz.ExtraPagesFile, `{"format": "json-pages-1.0", "id": "extra-pages", "title": "Extra Pages"}`},
+	} {
+		if files[pf.name] == nil && pf.name == wacz.ExtraPagesFile {
+			continue
 		}
-		if _, err := time.Parse(time.RFC3339, p.TS); err != nil || p.ID == "" || ids[p.ID] || p.URL == "" {
-			t.Errorf("page %s: ts %q (%v), id %q (seen %v)", p.URL, p.TS, err, p.ID, ids[p.ID])
+		pages := splitLines(t, read(pf.name))
+		if len(pages) == 0 || pages[0] != pf.header {
+			t.Fatalf("%s header: %q", pf.name, pages)
 		}
-		ids[p.ID] = true
-		o.pages = append(o.pages, p)
+		for _, l := range pages[1:] {
+			var p pkgLine
+			if err := json.Unmarshal([]byte(l), &p); err != nil {
+				t.Fatalf("%s: %v: %s", pf.name, err, l)
+			}
+			if _, err := time.Parse(time.RFC3339, p.TS); err != nil || p.ID == "" || ids[p.ID] || p.URL == "" {
+				t.Errorf("page %s: ts %q (%v), id %q (seen %v)", p.URL, p.TS, err, p.ID, ids[p.ID])
+			}
+			ids[p.ID] = true
+			if pf.name == wacz.PagesFile {
+				o.main = append(o.main, p.URL)
+			}
+			o.pages = append(o.pages, p)
+		}
 	}
 	return o
 }
@@ -460,15 +472,22 @@ func TestWrite(t *testing.T) {
 		opts           wacz.Options
 		wantCompressed bool
 		wantPages      map[string]string
+		wantExtra      int      // pages in extraPages.jsonl
+		wantList       []string // pages.jsonl's URLs (sorted) when there is an extraPages.jsonl
 		wantMain       string
 		wantTitle      string
 	}{
 		{name: "docs", dir: docs, wantPages: docsPages, wantMain: "http://www.example.com/", wantTitle: "docs"},
 		{name: "docs-compressed", dir: docs, opts: wacz.Options{IndexThreshold: 1000, IndexBlockLines: 3, Title: "Docs site"},
 			wantCompressed: true, wantPages: docsPages, wantMain: "http://www.example.com/", wantTitle: "Docs site"},
+		{name: "docs-pages-at-limit", dir: docs, opts: wacz.Options{PagesLimit: 8},
+			wantPages: docsPages, wantMain: "http://www.example.com/", wantTitle: "docs"},
+		{name: "docs-pages-over-limit", dir: docs, opts: wacz.Options{PagesLimit: 7},
+			wantPages: docsPages, wantExtra: 7, wantList: []string{"http://www.example.com/"}, wantMain: "http://www.example.com/", wantTitle: "docs"},
 		{name: "basic", dir: basic, wantPages: basicPages, wantMain: "http://museum.example.com/", wantTitle: "basic"},
-		{name: "basic-always-compressed", dir: basic, opts: wacz.Options{IndexThreshold: -1},
-			wantCompressed: true, wantPages: basicPages, wantMain: "http://museum.example.com/", wantTitle: "basic"},
+		{name: "basic-always-compressed-and-apart", dir: basic, opts: wacz.Options{IndexThreshold: -1, PagesLimit: -1},
+			wantCompressed: true, wantPages: basicPages, wantExtra: 6, wantList: []string{"http://museum.example.com/", "http://www.example.com/dir/"},
+			wantMain: "http://museum.example.com/", wantTitle: "basic"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			outDir := t.TempDir()
@@ -486,7 +505,7 @@ func TestWrite(t *testing.T) {
 				t.Fatal(err)
 			}
 			want := wacz.Result{Path: out, Bytes: st.Size(), Resources: o.dp.Resources, WARCs: len(warcs),
-				WARCBytes: res.WARCBytes, Pages: len(tc.wantPages), IndexLines: len(crawlIndex(t, tc.dir)),
+				WARCBytes: res.WARCBytes, Pages: len(tc.wantPages), ExtraPages: tc.wantExtra, IndexLines: len(crawlIndex(t, tc.dir)),
 				CompressedIndex: tc.wantCompressed, MainPageURL: tc.wantMain}
 			if diff := cmp.Diff(want, res); diff != "" {
 				t.Errorf("Result (-want +got):\n%s", diff)
@@ -512,6 +531,15 @@ func TestWrite(t *testing.T) {
 			}
 			if diff := cmp.Diff(tc.wantPages, got); diff != "" {
 				t.Errorf("pages (-want +got):\n%s", diff)
+			}
+			switch {
+			case tc.wantList != nil:
+				slices.Sort(o.main)
+				if diff := cmp.Diff(tc.wantList, o.main); diff != "" {
+					t.Errorf("pages.jsonl (-want +got):\n%s", diff)
+				}
+			case slices.Contains(o.names, wacz.ExtraPagesFile) || len(o.main) != len(tc.wantPages):
+				t.Errorf("pages.jsonl lists %d pages (entries %v), want all %d", len(o.main), o.names, len(tc.wantPages))
 			}
 		})
 	}

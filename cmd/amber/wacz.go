@@ -16,9 +16,11 @@ const waczHelp = `Usage: amber wacz DIR [-o FILE.wacz]
 
 Packages the crawl directory DIR (finished, stopped or killed) as a WACZ file (WACZ 1.1.1),
 which ReplayWeb.page and other replay tools open as it is: the WARC files, the CDXJ index
-(compressed as index.cdx.gz + index.idx above 1 MiB), pages/pages.jsonl (the seeds and the
-HTML pages captured with a 2xx status, with their titles and text when documents were on),
-logs/crawl.log, and datapackage.json with the SHA-256 of every file.
+(compressed as index.cdx.gz + index.idx above 1 MiB), the page list (the seeds and the HTML
+pages captured with a 2xx status, with their titles and text when documents were on: all in
+pages/pages.jsonl up to 1,000 pages, else the seeds there and the others in
+pages/extraPages.jsonl, which ReplayWeb.page reads only when searched), logs/crawl.log, and
+datapackage.json with the SHA-256 of every file.
 
 The WARC files of a killed crawl still named *.warc.gz.open are left out (and said so); run
 the crawl again (amber crawl --dir DIR) to close them out first. DIR must not be in use by a
@@ -86,7 +88,11 @@ func writeWACZ(ctx context.Context, dir, out string, stdout, stderr io.Writer) e
 		index = wacz.IndexCDXGZ + " + " + wacz.IndexIDX
 	}
 	fmt.Fprintf(stdout, "WACZ written: %s (%d bytes)\n", res.Path, res.Bytes)
-	fmt.Fprintf(stdout, "  %d WARC files (%d bytes), %d index lines in %s, %d pages\n", res.WARCs, res.WARCBytes, res.IndexLines, index, res.Pages)
+	pages := fmt.Sprintf("%d pages", res.Pages)
+	if res.ExtraPages > 0 {
+		pages += fmt.Sprintf(" (%d seeds in %s, the others in %s)", res.Pages-res.ExtraPages, wacz.PagesFile, wacz.ExtraPagesFile)
+	}
+	fmt.Fprintf(stdout, "  %d WARC files (%d bytes), %d index lines in %s, %s\n", res.WARCs, res.WARCBytes, res.IndexLines, index, pages)
 	if res.MainPageURL != "" {
 		fmt.Fprintf(stdout, "  main page: %s\n", res.MainPageURL)
 	}

@@ -1,0 +1,483 @@
+package fastcfg
+
+import "slices"
+
+// Status says what amber does with an attrib, a section or an element of a FAST file.
+type Status string
+
+// The statuses.
+const (
+	// Mapped: converted to an amber setting (Row.Amber). Row.Note, when set, says how amber
+	// differs. A row with Row.Same is mapped only for that value (what amber always does);
+	// another value is not supported yet.
+	Mapped Status = "mapped"
+	// Ignored: no meaning for amber (FAST's own processing, storage, logging, feeding,
+	// caches, multi-node installation); Row.Note says why.
+	Ignored Status = "ignored"
+	// Unsupported: a crawl behaviour amber does not have yet; Row.Note says what amber lacks.
+	Unsupported Status = "unsupported-yet"
+	// Refused: a behaviour amber will not have; Row.Note says why.
+	Refused Status = "refused"
+)
+
+// Kind is what a Row describes.
+type Kind string
+
+// The kinds.
+const (
+	KindAttrib  Kind = "attrib"
+	KindSection Kind = "section"
+	KindElement Kind = "element"
+)
+
+// Row accounts for one attrib, section or element of the specification (§2.2.3-2.2.7, and
+// the attribs §3's examples use that the tables do not list).
+type Row struct {
+	// Section is the path of the section the row is in: "" for the collection level
+	// (DomainSpecification), "include_domains", "logins/<login>", ...; a name in angle
+	// brackets is chosen by the file.
+	Section string
+	// Name is the attrib's or section's name, or the element's (SubDomain, Login, Node); a
+	// name in angle brackets is chosen by the file (a URI, a time slot, ...).
+	Name string
+	Kind Kind
+	// Type is an attrib's type; Default its default as the specification gives it ("" for
+	// none).
+	Type    Type
+	Default string
+	Status  Status
+	// Amber names the amber keys a mapped row becomes.
+	Amber string
+	// Same is, for an attrib amber has no key for, the value amber always behaves as: that
+	// value is mapped (nothing to set), another is not supported yet.
+	Same string
+	// Note is the reason (ignored, refused), what amber lacks (unsupported-yet), or how amber
+	// differs (mapped).
+	Note string
+	// Spec is the specification's section.
+	Spec string
+	// Aliases are other spellings the specification uses for the name (its tables and its
+	// examples differ).
+	Aliases []string
+	// Like, for a section or element, names the section whose attribs and sections it holds
+	// ("" for none, "." for the collection level).
+	Like string
+}
+
+// Reasons shared by many rows.
+const (
+	whyFeeding   = "FAST's own processing/feeding; amber writes WARC, CDXJ and documents.jsonl itself"
+	whyLog       = "FAST's own logs; amber always writes logs/crawl.log, logs/events.jsonl and its reports"
+	whyCache     = "FAST's own caches; amber's frontier keeps its state in badger"
+	whyMultiNode = "FAST's multi-node installation; amber is one crawler process"
+	whyFTP       = "amber crawls http and https only (no FTP)"
+	whyRefresh   = "amber runs one crawl and stops: no refresh cycles (run amber crawl again, e.g. from cron, for the next capture)"
+	whyAdaptive  = "adaptive refresh scheduling: " + whyRefresh
+	whyLogin     = "amber has no HTML form login yet"
+	whyPriority  = "amber's frontier has no priority levels (each host's URLs go in discovery order)"
+	whySubColl   = "amber has one value of each setting per crawl: no per-subcollection overrides yet"
+	whyScopeRule = "scope.accept (include) or scope.block (exclude) rules, as regular expressions on amber's canonical URL"
+	whyLinkExtr  = "amber extracts links from every kind of reference it knows, always"
+)
+
+// rows is the table; Table returns a copy.
+var rows = []Row{
+	// §2.2.3: the collection's attribs.
+	{Name: "info", Kind: KindAttrib, Type: String, Status: Mapped, Amber: "description", Spec: "2.2.3"},
+	{Name: "fetch_timeout", Kind: KindAttrib, Type: Integer, Default: "300", Status: Mapped, Amber: "network.response_timeout", Spec: "2.2.3",
+		Note: "amber keeps what arrived in time, marked WARC-Truncated: time; its connect (10s) and first-byte (30s) timeouts apply too"},
+	{Name: "allowed_types", Kind: KindAttrib, Type: ListString, Default: "text/html, text/plain, application/msword, application/msexcel, application/pt, application/pdf", Status: Unsupported, Spec: "2.2.3",
+		Note: "amber has no MIME-type filter: it archives every response it fetches"},
+	{Name: "force_mimetype_detection", Kind: KindAttrib, Type: Boolean, Default: "no", Status: Ignored, Spec: "2.2.3", Note: whyFeeding},
+	{Name: "allowed_schemes", Kind: KindAttrib, Type: ListString, Default: "http", Status: Mapped, Amber: "scope.block", Spec: "2.2.3",
+		Note: "http or https left out becomes a block rule; other schemes are refused: " + whyFTP},
+	{Name: "ftp_passive", Kind: KindAttrib, Type: Boolean, Default: "yes", Status: Refused, Spec: "2.2.3", Note: whyFTP},
+	{Name: "domain_clustering", Kind: KindAttrib, Type: Boolean, Default: "no", Status: Ignored, Spec: "2.2.3", Note: whyMultiNode},
+	{Name: "max_inter_docs", Kind: KindAttrib, Type: Integer, Status: Unsupported, Spec: "2.2.3",
+		Note: "amber has no per-site quota of documents before it turns to another site (it crawls all sites at once)"},
+	{Name: "max_redirects", Kind: KindAttrib, Type: Integer, Default: "10", Status: Unsupported, Spec: "2.2.3",
+		Note: "amber bounds redirect chains by scope.max_hops only"},
+	{Name: "diffcheck", Kind: KindAttrib, Type: Boolean, Default: "yes", Status: Mapped, Amber: "documents.deduplication", Spec: "2.2.3",
+		Note: "amber's documents.jsonl deduplication compares the extracted fields (content_hash); the WARC files always hold an identical payload as a revisit record"},
+	{Name: "near_duplicate_detection", Kind: KindAttrib, Type: Boolean, Default: "no", Status: Mapped, Same: "no", Spec: "2.2.3",
+		Note: "amber detects exact duplicates only; it cannot reproduce a word-pattern test like FAST's honestly (yes is refused)"},
+	{Name: "max_uri_recursion", Kind: KindAttrib, Type: Integer, Default: "5", Status: Unsupported, Spec: "2.2.3",
+		Note: "amber's trap rule is fixed (a path segment repeated 3 times in a row, or more than 20 segments)"},
+	{Name: "ftp_searchlinks", Kind: KindAttrib, Type: Boolean, Default: "yes", Status: Refused, Spec: "2.2.3", Note: whyFTP},
+	{Name: "use_javascript", Kind: KindAttrib, Type: Boolean, Default: "no", Status: Mapped, Amber: "fetcher", Spec: "2.2.3",
+		Note: "yes is fetcher: browser: headless Chromium loads each page and amber archives every request it makes"},
+	{Name: "javascript_keep_html", Kind: KindAttrib, Type: Boolean, Default: "no", Status: Mapped, Same: "yes", Spec: "2.2.3",
+		Note: "amber's documents of browser pages come from the rendered page (without use_javascript: yes it changes nothing)"},
+	{Name: "javascript_delay", Kind: KindAttrib, Type: Real, Status: Unsupported, Spec: "2.2.3",
+		Note: "amber's browser loads what a page needs without a delay of its own"},
+	{Name: "exclude_exts", Kind: KindAttrib, Type: ListString, Default: ".jpg, .jpeg, .ico, .tif, .png, .bmp, .gif, .wmf, .avi, .mpg, .wmv, .wma, .ram, .asx, .ASF, .mp3, .wav, .ogg, .ra, .aac, .m4a, .zip, .gz, .vmarc, .z, .tar, .iso, .img, .rpm, .cab, .rar, .ace, .hqx, .swf, .exe, .java, .jar, .prz, .wrl, .midr, .css, .ps, .ttf, .mso, .dvi", Status: Mapped, Amber: "scope.block", Spec: "2.2.3",
+		Note: "one block rule on the end of the URL's path, compared as written; block rules bind the embeds of pages too"},
+	{Name: "use_http_1_1", Kind: KindAttrib, Type: Boolean, Default: "yes", Status: Mapped, Same: "yes", Spec: "2.2.3",
+		Note: "amber speaks HTTP/1.1 only (no is refused)"},
+	{Name: "accept_compression", Kind: KindAttrib, Type: Boolean, Default: "yes", Status: Mapped, Same: "yes", Spec: "2.2.3",
+		Note: "amber always sends Accept-Encoding: gzip"},
+	{Name: "dbswitch", Kind: KindAttrib, Type: Integer, Default: "5", Status: Ignored, Spec: "2.2.3", Note: whyFeeding},
+	{Name: "dbswitch_delete", Kind: KindAttrib, Type: Boolean, Default: "no", Status: Ignored, Spec: "2.2.3", Note: whyFeeding},
+	{Name: "html_redir_is_redir", Kind: KindAttrib, Type: Boolean, Default: "yes", Status: Mapped, Same: "yes", Spec: "2.2.3",
+		Note: "amber follows every <meta http-equiv=refresh> as a redirect (hop R)"},
+	{Name: "html_redir_threshold", Kind: KindAttrib, Type: Integer, Default: "3", Status: Unsupported, Spec: "2.2.3", Aliases: []string{"hmtl_redir_threshold", "html_redir_thresh"},
+		Note: "amber follows a meta refresh whatever its delay (without html_redir_is_redir: yes it changes nothing)"},
+	{Name: "robots_ttl", Kind: KindAttrib, Type: Integer, Default: "86400", Status: Unsupported, Spec: "2.2.3",
+		Note: "amber fetches a host's robots.txt once per crawl"},
+	{Name: "use_sitemaps", Kind: KindAttrib, Type: Boolean, Default: "no", Status: Mapped, Amber: "sitemaps.robots", Spec: "2.2.3",
+		Note: "amber reads the sitemaps robots.txt lists (Sitemap: lines); their URLs are decided by scope like links"},
+	{Name: "max_pending", Kind: KindAttrib, Type: Integer, Default: "2", Status: Mapped, Amber: "politeness.host_concurrency", Spec: "2.2.3",
+		Note: "amber's limit is per host (host:port), FAST's per site"},
+	{Name: "robots_auth_ignore", Kind: KindAttrib, Type: Boolean, Default: "yes", Status: Mapped, Same: "yes", Spec: "2.2.3",
+		Note: "amber reads a robots.txt answered 401 or 403 (any 4xx) as allowing all"},
+	{Name: "robots_tout_ignore", Kind: KindAttrib, Type: Boolean, Default: "no", Status: Mapped, Same: "no", Spec: "2.2.3",
+		Note: "amber crawls nothing of a host whose robots.txt does not answer, and tries it again later"},
+	{Name: "rewrite_rules", Kind: KindAttrib, Type: ListString, Status: Unsupported, Spec: "2.2.3",
+		Note: "amber does not rewrite URLs"},
+	{Name: "extract_links_from_dupes", Kind: KindAttrib, Type: Boolean, Default: "no", Status: Mapped, Same: "yes", Spec: "2.2.3", Aliases: []string{"extract_links_from_dunes"},
+		Note: "amber extracts the links of every page, duplicates too"},
+	{Name: "use_meta_csum", Kind: KindAttrib, Type: Boolean, Default: "no", Status: Mapped, Same: "no", Spec: "2.2.3",
+		Note: "amber's duplicate test covers documents.deduplication_fields, not META tags"},
+	{Name: "csum_cut_off", Kind: KindAttrib, Type: Integer, Default: "0", Status: Mapped, Same: "0", Spec: "2.2.3",
+		Note: "amber's duplicate test covers the whole content"},
+	{Name: "if_modified_since", Kind: KindAttrib, Type: Boolean, Default: "yes", Status: Mapped, Same: "no", Spec: "2.2.3",
+		Note: "amber sends no If-Modified-Since: a crawl has no earlier capture to compare with (no refresh cycles)"},
+	{Name: "use_cookies", Kind: KindAttrib, Type: Boolean, Default: "no", Status: Mapped, Amber: "cookies", Spec: "2.2.3"},
+	{Name: "uri_search_mime", Kind: KindAttrib, Type: ListString, Default: "text/html, text/vnd.wap.xml, text/wml, text/x-wap.wml, x-application/wml, text/x-hdml", Status: Unsupported, Spec: "2.2.3",
+		Note: "amber extracts links from HTML and CSS (and, with the browser, from what a page loads); the list of types is fixed"},
+	{Name: "max_backoff_counter", Kind: KindAttrib, Type: Integer, Default: "50", Status: Unsupported, Spec: "2.2.3",
+		Note: "amber retries each URL (politeness.max_attempts) but does not give up a site after repeated failures"},
+	{Name: "max_backoff_delay", Kind: KindAttrib, Type: Integer, Default: "600", Status: Unsupported, Spec: "2.2.3",
+		Note: "amber doubles a URL's retry delay (politeness.retry_delay) but does not slow a failing site down"},
+	{Name: "delay", Kind: KindAttrib, Type: Real, Default: "60.0", Status: Mapped, Amber: "politeness.host_delay", Spec: "2.2.3",
+		Note: "amber waits from the end of one response to the start of the next request to the host (host:port); a robots.txt Crawl-delay raises it"},
+	{Name: "refresh", Kind: KindAttrib, Type: Real, Default: "1500.0", Status: Unsupported, Spec: "2.2.3", Note: whyRefresh},
+	{Name: "robots", Kind: KindAttrib, Type: Boolean, Default: "yes", Status: Mapped, Amber: "politeness.ignore_robots", Spec: "2.2.3"},
+	{Name: "start_uris", Kind: KindAttrib, Type: ListString, Status: Mapped, Amber: "seeds", Spec: "2.2.3",
+		Note: "seeds of type one-page: what else is crawled is what scope.accept says (include rules, crawlmode)"},
+	{Name: "start_uri_files", Kind: KindAttrib, Type: ListString, Status: Mapped, Amber: "seeds", Spec: "2.2.3",
+		Note: "each file (relative to the XML file) is read when the file is converted, one URI per line; its URIs become seeds as start_uris do"},
+	{Name: "max_sites", Kind: KindAttrib, Type: Integer, Default: "128", Status: Unsupported, Spec: "2.2.3",
+		Note: "amber bounds the URLs fetched at once (workers), not the sites"},
+	{Name: "mirror_site_files", Kind: KindAttrib, Type: ListString, Status: Unsupported, Spec: "2.2.3",
+		Note: "amber has no mirror (alias) sites"},
+	{Name: "proxy", Kind: KindAttrib, Type: ListString, Status: Mapped, Amber: "proxy", Spec: "2.2.3",
+		Note: "amber uses one proxy, through CONNECT tunnels: with several, the first (using several is not supported yet); an encrypted (!ENC!) password becomes an env: reference"},
+	{Name: "proxy_max_pending", Kind: KindAttrib, Type: Integer, Default: "2147483647", Status: Mapped, Same: "2147483647", Spec: "2.2.3",
+		Note: "amber does not limit the connections to its proxy"},
+	{Name: "headers", Kind: KindAttrib, Type: ListString, Default: "User-Agent: FAST Search Web Crawler <version>", Status: Mapped, Amber: "headers, user_agent", Spec: "2.2.3",
+		Note: "User-Agent becomes user_agent; Authorization and Proxy-Authorization are not supported (amber sends credentials to their origin only: auth, proxy)"},
+	{Name: "cut_off", Kind: KindAttrib, Type: Integer, Status: Mapped, Amber: "limits.response_size", Spec: "2.2.3",
+		Note: "amber's limit counts the response as received (header included, before decoding)"},
+	{Name: "truncate", Kind: KindAttrib, Type: Boolean, Default: "yes", Status: Mapped, Same: "yes", Spec: "2.2.3",
+		Note: "amber keeps the first limits.response_size bytes of a larger response, marked WARC-Truncated: length, where no drops it (without cut_off it changes nothing)"},
+	{Name: "check_meta_robots", Kind: KindAttrib, Type: Boolean, Default: "yes", Status: Mapped, Same: "the value of robots", Spec: "2.2.3",
+		Note: "amber obeys <meta name=robots> (and rel=nofollow) exactly when it obeys robots.txt"},
+	{Name: "obey_robots_delay", Kind: KindAttrib, Type: Boolean, Default: "no", Status: Mapped, Same: "yes", Spec: "2.2.3",
+		Note: "amber obeys a robots.txt Crawl-delay (up to 10 minutes)"},
+	{Name: "key_file", Kind: KindAttrib, Type: String, Status: Unsupported, Spec: "2.2.3",
+		Note: "amber has no TLS client certificates yet"},
+	{Name: "cert_file", Kind: KindAttrib, Type: String, Status: Unsupported, Spec: "2.2.3",
+		Note: "amber has no TLS client certificates yet"},
+	{Name: "max_doc", Kind: KindAttrib, Type: Integer, Default: "100000", Status: Unsupported, Spec: "2.2.3",
+		Note: "amber's limits.urls bounds the whole crawl, not each site"},
+	{Name: "enforce_delay_per_ip", Kind: KindAttrib, Type: Boolean, Default: "yes", Status: Mapped, Same: "no", Spec: "2.2.3",
+		Note: "amber spaces requests per host name, not per address"},
+	{Name: "wqfilter", Kind: KindAttrib, Type: Boolean, Default: "yes", Status: Ignored, Spec: "2.2.3",
+		Note: "amber's frontier never queues a URL twice (an exact seen set)"},
+	{Name: "smfilter", Kind: KindAttrib, Type: Integer, Default: "0", Status: Ignored, Spec: "2.2.3", Note: whyMultiNode},
+	{Name: "mufilter", Kind: KindAttrib, Type: Integer, Default: "0", Status: Ignored, Spec: "2.2.3", Note: whyMultiNode},
+	{Name: "umlogs", Kind: KindAttrib, Type: Boolean, Default: "yes", Status: Ignored, Spec: "2.2.3", Note: whyMultiNode},
+	{Name: "sort_query_params", Kind: KindAttrib, Type: Boolean, Default: "no", Status: Mapped, Same: "no", Spec: "2.2.3",
+		Note: "amber keeps a URL's query as it is"},
+	{Name: "robots_timeout", Kind: KindAttrib, Type: Integer, Default: "300", Status: Unsupported, Spec: "2.2.3",
+		Note: "amber fetches robots.txt with the timeouts of every request (network.*_timeout)"},
+	{Name: "login_timeout", Kind: KindAttrib, Type: Integer, Default: "300", Status: Unsupported, Spec: "2.2.3", Note: whyLogin},
+	{Name: "login_failed_ignore", Kind: KindAttrib, Type: Boolean, Status: Unsupported, Spec: "3.2 (example only)", Note: whyLogin},
+	{Name: "send_links_to", Kind: KindAttrib, Type: String, Status: Refused, Spec: "2.2.3",
+		Note: "an amber crawl is one collection: its links go to its own frontier"},
+	{Name: "cookie_timeout", Kind: KindAttrib, Type: Integer, Default: "900", Status: Unsupported, Spec: "2.2.3",
+		Note: "amber keeps session cookies for the whole run"},
+	{Name: "refresh_when_idle", Kind: KindAttrib, Type: Boolean, Default: "no", Status: Unsupported, Spec: "2.2.3", Note: whyRefresh},
+	{Name: "refresh_mode", Kind: KindAttrib, Type: String, Default: "scratch", Status: Unsupported, Spec: "2.2.3", Note: whyRefresh},
+
+	// §2.2.4.1-2.2.4.4: include and exclude rules.
+	{Name: "include_domains", Kind: KindSection, Status: Mapped, Amber: "scope.accept", Spec: "2.2.4.1",
+		Note: "rules on the host name; an empty section matches every host"},
+	{Section: "include_domains", Name: "exact", Kind: KindAttrib, Type: ListString, Status: Mapped, Amber: "scope.accept", Spec: "2.2.4.1", Note: whyScopeRule},
+	{Section: "include_domains", Name: "prefix", Kind: KindAttrib, Type: ListString, Status: Mapped, Amber: "scope.accept", Spec: "2.2.4.1", Note: whyScopeRule},
+	{Section: "include_domains", Name: "suffix", Kind: KindAttrib, Type: ListString, Status: Mapped, Amber: "scope.accept", Spec: "2.2.4.1", Note: whyScopeRule},
+	{Section: "include_domains", Name: "regexp", Kind: KindAttrib, Type: ListString, Status: Mapped, Amber: "scope.accept", Spec: "2.2.4.1",
+		Note: whyScopeRule + "; amber's regexes are RE2 (no lookaround or backreference), an anchor (^, $) only at the start or end of an alternative"},
+	{Section: "include_domains", Name: "ipmask", Kind: KindAttrib, Type: ListString, Status: Unsupported, Spec: "2.2.4.1", Note: "amber's scope rules do not see addresses"},
+	{Section: "include_domains", Name: "ip6mask", Kind: KindAttrib, Type: ListString, Status: Unsupported, Spec: "2.2.4.1", Note: "amber's scope rules do not see addresses"},
+	{Section: "include_domains", Name: "file", Kind: KindAttrib, Type: ListString, Status: Unsupported, Spec: "2.2.4.1", Note: "rule files are not read yet"},
+	{Name: "exclude_domains", Kind: KindSection, Status: Mapped, Amber: "scope.block", Spec: "2.2.4.2",
+		Note: "rules on the host name; an empty section matches no host"},
+	{Section: "exclude_domains", Name: "exact", Kind: KindAttrib, Type: ListString, Status: Mapped, Amber: "scope.block", Spec: "2.2.4.2", Note: whyScopeRule},
+	{Section: "exclude_domains", Name: "prefix", Kind: KindAttrib, Type: ListString, Status: Mapped, Amber: "scope.block", Spec: "2.2.4.2", Note: whyScopeRule},
+	{Section: "exclude_domains", Name: "suffix", Kind: KindAttrib, Type: ListString, Status: Mapped, Amber: "scope.block", Spec: "2.2.4.2", Note: whyScopeRule},
+	{Section: "exclude_domains", Name: "regexp", Kind: KindAttrib, Type: ListString, Status: Mapped, Amber: "scope.block", Spec: "2.2.4.2",
+		Note: whyScopeRule + "; as include_domains regexp"},
+	{Section: "exclude_domains", Name: "ipmask", Kind: KindAttrib, Type: ListString, Status: Unsupported, Spec: "2.2.4.2", Note: "amber's scope rules do not see addresses"},
+	{Section: "exclude_domains", Name: "ip6mask", Kind: KindAttrib, Type: ListString, Status: Unsupported, Spec: "2.2.4.2", Note: "amber's scope rules do not see addresses"},
+	{Section: "exclude_domains", Name: "file", Kind: KindAttrib, Type: ListString, Status: Unsupported, Spec: "2.2.4.2", Note: "rule files are not read yet"},
+	{Name: "include_uris", Kind: KindSection, Status: Mapped, Amber: "scope.accept", Spec: "2.2.4.3",
+		Note: "rules on the whole URI; an empty section matches every URI"},
+	{Section: "include_uris", Name: "exact", Kind: KindAttrib, Type: ListString, Status: Mapped, Amber: "scope.accept", Spec: "2.2.4.3", Note: whyScopeRule},
+	{Section: "include_uris", Name: "prefix", Kind: KindAttrib, Type: ListString, Status: Mapped, Amber: "scope.accept", Spec: "2.2.4.3", Note: whyScopeRule},
+	{Section: "include_uris", Name: "suffix", Kind: KindAttrib, Type: ListString, Status: Mapped, Amber: "scope.accept", Spec: "2.2.4.3", Note: whyScopeRule},
+	{Section: "include_uris", Name: "regexp", Kind: KindAttrib, Type: ListString, Status: Mapped, Amber: "scope.accept", Spec: "2.2.4.3",
+		Note: whyScopeRule + "; amber's regexes are RE2 (no lookaround or backreference)"},
+	{Section: "include_uris", Name: "file", Kind: KindAttrib, Type: ListString, Status: Unsupported, Spec: "2.2.4.3", Note: "rule files are not read yet"},
+	{Name: "exclude_uris", Kind: KindSection, Status: Mapped, Amber: "scope.block", Spec: "2.2.4.4",
+		Note: "rules on the whole URI; an empty section matches no URI"},
+	{Section: "exclude_uris", Name: "exact", Kind: KindAttrib, Type: ListString, Status: Mapped, Amber: "scope.block", Spec: "2.2.4.4", Note: whyScopeRule},
+	{Section: "exclude_uris", Name: "prefix", Kind: KindAttrib, Type: ListString, Status: Mapped, Amber: "scope.block", Spec: "2.2.4.4", Note: whyScopeRule},
+	{Section: "exclude_uris", Name: "suffix", Kind: KindAttrib, Type: ListString, Status: Mapped, Amber: "scope.block", Spec: "2.2.4.4", Note: whyScopeRule},
+	{Section: "exclude_uris", Name: "regexp", Kind: KindAttrib, Type: ListString, Status: Mapped, Amber: "scope.block", Spec: "2.2.4.4",
+		Note: whyScopeRule + "; amber's regexes are RE2 (no lookaround or backreference)"},
+	{Section: "exclude_uris", Name: "file", Kind: KindAttrib, Type: ListString, Status: Unsupported, Spec: "2.2.4.4", Note: "rule files are not read yet"},
+
+	// §2.2.4.5: log.
+	{Name: "log", Kind: KindSection, Status: Ignored, Spec: "2.2.4.5", Note: whyLog},
+	{Section: "log", Name: "fetch", Kind: KindAttrib, Type: String, Default: "text", Status: Ignored, Spec: "2.2.4.5", Note: whyLog},
+	{Section: "log", Name: "postprocess", Kind: KindAttrib, Type: String, Default: "text", Status: Ignored, Spec: "2.2.4.5", Note: whyLog},
+	{Section: "log", Name: "header", Kind: KindAttrib, Type: String, Default: "none", Status: Ignored, Spec: "2.2.4.5", Note: whyLog},
+	{Section: "log", Name: "screened", Kind: KindAttrib, Type: String, Default: "none", Status: Ignored, Spec: "2.2.4.5", Note: whyLog},
+	{Section: "log", Name: "scheduler", Kind: KindAttrib, Type: String, Default: "none", Status: Ignored, Spec: "2.2.4.5", Note: whyLog},
+	{Section: "log", Name: "dsfeed", Kind: KindAttrib, Type: String, Default: "text", Status: Ignored, Spec: "2.2.4.5", Note: whyLog},
+	{Section: "log", Name: "site", Kind: KindAttrib, Type: String, Default: "text", Status: Ignored, Spec: "2.2.4.5", Note: whyLog},
+
+	// §2.2.4.6: storage.
+	{Name: "storage", Kind: KindSection, Status: Ignored, Spec: "2.2.4.6", Note: whyFeeding},
+	{Section: "storage", Name: "datastore", Kind: KindAttrib, Type: String, Default: "bstore", Status: Ignored, Spec: "2.2.4.6", Note: whyFeeding},
+	{Section: "storage", Name: "store_http_header", Kind: KindAttrib, Type: Boolean, Default: "yes", Status: Ignored, Spec: "2.2.4.6", Note: whyFeeding},
+	{Section: "storage", Name: "store_dupes", Kind: KindAttrib, Type: Boolean, Default: "no", Status: Ignored, Spec: "2.2.4.6", Note: whyFeeding},
+	{Section: "storage", Name: "compress", Kind: KindAttrib, Type: Boolean, Default: "yes", Status: Ignored, Spec: "2.2.4.6", Note: whyFeeding},
+	{Section: "storage", Name: "compress_exclude_mime", Kind: KindAttrib, Type: ListString, Default: "none", Status: Ignored, Spec: "2.2.4.6", Note: whyFeeding},
+	{Section: "storage", Name: "remove_docs", Kind: KindAttrib, Type: Boolean, Default: "no", Status: Ignored, Spec: "2.2.4.6", Note: whyFeeding},
+	{Section: "storage", Name: "clusters", Kind: KindAttrib, Type: Integer, Default: "8", Status: Ignored, Spec: "2.2.4.6", Note: whyFeeding},
+	{Section: "storage", Name: "defrag_threshold", Kind: KindAttrib, Type: Integer, Default: "85", Status: Ignored, Spec: "2.2.4.6", Note: whyFeeding},
+	{Section: "storage", Name: "uri_dir", Kind: KindAttrib, Type: String, Default: "none", Status: Ignored, Spec: "2.2.4.6",
+		Note: whyFeeding + " (each WARC metadata record lists a page's outlinks)"},
+
+	// §2.2.4.7-2.2.4.10: post processing, duplicate servers, feeding, caches.
+	{Name: "pp", Kind: KindSection, Status: Ignored, Spec: "2.2.4.7", Note: whyFeeding},
+	{Section: "pp", Name: "use_dupservers", Kind: KindAttrib, Type: Boolean, Default: "no", Status: Ignored, Spec: "2.2.4.7", Note: whyFeeding},
+	{Section: "pp", Name: "max_dupes", Kind: KindAttrib, Type: Integer, Default: "10", Status: Ignored, Spec: "2.2.4.7", Note: whyFeeding},
+	{Section: "pp", Name: "stripe", Kind: KindAttrib, Type: Integer, Default: "1", Status: Ignored, Spec: "2.2.4.7", Note: whyFeeding},
+	{Section: "pp", Name: "ds_meta_info", Kind: KindAttrib, Type: ListString, Default: "duplicates, redirects, mirrors, metadata", Status: Ignored, Spec: "2.2.4.7", Note: whyFeeding},
+	{Section: "pp", Name: "ds_max_ecl", Kind: KindAttrib, Type: Integer, Default: "10", Status: Ignored, Spec: "2.2.4.7", Note: whyFeeding},
+	{Section: "pp", Name: "ecl_override", Kind: KindAttrib, Type: String, Status: Ignored, Spec: "2.2.4.7", Note: whyFeeding},
+	{Section: "pp", Name: "ds_send_links", Kind: KindAttrib, Type: Boolean, Default: "no", Status: Ignored, Spec: "2.2.4.7", Note: whyFeeding},
+	{Section: "pp", Name: "ds_paused", Kind: KindAttrib, Type: Boolean, Default: "no", Status: Ignored, Spec: "2.2.4.7", Note: whyFeeding},
+	{Name: "ppdup", Kind: KindSection, Status: Ignored, Spec: "2.2.4.8", Note: whyFeeding},
+	{Section: "ppdup", Name: "format", Kind: KindAttrib, Type: String, Status: Ignored, Spec: "2.2.4.8", Note: whyFeeding},
+	{Section: "ppdup", Name: "cachesize", Kind: KindAttrib, Type: Integer, Status: Ignored, Spec: "2.2.4.8", Note: whyFeeding},
+	{Section: "ppdup", Name: "stripes", Kind: KindAttrib, Type: Integer, Status: Ignored, Spec: "2.2.4.8", Note: whyFeeding},
+	{Section: "ppdup", Name: "compact", Kind: KindAttrib, Type: Boolean, Default: "yes", Status: Ignored, Spec: "2.2.4.8", Note: whyFeeding},
+	{Name: "feeding", Kind: KindSection, Status: Ignored, Spec: "2.2.4.9", Note: whyFeeding},
+	{Section: "feeding", Name: "<destination>", Kind: KindSection, Status: Ignored, Spec: "2.2.4.9", Note: whyFeeding},
+	{Section: "feeding/<destination>", Name: "collection", Kind: KindAttrib, Type: String, Status: Ignored, Spec: "2.2.4.9", Note: whyFeeding},
+	{Section: "feeding/<destination>", Name: "destination", Kind: KindAttrib, Type: String, Default: "default", Status: Ignored, Spec: "2.2.4.9", Note: whyFeeding},
+	{Section: "feeding/<destination>", Name: "paused", Kind: KindAttrib, Type: Boolean, Default: "no", Status: Ignored, Spec: "2.2.4.9", Note: whyFeeding},
+	{Section: "feeding/<destination>", Name: "primary", Kind: KindAttrib, Type: Boolean, Status: Ignored, Spec: "2.2.4.9", Note: whyFeeding},
+	{Name: "cachesize", Kind: KindSection, Status: Ignored, Spec: "2.2.4.10", Note: whyCache},
+	{Section: "cachesize", Name: "duplicates", Kind: KindAttrib, Type: Integer, Status: Ignored, Spec: "2.2.4.10", Note: whyCache},
+	{Section: "cachesize", Name: "screened", Kind: KindAttrib, Type: Integer, Status: Ignored, Spec: "2.2.4.10", Note: whyCache},
+	{Section: "cachesize", Name: "smcomm", Kind: KindAttrib, Type: Integer, Status: Ignored, Spec: "2.2.4.10", Note: whyCache},
+	{Section: "cachesize", Name: "mucomm", Kind: KindAttrib, Type: Integer, Status: Ignored, Spec: "2.2.4.10", Note: whyCache},
+	{Section: "cachesize", Name: "wqcache", Kind: KindAttrib, Type: Integer, Status: Ignored, Spec: "2.2.4.10", Note: whyCache},
+	{Section: "cachesize", Name: "crosslinks", Kind: KindAttrib, Type: Integer, Status: Ignored, Spec: "2.2.4.10", Note: whyCache},
+	{Section: "cachesize", Name: "routetab", Kind: KindAttrib, Type: Integer, Default: "1048576", Status: Ignored, Spec: "2.2.4.10", Note: whyCache},
+	{Section: "cachesize", Name: "pp", Kind: KindAttrib, Type: Integer, Default: "1048576", Status: Ignored, Spec: "2.2.4.10", Note: whyCache},
+	{Section: "cachesize", Name: "pp_pending", Kind: KindAttrib, Type: Integer, Default: "131072", Status: Ignored, Spec: "2.2.4.10", Note: whyCache},
+	{Section: "cachesize", Name: "aliases", Kind: KindAttrib, Type: Integer, Default: "1048576", Status: Ignored, Spec: "2.2.4.10", Note: whyCache},
+
+	// §2.2.4.11-2.2.4.14: error handling.
+	{Name: "http_errors", Kind: KindSection, Status: Unsupported, Spec: "2.2.4.11",
+		Note: "amber retries network errors and 5xx (politeness.max_attempts, one setting for all) and archives every response; KEEP and DELETE act on FAST's index"},
+	{Section: "http_errors", Name: "<condition>", Kind: KindAttrib, Type: String, Default: "4xx DELETE:0, 5xx DELETE:10, int KEEP:0, net DELETE:3, RETRY:1, ttl DELETE:3", Status: Unsupported, Spec: "2.2.4.11",
+		Note: "amber retries network errors and 5xx (politeness.max_attempts, one setting for all) and archives every response; KEEP and DELETE act on FAST's index"},
+	{Name: "ftp_errors", Kind: KindSection, Status: Refused, Spec: "2.2.4.13", Note: whyFTP},
+	{Section: "ftp_errors", Name: "<condition>", Kind: KindAttrib, Type: String, Default: "4xx DELETE:3, 550 DELETE:0, 5xx DELETE:3, int KEEP:0, net DELETE:3, RETRY:1", Status: Refused, Spec: "2.2.4.13", Note: whyFTP},
+
+	// §2.2.4.15-2.2.4.16: queue priorities.
+	{Name: "workqueue_priority", Kind: KindSection, Status: Unsupported, Spec: "2.2.4.15", Note: whyPriority},
+	{Section: "workqueue_priority", Name: "levels", Kind: KindAttrib, Type: Integer, Default: "1", Status: Unsupported, Spec: "2.2.4.15", Note: whyPriority},
+	{Section: "workqueue_priority", Name: "default", Kind: KindAttrib, Type: Integer, Default: "1", Status: Unsupported, Spec: "2.2.4.15", Note: whyPriority},
+	{Section: "workqueue_priority", Name: "start_uri_pri", Kind: KindAttrib, Type: Integer, Default: "1", Status: Unsupported, Spec: "2.2.4.15", Note: whyPriority},
+	{Section: "workqueue_priority", Name: "pop_scheme", Kind: KindAttrib, Type: String, Default: "default", Status: Unsupported, Spec: "2.2.4.15", Note: whyPriority},
+	{Section: "workqueue_priority", Name: "put_scheme", Kind: KindAttrib, Type: String, Default: "default", Status: Unsupported, Spec: "2.2.4.15", Note: whyPriority},
+	{Section: "workqueue_priority", Name: "<level>", Kind: KindSection, Status: Unsupported, Spec: "2.2.4.16", Note: whyPriority},
+	{Section: "workqueue_priority/<level>", Name: "share", Kind: KindAttrib, Type: Integer, Status: Unsupported, Spec: "2.2.4.16", Note: whyPriority},
+	{Section: "workqueue_priority/<level>", Name: "include_domains", Kind: KindSection, Status: Unsupported, Spec: "2.2.4.16", Like: "include_domains", Note: whyPriority},
+	{Section: "workqueue_priority/<level>", Name: "include_uris", Kind: KindSection, Status: Unsupported, Spec: "2.2.4.16", Like: "include_uris", Note: whyPriority},
+
+	// §2.2.4.17: link extraction.
+	{Name: "link_extraction", Kind: KindSection, Status: Mapped, Spec: "2.2.4.17", Note: whyLinkExtr + ": each attrib that asks for what amber does is mapped, the others are not supported yet"},
+	{Section: "link_extraction", Name: "a", Kind: KindAttrib, Type: Boolean, Default: "yes", Status: Mapped, Same: "yes", Spec: "2.2.4.17", Note: whyLinkExtr},
+	{Section: "link_extraction", Name: "action", Kind: KindAttrib, Type: Boolean, Default: "yes", Status: Mapped, Same: "yes", Spec: "2.2.4.17", Note: whyLinkExtr + " (a GET form's action)"},
+	{Section: "link_extraction", Name: "area", Kind: KindAttrib, Type: Boolean, Default: "yes", Status: Mapped, Same: "yes", Spec: "2.2.4.17", Note: whyLinkExtr},
+	{Section: "link_extraction", Name: "card", Kind: KindAttrib, Type: Boolean, Default: "yes", Status: Mapped, Same: "no", Spec: "2.2.4.17", Note: "amber does not read WML"},
+	{Section: "link_extraction", Name: "comment", Kind: KindAttrib, Type: Boolean, Default: "yes", Status: Mapped, Same: "no", Spec: "2.2.4.17", Note: "amber does not look for links in HTML comments"},
+	{Section: "link_extraction", Name: "embed", Kind: KindAttrib, Type: Boolean, Default: "yes", Status: Mapped, Same: "yes", Spec: "2.2.4.17", Note: whyLinkExtr},
+	{Section: "link_extraction", Name: "frame", Kind: KindAttrib, Type: Boolean, Default: "yes", Status: Mapped, Same: "yes", Spec: "2.2.4.17", Note: whyLinkExtr},
+	{Section: "link_extraction", Name: "go", Kind: KindAttrib, Type: Boolean, Default: "yes", Status: Mapped, Same: "no", Spec: "2.2.4.17", Note: "amber does not read WML"},
+	{Section: "link_extraction", Name: "img", Kind: KindAttrib, Type: Boolean, Default: "no", Status: Mapped, Same: "yes", Spec: "2.2.4.17", Note: "amber archives a page's images (embeds), as a replay needs them"},
+	{Section: "link_extraction", Name: "layer", Kind: KindAttrib, Type: Boolean, Default: "yes", Status: Mapped, Same: "no", Spec: "2.2.4.17", Note: "amber does not read LAYER elements"},
+	{Section: "link_extraction", Name: "link", Kind: KindAttrib, Type: Boolean, Default: "yes", Status: Mapped, Same: "yes", Spec: "2.2.4.17", Note: whyLinkExtr},
+	{Section: "link_extraction", Name: "meta", Kind: KindAttrib, Type: Boolean, Default: "yes", Status: Mapped, Same: "no", Spec: "2.2.4.17", Note: "amber reads no links from META elements but a refresh"},
+	{Section: "link_extraction", Name: "meta_refresh", Kind: KindAttrib, Type: Boolean, Default: "yes", Status: Mapped, Same: "yes", Spec: "2.2.4.17", Note: whyLinkExtr},
+	{Section: "link_extraction", Name: "object", Kind: KindAttrib, Type: Boolean, Default: "yes", Status: Mapped, Same: "yes", Spec: "2.2.4.17", Note: whyLinkExtr},
+	{Section: "link_extraction", Name: "script", Kind: KindAttrib, Type: Boolean, Default: "yes", Status: Mapped, Same: "yes", Spec: "2.2.4.17", Note: whyLinkExtr},
+	{Section: "link_extraction", Name: "script_java", Kind: KindAttrib, Type: Boolean, Default: "yes", Status: Mapped, Same: "yes", Spec: "2.2.4.17", Note: whyLinkExtr + " (URL-like strings in scripts, hop X)"},
+	{Section: "link_extraction", Name: "style", Kind: KindAttrib, Type: Boolean, Default: "yes", Status: Mapped, Same: "yes", Spec: "2.2.4.17", Note: whyLinkExtr},
+
+	// §2.2.4.18: limits.
+	{Name: "limits", Kind: KindSection, Status: Mapped, Amber: "limits", Spec: "2.2.4.18",
+		Note: "FAST turns to refreshing only; amber stops the crawl cleanly"},
+	{Section: "limits", Name: "disk_free", Kind: KindAttrib, Type: Integer, Default: "0", Status: Mapped, Amber: "limits.min_free_space", Spec: "2.2.4.18",
+		Note: "0 (off) is min_free_space: off; a percentage is not supported yet (amber's is a size or auto)"},
+	{Section: "limits", Name: "disk_free_slack", Kind: KindAttrib, Type: Integer, Default: "3", Status: Unsupported, Spec: "2.2.4.18",
+		Note: "amber's free-space limit has no slack (with disk_free 0 it changes nothing)"},
+	{Section: "limits", Name: "max_doc", Kind: KindAttrib, Type: Integer, Default: "0", Status: Mapped, Amber: "limits.urls", Spec: "2.2.4.18",
+		Note: "amber counts the URLs it fetched (every response), FAST the documents it stored"},
+	{Section: "limits", Name: "max_doc_slack", Kind: KindAttrib, Type: Integer, Default: "1000", Status: Unsupported, Spec: "2.2.4.18",
+		Note: "amber stops at limits.urls exactly (with max_doc 0 it changes nothing)"},
+
+	// §2.2.4.19: focused crawl.
+	{Name: "focused", Kind: KindSection, Status: Unsupported, Spec: "2.2.4.19", Note: "amber has no language-focused crawl"},
+	{Section: "focused", Name: "languages", Kind: KindAttrib, Type: ListString, Status: Unsupported, Spec: "2.2.4.19", Note: "amber has no language-focused crawl"},
+	{Section: "focused", Name: "depth", Kind: KindAttrib, Type: Integer, Status: Unsupported, Spec: "2.2.4.19", Note: "amber has no language-focused crawl"},
+	{Section: "focused", Name: "exclude_domains", Kind: KindSection, Status: Unsupported, Spec: "2.2.4.19", Like: "exclude_domains", Note: "amber has no language-focused crawl"},
+
+	// §2.2.4.20-2.2.4.21: credentials.
+	{Name: "passwd", Kind: KindSection, Status: Mapped, Amber: "auth", Spec: "2.2.4.20",
+		Note: "amber sends credentials to one origin (scheme, host, port), with every request to it"},
+	{Section: "passwd", Name: "<URI or realm>", Kind: KindAttrib, Type: String, Status: Mapped, Amber: "auth, http_auth_allowed", Spec: "2.2.4.20",
+		Note: "a URI that is an origin (no path below /) with basic or auto becomes an auth entry of type basic (an http origin sets http_auth_allowed, as FAST sends them over http); a deeper URI prefix, a realm, digest and NTLM are not supported yet; an encrypted (!ENC!) password becomes an env: reference"},
+	{Name: "ftp_acct", Kind: KindSection, Status: Refused, Spec: "2.2.4.21", Note: whyFTP},
+	{Section: "ftp_acct", Name: "<site>", Kind: KindAttrib, Type: String, Status: Refused, Spec: "2.2.4.21", Note: whyFTP},
+
+	// §2.2.4.22-2.2.4.23: header exclusion, variable delay.
+	{Name: "exclude_headers", Kind: KindSection, Status: Unsupported, Spec: "2.2.4.22", Note: "amber does not exclude documents by their response header fields"},
+	{Section: "exclude_headers", Name: "<header>", Kind: KindAttrib, Type: ListString, Status: Unsupported, Spec: "2.2.4.22", Note: "amber does not exclude documents by their response header fields"},
+	{Name: "variable_delay", Kind: KindSection, Status: Unsupported, Spec: "2.2.4.23", Note: "amber has one delay for the whole crawl (no time-of-day schedule, no suspend)"},
+	{Section: "variable_delay", Name: "<time slot>", Kind: KindAttrib, Type: String, Status: Unsupported, Spec: "2.2.4.23", Note: "amber has one delay for the whole crawl (no time-of-day schedule, no suspend)"},
+
+	// §2.2.4.24-2.2.4.26: adaptive refresh.
+	{Name: "adaptive", Kind: KindSection, Status: Unsupported, Spec: "2.2.4.24", Note: whyAdaptive},
+	{Section: "adaptive", Name: "refresh_count", Kind: KindAttrib, Type: Integer, Default: "4", Status: Unsupported, Spec: "2.2.4.24", Note: whyAdaptive},
+	{Section: "adaptive", Name: "refresh_quota", Kind: KindAttrib, Type: Integer, Default: "90", Status: Unsupported, Spec: "2.2.4.24", Note: whyAdaptive},
+	{Section: "adaptive", Name: "coverage_min", Kind: KindAttrib, Type: Integer, Default: "25", Status: Unsupported, Spec: "2.2.4.24", Note: whyAdaptive},
+	{Section: "adaptive", Name: "coverage_max_pct", Kind: KindAttrib, Type: Integer, Default: "10", Status: Unsupported, Spec: "2.2.4.24", Note: whyAdaptive},
+	{Name: "weights", Kind: KindSection, Status: Unsupported, Spec: "2.2.4.25", Note: whyAdaptive},
+	{Section: "weights", Name: "inverse_length", Kind: KindAttrib, Type: Real, Default: "1.0", Status: Unsupported, Spec: "2.2.4.25", Note: whyAdaptive},
+	{Section: "weights", Name: "inverse_depth", Kind: KindAttrib, Type: Real, Default: "1.0", Status: Unsupported, Spec: "2.2.4.25", Note: whyAdaptive},
+	{Section: "weights", Name: "is_landing_page", Kind: KindAttrib, Type: Real, Default: "1.0", Status: Unsupported, Spec: "2.2.4.25", Note: whyAdaptive},
+	{Section: "weights", Name: "is_mime_markup", Kind: KindAttrib, Type: Real, Default: "1.0", Status: Unsupported, Spec: "2.2.4.25", Note: whyAdaptive},
+	{Section: "weights", Name: "change_history", Kind: KindAttrib, Type: Real, Default: "10.0", Status: Unsupported, Spec: "2.2.4.25", Note: whyAdaptive},
+	{Section: "weights", Name: "sitemap", Kind: KindAttrib, Type: Real, Default: "10.0", Status: Unsupported, Spec: "2.2.4.25", Note: whyAdaptive},
+	{Name: "sitemap_weights", Kind: KindSection, Status: Unsupported, Spec: "2.2.4.26", Note: whyAdaptive},
+	{Section: "sitemap_weights", Name: "always", Kind: KindAttrib, Type: Real, Default: "1.0", Status: Unsupported, Spec: "2.2.4.26", Note: whyAdaptive},
+	{Section: "sitemap_weights", Name: "hourly", Kind: KindAttrib, Type: Real, Default: "0.64", Status: Unsupported, Spec: "2.2.4.26", Note: whyAdaptive},
+	{Section: "sitemap_weights", Name: "daily", Kind: KindAttrib, Type: Real, Default: "0.32", Status: Unsupported, Spec: "2.2.4.26", Note: whyAdaptive},
+	{Section: "sitemap_weights", Name: "weekly", Kind: KindAttrib, Type: Real, Default: "0.16", Status: Unsupported, Spec: "2.2.4.26", Note: whyAdaptive},
+	{Section: "sitemap_weights", Name: "monthly", Kind: KindAttrib, Type: Real, Default: "0.08", Status: Unsupported, Spec: "2.2.4.26", Note: whyAdaptive},
+	{Section: "sitemap_weights", Name: "yearly", Kind: KindAttrib, Type: Real, Default: "0.04", Status: Unsupported, Spec: "2.2.4.26", Note: whyAdaptive},
+	{Section: "sitemap_weights", Name: "never", Kind: KindAttrib, Type: Real, Default: "0.0", Status: Unsupported, Spec: "2.2.4.26", Note: whyAdaptive},
+	{Section: "sitemap_weights", Name: "default", Kind: KindAttrib, Type: Real, Default: "0.16", Status: Unsupported, Spec: "2.2.4.26", Note: whyAdaptive},
+
+	// §2.2.4.27: site clusters.
+	{Name: "site_clusters", Kind: KindSection, Status: Ignored, Spec: "2.2.4.27", Note: whyMultiNode},
+	{Section: "site_clusters", Name: "<cluster>", Kind: KindAttrib, Type: ListString, Status: Ignored, Spec: "2.2.4.27", Note: whyMultiNode},
+
+	// §2.2.4.28: crawl mode.
+	{Name: "crawlmode", Kind: KindSection, Status: Mapped, Amber: "scope", Spec: "2.2.4.28"},
+	{Section: "crawlmode", Name: "mode", Kind: KindAttrib, Type: String, Default: "FULL", Status: Mapped, Amber: "scope.max_hops", Spec: "2.2.4.28",
+		Note: "DEPTH:n is max_hops n, but amber counts every hop (a redirect too) where FAST counts pages, and takes the embeds of the last pages; FULL has no bound in FAST, amber keeps max_hops' default (100)"},
+	{Section: "crawlmode", Name: "fwdlinks", Kind: KindAttrib, Type: Boolean, Default: "yes", Status: Mapped, Amber: "scope.accept", Spec: "2.2.4.28",
+		Note: "no keeps the crawl on the hosts of the start URIs (the accept rules name them); yes with no include rules accepts every URL"},
+	{Section: "crawlmode", Name: "fwdredirects", Kind: KindAttrib, Type: Boolean, Default: "no", Status: Mapped, Same: "yes", Spec: "2.2.4.28",
+		Note: "amber fetches the target of a page's redirect on any host (as part of the page)"},
+	{Section: "crawlmode", Name: "reset_level", Kind: KindAttrib, Type: Boolean, Default: "yes", Status: Mapped, Same: "no", Spec: "2.2.4.28",
+		Note: "amber's hop count never restarts (with FULL it changes nothing)"},
+
+	// §2.2.4.29-2.2.4.30: POST payloads, RSS.
+	{Name: "post_payload", Kind: KindSection, Status: Unsupported, Spec: "2.2.4.29", Note: "amber fetches with GET only"},
+	{Section: "post_payload", Name: "<URI or prefix:URI>", Kind: KindAttrib, Type: String, Status: Unsupported, Spec: "2.2.4.29", Note: "amber fetches with GET only"},
+	{Name: "rss", Kind: KindSection, Status: Unsupported, Spec: "2.2.4.30", Note: "amber has no RSS channel support yet (without channels the section changes nothing)"},
+	{Section: "rss", Name: "start_uris", Kind: KindAttrib, Type: ListString, Status: Unsupported, Spec: "2.2.4.30", Note: "amber has no RSS channel support yet"},
+	{Section: "rss", Name: "start_uri_files", Kind: KindAttrib, Type: ListString, Status: Unsupported, Spec: "2.2.4.30", Note: "amber has no RSS channel support yet"},
+	{Section: "rss", Name: "auto_discover", Kind: KindAttrib, Type: Boolean, Default: "no", Status: Unsupported, Spec: "2.2.4.30", Note: "amber has no RSS channel support yet"},
+	{Section: "rss", Name: "follow_links", Kind: KindAttrib, Type: Boolean, Default: "yes", Status: Unsupported, Spec: "2.2.4.30", Note: "amber has no RSS channel support yet"},
+	{Section: "rss", Name: "ignore_rules", Kind: KindAttrib, Type: Boolean, Default: "no", Status: Unsupported, Spec: "2.2.4.30", Note: "amber has no RSS channel support yet"},
+	{Section: "rss", Name: "index_feed", Kind: KindAttrib, Type: Boolean, Default: "no", Status: Ignored, Spec: "2.2.4.30", Note: whyFeeding},
+	{Section: "rss", Name: "del_expired_links", Kind: KindAttrib, Type: Boolean, Default: "no", Status: Ignored, Spec: "2.2.4.30", Note: whyFeeding},
+	{Section: "rss", Name: "max_link_age", Kind: KindAttrib, Type: Integer, Default: "0", Status: Ignored, Spec: "2.2.4.30", Note: whyFeeding},
+	{Section: "rss", Name: "max_link_count", Kind: KindAttrib, Type: Integer, Default: "128", Status: Unsupported, Spec: "2.2.4.30", Note: "amber has no RSS channel support yet"},
+
+	// §2.2.4.31-2.2.4.32, §2.2.6: form logins.
+	{Name: "logins", Kind: KindSection, Status: Unsupported, Spec: "2.2.4.31", Note: whyLogin},
+	{Section: "logins", Name: "<login>", Kind: KindSection, Status: Unsupported, Spec: "2.2.4.31", Note: whyLogin},
+	{Section: "logins/<login>", Name: "preload", Kind: KindAttrib, Type: String, Status: Unsupported, Spec: "2.2.4.31", Note: whyLogin},
+	{Section: "logins/<login>", Name: "scheme", Kind: KindAttrib, Type: String, Status: Unsupported, Spec: "2.2.4.31", Note: whyLogin},
+	{Section: "logins/<login>", Name: "site", Kind: KindAttrib, Type: String, Status: Unsupported, Spec: "2.2.4.31", Note: whyLogin},
+	{Section: "logins/<login>", Name: "form", Kind: KindAttrib, Type: String, Status: Unsupported, Spec: "2.2.4.31", Note: whyLogin},
+	{Section: "logins/<login>", Name: "action", Kind: KindAttrib, Type: String, Status: Unsupported, Spec: "2.2.4.31", Note: whyLogin},
+	{Section: "logins/<login>", Name: "sites", Kind: KindAttrib, Type: ListString, Status: Unsupported, Spec: "2.2.4.31", Note: whyLogin},
+	{Section: "logins/<login>", Name: "ttl", Kind: KindAttrib, Type: Integer, Status: Unsupported, Spec: "2.2.4.31", Note: whyLogin},
+	{Section: "logins/<login>", Name: "html_form", Kind: KindAttrib, Type: String, Status: Unsupported, Spec: "2.2.4.31", Note: whyLogin},
+	{Section: "logins/<login>", Name: "autofill", Kind: KindAttrib, Type: Boolean, Status: Unsupported, Spec: "2.2.4.31", Note: whyLogin},
+	{Section: "logins/<login>", Name: "relogin_if_failed", Kind: KindAttrib, Type: Boolean, Status: Unsupported, Spec: "2.2.4.31", Note: whyLogin},
+	{Section: "logins/<login>", Name: "parameters", Kind: KindSection, Status: Unsupported, Spec: "2.2.4.32", Note: whyLogin},
+	{Section: "logins/<login>/parameters", Name: "<variable>", Kind: KindAttrib, Type: String, Status: Unsupported, Spec: "2.2.4.32", Note: whyLogin},
+	{Name: "Login", Kind: KindElement, Status: Unsupported, Spec: "2.2.6", Like: "logins/<login>", Note: whyLogin},
+
+	// §2.2.4.33, §2.2.5: subcollections.
+	{Name: "subdomains", Kind: KindSection, Status: Unsupported, Spec: "2.2.4.33",
+		Note: whySubColl + "; a subcollection's start URIs are seeds, and its rules (which only say where its settings apply) change nothing when it sets nothing that differs from the collection"},
+	{Section: "subdomains", Name: "<subcollection>", Kind: KindSection, Status: Unsupported, Spec: "2.2.4.33", Note: whySubColl},
+	{Section: "subdomains/<subcollection>", Name: "accept_compression", Kind: KindAttrib, Type: Boolean, Default: "the collection's", Status: Unsupported, Spec: "2.2.4.33", Note: whySubColl + " (the collection's value is accepted)"},
+	{Section: "subdomains/<subcollection>", Name: "allowed_schemes", Kind: KindAttrib, Type: ListString, Default: "the collection's", Status: Unsupported, Spec: "2.2.4.33", Note: whySubColl + " (the collection's value is accepted)"},
+	{Section: "subdomains/<subcollection>", Name: "cut_off", Kind: KindAttrib, Type: Integer, Default: "the collection's", Status: Unsupported, Spec: "2.2.4.33", Note: whySubColl + " (the collection's value is accepted)"},
+	{Section: "subdomains/<subcollection>", Name: "delay", Kind: KindAttrib, Type: Real, Default: "the collection's", Status: Unsupported, Spec: "2.2.4.33", Note: whySubColl + " (the collection's value is accepted)"},
+	{Section: "subdomains/<subcollection>", Name: "ftp_passive", Kind: KindAttrib, Type: Boolean, Default: "the collection's", Status: Refused, Spec: "2.2.4.33", Note: whyFTP},
+	{Section: "subdomains/<subcollection>", Name: "headers", Kind: KindAttrib, Type: ListString, Default: "the collection's", Status: Unsupported, Spec: "2.2.4.33", Note: whySubColl + " (the collection's value is accepted)"},
+	{Section: "subdomains/<subcollection>", Name: "max_doc", Kind: KindAttrib, Type: Integer, Default: "the collection's", Status: Unsupported, Spec: "2.2.4.33", Note: whySubColl + " (the collection's value is accepted)"},
+	{Section: "subdomains/<subcollection>", Name: "proxy", Kind: KindAttrib, Type: ListString, Default: "the collection's", Status: Unsupported, Spec: "2.2.4.33", Note: whySubColl + " (the collection's value is accepted)"},
+	{Section: "subdomains/<subcollection>", Name: "refresh", Kind: KindAttrib, Type: Real, Default: "the collection's", Status: Unsupported, Spec: "2.2.4.33", Note: whyRefresh},
+	{Section: "subdomains/<subcollection>", Name: "refresh_mode", Kind: KindAttrib, Type: String, Default: "the collection's", Status: Unsupported, Spec: "2.2.4.33", Note: whyRefresh},
+	{Section: "subdomains/<subcollection>", Name: "start_uri_files", Kind: KindAttrib, Type: ListString, Status: Mapped, Amber: "seeds", Spec: "2.2.4.33",
+		Note: "as the collection's start_uri_files"},
+	{Section: "subdomains/<subcollection>", Name: "start_uris", Kind: KindAttrib, Type: ListString, Status: Mapped, Amber: "seeds", Spec: "2.2.4.33",
+		Note: "as the collection's start_uris"},
+	{Section: "subdomains/<subcollection>", Name: "use_http_1_1", Kind: KindAttrib, Type: Boolean, Default: "the collection's", Status: Unsupported, Spec: "2.2.4.33", Note: whySubColl + " (the collection's value is accepted)"},
+	{Section: "subdomains/<subcollection>", Name: "use_javascript", Kind: KindAttrib, Type: Boolean, Default: "the collection's", Status: Unsupported, Spec: "2.2.4.33", Note: whySubColl + " (the collection's value is accepted)"},
+	{Section: "subdomains/<subcollection>", Name: "use_sitemaps", Kind: KindAttrib, Type: Boolean, Default: "the collection's", Status: Unsupported, Spec: "2.2.4.33", Note: whySubColl + " (the collection's value is accepted)"},
+	{Section: "subdomains/<subcollection>", Name: "include_domains", Kind: KindSection, Status: Unsupported, Spec: "2.2.4.33", Like: "include_domains", Note: whySubColl + " (the rules only say where the subcollection's settings apply)"},
+	{Section: "subdomains/<subcollection>", Name: "exclude_domains", Kind: KindSection, Status: Unsupported, Spec: "2.2.4.33", Like: "exclude_domains", Note: whySubColl + " (the rules only say where the subcollection's settings apply)"},
+	{Section: "subdomains/<subcollection>", Name: "include_uris", Kind: KindSection, Status: Unsupported, Spec: "2.2.4.33", Like: "include_uris", Note: whySubColl + " (the rules only say where the subcollection's settings apply)"},
+	{Section: "subdomains/<subcollection>", Name: "exclude_uris", Kind: KindSection, Status: Unsupported, Spec: "2.2.4.33", Like: "exclude_uris", Note: whySubColl + " (the rules only say where the subcollection's settings apply)"},
+	{Section: "subdomains/<subcollection>", Name: "crawlmode", Kind: KindSection, Status: Unsupported, Spec: "2.2.4.33", Like: "crawlmode", Note: whySubColl + " (the collection's values are accepted)"},
+	{Section: "subdomains/<subcollection>", Name: "rss", Kind: KindSection, Status: Unsupported, Spec: "2.2.4.33", Like: "rss", Note: "amber has no RSS channel support yet"},
+	{Section: "subdomains/<subcollection>", Name: "variable_delay", Kind: KindSection, Status: Unsupported, Spec: "2.2.4.33", Like: "variable_delay", Note: "amber has one delay for the whole crawl (no time-of-day schedule, no suspend)"},
+	{Name: "SubDomain", Kind: KindElement, Status: Unsupported, Spec: "2.2.5", Like: "subdomains/<subcollection>",
+		Note: "as a section of subdomains"},
+
+	// §2.2.7: nodes.
+	{Name: "Node", Kind: KindElement, Status: Ignored, Spec: "2.2.7", Like: ".",
+		Note: whyMultiNode + ": a node scheduler's own values do not apply, the collection's do"},
+}
+
+// Table returns the accounting of every attrib, section and element of the specification, in
+// the specification's order.
+func Table() []Row {
+	out := slices.Clone(rows)
+	for i := range out {
+		out[i].Aliases = slices.Clone(out[i].Aliases)
+	}
+	return out
+}

@@ -1,0 +1,1310 @@
+package fastcfg
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"math"
+	"net/http"
+	"net/url"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/amber-crawler/amber/scope"
+	"github.com/amber-crawler/amber/seeds"
+)
+
+// ConvertOptions configure Convert.
+type ConvertOptions struct {
+	// Strict makes every attrib, and every empty section, the file gives that is not mapped
+	// (ignored, refused, not supported yet, a value amber cannot follow, or unknown to the
+	// specification) an error naming it.
+	Strict bool
+	// BaseDir is the directory the files start_uri_files names are read relative to (the
+	// XML file's); "" is the working directory.
+	BaseDir string
+}
+
+// Note statuses besides the table's.
+const (
+	noteDiffers = "differs"  // mapped, and amber differs as the note says
+	noteUnknown = "unknown"  // not in the specification
+	noteCaution = "note"     // the same in FAST and amber, worth knowing
+	noteDefault = "defaults" // FAST's defaults amber does not follow
+)
+
+// item is one thing a note says.
+type item struct {
+	status string
+	what   string // the FAST attrib, short: crawlmode/mode=FULL
+	why    string
+	line   int
+	path   string
+	strict bool // an error in a strict conversion
+}
+
+// entry is one attrib or section of the file, as the final accounting sees it.
+type entry struct {
+	a       *Attrib
+	s       *Section
+	short   string
+	row     *Row // its own row; nil when the specification has none
+	inherit *Row // the nearest enclosing section or element that is not mapped
+	unknown bool // inside a section the specification does not define
+}
+
+// conv is one conversion.
+type conv struct {
+	d       *Domain
+	opts    ConvertOptions
+	c       *seeds.Config
+	cv      *seeds.Converted
+	top     map[string]*Attrib  // the collection's attribs, by the table's name
+	secs    map[string]*Section // the collection's sections
+	entries []*entry
+	short   map[*Attrib]string
+	done    map[any]bool // *Attrib or *Section accounted for
+	items   []item
+	errs    []error
+	hosts   []string        // the start URIs' hosts, in order
+	rules   map[string]bool // "accept RULE" and "block RULE" already in the config
+}
+
+// Convert maps the collection onto amber's configuration (docs/fast.md has the whole table):
+// start URIs become seeds of type one-page, and the include and exclude rules, allowed_schemes,
+// exclude_exts and crawlmode become scope.accept and scope.block rules of the standard
+// flavour, so that what is crawled beyond the seeds is what FAST's rules let in; delay,
+// max_pending, use_cookies, robots, headers, proxy, passwd, cut_off, fetch_timeout,
+// use_javascript, use_sitemaps, diffcheck, info and the limits section map to their amber
+// keys. FAST's defaults apply to delay (60 s), max_pending (2), use_cookies (no),
+// fetch_timeout (300 s), allowed_schemes (http) and exclude_exts when the file does not give
+// them.
+//
+// The Converted's Sources say which FAST attrib each amber key came from; its Notes say, for
+// every attrib the file gives that is not mapped, whether it is ignored, refused or not
+// supported yet and why, how amber differs where a mapped attrib does, and which of FAST's
+// defaults amber does not follow. With opts.Strict each attrib that is not mapped is an
+// *Error wrapping ErrNotMapped instead (all of them, joined). A value that is not valid (a
+// mode that is not FULL or DEPTH:n, a header without a colon, a start URI that is not a URL,
+// an unreadable start_uri_files file) is an *Error wrapping ErrInvalid.
+func (d *Domain) Convert(opts ConvertOptions) (*seeds.Converted, error) {
+	return newConv(d, opts).run()
+}
+
+func newConv(d *Domain, opts ConvertOptions) *conv {
+	c := &conv{d: d, opts: opts, c: &seeds.Config{}, top: map[string]*Attrib{}, secs: map[string]*Section{},
+		short: map[*Attrib]string{}, done: map[any]bool{}, rules: map[string]bool{}}
+	c.cv = &seeds.Converted{Config: c.c, Sources: map[string]string{}}
+	return c
+}
+
+// run converts; every attrib and section ends in done, noted or converted.
+func (c *conv) run() (*seeds.Converted, error) {
+	d, opts := c.d, c.opts
+	c.index()
+	steps := []func(){c.seeds, c.scalars, c.scope, c.access, c.limits, c.dependent, c.subcollections, c.account, c.defaults}
+	for _, step := range steps {
+		step()
+	}
+	if len(c.errs) > 0 {
+		return nil, errors.Join(c.errs...)
+	}
+	if opts.Strict {
+		var errs []error
+		for _, it := range c.sortedItems() {
+			if it.strict {
+				errs = append(errs, &Error{File: d.File, Line: it.line, Path: it.path, Err: ErrNotMapped,
+					Msg: fmt.Sprintf("%s: %s: %s", it.what, it.status, it.why)})
+			}
+		}
+		if len(errs) > 0 {
+			return nil, errors.Join(errs...)
+		}
+	}
+	c.cv.Notes = c.notes()
+	return c.cv, nil
+}
+
+// index walks the collection, records every attrib and section with its row, and keeps the
+// collection's own attribs and sections by name.
+func (c *conv) index() {
+	for _, a := range c.d.Attribs {
+		if r := schema.attrib(a.Name); r != nil {
+			c.top[r.Name] = a
+		} else {
+			c.top[a.Name] = a
+		}
+	}
+	for _, s := range c.d.Sections {
+		c.secs[s.Name] = s
+	}
+	c.walk("", schema, nil, false, c.d.Attribs, c.d.Sections)
+	for _, g := range []struct {
+		name string
+		list []*Section
+	}{{"SubDomain", c.d.SubDomains}, {"Login", c.d.Logins}, {"Node", c.d.Nodes}} {
+		el := elements[g.name]
+		for _, s := range g.list {
+			prefix := g.name + "[" + s.Name + "]"
+			c.entries = append(c.entries, &entry{s: s, short: prefix, row: el.row})
+			c.walk(prefix, el.node, el.row, false, s.Attribs, s.Sections)
+		}
+	}
+}
+
+func (c *conv) walk(prefix string, n *schemaNode, inherit *Row, unknown bool, attribs []*Attrib, sections []*Section) {
+	join := func(name string) string {
+		if prefix == "" {
+			return quoteName(name)
+		}
+		return prefix + "/" + quoteName(name)
+	}
+	for _, a := range attribs {
+		e := &entry{a: a, short: join(a.Name), row: n.attrib(a.Name), inherit: inherit, unknown: unknown}
+		c.short[a] = e.short
+		c.entries = append(c.entries, e)
+	}
+	for _, s := range sections {
+		ch := n.section(s.Name)
+		e := &entry{s: s, short: join(s.Name), row: ch.row, inherit: inherit, unknown: unknown}
+		c.entries = append(c.entries, e)
+		in := inherit
+		if ch.row != nil && ch.row.Status != Mapped {
+			in = ch.row
+		}
+		c.walk(e.short, ch.node, in, unknown || ch.row == nil, s.Attribs, s.Sections)
+	}
+}
+
+// isSecret reports whether an attrib's value may be a secret (credentials, form fields, POST
+// data), which notes do not show.
+func isSecret(a *Attrib) bool {
+	for _, s := range []string{"passwd", "ftp_acct", "parameters", "post_payload"} {
+		if strings.Contains(a.Path, "/section[name="+s+"]/") {
+			return true
+		}
+	}
+	return false
+}
+
+// quoteName quotes a name that holds a slash, a quote or space (a URI, a time slot).
+func quoteName(s string) string {
+	if s == "" || strings.ContainsAny(s, "/\" \t\n") {
+		return strconv.Quote(s)
+	}
+	return s
+}
+
+// what names an attrib for a note: its short path, and its value when short.
+func (c *conv) what(a *Attrib) string {
+	w := c.short[a]
+	if a.Type != ListString && len(a.Text) <= 40 && !isSecret(a) {
+		w += "=" + a.Text
+	}
+	return w
+}
+
+func (c *conv) note(status, why string, a *Attrib) {
+	c.items = append(c.items, item{status: status, what: c.what(a), why: why, line: a.Line, path: a.Path,
+		strict: status != noteDiffers && status != noteCaution})
+	c.done[a] = true
+}
+
+func (c *conv) invalid(a *Attrib, format string, args ...any) {
+	c.errs = append(c.errs, &Error{File: c.d.File, Line: a.Line, Path: a.Path, Msg: fmt.Sprintf(format, args...), Err: ErrInvalid})
+	c.done[a] = true
+}
+
+func (c *conv) src(amber, fast string) { c.cv.Sources[amber] = fast }
+
+// sec returns the collection's attrib name of section s, or nil.
+func (c *conv) sec(s, name string) *Attrib {
+	sec := c.secs[s]
+	if sec == nil {
+		return nil
+	}
+	n := schema.section(s).node
+	for _, a := range sec.Attribs {
+		if a.Name == name {
+			return a
+		}
+		if r := n.attrib(a.Name); r != nil && r.Name == name {
+			return a
+		}
+	}
+	return nil
+}
+
+// boolOr returns the attrib's boolean, or def when it is absent.
+func boolOr(a *Attrib, def bool) bool {
+	if a == nil {
+		return def
+	}
+	return a.Bool
+}
+
+// fastDefault names a FAST default the conversion applied, for Sources.
+func fastDefault(name, value string) string {
+	return fmt.Sprintf("%s (not in the file: FAST's default %s)", name, value)
+}
+
+// seeds maps start_uris and start_uri_files, the collection's and its subcollections'.
+func (c *conv) seeds() {
+	seen, hosts := map[string]bool{}, map[string]bool{}
+	add := func(a *Attrib, from string, urls []string) {
+		for _, u := range urls {
+			if u == "" {
+				continue
+			}
+			if pu, err := url.Parse(u); err == nil && pu.Scheme != "" && !strings.EqualFold(pu.Scheme, "http") && !strings.EqualFold(pu.Scheme, "https") {
+				c.items = append(c.items, item{status: string(Refused), what: c.short[a] + " " + u, why: whyFTP,
+					line: a.Line, path: a.Path, strict: true})
+				continue
+			}
+			if err := seeds.CheckURL(u); err != nil {
+				c.invalid(a, "start URI %q: %v", u, err)
+				return
+			}
+			key := canonicalOr(u)
+			if seen[key] {
+				continue
+			}
+			seen[key] = true
+			c.src(fmt.Sprintf("seeds[%d]", len(c.c.Seeds)), from)
+			c.c.Seeds = append(c.c.Seeds, seeds.SeedSpec{URL: u, Type: string(scope.OnePage)})
+			if pu, err := url.Parse(key); err == nil && !hosts[pu.Hostname()] {
+				hosts[pu.Hostname()] = true
+				c.hosts = append(c.hosts, pu.Hostname())
+			}
+		}
+		c.done[a] = true
+	}
+	one := func(a *Attrib, short string) {
+		if a == nil {
+			return
+		}
+		switch a.Name {
+		case "start_uris":
+			add(a, short, a.Members)
+		case "start_uri_files":
+			for _, f := range a.Members {
+				urls, err := c.readURIFile(f)
+				if err != nil {
+					c.invalid(a, "%v", err)
+					return
+				}
+				add(a, short+" ("+f+")", urls)
+			}
+		}
+	}
+	for _, name := range []string{"start_uris", "start_uri_files"} {
+		one(c.top[name], name)
+		for _, sub := range c.subs() {
+			for _, a := range sub.s.Attribs {
+				if a.Name == name {
+					one(a, c.short[a])
+				}
+			}
+		}
+	}
+}
+
+// readURIFile reads a start_uri_files file: one URI per line (blank lines and lines starting
+// with # are skipped).
+func (c *conv) readURIFile(name string) ([]string, error) {
+	p := name
+	if !filepath.IsAbs(p) {
+		p = filepath.Join(c.opts.BaseDir, p)
+	}
+	f, err := os.Open(p)
+	if err != nil {
+		return nil, fmt.Errorf("start_uri_files: %w", err)
+	}
+	defer f.Close()
+	if st, err := f.Stat(); err != nil || !st.Mode().IsRegular() {
+		return nil, fmt.Errorf("start_uri_files: %s: not a regular file", p)
+	}
+	var out []string
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 0, 64<<10), 1<<20)
+	for sc.Scan() {
+		l := strings.TrimSpace(sc.Text())
+		if l == "" || strings.HasPrefix(l, "#") {
+			continue
+		}
+		out = append(out, l)
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("start_uri_files: %s: %w", p, err)
+	}
+	return out, nil
+}
+
+// sub is one subcollection: a SubDomain element or a section of subdomains.
+type sub struct {
+	s     *Section
+	short string
+}
+
+func (c *conv) subs() []sub {
+	var out []sub
+	if s := c.secs["subdomains"]; s != nil {
+		for _, x := range s.Sections {
+			out = append(out, sub{x, "subdomains/" + quoteName(x.Name)})
+		}
+	}
+	for _, x := range c.d.SubDomains {
+		out = append(out, sub{x, "SubDomain[" + x.Name + "]"})
+	}
+	return out
+}
+
+// scalars maps the collection's attribs that are one amber key each.
+func (c *conv) scalars() {
+	if a := c.top["info"]; a != nil {
+		c.c.Description = a.Text
+		c.src("description", "info")
+		c.done[a] = true
+	}
+	seconds := func(f float64) time.Duration { return time.Duration(math.Round(f * float64(time.Second))) }
+	if a := c.top["fetch_timeout"]; a != nil {
+		if a.Int <= 0 {
+			c.note(string(Unsupported), "amber has no fetch without a timeout", a)
+		} else {
+			c.c.Network.ResponseTimeout = time.Duration(a.Int) * time.Second
+			c.src("network.response_timeout", "fetch_timeout")
+			c.differs(a)
+		}
+	} else {
+		c.c.Network.ResponseTimeout = 300 * time.Second
+		c.src("network.response_timeout", fastDefault("fetch_timeout", "300"))
+	}
+	if a := c.top["delay"]; a != nil {
+		if a.Real < 0 || a.Real > 1e6 {
+			c.invalid(a, "delay %v: want seconds, 0 or more", a.Real)
+		} else {
+			d := seconds(a.Real)
+			c.c.Politeness.HostDelay = &d
+			c.src("politeness.host_delay", "delay")
+			c.differs(a)
+		}
+	} else {
+		d := 60 * time.Second
+		c.c.Politeness.HostDelay = &d
+		c.src("politeness.host_delay", fastDefault("delay", "60.0"))
+	}
+	if a := c.top["max_pending"]; a != nil {
+		if a.Int < 1 {
+			c.invalid(a, "max_pending %d: want 1 or more", a.Int)
+		} else {
+			c.c.Politeness.HostConcurrency = int(a.Int)
+			c.src("politeness.host_concurrency", "max_pending")
+			c.differs(a)
+		}
+	} else {
+		c.c.Politeness.HostConcurrency = 2
+		c.src("politeness.host_concurrency", fastDefault("max_pending", "2"))
+	}
+	on := false
+	from := fastDefault("use_cookies", "no")
+	if a := c.top["use_cookies"]; a != nil {
+		on, from = a.Bool, "use_cookies"
+		c.done[a] = true
+	}
+	c.c.Cookies = &on
+	c.src("cookies", from)
+	if a := c.top["robots"]; a != nil {
+		c.c.Politeness.IgnoreRobots = !a.Bool
+		if !a.Bool {
+			c.src("politeness.ignore_robots", "robots")
+		}
+		c.done[a] = true
+	}
+	if a := c.top["use_javascript"]; a != nil {
+		c.c.Fetcher = "http"
+		if a.Bool {
+			c.c.Fetcher = "browser"
+			c.differs(a)
+		}
+		c.src("fetcher", "use_javascript")
+		c.done[a] = true
+	}
+	if a := c.top["use_sitemaps"]; a != nil {
+		v := a.Bool
+		c.c.Sitemaps.Robots = &v
+		c.src("sitemaps.robots", "use_sitemaps")
+		if v {
+			c.differs(a)
+		}
+		c.done[a] = true
+	}
+	if a := c.top["diffcheck"]; a != nil {
+		v := a.Bool
+		c.c.Documents.Deduplication = &v
+		c.src("documents.deduplication", "diffcheck")
+		c.differs(a)
+	}
+	if a := c.top["cut_off"]; a != nil {
+		if a.Int <= 0 {
+			c.note(string(Unsupported), "amber keeps at most limits.response_size of a response (100 MiB unless set); it has no unlimited size", a)
+		} else {
+			c.c.Limits.ResponseSize = seeds.ByteSize(a.Int)
+			c.src("limits.response_size", "cut_off")
+			c.differs(a)
+		}
+	}
+}
+
+// differs notes how amber differs for a mapped attrib (its row's note).
+func (c *conv) differs(a *Attrib) {
+	r := schema.attrib(a.Name)
+	if r != nil && r.Note != "" {
+		c.note(noteDiffers, r.Note, a)
+	}
+	c.done[a] = true
+}
+
+// scope builds scope.block and scope.accept from exclude_domains, exclude_uris,
+// allowed_schemes, exclude_exts, include_domains, include_uris and crawlmode, and
+// scope.max_hops from crawlmode's mode.
+func (c *conv) scope() {
+	c.c.Scope.Flavour = string(scope.Standard)
+	c.src("scope.flavour", "include_domains, include_uris, crawlmode (as the standard flavour with one-page seeds)")
+	for _, sec := range []string{"include_domains", "exclude_domains", "include_uris", "exclude_uris", "crawlmode"} {
+		if s := c.secs[sec]; s != nil {
+			c.done[s] = true
+		}
+	}
+	c.block()
+	c.accept()
+	c.mode()
+}
+
+func (c *conv) addRule(list *[]seeds.RuleSpec, key string, r seeds.RuleSpec, from string) bool {
+	k := key + " " + r.String()
+	if c.rules[k] {
+		return true
+	}
+	if _, err := r.Rule(); err != nil {
+		return false
+	}
+	c.rules[k] = true
+	c.src(fmt.Sprintf("scope.%s[%d]", key, len(*list)), from)
+	*list = append(*list, r)
+	return true
+}
+
+func regexRule(re string) seeds.RuleSpec { return seeds.RuleSpec{Text: scope.KindRegex + ":" + re} }
+
+// domainRules and uriRules read a section's exact, prefix, suffix and regexp attribs.
+func (c *conv) domainRules(sec string) (rules []domainRule, given bool) {
+	s := c.secs[sec]
+	if s == nil {
+		return nil, false
+	}
+	for _, a := range s.Attribs {
+		r := schema.section(sec).node.attrib(a.Name)
+		if r == nil || a.Type != ListString {
+			continue
+		}
+		given = given || len(a.Members) > 0
+		if r.Status != Mapped {
+			continue
+		}
+		for _, m := range a.Members {
+			rules = append(rules, domainRule{kind: a.Name, value: m, from: c.short[a] + " " + m, a: a})
+		}
+		c.done[a] = true
+	}
+	return rules, given
+}
+
+func (c *conv) uriRules(sec string) (rules []uriRule, given bool) {
+	s := c.secs[sec]
+	if s == nil {
+		return nil, false
+	}
+	for _, a := range s.Attribs {
+		r := schema.section(sec).node.attrib(a.Name)
+		if r == nil || a.Type != ListString {
+			continue
+		}
+		given = given || len(a.Members) > 0
+		if r.Status != Mapped {
+			continue
+		}
+		for _, m := range a.Members {
+			rules = append(rules, uriRule{kind: a.Name, value: m, from: c.short[a] + " " + m, a: a})
+		}
+		c.done[a] = true
+	}
+	return rules, given
+}
+
+func (c *conv) block() {
+	blocks := &c.c.Scope.Block
+	drs, _ := c.domainRules("exclude_domains")
+	for _, r := range drs {
+		re, err := r.regex()
+		if err == nil && c.addRule(blocks, "block", regexRule(re), r.from) {
+			continue
+		}
+		c.ruleNote(r.a, r.value, err)
+	}
+	urs, _ := c.uriRules("exclude_uris")
+	for _, r := range urs {
+		re, err := r.regex()
+		if err == nil && c.addRule(blocks, "block", regexRule(re), r.from) {
+			continue
+		}
+		c.ruleNote(r.a, r.value, err)
+	}
+	schemes, from := []string{"http"}, fastDefault("allowed_schemes", "http")
+	if a := c.top["allowed_schemes"]; a != nil {
+		schemes, from = a.Members, "allowed_schemes"
+		c.done[a] = true
+		var other []string
+		for _, s := range a.Members {
+			if !strings.EqualFold(s, "http") && !strings.EqualFold(s, "https") {
+				other = append(other, s)
+			}
+		}
+		if len(other) > 0 {
+			c.items = append(c.items, item{status: string(Refused), what: "allowed_schemes " + strings.Join(other, ", "),
+				why: whyFTP, line: a.Line, path: a.Path, strict: true})
+		}
+	}
+	for _, s := range []string{"http", "https"} {
+		if !slices.ContainsFunc(schemes, func(x string) bool { return strings.EqualFold(x, s) }) {
+			c.addRule(blocks, "block", regexRule(s+"://.*"), from)
+		}
+	}
+	exts := strings.Split(rowDefault("", "exclude_exts"), ", ")
+	from = fastDefault("exclude_exts", "list")
+	if a := c.top["exclude_exts"]; a != nil {
+		exts, from = a.Members, "exclude_exts"
+		c.done[a] = true
+	}
+	var alts []string
+	for _, e := range exts {
+		if e == "" {
+			continue
+		}
+		if !strings.HasPrefix(e, ".") {
+			e = "." + e
+		}
+		alts = append(alts, regexp.QuoteMeta(e))
+	}
+	if len(alts) > 0 {
+		c.addRule(blocks, "block", regexRule(`[^?]*(?:`+strings.Join(alts, "|")+`)(?:\?.*)?`), from)
+	}
+}
+
+// ruleNote notes a rule amber cannot express.
+func (c *conv) ruleNote(a *Attrib, value string, err error) {
+	if a == nil {
+		c.errs = append(c.errs, fmt.Errorf("fastcfg: internal error: rule %q has no attrib", value))
+		return
+	}
+	why := "amber cannot express it as a scope rule"
+	if err != nil {
+		why = strings.TrimPrefix(err.Error(), errNotExpressible.Error()+": ")
+	}
+	c.items = append(c.items, item{status: string(Unsupported), what: c.short[a] + " " + value, why: why,
+		line: a.Line, path: a.Path, strict: true})
+}
+
+// maxPairs bounds the accept rules made of a host condition and a URI rule.
+const maxPairs = 10_000
+
+// accept builds scope.accept: the URLs FAST's include rules and crawlmode let in.
+func (c *conv) accept() {
+	accepts := &c.c.Scope.Accept
+	drs, dGiven := c.domainRules("include_domains")
+	urs, uGiven := c.uriRules("include_uris")
+	fwdA := c.sec("crawlmode", "fwdlinks")
+	fwd := boolOr(fwdA, true)
+	fwdFrom := "crawlmode/fwdlinks (not in the file: FAST's default yes)"
+	if fwdA != nil {
+		fwdFrom = "crawlmode/fwdlinks"
+		if fwd {
+			fwdFrom += " (yes)"
+		}
+		c.done[fwdA] = true
+	}
+
+	// The hosts: every host (hostRules nil, allHosts), include_domains' rules, or with
+	// fwdlinks no the start URIs' hosts that include_domains lets in.
+	type hostCond struct {
+		rule  *domainRule
+		exact string
+		from  string
+	}
+	var hosts []hostCond
+	allHosts := false
+	switch {
+	case !fwd:
+		for _, h := range c.hosts {
+			in := !dGiven
+			for _, r := range drs {
+				ok, err := r.matches(h)
+				if err != nil {
+					c.ruleNote(r.a, r.value, err)
+					continue
+				}
+				in = in || ok
+			}
+			if in {
+				hosts = append(hosts, hostCond{exact: h, from: fwdFrom + " (no): the start URIs' host " + h})
+			}
+		}
+	case dGiven:
+		for i := range drs {
+			if _, err := drs[i].regex(); err != nil {
+				c.ruleNote(drs[i].a, drs[i].value, err)
+				continue
+			}
+			hosts = append(hosts, hostCond{rule: &drs[i], from: drs[i].from})
+		}
+	default:
+		allHosts = true
+	}
+	var uris []uriRule
+	for _, r := range urs {
+		if _, err := r.regex(); err != nil {
+			c.ruleNote(r.a, r.value, err)
+			continue
+		}
+		uris = append(uris, r)
+	}
+
+	add := func(r seeds.RuleSpec, from string, a *Attrib, value string) {
+		if !c.addRule(accepts, "accept", r, from) {
+			c.ruleNote(a, value, nil)
+		}
+	}
+	switch {
+	case allHosts && !uGiven:
+		add(regexRule(".*"), fwdFrom+" and no include rules", fwdA, "")
+		if len(c.hosts) > 0 {
+			c.items = append(c.items, item{status: noteCaution, what: "crawlmode/fwdlinks=yes", line: math.MaxInt - 1,
+				why: "no include_domains or include_uris: FAST follows links to every site, and so does this config (scope.accept regex:.*); bound it with include rules or fwdlinks: no"})
+		}
+	case allHosts:
+		for _, u := range uris {
+			re, _ := u.regex()
+			add(regexRule(re), u.from, u.a, u.value)
+		}
+	case !uGiven:
+		for _, h := range hosts {
+			if h.rule != nil {
+				re, _ := h.rule.regex()
+				add(regexRule(re), h.from, h.rule.a, h.rule.value)
+			} else {
+				add(regexRule(exactHostRegex(h.exact)), h.from, fwdA, h.exact)
+			}
+		}
+	case len(hosts)*len(uris) > maxPairs:
+		for _, u := range uris {
+			c.ruleNote(u.a, u.value, fmt.Errorf("%w: with %d host conditions and %d URI rules, more than %d rules would be needed", errNotExpressible, len(hosts), len(uris), maxPairs))
+		}
+	default:
+		// Both a host and a URI condition: a URI rule that fixes its host is kept when the
+		// host condition holds for that host; otherwise an exact host is put with the URI
+		// rule in one rule (all its matchers hold); a host rule that is not exact and a URI
+		// rule that does not fix its host cannot be combined.
+		for _, h := range hosts {
+			for _, u := range uris {
+				re, _ := u.regex()
+				from := h.from + " and " + u.from
+				if uh, ok := u.host(); ok {
+					in := uh == h.exact
+					if h.rule != nil {
+						var err error
+						if in, err = h.rule.matches(uh); err != nil {
+							continue
+						}
+					}
+					if in {
+						add(regexRule(re), from, u.a, u.value)
+					}
+					continue
+				}
+				exact := h.exact
+				if h.rule != nil && h.rule.kind == "exact" {
+					exact = normHost(h.rule.value)
+				}
+				if exact == "" {
+					c.ruleNote(u.a, u.value, fmt.Errorf("%w: amber cannot require both it and %s of a URL (a rule holds one regex)", errNotExpressible, h.from))
+					continue
+				}
+				for _, surt := range hostSURTs(exact) {
+					add(seeds.RuleSpec{Map: map[string]string{scope.KindSURT: surt, scope.KindRegex: re}}, from, u.a, u.value)
+				}
+			}
+		}
+	}
+}
+
+// mode maps crawlmode's mode to scope.max_hops.
+func (c *conv) mode() {
+	a := c.sec("crawlmode", "mode")
+	if a == nil {
+		c.items = append(c.items, item{status: noteDiffers, what: "crawlmode/mode (not in the file: FAST's default FULL)", line: math.MaxInt - 1,
+			why: "FULL has no depth bound in FAST; amber stops at scope.max_hops (100 by default)"})
+		return
+	}
+	m := strings.ToUpper(strings.TrimSpace(a.Text))
+	switch {
+	case m == "FULL":
+		c.note(noteDiffers, "FULL has no depth bound in FAST; amber stops at scope.max_hops (100 by default)", a)
+	case strings.HasPrefix(m, "DEPTH:"):
+		n, err := strconv.Atoi(strings.TrimSpace(m[len("DEPTH:"):]))
+		if err != nil || n < 0 {
+			c.invalid(a, "mode %q: want FULL or DEPTH:n (n a number of hops, 0 or more)", a.Text)
+			return
+		}
+		c.c.Scope.MaxHops = &n
+		c.src("scope.max_hops", "crawlmode/mode")
+		c.note(noteDiffers, "amber counts every hop from a seed (a redirect too) where FAST counts pages, and takes the embeds of the last pages", a)
+	default:
+		c.invalid(a, "mode %q: want FULL or DEPTH:n", a.Text)
+	}
+}
+
+// refusedHeaders are the fields amber's fetcher writes itself or refuses in headers.
+var refusedHeaders = []string{"Host", "Content-Length", "Transfer-Encoding", "Te", "Trailer", "Connection",
+	"Keep-Alive", "Upgrade", "Proxy-Connection", "Accept-Encoding"}
+
+// access maps headers, proxy and passwd.
+func (c *conv) access() {
+	c.headers()
+	c.proxy()
+	if s := c.secs["passwd"]; s != nil {
+		c.done[s] = true
+		for _, a := range s.Attribs {
+			c.passwd(a)
+		}
+	}
+}
+
+// headers maps headers to headers and user_agent.
+func (c *conv) headers() {
+	if a := c.top["headers"]; a != nil {
+		c.done[a] = true
+		for _, m := range a.Members {
+			name, value, ok := strings.Cut(m, ":")
+			name, value = strings.TrimSpace(name), strings.TrimSpace(value)
+			if !ok || name == "" {
+				c.invalid(a, "a member without a header name and a colon (want Name: value)")
+				return
+			}
+			ck := http.CanonicalHeaderKey(name)
+			switch {
+			case ck == "User-Agent":
+				c.c.UserAgent = value
+				c.src("user_agent", "headers (User-Agent)")
+			case ck == "Authorization" || ck == "Proxy-Authorization":
+				c.items = append(c.items, item{status: string(Unsupported), what: "headers " + ck, line: a.Line, path: a.Path, strict: true,
+					why: "amber sends credentials to their origin only (auth) or to the proxy (proxy), not with every request"})
+			case slices.Contains(refusedHeaders, ck):
+				c.items = append(c.items, item{status: string(Unsupported), what: "headers " + ck, line: a.Line, path: a.Path, strict: true,
+					why: "amber writes this field itself"})
+			default:
+				if c.c.Headers == nil {
+					c.c.Headers = seeds.HeaderMap{}
+				}
+				for k := range c.c.Headers {
+					if http.CanonicalHeaderKey(k) == ck {
+						delete(c.c.Headers, k)
+						c.items = append(c.items, item{status: noteDiffers, what: "headers " + ck, line: a.Line, path: a.Path,
+							why: "given twice: amber sends the last"})
+					}
+				}
+				c.c.Headers[name] = value
+				c.src("headers", "headers")
+			}
+		}
+	}
+}
+
+// proxy maps the first proxy.
+func (c *conv) proxy() {
+	if a := c.top["proxy"]; a != nil && len(a.Members) > 0 {
+		c.done[a] = true
+		raw := a.Members[0]
+		if !strings.Contains(raw, "://") {
+			raw = "http://" + raw
+		}
+		p, err := seeds.ParseProxy(raw)
+		if err != nil {
+			c.invalid(a, "proxy: %v", err)
+			return
+		}
+		if strings.HasPrefix(string(p.Password), encPrefix) {
+			p.Password = seeds.Secret("env:AMBER_PROXY_PASSWORD")
+			c.items = append(c.items, item{status: noteDiffers, what: "proxy", line: a.Line, path: a.Path,
+				why: "the password is encrypted (!ENC!) with the FAST installation's key, which amber cannot read: set AMBER_PROXY_PASSWORD to it"})
+		}
+		if _, err := p.URLWithCredentials(func(string) (string, bool) { return "x", true }); err != nil {
+			c.invalid(a, "proxy: %v", err)
+			return
+		}
+		c.c.Proxy = p
+		c.src("proxy", "proxy")
+		if len(a.Members) > 1 {
+			c.items = append(c.items, item{status: string(Unsupported), what: "proxy", line: a.Line, path: a.Path, strict: true,
+				why: fmt.Sprintf("FAST spreads requests over %d proxies; amber uses one, the first", len(a.Members))})
+		}
+		c.items = append(c.items, item{status: noteDiffers, what: "proxy", line: a.Line, path: a.Path,
+			why: "amber sends every request through a CONNECT tunnel, http ones too: the proxy must allow CONNECT to port 80 as well as 443"})
+	}
+}
+
+// encPrefix starts a password FAST encrypted with its installation's key (§2.2.4.20).
+const encPrefix = "!ENC!"
+
+var authSchemes = []string{"basic", "digest", "ntlmv1", "ntlmv2", "auto"}
+
+// passwd maps one passwd attrib: a URI (prefix) or realm, and user:password[:realm:scheme].
+func (c *conv) passwd(a *Attrib) {
+	parts := strings.Split(a.Text, ":")
+	if len(parts) < 2 || parts[0] == "" {
+		c.invalid(a, "credentials: want username:password or username:password:realm:scheme")
+		return
+	}
+	user, scheme := parts[0], "basic"
+	password := strings.Join(parts[1:], ":")
+	if n := len(parts); n >= 4 && slices.Contains(authSchemes, strings.ToLower(parts[n-1])) {
+		scheme = strings.ToLower(parts[n-1])
+		password = strings.Join(parts[1:n-2], ":")
+	}
+	u, err := url.Parse(a.Name)
+	isURI := err == nil && (u.Scheme == "http" || u.Scheme == "https") && u.Host != ""
+	switch {
+	case !isURI:
+		c.note(string(Unsupported), "a realm: amber's credentials go to an origin (auth), not to a realm", a)
+		return
+	case (u.Path != "" && u.Path != "/") || u.RawQuery != "" || u.User != nil:
+		c.note(string(Unsupported), "amber sends credentials to a whole origin (scheme, host, port), not to the URIs under a path", a)
+		return
+	case scheme != "basic" && scheme != "auto":
+		c.note(string(Unsupported), "amber sends Basic credentials only, not "+scheme, a)
+		return
+	}
+	origin, err := seeds.ElasticOrigin(u.Scheme + "://" + u.Host)
+	if err != nil {
+		c.invalid(a, "%v", err)
+		return
+	}
+	spec := seeds.AuthSpec{Origin: origin, Type: seeds.AuthBasic, Username: user, Password: seeds.Secret(password)}
+	for i, o := range c.c.Auth {
+		if o.Origin == origin {
+			c.c.Auth = slices.Delete(c.c.Auth, i, i+1)
+			c.items = append(c.items, item{status: noteDiffers, what: c.short[a], line: a.Line, path: a.Path,
+				why: "an earlier passwd entry is for the same origin: amber keeps one credential per origin, the last"})
+			break
+		}
+	}
+	i := len(c.c.Auth)
+	if strings.HasPrefix(password, encPrefix) {
+		spec.Password = seeds.Secret(fmt.Sprintf("env:AMBER_AUTH_%d_PASSWORD", i))
+		c.items = append(c.items, item{status: noteDiffers, what: c.short[a], line: a.Line, path: a.Path,
+			why: fmt.Sprintf("the password is encrypted (!ENC!) with the FAST installation's key, which amber cannot read: set AMBER_AUTH_%d_PASSWORD to it", i)})
+	}
+	c.c.Auth = append(c.c.Auth, spec)
+	c.src(fmt.Sprintf("auth[%d]", i), c.short[a])
+	why := "amber sends the credentials with every request to " + origin + ", before any 401"
+	if scheme == "auto" {
+		why += "; auto: amber answers Basic only (not Digest or NTLM)"
+	}
+	if u.Scheme == "http" {
+		c.c.HTTPAuthAllowed = true
+		c.src("http_auth_allowed", c.short[a]+" (an http origin)")
+		why += "; over plain http too (http_auth_allowed), as FAST sends them"
+	}
+	c.note(noteDiffers, why, a)
+}
+
+// limits maps the limits section.
+func (c *conv) limits() {
+	if a := c.sec("limits", "max_doc"); a != nil {
+		c.done[a] = true
+		if a.Int > 0 {
+			c.c.Limits.URLs = a.Int
+			c.src("limits.urls", "limits/max_doc")
+			c.differs2(a, "limits")
+		}
+	}
+	if a := c.sec("limits", "disk_free"); a != nil {
+		switch {
+		case a.Int == 0:
+			c.c.Limits.MinFreeSpace = "off"
+			c.src("limits.min_free_space", "limits/disk_free")
+			c.done[a] = true
+		default:
+			c.note(string(Unsupported), "a percentage of free space: amber's limits.min_free_space is a size or auto", a)
+		}
+	}
+	if s := c.secs["limits"]; s != nil {
+		c.done[s] = true
+	}
+}
+
+// differs2 notes how amber differs for a mapped attrib of a section.
+func (c *conv) differs2(a *Attrib, sec string) {
+	if r := schema.section(sec).node.attrib(a.Name); r != nil && r.Note != "" {
+		c.note(noteDiffers, r.Note, a)
+	}
+	c.done[a] = true
+}
+
+// dependent accounts for attribs whose meaning depends on another: they change nothing, or
+// amber follows them, or not, depending on that other.
+func (c *conv) dependent() {
+	robots := boolOr(c.top["robots"], true)
+	if a := c.top["check_meta_robots"]; a != nil {
+		if a.Bool == robots {
+			c.done[a] = true
+		} else {
+			c.note(string(Unsupported), "amber obeys <meta name=robots> exactly when it obeys robots.txt (robots)", a)
+		}
+	}
+	js := boolOr(c.top["use_javascript"], false)
+	if a := c.top["javascript_keep_html"]; a != nil && (!js || a.Bool) {
+		c.done[a] = true
+	}
+	if a := c.top["javascript_delay"]; a != nil && !js {
+		c.done[a] = true // without use_javascript it changes nothing
+	}
+	if a := c.top["html_redir_threshold"]; a != nil && !boolOr(c.top["html_redir_is_redir"], true) {
+		c.done[a] = true
+	}
+	if a := c.top["truncate"]; a != nil && c.top["cut_off"] == nil {
+		c.done[a] = true
+	}
+	mode := c.sec("crawlmode", "mode")
+	if a := c.sec("crawlmode", "reset_level"); a != nil && (mode == nil || strings.EqualFold(strings.TrimSpace(mode.Text), "FULL")) {
+		c.done[a] = true
+	}
+	if a := c.sec("limits", "disk_free_slack"); a != nil {
+		if df := c.sec("limits", "disk_free"); df == nil || df.Int == 0 {
+			c.done[a] = true
+		}
+	}
+	if a := c.sec("limits", "max_doc_slack"); a != nil {
+		if md := c.sec("limits", "max_doc"); md == nil || md.Int == 0 {
+			c.done[a] = true
+		}
+	}
+	if a := c.top["cookie_timeout"]; a != nil && !boolOr(c.top["use_cookies"], false) {
+		c.done[a] = true
+	}
+	// An rss section without channels (start URIs, files, discovery) changes nothing.
+	if s := c.secs["rss"]; s != nil {
+		ad := c.sec("rss", "auto_discover")
+		if c.sec("rss", "start_uris") == nil && c.sec("rss", "start_uri_files") == nil && !boolOr(ad, false) {
+			c.doneAll(s)
+		}
+	}
+	// workqueue_priority with one level and no level sections changes nothing.
+	if s := c.secs["workqueue_priority"]; s != nil && len(s.Sections) == 0 {
+		if l := c.sec("workqueue_priority", "levels"); l == nil || l.Int <= 1 {
+			c.doneAll(s)
+		}
+	}
+}
+
+func (c *conv) doneAll(s *Section) {
+	c.done[s] = true
+	for _, a := range s.Attribs {
+		c.done[a] = true
+	}
+	for _, x := range s.Sections {
+		c.doneAll(x)
+	}
+}
+
+// subcollections accounts for the subcollections: their start URIs are seeds (see seeds);
+// a setting that differs from the collection's is an override amber cannot make, and when
+// there is none the subcollection's rules change nothing.
+func (c *conv) subcollections() {
+	if s := c.secs["subdomains"]; s != nil {
+		c.done[s] = true
+	}
+	for _, sc := range c.subs() {
+		c.done[sc.s] = true
+		overrides := false
+		for _, a := range sc.s.Attribs {
+			if c.done[a] {
+				continue
+			}
+			r := elements["SubDomain"].node.attrib(a.Name)
+			if r == nil || r.Status == Mapped {
+				continue // the account reports what the specification does not allow here
+			}
+			if c.sameAsCollection("", a) {
+				c.done[a] = true
+				continue
+			}
+			overrides = true
+		}
+		var rules []*Section
+		for _, x := range sc.s.Sections {
+			switch x.Name {
+			case "crawlmode":
+				c.done[x] = true
+				for _, a := range x.Attribs {
+					if c.sameAsCollection("crawlmode", a) {
+						c.done[a] = true
+					} else {
+						overrides = true
+					}
+				}
+			case "include_domains", "exclude_domains", "include_uris", "exclude_uris":
+				rules = append(rules, x)
+			default:
+				overrides = true
+			}
+		}
+		if !overrides {
+			for _, x := range rules {
+				c.doneAll(x)
+			}
+		}
+	}
+}
+
+// sameAsCollection reports whether a subcollection's attrib has the value the collection's
+// attrib of that name has (given or FAST's default).
+func (c *conv) sameAsCollection(sec string, a *Attrib) bool {
+	var col *Attrib
+	if sec == "" {
+		col = c.top[a.Name]
+	} else {
+		col = c.sec(sec, a.Name)
+	}
+	if col != nil {
+		return a.Type == col.Type && sameValue(a, col.Text, col.Members)
+	}
+	def := rowDefault(sec, a.Name)
+	if def == "" {
+		return false
+	}
+	return sameValue(a, def, strings.Split(def, ", "))
+}
+
+// sameValue reports whether a holds the value text (or members, for a list-string), compared
+// as a's type.
+func sameValue(a *Attrib, text string, members []string) bool {
+	switch a.Type {
+	case ListString:
+		return slices.Equal(a.Members, members)
+	case String:
+		return a.Text == text
+	}
+	b, i, r, err := parseValue(a.Type, text)
+	return err == nil && a.Bool == b && a.Int == i && a.Real == r
+}
+
+// rowDefault returns the default the table gives the attrib name of section sec.
+func rowDefault(sec, name string) string {
+	n := schema
+	if sec != "" {
+		n = schema.section(sec).node
+	}
+	if r := n.attrib(name); r != nil {
+		return r.Default
+	}
+	return ""
+}
+
+// mismatchStatus is the status of a value other than Row.Same, where it is not
+// unsupported-yet.
+var mismatchStatus = map[string]Status{"near_duplicate_detection": Refused, "use_http_1_1": Refused}
+
+// account notes every attrib and empty section not accounted for yet, with its row.
+func (c *conv) account() {
+	for _, e := range c.entries {
+		if e.s != nil {
+			c.accountSection(e)
+			continue
+		}
+		a := e.a
+		if c.done[a] || e.unknown {
+			continue
+		}
+		row := e.row
+		switch {
+		case row == nil && e.inherit == nil:
+			c.note(noteUnknown, "the specification has no such attrib here; amber ignores it", a)
+		case row == nil && (e.inherit == elements["SubDomain"].row || e.inherit == schema.section("subdomains").node.freeSection.row):
+			c.note(noteUnknown, "a subcollection may not hold it (§2.2.4.33); amber ignores it", a)
+		case e.inherit != nil && (row == nil || row.Status == Mapped):
+			c.note(string(e.inherit.Status), e.inherit.Note, a)
+		case row.Status != Mapped:
+			c.note(string(row.Status), row.Note, a)
+		case row.Same != "":
+			if a.Text == row.Same || (a.Type == Boolean && strings.EqualFold(a.Text, row.Same)) {
+				c.done[a] = true
+				continue
+			}
+			st := Unsupported
+			if s, ok := mismatchStatus[row.Name]; ok {
+				st = s
+			}
+			c.note(string(st), row.Note, a)
+		default:
+			c.errs = append(c.errs, fmt.Errorf("fastcfg: internal error: %s (%s) is mapped but was not converted", e.short, a.Path))
+		}
+	}
+}
+
+func (c *conv) accountSection(e *entry) {
+	s := e.s
+	if c.done[s] || e.unknown {
+		return // an unknown section around it is noted
+	}
+	if e.row == nil {
+		c.items = append(c.items, item{status: noteUnknown, what: e.short, line: s.Line, path: s.Path, strict: true,
+			why: "the specification has no such section here; amber ignores it and what it holds"})
+		return
+	}
+	if len(s.Attribs) > 0 || len(s.Sections) > 0 {
+		return // its attribs are noted
+	}
+	row := e.row
+	if e.inherit != nil && row.Status == Mapped {
+		row = e.inherit
+	}
+	if row.Status == Mapped {
+		return
+	}
+	if e.row.Kind == KindElement {
+		row = e.row
+	}
+	c.items = append(c.items, item{status: string(row.Status), what: e.short, why: row.Note, line: s.Line, path: s.Path, strict: true})
+}
+
+// defaultsDiffer lists the attribs whose FAST default asks for what amber does not do, with
+// when that matters.
+var defaultsDiffer = []struct {
+	sec, name string
+	when      func(c *conv) bool
+}{
+	{"", "allowed_types", nil},
+	{"", "max_redirects", nil},
+	{"", "max_uri_recursion", nil},
+	{"", "html_redir_threshold", func(c *conv) bool { return boolOr(c.top["html_redir_is_redir"], true) }},
+	{"", "robots_ttl", nil},
+	{"", "uri_search_mime", nil},
+	{"", "extract_links_from_dupes", nil},
+	{"", "max_backoff_counter", nil},
+	{"", "max_backoff_delay", nil},
+	{"", "refresh", nil},
+	{"", "max_sites", nil},
+	{"", "max_doc", nil},
+	{"", "check_meta_robots", func(c *conv) bool { return !boolOr(c.top["robots"], true) }},
+	{"", "obey_robots_delay", func(c *conv) bool { return boolOr(c.top["robots"], true) }},
+	{"", "enforce_delay_per_ip", nil},
+	{"", "cookie_timeout", func(c *conv) bool { return boolOr(c.top["use_cookies"], false) }},
+	{"", "javascript_keep_html", func(c *conv) bool { return boolOr(c.top["use_javascript"], false) }},
+	{"crawlmode", "fwdredirects", nil},
+	{"crawlmode", "reset_level", func(c *conv) bool {
+		m := c.sec("crawlmode", "mode")
+		return m != nil && !strings.EqualFold(strings.TrimSpace(m.Text), "FULL")
+	}},
+	{"link_extraction", "card", nil},
+	{"link_extraction", "comment", nil},
+	{"link_extraction", "go", nil},
+	{"link_extraction", "img", nil},
+	{"link_extraction", "layer", nil},
+	{"link_extraction", "meta", nil},
+}
+
+// defaults notes FAST's defaults amber does not follow, for the attribs the file leaves out,
+// and a file without start URIs.
+func (c *conv) defaults() {
+	var list []string
+	for _, d := range defaultsDiffer {
+		var a *Attrib
+		if d.sec == "" {
+			a = c.top[d.name]
+		} else {
+			a = c.sec(d.sec, d.name)
+		}
+		if a != nil || (d.when != nil && !d.when(c)) {
+			continue
+		}
+		name := d.name
+		if d.sec != "" {
+			name = d.sec + "/" + d.name
+		}
+		list = append(list, name+"="+rowDefault(d.sec, d.name))
+	}
+	if len(list) > 0 {
+		c.items = append(c.items, item{status: noteDefault, what: strings.Join(list, "; "), line: math.MaxInt,
+			why: "FAST's defaults for these attribs, which the file leaves out, ask for what amber does not do (docs/fast.md says what amber does)"})
+	}
+	if len(c.c.Seeds) == 0 {
+		c.items = append(c.items, item{status: noteCaution, what: "start_uris", line: math.MaxInt,
+			why: "none in the file: give amber crawl its seeds (URLs, a seeds file, --seeds)"})
+	}
+}
+
+// sortedItems returns the items in file order (notes about the whole file last).
+func (c *conv) sortedItems() []item {
+	out := slices.Clone(c.items)
+	slices.SortStableFunc(out, func(a, b item) int {
+		switch {
+		case a.line < b.line:
+			return -1
+		case a.line > b.line:
+			return 1
+		}
+		return 0
+	})
+	return out
+}
+
+// notes renders the items, those with one status and reason together: "STATUS: WHAT, WHAT:
+// WHY".
+func (c *conv) notes() []string {
+	type group struct {
+		status, why string
+		what        []string
+		seen        map[string]bool
+	}
+	var groups []*group
+	byKey := map[[2]string]*group{}
+	for _, it := range c.sortedItems() {
+		k := [2]string{it.status, it.why}
+		g := byKey[k]
+		if g == nil {
+			g = &group{status: it.status, why: it.why, seen: map[string]bool{}}
+			byKey[k] = g
+			groups = append(groups, g)
+		}
+		if !g.seen[it.what] {
+			g.seen[it.what] = true
+			g.what = append(g.what, it.what)
+		}
+	}
+	var out []string
+	for _, g := range groups {
+		var b bytes.Buffer
+		b.WriteString(g.status)
+		b.WriteString(": ")
+		b.WriteString(strings.Join(g.what, ", "))
+		b.WriteString(": ")
+		b.WriteString(g.why)
+		out = append(out, b.String())
+	}
+	return out
+}

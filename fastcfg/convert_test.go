@@ -1,0 +1,521 @@
+package fastcfg
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/amber-crawler/amber/seeds"
+)
+
+func convert(t *testing.T, body string, opts ConvertOptions) (*seeds.Converted, error) {
+	t.Helper()
+	f, err := Parse([]byte(collection(body)), "t.xml")
+	if err != nil {
+		t.Fatalf("Parse: %v", err)
+	}
+	d, err := f.Domain("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d.Convert(opts)
+}
+
+func attrib(name string, typ Type, value string) string {
+	return `<attrib name="` + name + `" type="` + string(typ) + `">` + value + `</attrib>`
+}
+
+func members(name string, ms ...string) string {
+	return attrib(name, ListString, "<member>"+strings.Join(ms, "</member><member>")+"</member>")
+}
+
+func section(name string, body ...string) string {
+	return `<section name="` + name + `">` + strings.Join(body, "") + `</section>`
+}
+
+func dur(d time.Duration) *time.Duration { return &d }
+func yes() *bool                         { v := true; return &v }
+func no() *bool                          { v := false; return &v }
+func intp(n int) *int                    { return &n }
+
+// TestConvertMapping checks what each mapped attrib becomes: the conversion of the body equals
+// the conversion of the start URI alone changed as the row says.
+func TestConvertMapping(t *testing.T) {
+	tests := []struct {
+		name   string
+		body   string
+		change func(c *seeds.Config)
+	}{
+		{"nothing but a start URI", "", func(c *seeds.Config) {}},
+		{"info", attrib("info", String, " Museum sites "), func(c *seeds.Config) { c.Description = "Museum sites" }},
+		{"delay", attrib("delay", Real, "2.5"), func(c *seeds.Config) { c.Politeness.HostDelay = dur(2500 * time.Millisecond) }},
+		{"delay 0", attrib("delay", Real, "0"), func(c *seeds.Config) { c.Politeness.HostDelay = dur(0) }},
+		{"max_pending", attrib("max_pending", Integer, "4"), func(c *seeds.Config) { c.Politeness.HostConcurrency = 4 }},
+		{"use_cookies", attrib("use_cookies", Boolean, "yes"), func(c *seeds.Config) { c.Cookies = yes() }},
+		{"robots no", attrib("robots", Boolean, "no") + attrib("check_meta_robots", Boolean, "no"),
+			func(c *seeds.Config) { c.Politeness.IgnoreRobots = true }},
+		{"robots yes", attrib("robots", Boolean, "yes"), func(c *seeds.Config) {}},
+		{"use_javascript", attrib("use_javascript", Boolean, "yes") + attrib("javascript_keep_html", Boolean, "yes"),
+			func(c *seeds.Config) { c.Fetcher = "browser" }},
+		{"use_javascript no", attrib("use_javascript", Boolean, "no") + attrib("javascript_keep_html", Boolean, "no"),
+			func(c *seeds.Config) { c.Fetcher = "http" }},
+		{"use_sitemaps", attrib("use_sitemaps", Boolean, "yes"), func(c *seeds.Config) { c.Sitemaps.Robots = yes() }},
+		{"diffcheck", attrib("diffcheck", Boolean, "no"), func(c *seeds.Config) { c.Documents.Deduplication = no() }},
+		{"cut_off", attrib("cut_off", Integer, "5000000") + attrib("truncate", Boolean, "yes"),
+			func(c *seeds.Config) { c.Limits.ResponseSize = 5000000 }},
+		{"fetch_timeout", attrib("fetch_timeout", Integer, "30"), func(c *seeds.Config) { c.Network.ResponseTimeout = 30 * time.Second }},
+		{"headers", members("headers", "User-Agent: Archiver (+mailto:a@example.org)", "X-Archive: yes", "Cookie: a=b"),
+			func(c *seeds.Config) {
+				c.UserAgent = "Archiver (+mailto:a@example.org)"
+				c.Headers = seeds.HeaderMap{"X-Archive": "yes", "Cookie": "a=b"}
+			}},
+		{"proxy", members("proxy", "crawler:pw@proxy.example.org:3128"), func(c *seeds.Config) {
+			c.Proxy = &seeds.ProxySpec{URL: "http://proxy.example.org:3128", Username: "crawler", Password: "pw"}
+		}},
+		{"proxy with an encrypted password", members("proxy", "https://crawler:!ENC!AbCd@proxy.example.org"), func(c *seeds.Config) {
+			c.Proxy = &seeds.ProxySpec{URL: "https://proxy.example.org", Username: "crawler", Password: "env:AMBER_PROXY_PASSWORD"}
+		}},
+		{"passwd of an origin", section("passwd",
+			attrib("https://intranet.example.org/", String, "jane:s3:cr:et"),
+			attrib("http://old.example.org:8080", String, "joe:pw:Old realm:basic"),
+			attrib("https://x.example.org", String, "ann:!ENC!Zm9v:r:auto")),
+			func(c *seeds.Config) {
+				c.Auth = []seeds.AuthSpec{
+					{Origin: "https://intranet.example.org", Type: "basic", Username: "jane", Password: "s3:cr:et"},
+					{Origin: "http://old.example.org:8080", Type: "basic", Username: "joe", Password: "pw"},
+					{Origin: "https://x.example.org", Type: "basic", Username: "ann", Password: "env:AMBER_AUTH_2_PASSWORD"},
+				}
+				c.HTTPAuthAllowed = true
+			}},
+		{"limits", section("limits", attrib("max_doc", Integer, "50"), attrib("disk_free", Integer, "0"), attrib("max_doc_slack", Integer, "0")),
+			func(c *seeds.Config) { c.Limits.URLs = 50; c.Limits.MinFreeSpace = "off" }},
+		{"limits off", section("limits", attrib("max_doc", Integer, "0"), attrib("max_doc_slack", Integer, "1000")), func(c *seeds.Config) {}},
+		{"DEPTH", section("crawlmode", attrib("mode", String, " depth:3 "), attrib("reset_level", Boolean, "no")),
+			func(c *seeds.Config) { c.Scope.MaxHops = intp(3) }},
+		{"allowed_schemes https only", members("allowed_schemes", "HTTPS"), func(c *seeds.Config) {
+			c.Scope.Block[0] = seeds.RuleSpec{Text: "regex:http://.*"}
+		}},
+		{"allowed_schemes both", members("allowed_schemes", "http", "https"), func(c *seeds.Config) {
+			c.Scope.Block = c.Scope.Block[1:]
+		}},
+		{"exclude_exts", members("exclude_exts", ".pdf", "doc"), func(c *seeds.Config) {
+			c.Scope.Block[1] = seeds.RuleSpec{Text: `regex:[^?]*(?:\.pdf|\.doc)(?:\?.*)?`}
+		}},
+		{"start_uris twice", members("start_uris", "http://www.example.com/", "HTTP://WWW.EXAMPLE.COM/", "http://b.example.com"), func(c *seeds.Config) {
+			c.Seeds = append(c.Seeds, seeds.SeedSpec{URL: "http://b.example.com", Type: "one-page"})
+		}},
+		{"a subcollection's start URIs", section("subdomains", section("s", members("start_uris", "http://sub.example.com/"))), func(c *seeds.Config) {
+			c.Seeds = append(c.Seeds, seeds.SeedSpec{URL: "http://sub.example.com/", Type: "one-page"})
+		}},
+	}
+	base, err := convert(t, startURI, ConvertOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	baseYAML, err := base.Config.Marshal()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			want, err := seeds.ParseConfig(baseYAML, "base")
+			if err != nil {
+				t.Fatal(err)
+			}
+			want.Scope.Accept = base.Config.Scope.Accept
+			tt.change(want)
+			body := tt.body
+			if !strings.HasPrefix(body, `<attrib name="start_uris"`) {
+				body = startURI + body
+			}
+			cv, err := convert(t, body, ConvertOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			// Secrets render as ***: compare the values themselves.
+			for i := range want.Auth {
+				if i < len(cv.Config.Auth) && want.Auth[i].Password != cv.Config.Auth[i].Password {
+					t.Errorf("auth[%d] password differs", i)
+				}
+			}
+			if want.Proxy != nil && cv.Config.Proxy != nil && want.Proxy.Password != cv.Config.Proxy.Password {
+				t.Errorf("proxy password differs")
+			}
+			if diff := cmp.Diff(want, cv.Config); diff != "" {
+				t.Errorf("config (-want +got):\n%s", diff)
+			}
+			for _, n := range cv.Notes {
+				if strings.HasPrefix(n, noteUnknown) || strings.Contains(n, "internal") {
+					t.Errorf("note %q", n)
+				}
+			}
+		})
+	}
+}
+
+// hasNote reports whether a note of status names what.
+func hasNote(notes []string, status, what string) bool {
+	for _, n := range notes {
+		if strings.HasPrefix(n, status+": ") && strings.Contains(n, what) {
+			return true
+		}
+	}
+	return false
+}
+
+// TestConvertNotes checks the notes: every attrib amber does not map is named with its status,
+// and an attrib that changes nothing, or asks for what amber does, is not.
+func TestConvertNotes(t *testing.T) {
+	type note struct{ status, what string }
+	tests := []struct {
+		name string
+		body string
+		want []note // notes that must be there
+		not  []string
+	}{
+		{"truncate no with cut_off", attrib("cut_off", Integer, "10") + attrib("truncate", Boolean, "no"),
+			[]note{{"unsupported-yet", "truncate=no"}, {"differs", "cut_off=10"}}, nil},
+		{"truncate no without cut_off", attrib("truncate", Boolean, "no"), nil, []string{"truncate"}},
+		{"values amber has", attrib("use_http_1_1", Boolean, "yes") + attrib("near_duplicate_detection", Boolean, "no") +
+			attrib("sort_query_params", Boolean, "no") + attrib("proxy_max_pending", Integer, "2147483647") +
+			section("link_extraction", attrib("a", Boolean, "yes"), attrib("comment", Boolean, "no")),
+			nil, []string{"use_http_1_1", "near_duplicate", "sort_query", "proxy_max", "link_extraction/a", "link_extraction/comment"}},
+		{"values amber refuses", attrib("use_http_1_1", Boolean, "no") + attrib("near_duplicate_detection", Boolean, "yes"),
+			[]note{{"refused", "use_http_1_1=no"}, {"refused", "near_duplicate_detection=yes"}}, nil},
+		{"values amber lacks", attrib("sort_query_params", Boolean, "yes") + section("link_extraction", attrib("img", Boolean, "no")),
+			[]note{{"unsupported-yet", "sort_query_params=yes"}, {"unsupported-yet", "link_extraction/img=no"}}, nil},
+		{"meta robots as robots.txt", attrib("robots", Boolean, "no") + attrib("check_meta_robots", Boolean, "no"), nil, []string{"check_meta_robots"}},
+		{"meta robots not as robots.txt", attrib("check_meta_robots", Boolean, "no"), []note{{"unsupported-yet", "check_meta_robots=no"}}, nil},
+		{"javascript_delay without use_javascript", attrib("javascript_delay", Real, "1"), nil, []string{"javascript_delay"}},
+		{"javascript_delay with use_javascript", attrib("use_javascript", Boolean, "yes") + attrib("javascript_delay", Real, "1"),
+			[]note{{"unsupported-yet", "javascript_delay=1"}, {"differs", "use_javascript=yes"}}, nil},
+		{"unknown attrib", attrib("frobnicate", Integer, "1"), []note{{"unknown", "frobnicate=1"}}, nil},
+		{"unknown section", section("frob", attrib("x", Integer, "1"), section("y")), []note{{"unknown", "frob"}}, []string{"frob/x", "frob/y"}},
+		{"unknown attrib in a known section", section("crawlmode", attrib("speed", String, "fast")), []note{{"unknown", "crawlmode/speed=fast"}}, nil},
+		{"empty ignored section", section("log"), []note{{"ignored", "log"}}, nil},
+		{"ignored attribs", section("storage", attrib("clusters", Integer, "8")) + attrib("umlogs", Boolean, "yes"),
+			[]note{{"ignored", "storage/clusters=8"}, {"ignored", "umlogs=yes"}}, nil},
+		{"FTP", attrib("ftp_passive", Boolean, "yes") + members("allowed_schemes", "http", "ftp") + members("start_uris", "http://www.example.com/", "ftp://ftp.example.com/"),
+			[]note{{"refused", "ftp_passive=yes"}, {"refused", "allowed_schemes ftp"}, {"refused", "start_uris ftp://ftp.example.com/"}}, nil},
+		{"Node", `<Node name="n1">` + attrib("delay", Real, "90") + `</Node>`, []note{{"ignored", "Node[n1]/delay=90"}}, nil},
+		{"empty Node", `<Node name="n1"/>`, []note{{"ignored", "Node[n1]"}}, nil},
+		{"Login", `<Login name="l">` + attrib("site", String, "login.example.com") + section("parameters", attrib("password", String, "hunter2")) + `</Login>`,
+			[]note{{"unsupported-yet", "Login[l]/site=login.example.com"}, {"unsupported-yet", "Login[l]/parameters/password"}}, []string{"hunter2"}},
+		{"passwd amber cannot map", section("passwd",
+			attrib("http://www.example.com/private/", String, "u:secretpw"),
+			attrib("Intranet realm", String, "u:secretpw"),
+			attrib("https://a.example.com/", String, "u:secretpw:realm:ntlmv2")),
+			[]note{{"unsupported-yet", `passwd/"http://www.example.com/private/"`}, {"unsupported-yet", `passwd/"Intranet realm"`},
+				{"unsupported-yet", `passwd/"https://a.example.com/"`}}, []string{"secretpw"}},
+		{"headers amber cannot send", members("headers", "Authorization: Basic eHg=", "Host: a.example.com", "A: 1", "a: 2"),
+			[]note{{"unsupported-yet", "headers Authorization"}, {"unsupported-yet", "headers Host"}, {"differs", "headers A"}}, []string{"eHg="}},
+		{"several proxies", members("proxy", "p1.example.org:8080", "p2.example.org:8080"), []note{{"unsupported-yet", "proxy"}}, nil},
+		{"rules amber cannot express", section("include_domains", members("ipmask", "10.0.0.0/8"), members("regexp", "(?=x)y", "a(^b)")),
+			[]note{{"unsupported-yet", "include_domains/ipmask"}, {"unsupported-yet", "include_domains/regexp (?=x)y"}, {"unsupported-yet", "include_domains/regexp a(^b)"}}, nil},
+		{"rules amber cannot combine", section("include_domains", members("suffix", ".example.com")) + section("include_uris", members("suffix", ".html")),
+			[]note{{"unsupported-yet", "include_uris/suffix .html"}}, nil},
+		{"rss without channels", section("rss", attrib("follow_links", Boolean, "no"), attrib("index_feed", Boolean, "yes")), nil, []string{"rss"}},
+		{"rss with channels", section("rss", members("start_uris", "http://www.example.com/feed")), []note{{"unsupported-yet", "rss/start_uris"}}, nil},
+		{"one work queue", section("workqueue_priority", attrib("levels", Integer, "1"), attrib("pop_scheme", String, "default")), nil, []string{"workqueue"}},
+		{"work queues", section("workqueue_priority", attrib("levels", Integer, "2"), section("1", section("include_domains", members("exact", "a.example.com")))),
+			[]note{{"unsupported-yet", "workqueue_priority/levels=2"}, {"unsupported-yet", "workqueue_priority/1/include_domains/exact"}}, nil},
+		{"focused", section("focused", members("languages", "en"), section("exclude_domains", members("exact", "a.example.com"))),
+			[]note{{"unsupported-yet", "focused/languages"}, {"unsupported-yet", "focused/exclude_domains/exact"}}, nil},
+		{"subcollection with the collection's values", attrib("delay", Real, "10") +
+			section("subdomains", section("s", attrib("delay", Real, "10.0"), attrib("use_http_1_1", Boolean, "yes"),
+				section("crawlmode", attrib("fwdlinks", Boolean, "yes")), section("include_uris", members("prefix", "http://www.example.com/a")))),
+			nil, []string{"subdomains"}},
+		{"subcollection that overrides", section("subdomains", section("s", attrib("delay", Real, "10"), section("include_uris", members("prefix", "http://www.example.com/a")))),
+			[]note{{"unsupported-yet", "subdomains/s/delay=10"}, {"unsupported-yet", "subdomains/s/include_uris/prefix"}}, nil},
+		{"attrib not allowed in a subcollection", `<SubDomain name="s">` + attrib("max_pending", Integer, "9") + `</SubDomain>`,
+			[]note{{"unknown", "SubDomain[s]/max_pending=9"}}, nil},
+		{"FULL", section("crawlmode", attrib("mode", String, "FULL"), attrib("reset_level", Boolean, "yes")),
+			[]note{{"differs", "crawlmode/mode=FULL"}}, []string{"reset_level"}},
+		{"DEPTH and reset_level", section("crawlmode", attrib("mode", String, "DEPTH:2"), attrib("reset_level", Boolean, "yes")),
+			[]note{{"differs", "crawlmode/mode=DEPTH:2"}, {"unsupported-yet", "crawlmode/reset_level=yes"}}, nil},
+		{"defaults", "", []note{{"defaults", "allowed_types="}, {"defaults", "crawlmode/fwdredirects=no"}, {"note", "crawlmode/fwdlinks=yes"}},
+			[]string{"cookie_timeout", "javascript_keep_html"}},
+		{"defaults that depend", attrib("use_cookies", Boolean, "yes") + attrib("use_javascript", Boolean, "yes"),
+			[]note{{"defaults", "cookie_timeout=900"}, {"defaults", "javascript_keep_html=no"}}, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			body := tt.body
+			if !strings.Contains(body, `"start_uris"`) {
+				body = startURI + body
+			}
+			cv, err := convert(t, body, ConvertOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, n := range tt.want {
+				if !hasNote(cv.Notes, n.status, n.what) {
+					t.Errorf("no %s note naming %q in:\n%s", n.status, n.what, strings.Join(cv.Notes, "\n"))
+				}
+			}
+			for _, s := range tt.not {
+				for _, n := range cv.Notes {
+					if strings.HasPrefix(n, noteDefault+": ") {
+						continue
+					}
+					if strings.Contains(n, s) {
+						t.Errorf("note %q names %q", n, s)
+					}
+				}
+			}
+		})
+	}
+}
+
+func TestConvertStrict(t *testing.T) {
+	body := startURI + "\n" + section("log", attrib("fetch", String, "text")) + "\n" + attrib("max_doc", Integer, "10") + "\n" + attrib("delay", Real, "1")
+	_, err := convert(t, body, ConvertOptions{Strict: true})
+	if !errors.Is(err, ErrNotMapped) {
+		t.Fatalf("strict: %v, want ErrNotMapped", err)
+	}
+	var got []string
+	for _, e := range err.(interface{ Unwrap() []error }).Unwrap() {
+		var fe *Error
+		if !errors.As(e, &fe) {
+			t.Fatalf("%v is not an *Error", e)
+		}
+		got = append(got, fmt.Sprintf("%d %s", fe.Line, fe.Path))
+	}
+	want := []string{
+		"2 CrawlerConfig/DomainSpecification[name=c]/section[name=log]/attrib[name=fetch]",
+		"3 CrawlerConfig/DomainSpecification[name=c]/attrib[name=max_doc]",
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("strict errors (-want +got):\n%s", diff)
+	}
+	if _, err := convert(t, startURI+attrib("delay", Real, "1")+attrib("use_http_1_1", Boolean, "yes"), ConvertOptions{Strict: true}); err != nil {
+		t.Errorf("strict, all mapped: %v", err)
+	}
+}
+
+func TestConvertInvalid(t *testing.T) {
+	tests := []struct {
+		name string
+		body string
+		path string
+	}{
+		{"mode", section("crawlmode", attrib("mode", String, "DEPTH:x")), "section[name=crawlmode]/attrib[name=mode]"},
+		{"mode unknown", section("crawlmode", attrib("mode", String, "WIDE")), "section[name=crawlmode]/attrib[name=mode]"},
+		{"header without a colon", members("headers", "X-A yes"), "attrib[name=headers]"},
+		{"start URI not a URL", members("start_uris", "www.example.com"), "attrib[name=start_uris]"},
+		{"start_uri_files missing", members("start_uri_files", "no-such-file.txt"), "attrib[name=start_uri_files]"},
+		{"start_uri_files a directory", members("start_uri_files", "."), "attrib[name=start_uri_files]"},
+		{"passwd without a colon", section("passwd", attrib("https://a.example/", String, "jane")), "section[name=passwd]/attrib[name=https://a.example/]"},
+		{"negative delay", attrib("delay", Real, "-1"), "attrib[name=delay]"},
+		{"max_pending 0", attrib("max_pending", Integer, "0"), "attrib[name=max_pending]"},
+		{"proxy not a URL", members("proxy", "ftp://p.example.org"), "attrib[name=proxy]"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := convert(t, tt.body, ConvertOptions{BaseDir: t.TempDir()})
+			var fe *Error
+			if !errors.As(err, &fe) || !errors.Is(err, ErrInvalid) {
+				t.Fatalf("Convert: %v, want an *Error wrapping ErrInvalid", err)
+			}
+			if want := "CrawlerConfig/DomainSpecification[name=c]/" + tt.path; fe.Path != want || fe.Line != 1 {
+				t.Errorf("error at %d %s, want 1 %s", fe.Line, fe.Path, want)
+			}
+		})
+	}
+}
+
+func TestStartURIFiles(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(dir, "lists"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	list := "# museums\nhttp://a.example.org/\n\n  https://b.example.org/x  \nhttp://a.example.org/\n"
+	if err := os.WriteFile(filepath.Join(dir, "lists", "uris.txt"), []byte(list), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	xml := collection(members("start_uri_files", "lists/uris.txt"))
+	path := filepath.Join(dir, "crawler.xml")
+	if err := os.WriteFile(path, []byte(xml), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cfg, cv, err := Load(path, "", false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []seeds.SeedSpec{{URL: "http://a.example.org/", Type: "one-page"}, {URL: "https://b.example.org/x", Type: "one-page"}}
+	if diff := cmp.Diff(want, cfg.Seeds); diff != "" {
+		t.Errorf("seeds (-want +got):\n%s", diff)
+	}
+	if got := cv.Sources["seeds[1]"]; got != "start_uri_files (lists/uris.txt)" {
+		t.Errorf("source of seeds[1] = %q", got)
+	}
+}
+
+// everyRow builds a collection that gives every attrib, section and element of the table, each
+// with its default or a sample value.
+func everyRow() string {
+	names := map[string]string{
+		"<condition>": "4xx", "<URI or realm>": "http://a.example.com/", "<URI or prefix:URI>": "prefix:http://a.example.com/",
+		"<time slot>": "Mon:09-Mon:17", "<site>": "ftp.example.com", "<cluster>": "c1", "<header>": "Server",
+		"<login>": "l1", "<subcollection>": "s1", "<destination>": "d1", "<level>": "1", "<variable>": "user",
+	}
+	samples := map[string]string{
+		"start_uris": "http://www.example.com/", "proxy": "proxy.example.org:3128", "exact": "www.example.com",
+		"prefix": "www.", "suffix": ".example.com", "regexp": "example", "ipmask": "10.0.0.0/8", "ip6mask": "2001:db8::/32",
+		"file": "rules.txt", "<URI or realm>": "u:p", "headers": "X-A: 1", "mode": "DEPTH:5", "start_uri_files": "uris.txt",
+	}
+	value := func(r Row) string {
+		v := samples[r.Name]
+		if v == "" && r.Default != "" && !strings.HasPrefix(r.Default, "the ") && !strings.Contains(r.Default, "<") {
+			v = r.Default
+		}
+		if r.Type == ListString {
+			if v == "" {
+				v = "x"
+			}
+			return "<member>" + strings.Join(strings.Split(v, ", "), "</member><member>") + "</member>"
+		}
+		if v == "" || strings.Contains(r.Default, " ") && r.Type != String {
+			switch r.Type {
+			case Boolean:
+				v = "yes"
+			case Integer:
+				v = "1"
+			case Real:
+				v = "1.0"
+			default:
+				v = "x"
+			}
+		}
+		return v
+	}
+	name := func(n string) string {
+		if v, ok := names[n]; ok {
+			return v
+		}
+		return n
+	}
+	var build func(sec string) string
+	build = func(sec string) string {
+		var b strings.Builder
+		for _, r := range rows {
+			if r.Section != sec {
+				continue
+			}
+			switch r.Kind {
+			case KindAttrib:
+				b.WriteString(`<attrib name="` + name(r.Name) + `" type="` + string(r.Type) + `">` + value(r) + "</attrib>\n")
+			case KindSection:
+				inner := ""
+				if r.Like == "" {
+					inner = build(strings.TrimPrefix(sec+"/"+r.Name, "/"))
+				}
+				b.WriteString(`<section name="` + name(r.Name) + `">` + inner + "</section>\n")
+			}
+		}
+		return b.String()
+	}
+	body := build("")
+	body += `<SubDomain name="s2">` + attrib("delay", Real, "5") + `</SubDomain>` + "\n"
+	body += `<Login name="l2">` + attrib("preload", String, "http://a.example.com/") + `</Login>` + "\n"
+	body += `<Node name="n1">` + attrib("delay", Real, "5") + `</Node>` + "\n"
+	return collection(body)
+}
+
+// TestEveryRow converts a collection that gives everything the table lists: the conversion
+// accounts for every attrib and section (converted, or named in a note), a strict conversion
+// names every one it does not map, and the result builds.
+func TestEveryRow(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "uris.txt"), []byte("http://www.example.com/b\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	xml := everyRow()
+	f, err := Parse([]byte(xml), "every.xml")
+	if err != nil {
+		t.Fatalf("Parse: %v\n%s", err, xml)
+	}
+	d, err := f.Domain("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := newConv(d, ConvertOptions{BaseDir: dir})
+	cv, err := c.run()
+	if err != nil {
+		t.Fatalf("Convert: %v", err)
+	}
+	for _, e := range c.entries {
+		if e.unknown {
+			t.Errorf("%s: inside a section the table does not know", e.short)
+			continue
+		}
+		if e.a != nil && !c.done[e.a] {
+			t.Errorf("%s: not accounted for", e.short)
+		}
+		if e.row == nil && e.s == nil {
+			t.Errorf("%s: the table has no row", e.short)
+		}
+	}
+	noted := 0
+	for _, it := range c.items {
+		if it.strict {
+			noted++
+		}
+	}
+	for _, n := range cv.Notes {
+		if strings.HasPrefix(n, noteUnknown) {
+			t.Errorf("note %q", n)
+		}
+	}
+	rendered, err := Render(cv, "every.xml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkConversion(t, cv.Config, rendered)
+
+	_, err = newConv(d, ConvertOptions{BaseDir: dir, Strict: true}).run()
+	if !errors.Is(err, ErrNotMapped) {
+		t.Fatalf("strict: %v, want ErrNotMapped", err)
+	}
+	if n := len(err.(interface{ Unwrap() []error }).Unwrap()); n != noted {
+		t.Errorf("strict: %d errors, want %d (one per attrib not mapped)", n, noted)
+	}
+}
+
+// TestTableRows checks the table: unique rows, statuses, types, a note for every row that is
+// not mapped and amber keys or a Same value for the mapped attribs.
+func TestTableRows(t *testing.T) {
+	seen := map[string]bool{}
+	for _, r := range Table() {
+		key := r.Section + "/" + r.Name
+		if seen[key] {
+			t.Errorf("%s: twice", key)
+		}
+		seen[key] = true
+		if !slices.Contains([]Status{Mapped, Ignored, Unsupported, Refused}, r.Status) {
+			t.Errorf("%s: status %q", key, r.Status)
+		}
+		if (r.Kind == KindAttrib) != r.Type.valid() {
+			t.Errorf("%s: kind %s, type %q", key, r.Kind, r.Type)
+		}
+		if r.Status != Mapped && r.Note == "" {
+			t.Errorf("%s: %s without a reason", key, r.Status)
+		}
+		if r.Kind == KindAttrib && r.Status == Mapped && r.Amber == "" && r.Same == "" {
+			t.Errorf("%s: mapped to nothing", key)
+		}
+		if r.Spec == "" {
+			t.Errorf("%s: no section of the specification", key)
+		}
+		if r.Like != "" && r.Like != "." && schema.section(r.Like).node == nil && elements[r.Name].node == nil {
+			t.Errorf("%s: like %q, which the table does not have", key, r.Like)
+		}
+	}
+}

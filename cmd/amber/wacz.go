@@ -15,11 +15,11 @@ import (
 const waczHelp = `Usage: amber wacz DIR [-o FILE.wacz]
 
 Packages the crawl directory DIR (finished, stopped or killed) as a WACZ file (WACZ 1.1.1),
-which ReplayWeb.page and other replay tools open as it is: the WARC files, the CDXJ index
-(compressed as index.cdx.gz + index.idx above 1 MiB), the page list (the seeds and the HTML
-pages captured with a 2xx status, with their titles and text when documents were on: all in
-pages/pages.jsonl up to 1,000 pages, else the seeds there and the others in
-pages/extraPages.jsonl, which ReplayWeb.page reads only when searched), logs/crawl.log, and
+which ReplayWeb.page and other replay tools open as it is: the WARC files; the CDXJ index
+(above 256 KiB compressed, as index.cdx.gz + index.idx); the page list (the seeds and the
+HTML pages captured with a 2xx status, with their titles and text when documents were on:
+all in pages/pages.jsonl up to 1,000 pages, else the seeds there and the others in
+pages/extraPages.jsonl, which ReplayWeb.page reads only when searched); logs/crawl.log; and
 datapackage.json with the SHA-256 of every file.
 
 The WARC files of a killed crawl still named *.warc.gz.open are left out (and said so); run

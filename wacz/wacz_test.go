@@ -504,6 +504,9 @@ func TestWrite(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			if st.Mode().Perm() != 0o644 {
+				t.Errorf("%s: mode %v, want -rw-r--r--", out, st.Mode())
+			}
 			want := wacz.Result{Path: out, Bytes: st.Size(), Resources: o.dp.Resources, WARCs: len(warcs),
 				WARCBytes: res.WARCBytes, Pages: len(tc.wantPages), ExtraPages: tc.wantExtra, IndexLines: len(crawlIndex(t, tc.dir)),
 				CompressedIndex: tc.wantCompressed, MainPageURL: tc.wantMain}

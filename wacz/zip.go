@@ -34,6 +34,12 @@ func createPackage(out string) (*pkg, error) {
 	if err != nil {
 		return nil, fmt.Errorf("wacz: %w", err)
 	}
+	// CreateTemp makes the file private; a package is as readable as the WARC files in it.
+	if err := f.Chmod(0o644); err != nil {
+		f.Close()
+		os.Remove(f.Name())
+		return nil, fmt.Errorf("wacz: %w", err)
+	}
 	return &pkg{f: f, out: out, zw: zip.NewWriter(f), buf: make([]byte, copyBufferSize), created: time.Now().UTC()}, nil
 }
 

@@ -68,15 +68,19 @@ const (
 
 // Paths inside the package.
 const (
-	ArchiveDir          = "archive/"
-	IndexCDXJ           = "indexes/index.cdxj"
-	IndexCDXGZ          = "indexes/index.cdx.gz"
-	IndexIDX            = "indexes/index.idx"
-	PagesFile           = "pages/pages.jsonl"
-	ExtraPagesFile      = "pages/extraPages.jsonl"
-	CrawlLogEntry       = "logs/crawl.log"
-	DatapackageFile     = "datapackage.json"
-	DatapackageDigest   = "datapackage-digest.json"
+	ArchiveDir        = "archive/"                // the WARC files, under their own names
+	IndexCDXJ         = "indexes/index.cdxj"      // the sorted CDXJ index, plain
+	IndexCDXGZ        = "indexes/index.cdx.gz"    // or compressed: gzip members of CDXJ lines
+	IndexIDX          = "indexes/index.idx"       // and where each member is (cdxj-gzip-1.0)
+	PagesFile         = "pages/pages.jsonl"       // the pages, or above PagesLimit the seeds
+	ExtraPagesFile    = "pages/extraPages.jsonl"  // the other pages, above PagesLimit
+	CrawlLogEntry     = "logs/crawl.log"          // the crawl's crawl.log
+	DatapackageFile   = "datapackage.json"        // the manifest
+	DatapackageDigest = "datapackage-digest.json" // the manifest's SHA-256
+)
+
+// Formats and names of the package.
+const (
 	idxFormat           = "cdxj-gzip-1.0"
 	pagesFormat         = "json-pages-1.0"
 	datapackageProfile  = "data-package"
@@ -165,7 +169,8 @@ type Result struct {
 // Write packages the crawl directory dir as a WACZ file at out, which must end in ".wacz",
 // and returns what it holds. out is written as a temporary file next to it, synced and renamed
 // at the end, so a file at out is always a complete package; on an error or a cancelled ctx
-// nothing is left behind. The crawl directory is not changed. While Write runs it holds the
+// nothing is left behind. Nothing in the crawl directory is changed (out, and its temporary
+// files next to it, may be inside it: amber wacz's default). While Write runs it holds the
 // crawl's state lock, so a crawl cannot start in dir (and Write fails with ErrInUse while one
 // runs). The WARC files of a killed crawl still named NAME.warc.gz.open are left out and
 // listed in Result.Skipped, with the index lines and pages that point into them; running the

@@ -81,7 +81,7 @@ hostile:
 	./scripts/hostile.sh
 
 fuzz:
-	@for pkg in ./seeds ./report ./scope ./crawlrule ./sitemap ./extract ./fetch ./warc ./internal/jsonstr; do \
+	@for pkg in ./seeds ./fastcfg ./report ./scope ./crawlrule ./sitemap ./extract ./fetch ./warc ./internal/jsonstr; do \
 	  for f in $$($(GO) test -list '^Fuzz' $$pkg | grep '^Fuzz'); do \
 	    echo "== $$pkg $$f"; $(GO) test -run '^$$' -fuzz "^$$f$$" -fuzztime $(FUZZTIME) $$pkg || exit 1; \
 	  done; \

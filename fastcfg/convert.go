@@ -22,9 +22,10 @@ import (
 
 // ConvertOptions configure Convert.
 type ConvertOptions struct {
-	// Strict makes every attrib, and every empty section, the file gives that is not mapped
-	// (ignored, refused, not supported yet, a value amber cannot follow, or unknown to the
-	// specification) an error naming it.
+	// Strict makes every attrib, and every empty section, the file gives that amber does not
+	// do as it says (refused, not supported yet, a value amber cannot follow, or unknown to the
+	// specification) an error naming it. Attribs ignored because they are about FAST's own
+	// processing and feeding mean nothing for a crawl, and are not errors.
 	Strict bool
 	// BaseDir is the directory the files start_uri_files names are read relative to (the
 	// XML file's); "" is the working directory.
@@ -212,7 +213,7 @@ func (c *conv) what(a *Attrib) string {
 
 func (c *conv) note(status, why string, a *Attrib) {
 	c.items = append(c.items, item{status: status, what: c.what(a), why: why, line: a.Line, path: a.Path,
-		strict: status != noteDiffers && status != noteCaution})
+		strict: status != noteDiffers && status != noteCaution && status != string(Ignored)})
 	c.done[a] = true
 }
 
@@ -1189,7 +1190,8 @@ func (c *conv) accountSection(e *entry) {
 	if e.row.Kind == KindElement {
 		row = e.row
 	}
-	c.items = append(c.items, item{status: string(row.Status), what: e.short, why: row.Note, line: s.Line, path: s.Path, strict: true})
+	c.items = append(c.items, item{status: string(row.Status), what: e.short, why: row.Note, line: s.Line, path: s.Path,
+		strict: row.Status != Ignored})
 }
 
 // defaultsDiffer lists the attribs whose FAST default asks for what amber does not do, with

@@ -6,19 +6,27 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 
+	"github.com/amber-crawler/amber/fastcfg"
 	"github.com/amber-crawler/amber/seeds"
 )
 
-const configHelp = `usage: amber config convert FILE
+const configHelp = `usage: amber config convert [--fast-domain NAME] [--strict] FILE
 
-Prints, on stdout, the amber crawl config (YAML) equivalent to FILE, an Elastic Open Crawler
-config (crawler.yml: a top-level domains list). Each key that came from FILE is commented with
-the Elastic key it came from; a comment block at the end says what amber does differently.
-A key amber does not support is an error that names the key and its line.
+Prints, on stdout, the amber crawl config (YAML) equivalent to FILE, another crawler's config:
+an Elastic Open Crawler config (crawler.yml: a top-level domains list), or a FAST crawler
+configuration (XML, root element CrawlerConfig; docs/fast.md has the whole mapping). Each key
+that came from FILE is commented with the key or attrib it came from; a comment block at the
+end says what amber does differently. Secrets are written as env:NAME references, and a
+comment says which variable holds which.
 
-Exit status: 0 converted, 2 FILE is unreadable, not an Elastic crawler config, or holds a key
-amber does not support.
+An Elastic key amber does not support is an error that names the key and its line. A FAST
+file with several DomainSpecifications needs --fast-domain NAME; with --strict an attrib amber
+does not do as the file says is an error (those about FAST's own processing are not).
+
+Exit status: 0 converted, 2 FILE is unreadable, not a config amber converts, or holds what
+amber refuses.
 `
 
 // runConfig is `amber config SUBCOMMAND`.
@@ -40,35 +48,58 @@ func runConfig(args []string, stdout io.Writer) error {
 func runConfigConvert(args []string, stdout io.Writer) error {
 	fs := flag.NewFlagSet("config convert", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
-	if err := fs.Parse(args); err != nil {
+	fastDomain := fs.String("fast-domain", "", "FAST: the DomainSpecification to convert")
+	strict := fs.Bool("strict", false, "FAST: an attrib amber does not do as the file says is an error")
+	files, err := parseInterspersed(fs, args)
+	if err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			fmt.Fprint(stdout, configHelp)
 			return nil
 		}
 		return usagef("%w (see 'amber help config')", err)
 	}
-	if fs.NArg() != 1 {
-		return usagef("usage: amber config convert FILE")
+	if len(files) != 1 {
+		return usagef("usage: amber config convert [--fast-domain NAME] [--strict] FILE")
 	}
-	name := fs.Arg(0)
+	name := files[0]
 	data, err := os.ReadFile(name)
 	if err != nil {
 		return usagef("%w", err)
 	}
-	if !seeds.IsElasticConfig(data) {
-		return usagef("%s: not an Elastic Open Crawler config (no top-level domains list of maps with url); amber's own configs need no conversion", name)
-	}
-	e, err := seeds.ParseElastic(data, name)
-	if err != nil {
-		return usageError{err}
-	}
-	cv, err := e.Convert()
-	if err != nil {
-		return usageError{fmt.Errorf("%s: %w", name, err)}
-	}
-	out, err := cv.Render(name)
-	if err != nil {
-		return err
+	var out []byte
+	switch {
+	case fastcfg.IsFAST(data):
+		f, err := fastcfg.Parse(data, name)
+		if err != nil {
+			return usageError{err}
+		}
+		d, err := f.Domain(*fastDomain)
+		if err != nil {
+			return usageError{err}
+		}
+		cv, err := d.Convert(fastcfg.ConvertOptions{Strict: *strict, BaseDir: filepath.Dir(name)})
+		if err != nil {
+			return usageError{err}
+		}
+		if out, err = fastcfg.Render(cv, fmt.Sprintf("%s (DomainSpecification %q)", name, d.Name)); err != nil {
+			return err
+		}
+	case *fastDomain != "" || *strict:
+		return usagef("--fast-domain and --strict are for FAST crawler configurations; %s is not one (no CrawlerConfig root element)", name)
+	case seeds.IsElasticConfig(data):
+		e, err := seeds.ParseElastic(data, name)
+		if err != nil {
+			return usageError{err}
+		}
+		cv, err := e.Convert()
+		if err != nil {
+			return usageError{fmt.Errorf("%s: %w", name, err)}
+		}
+		if out, err = cv.Render(name); err != nil {
+			return err
+		}
+	default:
+		return usagef("%s: neither an Elastic Open Crawler config (a top-level domains list of maps with url) nor a FAST crawler configuration (root element CrawlerConfig); amber's own configs need no conversion", name)
 	}
 	_, err = stdout.Write(out)
 	return err

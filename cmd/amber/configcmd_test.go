@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"github.com/amber-crawler/amber/seeds"
+
+	"github.com/amber-crawler/amber/internal/crawltest"
 )
 
 // TestConfigConvert runs `amber config convert` on Elastic files: the output is amber YAML
@@ -36,11 +38,13 @@ max_crawl_depth: 2
 	}{
 		{"converts", []string{"config", "convert", good}, exitOK,
 			[]string{"flavour: elastic # from domains", "- deny begins /blog", "max_crawl_depth: 2 # from max_crawl_depth", "url: https://www.example.com/"}},
-		{"help", []string{"help", "config"}, exitOK, []string{"usage: amber config convert FILE"}},
-		{"no file", []string{"config", "convert"}, exitUsage, []string{"usage: amber config convert FILE"}},
+		{"help", []string{"help", "config"}, exitOK, []string{"usage: amber config convert [--fast-domain NAME] [--strict] FILE", "FAST"}},
+		{"no file", []string{"config", "convert"}, exitUsage, []string{"usage: amber config convert"}},
 		{"missing file", []string{"config", "convert", filepath.Join(dir, "nope.yml")}, exitUsage, []string{"nope.yml"}},
 		{"amber config", []string{"config", "convert", write("amber.yaml", "seeds: [https://example.com/]\n")}, exitUsage,
-			[]string{"amber.yaml", "not an Elastic Open Crawler config"}},
+			[]string{"amber.yaml", "neither an Elastic Open Crawler config", "nor a FAST crawler configuration"}},
+		{"fast", []string{"config", "convert", fastExample(t, "01"), "--strict=false"}, exitOK, []string{"# from "}},
+		{"fast flag on elastic", []string{"config", "convert", "--fast-domain", "x", good}, exitUsage, []string{"not one"}},
 		{"unknown key", []string{"config", "convert", write("k.yml", "domains:\n  - url: https://a.example\nmax_redirects: 3\n")}, exitUsage,
 			[]string{"k.yml", "max_redirects", "line 3"}},
 		{"credentials", []string{"config", "convert", write("a.yml", "domains:\n  - url: https://a.example\nauth:\n  - {domain: https://a.example, type: raw, header: x}\n")}, exitOK,
@@ -70,4 +74,15 @@ max_crawl_depth: 2
 			}
 		})
 	}
+}
+
+// fastExample is the path of one of the FAST specification's §3 examples in fastcfg's
+// testdata, by its number.
+func fastExample(t *testing.T, n string) string {
+	t.Helper()
+	m, err := filepath.Glob(filepath.Join(crawltest.ModuleRoot(t), "fastcfg", "testdata", "examples", n+"-*.xml"))
+	if err != nil || len(m) == 0 {
+		t.Fatalf("no FAST example %s: %v", n, err)
+	}
+	return m[0]
 }

@@ -60,6 +60,8 @@ type crawlFlags struct {
 	sitemapsRobots                               bool
 	dedupFrom                                    stringList
 	recrawlOf                                    string
+	fastDomain                                   string
+	strict                                       bool
 }
 
 func newCrawlFlagSet(f *crawlFlags) *flag.FlagSet {
@@ -67,7 +69,9 @@ func newCrawlFlagSet(f *crawlFlags) *flag.FlagSet {
 	fs := flag.NewFlagSet("amber crawl", flag.ContinueOnError)
 	fs.SetOutput(io.Discard) // errors are returned, help is printed by printCrawlHelp
 	fs.StringVar(&f.dir, "dir", "", "crawl directory; the same --dir resumes an unfinished crawl (default ./crawls/COLLECTION-TIMESTAMP)")
-	fs.StringVar(&f.config, "config", "", "YAML crawl config (seeds, scope, limits, politeness, WARC); flags override it")
+	fs.StringVar(&f.config, "config", "", "crawl config: amber's YAML, an Elastic Open Crawler file or a FAST crawler configuration (XML); flags override it")
+	fs.StringVar(&f.fastDomain, "fast-domain", "", "FAST --config: the DomainSpecification `NAME` to crawl (needed when the file has several)")
+	fs.BoolVar(&f.strict, "strict", false, "FAST --config: an attrib amber does not do as the file says is an error (attribs about FAST's own processing are not)")
 	fs.Var(&f.seedFiles, "seeds", "a seeds `FILE` (one URL [TYPE] per line), in addition to the seeds given as arguments; repeatable")
 	fs.StringVar(&f.collection, "collection", d.Collection, "collection name (warcinfo, WARC prefix, default directory name)")
 	fs.StringVar(&f.operator, "operator", "", "who runs the crawl, for warcinfo (e.g. \"Jane Doe <jane@example.org>\")")
@@ -268,7 +272,7 @@ func loadConfig(a crawlArgs) (*seeds.Config, *seeds.Converted, error) {
 	f := a.flags
 	switch {
 	case f.config != "":
-		return seeds.Load(f.config)
+		return loadAnyConfig(f.config, f.fastDomain, f.strict)
 	case len(a.positional) == 0 && len(f.seedFiles) == 0 && f.dir != "":
 		p := filepath.Join(f.dir, crawl.ConfigFile)
 		if _, err := os.Stat(p); err == nil {

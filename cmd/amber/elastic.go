@@ -97,13 +97,13 @@ func overlaySitemaps(c *crawl.Config, cfg *seeds.Config, flavour scope.Flavour) 
 	}
 }
 
-// printConversion tells the user that --config was read as an Elastic Open Crawler file,
-// and what amber does differently from the open crawler for it.
+// printConversion tells the user that --config was converted from another crawler's
+// format (Elastic Open Crawler, FAST), and what amber does differently for it.
 func printConversion(w io.Writer, path string, cv *seeds.Converted) {
 	if cv == nil {
 		return
 	}
-	fmt.Fprintf(w, "amber: %s is an Elastic Open Crawler config; crawling it as amber config (see 'amber config convert %s')\n", path, path)
+	fmt.Fprintf(w, "amber: %s is another crawler's config; crawling it as converted to amber's (see 'amber config convert %s')\n", path, path)
 	for _, n := range cv.Notes {
 		fmt.Fprintf(w, "amber: note: %s\n", n)
 	}

@@ -73,7 +73,7 @@ func testCrawlElasticConfig(t *testing.T, extra []string) {
 	if err := run(t.Context(), args, nil, &stdout, &stderr); err != nil {
 		t.Fatalf("run: %v\n%s", err, stderr.String())
 	}
-	if !strings.Contains(stderr.String(), "is an Elastic Open Crawler config") {
+	if !strings.Contains(stderr.String(), "is another crawler's config") {
 		t.Errorf("no word that the file was read as an Elastic config:\n%s", stderr.String())
 	}
 

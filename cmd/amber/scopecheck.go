@@ -14,7 +14,6 @@ import (
 
 	"github.com/amber-crawler/amber/report"
 	"github.com/amber-crawler/amber/scope"
-	"github.com/amber-crawler/amber/seeds"
 )
 
 // checkInput is one candidate read from standard input by `amber scope check`.
@@ -40,15 +39,18 @@ type checkOutput struct {
 
 // scopeFlags are the flags of `amber scope check`.
 type scopeFlags struct {
-	config, flavour string
+	config, flavour, fastDomain string
+	strict                      bool
 }
 
-const scopeUsage = "usage: amber scope check --config FILE [--flavour standard|brozzler|elastic] [URL ...]"
+const scopeUsage = "usage: amber scope check --config FILE [--flavour standard|brozzler|elastic] [--fast-domain NAME] [--strict] [URL ...]"
 
 func newScopeFlagSet(f *scopeFlags) *flag.FlagSet {
 	fs := flag.NewFlagSet("amber scope check", flag.ContinueOnError)
 	fs.SetOutput(io.Discard) // errors are returned, help is printed by printScopeHelp
-	fs.StringVar(&f.config, "config", "", "crawl config (amber YAML, or an Elastic Open Crawler file) whose seeds and rules to check against (required)")
+	fs.StringVar(&f.config, "config", "", "crawl config (amber YAML, an Elastic Open Crawler file or a FAST crawler configuration) whose seeds and rules to check against (required)")
+	fs.StringVar(&f.fastDomain, "fast-domain", "", "FAST --config: the DomainSpecification `NAME` (needed when the file has several)")
+	fs.BoolVar(&f.strict, "strict", false, "FAST --config: an attrib amber does not do as the file says is an error")
 	fs.StringVar(&f.flavour, "flavour", "", "standard, brozzler or elastic (default: the config's, else follows the fetcher)")
 	return fs
 }
@@ -188,7 +190,7 @@ func runScope(ctx context.Context, args []string, stdin io.Reader, stdout io.Wri
 
 // loadScope reads the config named by --config and builds its scope, with --flavour applied.
 func loadScope(f scopeFlags) (scope.Config, *scope.Scope, error) {
-	cfg, _, err := seeds.Load(f.config)
+	cfg, _, err := loadAnyConfig(f.config, f.fastDomain, f.strict)
 	if err != nil {
 		return scope.Config{}, nil, err
 	}

@@ -1,0 +1,28 @@
+package main
+
+import (
+	"fmt"
+	"os"
+
+	"github.com/amber-crawler/amber/fastcfg"
+	"github.com/amber-crawler/amber/seeds"
+)
+
+// loadAnyConfig reads a --config file of any kind amber takes: a FAST crawler configuration
+// (fastcfg.IsFAST: root element CrawlerConfig), converted with its DomainSpecification
+// fastDomain ("" when it has one), strictly or not; otherwise amber's YAML or an Elastic Open
+// Crawler file (seeds.Load). A converted file also returns its conversion, whose notes say
+// what amber does differently.
+func loadAnyConfig(path, fastDomain string, strict bool) (*seeds.Config, *seeds.Converted, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, nil, fmt.Errorf("config: %w", err)
+	}
+	if fastcfg.IsFAST(data) {
+		return fastcfg.Load(path, fastDomain, strict)
+	}
+	if fastDomain != "" || strict {
+		return nil, nil, fmt.Errorf("--fast-domain and --strict are for FAST crawler configurations; %s is not one (no CrawlerConfig root element)", path)
+	}
+	return seeds.Load(path)
+}

@@ -129,15 +129,15 @@ func TestReadRecordHead(t *testing.T) {
 		wantErr        bool
 	}{
 		{name: "response", path: path, offset: first.Offset, length: first.Length, want: warc.RecordHead{
-			Type: "response", TargetURI: "http://example.com/", Date: t0, PayloadDigest: digest, Status: 200,
+			Type: "response", TargetURI: "http://example.com/", Date: t0, PayloadDigest: digest, Status: 200, Mime: "text/html",
 			ETag: `"abc"`, LastModified: "Thu, 01 Jan 2026 00:00:00 GMT"}},
 		{name: "length unknown", path: path, offset: first.Offset, want: warc.RecordHead{
-			Type: "response", TargetURI: "http://example.com/", Date: t0, PayloadDigest: digest, Status: 200,
+			Type: "response", TargetURI: "http://example.com/", Date: t0, PayloadDigest: digest, Status: 200, Mime: "text/html",
 			ETag: `"abc"`, LastModified: "Thu, 01 Jan 2026 00:00:00 GMT"}},
 		{name: "revisit", path: path, offset: again.Offset, length: again.Length, want: warc.RecordHead{
 			Type: "revisit", TargetURI: "http://example.com/copy", Date: t0.Add(time.Second), PayloadDigest: digest,
 			Profile: "http://netpreserve.org/warc/1.1/revisit/identical-payload-digest", RefersToURI: "http://example.com/",
-			RefersToDate: t0, Status: 200, ETag: `"abc"`, LastModified: "Thu, 01 Jan 2026 00:00:00 GMT"}},
+			RefersToDate: t0, Status: 200, Mime: "text/html", ETag: `"abc"`, LastModified: "Thu, 01 Jan 2026 00:00:00 GMT"}},
 		{name: "resource", path: path, offset: shot.Offset, length: shot.Length, want: warc.RecordHead{
 			Type: "resource", TargetURI: "urn:screenshot:http://example.com/", Date: t0, PayloadDigest: shot.PayloadDigest}},
 		{name: "uncompressed", path: plainPath, offset: int64(len("junk before")), length: int64(len(plain)), want: warc.RecordHead{

@@ -111,7 +111,7 @@ func TestWriteNotModified(t *testing.T) {
 				want.Profile, want.RefersToURI, want.RefersToDate = "http://netpreserve.org/warc/1.1/revisit/server-not-modified", tc.capture.NotModified.URI, origDate
 				want.Status, want.ETag, want.LastModified = 0, tc.wantETag, tc.wantLastMod
 			case strings.HasPrefix(tc.name, "200"):
-				want.Status, want.ETag = 200, `"v2"`
+				want.Status, want.ETag, want.Mime = 200, `"v2"`, "text/html"
 			}
 			if d := cmp.Diff(want, head); d != "" {
 				t.Errorf("record head (-want +got):\n%s", d)

@@ -34,11 +34,13 @@ type Prior struct {
 	Digest, ETag, LastModified string
 }
 
-// StorePriorDigests stores earlier captures by payload digest (Prior.Key), for PriorDigest. A
-// digest already stored keeps its capture: the first given wins. Entries are written in
-// transactions of their own, several at a time; an error leaves those before it stored. An
-// error wrapping ErrURL concerns one entry too large to store (nothing of the batch from it on
-// is stored); other errors are the store's (ErrNoSpace, ...).
+// StorePriorDigests stores earlier captures by payload digest (Prior.Key), for PriorDigest. Of
+// two captures of one payload, the one given last is kept: any of them is what a revisit may
+// refer to, and the store is written without reading it first, which makes loading a large
+// index twice as fast. Entries are written in transactions of their own, several at a time;
+// an error leaves those before it stored. An error wrapping ErrURL concerns one entry too
+// large to store (nothing of the batch from it on is stored); other errors are the store's
+// (ErrNoSpace, ...).
 func (f *Frontier) StorePriorDigests(ps []Prior) error {
 	return f.storePriors(prefixPriorDigest, ps, func(p *Prior) []byte { return encodeDigest(p.URI, p.Date) }, nil)
 }
@@ -57,7 +59,7 @@ func (f *Frontier) StorePriorURLs(ps []Prior) error {
 }
 
 // storePriors writes ps under prefix, in ops that stay well within a transaction's limits.
-// replace says whether p replaces the stored value; nil keeps what is stored.
+// replace says whether p replaces the stored value; nil: it does, unread.
 func (f *Frontier) storePriors(prefix string, ps []Prior, encode func(*Prior) []byte, replace func(stored []byte, p *Prior) (bool, error)) error {
 	for len(ps) > 0 {
 		n, size := 0, int64(txnOverhead)
@@ -103,23 +105,23 @@ func (f *Frontier) storePriorBatch(prefix string, batch []Prior, vals [][]byte, 
 	return nil
 }
 
-// putPrior stores val under p.Key in txn unless replace (nil: never) keeps the stored value.
-// The transaction sees its own writes, so of two entries of one batch the first is kept too.
+// putPrior stores val under p.Key in txn unless replace keeps the stored value (nil: the
+// stored value is not read, and replaced). The transaction sees its own writes, so two entries
+// of one batch are decided as two of two batches.
 func putPrior(txn *badger.Txn, prefix string, p *Prior, val []byte, replace func([]byte, *Prior) (bool, error)) error {
 	k := prefixed(prefix, p.Key)
-	// A hashed key held by another string (two strings of one SHA-256) is not found: it is
-	// replaced, which loses that string's earlier capture, never a capture of this crawl.
-	stored, found, err := getLong(txn, k, p.Key)
-	if err != nil {
-		return err
-	}
-	if found {
-		if replace == nil {
-			return nil
-		}
-		ok, err := replace(stored, p)
-		if err != nil || !ok {
+	if replace != nil {
+		// A hashed key held by another string (two strings of one SHA-256) is not found: it
+		// is replaced, which loses that string's earlier capture, never a capture of this crawl.
+		stored, found, err := getLong(txn, k, p.Key)
+		if err != nil {
 			return err
+		}
+		if found {
+			ok, err := replace(stored, p)
+			if err != nil || !ok {
+				return err
+			}
 		}
 	}
 	if !hashed(k[len(prefix):]) {

@@ -10,7 +10,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
-// TestPriorDigests: the first capture given of a digest is kept, within a batch and across
+// TestPriorDigests: the last capture given of a digest is kept, within a batch and across
 // batches; digests longer than a key part are stored hashed; all of it survives reopening.
 func TestPriorDigests(t *testing.T) {
 	dir := t.TempDir()
@@ -22,13 +22,13 @@ func TestPriorDigests(t *testing.T) {
 	}
 	if err := f.StorePriorDigests([]Prior{
 		{Key: "sha1:A", URI: "http://a.test/1", Date: t1},
-		{Key: "sha1:A", URI: "http://a.test/2", Date: t2}, // same batch: the first wins
+		{Key: "sha1:A", URI: "http://a.test/2", Date: t2}, // same batch: the last wins
 		{Key: long, URI: "http://a.test/long", Date: t1},
 	}); err != nil {
 		t.Fatal(err)
 	}
 	if err := f.StorePriorDigests([]Prior{
-		{Key: "sha1:A", URI: "http://a.test/3", Date: t2}, // later batch: the first still wins
+		{Key: "sha1:A", URI: "http://a.test/3", Date: t1}, // later batch: the last wins
 		{Key: "sha1:B", URI: "http://b.test/", Date: t2},
 	}); err != nil {
 		t.Fatal(err)
@@ -40,7 +40,7 @@ func TestPriorDigests(t *testing.T) {
 			date        time.Time
 			ok          bool
 		}{
-			{"sha1:A", "http://a.test/1", t1, true},
+			{"sha1:A", "http://a.test/3", t1, true},
 			{"sha1:B", "http://b.test/", t2, true},
 			{long, "http://a.test/long", t1, true},
 			{long[:len(long)-1] + "M", "", time.Time{}, false}, // same first 256 bytes

@@ -22,6 +22,9 @@ type capture struct {
 	fields          []warc.Field // metadata lines besides the exchange's own
 	annotations     []string     // crawl.log annotations besides duplicate and truncation
 	countURL        bool         // counts towards the URL limit (robots.txt does not)
+	// notModified is the earlier capture the request was made conditional on (RecrawlOf):
+	// a 304 is then written as a server-not-modified revisit of it.
+	notModified *warc.Original
 }
 
 // captures places every exchange of a fetch in the crawl. The first is the claimed URL itself.
@@ -74,7 +77,8 @@ func (c *crawler) record(worker int, ex *fetch.Exchange, k capture) (warc.Result
 		URL: ex.URL, Date: ex.Started, IP: ex.RemoteIP, Request: ex.Request,
 		Response: responseReader(ex), ResponseSize: ex.ResponseSize(), Truncated: ex.Truncated,
 		Via: k.via, Hops: k.hops, Seed: k.seed, Outlinks: k.outlinks,
-		Extra: append(captureFields(ex), k.fields...),
+		Extra:       append(captureFields(ex), k.fields...),
+		NotModified: k.notModified,
 	})
 	if err != nil {
 		return res, fmt.Errorf("write warc: %w", err)
@@ -90,7 +94,10 @@ func (c *crawler) record(worker int, ex *fetch.Exchange, k capture) (warc.Result
 		return res, fmt.Errorf("write fetch and output events: %w", err)
 	}
 	ann := k.annotations
-	if res.Revisit {
+	switch {
+	case res.NotModified:
+		ann = append(ann, priorNote)
+	case res.Revisit:
 		ann = append(ann, "duplicate:digest")
 	}
 	if ex.Truncated != "" {

@@ -165,10 +165,11 @@ type Config struct {
 	DedupFrom []string
 	// RecrawlOf is an earlier crawl of the same sites, a crawl directory or a WACZ file: a URL
 	// it captured (2xx) whose response had an ETag or a Last-Modified is requested with
-	// If-None-Match and If-Modified-Since (robots.txt and sitemap files never are), and a 304
-	// is written as a revisit (server-not-modified) referring to that capture, without
-	// outlinks (a 304 has no body). Its captures deduplicate as DedupFrom's do. Its seeds and
-	// scope are not used. Default none.
+	// If-None-Match and If-Modified-Since, and a 304 is written as a revisit
+	// (server-not-modified) referring to that capture. Pages and style sheets (HTML, XHTML,
+	// CSS, or no Content-Type), which the crawl reads links from, are not asked for
+	// conditionally (a 304 has no body), nor are robots.txt and sitemap files. Its captures
+	// deduplicate as DedupFrom's do. Its seeds and scope are not used. Default none.
 	RecrawlOf string
 
 	// ProgressEvery is how often a progress line is logged. Default 5s; negative: never; zero

@@ -249,7 +249,7 @@ func (c *crawler) openWARC() (*warc.Writer, error) {
 		Prefix:      cfg.WARCPrefix,
 		MaxSize:     cfg.WARCMaxSize,
 		CDXJPath:    filepath.Join(cfg.Dir, LiveCDXJFile),
-		Dedup:       c.front,
+		Dedup:       priorIndex{front: c.front, priors: len(cfg.DedupFrom) > 0 || cfg.RecrawlOf != ""},
 		Info: warc.Info{
 			Software:    cfg.Software,
 			Operator:    cfg.Operator,
@@ -434,6 +434,12 @@ func (c *crawler) result(end string) Result {
 func (c *crawler) run(ctx context.Context) (string, error) {
 	if full := c.disk.check(0); full != nil {
 		return EndDiskFull, full
+	}
+	if err := c.loadPriors(ctx); err != nil {
+		if ctx.Err() != nil {
+			return EndCancelled, nil // read again from the start by the next run
+		}
+		return "", err
 	}
 	if err := c.restorePromotions(); err != nil {
 		return "", err

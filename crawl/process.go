@@ -30,6 +30,11 @@ func (c *crawler) process(ctx context.Context, worker int, cl *frontier.Claim) e
 	if u.Via != "" {
 		req.Header = http.Header{"Referer": {u.Via}}
 	}
+	orig, err := c.conditional(&req, u)
+	if err != nil {
+		c.unreserve()
+		return fmt.Errorf("look up earlier capture: %w", err)
+	}
 	res, err := c.fetcherFor(u).Fetch(ctx, req)
 	// The host's delay runs from the end of the response, not from when the page is done.
 	if eerr := c.front.Ended(cl, time.Now()); eerr != nil {
@@ -58,7 +63,14 @@ func (c *crawler) process(ctx context.Context, worker int, cl *frontier.Claim) e
 	}
 
 	caps, doc := c.captures(u, res)
-	pg := c.analyse(u, res, doc)
+	var pg page
+	if orig != nil && res.Exchanges[0].StatusCode == 304 {
+		// Not modified since the earlier capture: a revisit of it, and no body to find
+		// links in (as Heritrix, which extracts nothing from a 304).
+		caps[0].notModified = orig
+	} else {
+		pg = c.analyse(u, res, doc)
+	}
 	links, denied := c.obeyNofollow(pg)
 	decided := c.decide(u, links)
 	caps[0] = decided.annotate(caps[0], pg.dropped)
@@ -311,7 +323,8 @@ func (c *crawler) recordAll(worker int, u frontier.URL, res *fetch.Result, caps 
 		}
 		recs = append(recs, r)
 	}
-	if res.Render != nil && len(res.Render.Screenshot) > 0 {
+	// A page answered 304 rendered nothing: its screenshot is of an empty page.
+	if res.Render != nil && len(res.Render.Screenshot) > 0 && caps[0].notModified == nil {
 		if _, err := c.warc.WriteResource("urn:screenshot:"+u.URL, "image/png", res.Exchanges[0].Started, res.Render.Screenshot, recs[0].RecordID); err != nil {
 			return recs, fmt.Errorf("write screenshot: %w", err)
 		}

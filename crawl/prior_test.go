@@ -1,0 +1,380 @@
+package crawl
+
+import (
+	"archive/zip"
+	"bufio"
+	"bytes"
+	"compress/gzip"
+	"context"
+	"crypto/sha1"
+	"encoding/base32"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/amber-crawler/amber/frontier"
+	"github.com/amber-crawler/amber/scope"
+	"github.com/amber-crawler/amber/warc"
+)
+
+// priorCrawl is an earlier crawl written for the tests: a crawl directory with its WARC file
+// and its live and sorted indexes, and what loading it must give.
+type priorCrawl struct {
+	dir      string
+	warcName string
+	digests  map[string]frontier.Prior // by digest, dates exact
+	urls     map[string]frontier.Prior // by canonical URL
+}
+
+func sha1Of(b []byte) string {
+	s := sha1.Sum(b)
+	return "sha1:" + base32.StdEncoding.EncodeToString(s[:])
+}
+
+// memDedup is warc.DedupIndex in memory.
+type memDedup struct {
+	mu sync.Mutex
+	m  map[string]warc.Original
+}
+
+func (d *memDedup) LookupDigest(digest string) (string, time.Time, bool, error) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	o, ok := d.m[digest]
+	return o.URI, o.Date, ok, nil
+}
+
+func (d *memDedup) StoreDigest(digest, uri string, date time.Time) error {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if _, ok := d.m[digest]; !ok {
+		d.m[digest] = warc.Original{URI: uri, Date: date}
+	}
+	return nil
+}
+
+// writePriorCrawl writes a crawl directory holding every kind of capture an earlier crawl has.
+func writePriorCrawl(t *testing.T) priorCrawl {
+	t.Helper()
+	dir := t.TempDir()
+	w, err := warc.NewWriter(warc.Config{Dir: filepath.Join(dir, WARCDir), CDXJPath: filepath.Join(dir, LiveCDXJFile),
+		Dedup: &memDedup{m: map[string]warc.Original{}}, Hostname: "test", Info: warc.Info{Software: "amber/test"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t0 := time.Date(2026, 2, 3, 4, 5, 6, 789012000, time.UTC)
+	at := func(i int) time.Time { return t0.Add(time.Duration(i) * time.Second) }
+	page, png, plain, css := []byte("<html>page</html>"), []byte("\x89PNG one"), []byte("\x89PNG plain"), []byte("p { color: red }")
+	const lm = "Mon, 02 Feb 2026 00:00:00 GMT"
+	resp := func(status int, ctype string, hdrs string, body []byte) []byte {
+		var b bytes.Buffer
+		fmt.Fprintf(&b, "HTTP/1.1 %d X\r\n", status)
+		if ctype != "" {
+			fmt.Fprintf(&b, "Content-Type: %s\r\n", ctype)
+		}
+		fmt.Fprintf(&b, "%sContent-Length: %d\r\n\r\n", hdrs, len(body))
+		b.Write(body)
+		return b.Bytes()
+	}
+	oldOrig := warc.Original{URI: "http://a.test/old.png", Date: at(-86400), PayloadDigest: sha1Of([]byte("old")), ETag: `"o1"`}
+	caps := []struct {
+		url  string
+		resp []byte
+		orig *warc.Original
+	}{
+		{"http://a.test/page.html", resp(200, "text/html", "ETag: \"p1\"\r\n", page), nil},
+		{"http://a.test/img.png", resp(200, "image/png", "ETag: \"i1\"\r\nLast-Modified: "+lm+"\r\n", png), nil},
+		{"http://a.test/copy.png", resp(200, "image/png", "ETag: \"c1\"\r\n", png), nil},                                 // identical revisit of img.png
+		{"http://a.test/old.png", []byte("HTTP/1.1 304 Not Modified\r\nETag: \"o1\"\r\n\r\n"), &oldOrig},                 // server-not-modified revisit
+		{"http://a.test/missing.png", resp(404, "image/png", "ETag: \"m\"\r\n", []byte("gone")), nil},                    // not 2xx
+		{"http://a.test/plain.png", resp(200, "image/png", "", plain), nil},                                              // no validators
+		{"http://a.test/empty.png", resp(200, "image/png", "ETag: \"e\"\r\n", nil), nil},                                 // empty payload
+		{"https://a.test/style.css", resp(200, "text/css; charset=utf-8", "Last-Modified: "+lm+"\r\n", css), nil},        // parsed for embeds
+		{"http://a.test/untyped", resp(200, "", "ETag: \"u\"\r\n", []byte("what am I")), nil},                            // type unknown
+		{"http://A.test:80/x/../Canon.PNG?b=2&a=1", resp(200, "image/png", "ETag: \"k\"\r\n", []byte("\x89PNG k")), nil}, // stored canonical
+	}
+	dates := map[string]time.Time{}
+	for i, c := range caps {
+		dates[c.url] = at(i)
+		if _, err := w.WriteCapture(warc.Capture{URL: c.url, Date: at(i), Request: []byte("GET / HTTP/1.1\r\n\r\n"),
+			Response: bytes.NewReader(c.resp), NotModified: c.orig}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	res, err := w.WriteResource("urn:screenshot:http://a.test/page.html", "image/png", at(20), []byte("shot"), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := warc.SortCDXJ(filepath.Join(dir, LiveCDXJFile), filepath.Join(dir, CDXJFile)); err != nil {
+		t.Fatal(err)
+	}
+	d := func(u string, body []byte) frontier.Prior {
+		return frontier.Prior{Key: sha1Of(body), URI: u, Date: dates[u]}
+	}
+	pc := priorCrawl{dir: dir, warcName: res.Filename, digests: map[string]frontier.Prior{}, urls: map[string]frontier.Prior{}}
+	for _, p := range []frontier.Prior{
+		d("http://a.test/page.html", page), d("http://a.test/img.png", png), d("http://a.test/plain.png", plain),
+		d("https://a.test/style.css", css), d("http://a.test/untyped", []byte("what am I")),
+		d("http://A.test:80/x/../Canon.PNG?b=2&a=1", []byte("\x89PNG k")),
+	} {
+		pc.digests[p.Key] = p
+	}
+	for _, p := range []frontier.Prior{
+		{Key: "http://a.test/img.png", URI: "http://a.test/img.png", Date: dates["http://a.test/img.png"], Captured: dates["http://a.test/img.png"],
+			Digest: sha1Of(png), ETag: `"i1"`, LastModified: lm},
+		{Key: "http://a.test/copy.png", URI: "http://a.test/img.png", Date: dates["http://a.test/img.png"], Captured: dates["http://a.test/copy.png"],
+			Digest: sha1Of(png), ETag: `"c1"`},
+		{Key: "http://a.test/old.png", URI: oldOrig.URI, Date: oldOrig.Date, Captured: dates["http://a.test/old.png"],
+			Digest: oldOrig.PayloadDigest, ETag: `"o1"`},
+		{Key: canonical(t, "http://A.test:80/x/../Canon.PNG?b=2&a=1"), URI: "http://A.test:80/x/../Canon.PNG?b=2&a=1",
+			Date: dates["http://A.test:80/x/../Canon.PNG?b=2&a=1"], Captured: dates["http://A.test:80/x/../Canon.PNG?b=2&a=1"],
+			Digest: sha1Of([]byte("\x89PNG k")), ETag: `"k"`},
+		{Key: "http://a.test/empty.png", URI: "http://a.test/empty.png", Date: dates["http://a.test/empty.png"], Captured: dates["http://a.test/empty.png"],
+			Digest: sha1Of(nil), ETag: `"e"`},
+	} {
+		pc.urls[p.Key] = p
+	}
+	return pc
+}
+
+// writeWACZ packs the crawl directory as a WACZ: the WARC file stored, the index as index.cdxj
+// (deflated) or as index.cdx.gz (gzip members of a few lines each) with an index.idx.
+func writeWACZ(t *testing.T, pc priorCrawl, compressedIndex bool) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "crawl.wacz")
+	f, err := os.Create(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	zw := zip.NewWriter(f)
+	add := func(name string, method uint16, data []byte) {
+		w, err := zw.CreateHeader(&zip.FileHeader{Name: name, Method: method})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := w.Write(data); err != nil {
+			t.Fatal(err)
+		}
+	}
+	read := func(p string) []byte {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+	add("datapackage.json", zip.Deflate, []byte(`{"profile":"data-package","wacz_version":"1.1.1"}`))
+	add("archive/"+pc.warcName, zip.Store, read(filepath.Join(pc.dir, WARCDir, pc.warcName)))
+	index := read(filepath.Join(pc.dir, CDXJFile))
+	if compressedIndex {
+		var gz bytes.Buffer
+		lines := strings.SplitAfter(string(index), "\n")
+		for i := 0; i < len(lines); i += 3 {
+			zw := gzip.NewWriter(&gz)
+			zw.Write([]byte(strings.Join(lines[i:min(i+3, len(lines))], "")))
+			zw.Close()
+		}
+		add("indexes/index.cdx.gz", zip.Store, gz.Bytes())
+		add("indexes/index.idx", zip.Deflate, []byte("!meta 0 {\"format\": \"cdxj-gzip-1.0\"}\n"))
+	} else {
+		add("indexes/index.cdxj", zip.Deflate, index)
+	}
+	add("pages/pages.jsonl", zip.Deflate, []byte(`{"format":"json-pages-1.0"}`+"\n"))
+	if err := zw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// priorTestCrawler is a crawler with just what loading earlier crawls needs.
+func priorTestCrawler(t testing.TB, cfg Config) *crawler {
+	t.Helper()
+	f, err := frontier.Open(frontier.Config{Dir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { f.Close() })
+	cfg.Scope.Flavour = scope.Standard
+	return &crawler{cfg: cfg, front: f, log: slog.New(slog.DiscardHandler)}
+}
+
+// TestLoadPriors reads an earlier crawl as a crawl directory, a CDXJ file (sorted or not,
+// gzip-compressed or not) and a WACZ (index.cdxj or index.cdx.gz), for deduplication and for
+// a recrawl, and looks up what they hold.
+func TestLoadPriors(t *testing.T) {
+	pc := writePriorCrawl(t)
+	gzIndex := filepath.Join(t.TempDir(), "index.cdxj.gz")
+	{
+		var b bytes.Buffer
+		zw := gzip.NewWriter(&b)
+		data, err := os.ReadFile(filepath.Join(pc.dir, CDXJFile))
+		if err != nil {
+			t.Fatal(err)
+		}
+		zw.Write(data)
+		zw.Close()
+		if err := os.WriteFile(gzIndex, b.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	seconds := func(m map[string]frontier.Prior) map[string]frontier.Prior {
+		out := map[string]frontier.Prior{}
+		for k, p := range m {
+			p.Date = p.Date.Truncate(time.Second)
+			out[k] = p
+		}
+		return out
+	}
+	for _, tc := range []struct {
+		name        string
+		dedupFrom   []string
+		recrawlOf   string
+		wantDigests map[string]frontier.Prior
+		wantURLs    map[string]frontier.Prior
+		wantErr     error
+	}{
+		{name: "crawl directory, recrawl", recrawlOf: pc.dir, wantDigests: pc.digests, wantURLs: pc.urls},
+		// The index alone: dates as CDXJ timestamps give them, to the second.
+		{name: "crawl directory, dedup", dedupFrom: []string{pc.dir}, wantDigests: seconds(pc.digests)},
+		{name: "sorted cdxj, dedup", dedupFrom: []string{filepath.Join(pc.dir, CDXJFile)}, wantDigests: seconds(pc.digests)},
+		{name: "gzip cdxj, dedup", dedupFrom: []string{gzIndex}, wantDigests: seconds(pc.digests)},
+		{name: "wacz, recrawl", recrawlOf: writeWACZ(t, pc, false), wantDigests: pc.digests, wantURLs: pc.urls},
+		{name: "wacz with index.cdx.gz, recrawl", recrawlOf: writeWACZ(t, pc, true), wantDigests: pc.digests, wantURLs: pc.urls},
+		{name: "wacz, dedup", dedupFrom: []string{writeWACZ(t, pc, false)}, wantDigests: seconds(pc.digests)},
+		{name: "cdxj, recrawl", recrawlOf: filepath.Join(pc.dir, CDXJFile), wantErr: errNoWARCs},
+		{name: "missing", dedupFrom: []string{filepath.Join(pc.dir, "nothing")}, wantErr: os.ErrNotExist},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := priorTestCrawler(t, Config{DedupFrom: tc.dedupFrom, RecrawlOf: tc.recrawlOf})
+			err := c.loadPriors(context.Background())
+			if tc.wantErr != nil {
+				if !errors.Is(err, tc.wantErr) {
+					t.Fatalf("err = %v, want %v", err, tc.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			for digest, want := range tc.wantDigests {
+				uri, date, ok, err := c.front.PriorDigest(digest)
+				if err != nil || !ok || uri != want.URI || !date.Equal(want.Date) {
+					t.Errorf("PriorDigest(%s) = %q %v %v %v, want %q %v", digest, uri, date, ok, err, want.URI, want.Date)
+				}
+			}
+			for _, body := range []string{"", "old", "gone", "shot"} { // empty, a revisit's, a 404's, a resource's
+				if _, _, ok, err := c.front.PriorDigest(sha1Of([]byte(body))); ok || err != nil {
+					t.Errorf("PriorDigest of %q found (%v)", body, err)
+				}
+			}
+			got := map[string]frontier.Prior{}
+			for _, u := range []string{"http://a.test/page.html", "http://a.test/img.png", "http://a.test/copy.png", "http://a.test/old.png",
+				"http://a.test/missing.png", "http://a.test/plain.png", "http://a.test/empty.png", "https://a.test/style.css",
+				"http://a.test/untyped", canonical(t, "http://A.test:80/x/../Canon.PNG?b=2&a=1")} {
+				p, ok, err := c.front.PriorURL(u)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if ok {
+					got[u] = p
+				}
+			}
+			want := tc.wantURLs
+			if want == nil {
+				want = map[string]frontier.Prior{}
+			}
+			if d := cmp.Diff(want, got); d != "" {
+				t.Errorf("captures by URL (-want +got):\n%s", d)
+			}
+		})
+	}
+}
+
+// TestLoadPriorsOnce: what a run loaded is not loaded again (the earlier crawl may be gone
+// by then), and a recrawl of a crawl loaded for deduplication loads its URLs.
+func TestLoadPriorsOnce(t *testing.T) {
+	pc := writePriorCrawl(t)
+	moved := filepath.Join(t.TempDir(), "moved")
+	c := priorTestCrawler(t, Config{DedupFrom: []string{pc.dir}})
+	if err := c.loadPriors(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(pc.dir, moved); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.loadPriors(context.Background()); err != nil {
+		t.Errorf("loaded again: %v", err)
+	}
+	c.cfg.RecrawlOf = pc.dir
+	if err := c.loadPriors(context.Background()); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("recrawl of a crawl loaded for dedup only: err = %v, want it read (and missing)", err)
+	}
+	if err := os.Rename(moved, pc.dir); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.loadPriors(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok, err := c.front.PriorURL("http://a.test/img.png"); !ok || err != nil {
+		t.Errorf("PriorURL after the recrawl's load: %v %v", ok, err)
+	}
+	// A cancelled load stops and records nothing.
+	c2 := priorTestCrawler(t, Config{RecrawlOf: pc.dir})
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := c2.loadPrior(ctx, pc.dir, true, true); err != nil && !errors.Is(err, context.Canceled) {
+		t.Errorf("cancelled load: %v", err)
+	}
+}
+
+// TestReadIndexLine: lines longer than maxPriorLine are skipped whole, the last line needs no
+// newline.
+func TestReadIndexLine(t *testing.T) {
+	long := strings.Repeat("x", maxPriorLine+10)
+	in := "a\n" + long + "\nb\n\nc"
+	rd := bufioReader(in)
+	var got []string
+	for {
+		l, err := readIndexLine(rd)
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if l == nil {
+			got = append(got, "<skipped>")
+			continue
+		}
+		got = append(got, strings.TrimSuffix(string(l), "\n"))
+	}
+	if d := cmp.Diff([]string{"a", "<skipped>", "b", "", "c"}, got); d != "" {
+		t.Errorf("(-want +got):\n%s", d)
+	}
+}
+
+func bufioReader(s string) *bufio.Reader { return bufio.NewReaderSize(strings.NewReader(s), 4096) }
+
+func canonical(t *testing.T, u string) string {
+	t.Helper()
+	c, err := scope.Canonicalize(u, scope.Standard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}

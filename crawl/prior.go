@@ -288,6 +288,11 @@ func (c *crawler) loadPriors(ctx context.Context) error {
 		if !digests && !urls {
 			continue
 		}
+		if c.cfg.Dir != "" {
+			if err := removeSpools(c.cfg.Dir); err != nil {
+				return fmt.Errorf("remove what an earlier run left: %w", err)
+			}
+		}
 		start := time.Now()
 		c.log.Info("reading earlier crawl", "path", p, "digests", digests, "urls", urls)
 		n, err := c.loadPrior(ctx, p, digests, urls)
@@ -308,6 +313,23 @@ func (c *crawler) loadPriors(ctx context.Context) error {
 		}
 		c.log.Info("read earlier crawl", "path", p, "lines", n.lines, "bad", n.bad, "digests", n.digests,
 			"urls", n.urls, "unreadable", n.unreadable, "dur", time.Since(start).Round(time.Millisecond))
+	}
+	return nil
+}
+
+// removeSpools removes the spool files (and the sort's temporary files) that a run killed while
+// loading left in the crawl directory.
+func removeSpools(dir string) error {
+	for _, pat := range []string{spoolPattern + "*", "." + spoolPattern + "*"} {
+		stale, err := filepath.Glob(filepath.Join(dir, pat))
+		if err != nil {
+			return err
+		}
+		for _, f := range stale {
+			if err := os.Remove(f); err != nil && !errors.Is(err, os.ErrNotExist) {
+				return err
+			}
+		}
 	}
 	return nil
 }
@@ -585,8 +607,12 @@ type priorSpool struct {
 
 const spoolSep = '\x1f'
 
+// spoolPattern names the spool files in the crawl directory; the sort's own temporary files
+// are named after them, with a dot more in front.
+const spoolPattern = ".prior-*.spool"
+
 func newPriorSpool(dir string) (*priorSpool, error) {
-	f, err := os.CreateTemp(dir, ".prior-*.spool")
+	f, err := os.CreateTemp(dir, spoolPattern)
 	if err != nil {
 		return nil, err
 	}

@@ -14,6 +14,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -377,4 +378,33 @@ func canonical(t *testing.T, u string) string {
 		t.Fatal(err)
 	}
 	return c
+}
+
+// TestLoadPriorsRemovesSpools: the spool and sort files a run killed while loading left in
+// the crawl directory go when the next run loads; nothing else does.
+func TestLoadPriorsRemovesSpools(t *testing.T) {
+	pc := writePriorCrawl(t)
+	dir := t.TempDir()
+	stale := []string{".prior-123.spool", ".prior-123.spool.sorted", "..prior-123.spool.sorted.run-456", "..prior-123.spool.sorted.tmp-7"}
+	keep := []string{"crawl.yaml", ".prior-notes.txt", "prior-1.spool"}
+	for _, f := range append(slices.Clone(stale), keep...) {
+		if err := os.WriteFile(filepath.Join(dir, f), []byte("x"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	c := priorTestCrawler(t, Config{Dir: dir, DedupFrom: []string{pc.dir}})
+	if err := c.loadPriors(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var left []string
+	for _, e := range entries {
+		left = append(left, e.Name())
+	}
+	if d := cmp.Diff([]string{".prior-notes.txt", "crawl.yaml", "prior-1.spool"}, left); d != "" {
+		t.Errorf("files left (-want +got):\n%s", d)
+	}
 }

@@ -4,10 +4,12 @@ import (
 	"bytes"
 	"crypto/sha1"
 	"encoding/hex"
+	"encoding/json"
 	"fmt"
 	"image"
 	"image/color"
 	"image/png"
+	"math/rand/v2"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -50,11 +52,15 @@ type recrawlResource struct {
 	ignoreIMS bool      // always answers 200, conditional or not
 }
 
-// solidPNG is an 8×8 PNG of one colour.
+// solidPNG is a 96×96 PNG of one colour with noise (about 27 KB, as a photo's share of a
+// page's bytes is large), the same for the same colour.
 func solidPNG(c color.RGBA) []byte {
-	img := image.NewRGBA(image.Rect(0, 0, 8, 8))
-	for i := range 64 {
-		img.Set(i%8, i/8, c)
+	const side = 96
+	img := image.NewRGBA(image.Rect(0, 0, side, side))
+	rnd := rand.New(rand.NewPCG(uint64(c.R)<<16|uint64(c.G)<<8|uint64(c.B), 1))
+	for i := range side * side {
+		n := uint8(rnd.IntN(64))
+		img.Set(i%side, i/side, color.RGBA{c.R/2 + n, c.G/2 + n, c.B/2 + n, 255})
 	}
 	var b bytes.Buffer
 	png.Encode(&b, img)
@@ -459,5 +465,68 @@ func checkRecrawlReports(t *testing.T, dir string, want map[string]captureKind) 
 	wantRow := fmt.Sprintf("urls %d novel %d dup %d not-modified %d", len(want), counts[response], counts[identical], counts[notModified])
 	if got != wantRow {
 		t.Errorf("hosts-report.txt: %s, want %s\n%s", got, wantRow, data)
+	}
+}
+
+// TestRecrawlReplay replays both crawls of the site together, offline, in ReplayWeb.page: the
+// second crawl's revisits (the page itself, the images that came back 304 or were identical)
+// resolve to the first crawl's captures, so the page shows with every image.
+func TestRecrawlReplay(t *testing.T) {
+	path := crawltest.Chromium(t)
+	rwp := replayWebPage(t)
+	site := startRecrawlSite(t)
+	tmp := t.TempDir()
+	first, second := filepath.Join(tmp, "first"), filepath.Join(tmp, "second")
+	if res, err := crawl.Run(t.Context(), recrawlConfig(t, site, crawl.FetcherHTTP, first)); err != nil || res.End != crawl.EndFinished {
+		t.Fatalf("first crawl: %+v, %v", res, err)
+	}
+	site.gen.Store(2)
+	cfg := recrawlConfig(t, site, crawl.FetcherHTTP, second)
+	cfg.RecrawlOf = first
+	if res, err := crawl.Run(t.Context(), cfg); err != nil || res.End != crawl.EndFinished {
+		t.Fatalf("second crawl: %+v, %v", res, err)
+	}
+	site.srv.Close() // offline from here
+
+	both := filepath.Join(tmp, "both")
+	if err := os.MkdirAll(both, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	var sizes [2]int64
+	for i, dir := range []string{first, second} {
+		files, err := filepath.Glob(filepath.Join(dir, crawl.WARCDir, "*.warc.gz"))
+		if err != nil || len(files) == 0 {
+			t.Fatalf("no WARC files in %s: %v", dir, err)
+		}
+		for _, f := range files {
+			b, err := os.ReadFile(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			sizes[i] += int64(len(b))
+			// The first crawl's files sort first (serveReplay concatenates them by name).
+			if err := os.WriteFile(filepath.Join(both, fmt.Sprintf("%d-%s", i, filepath.Base(f))), b, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	t.Logf("WARC bytes: first crawl %d, second crawl %d (%.0f%%)", sizes[0], sizes[1], 100*float64(sizes[1])/float64(sizes[0]))
+
+	out, err := browser.Evaluate(t.Context(), browser.RenderConfig{
+		Path: path, URL: serveReplay(t, rwp, both), Expression: replayedJS, Timeout: 40 * time.Second,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got replayed
+	if err := json.Unmarshal([]byte(out), &got); err != nil {
+		t.Fatalf("%v: %s", err, out)
+	}
+	if !strings.Contains(got.Frame, "/mp_/http://www.example.com/") || !strings.Contains(got.Text, "Recrawl test") {
+		t.Errorf("replayed %q: %q", got.Frame, got.Text)
+	}
+	want := []string{"/img/changed.png", "/img/ignores.png", "/img/lastmod.png", "/img/logo.png", "/img/plain.png"}
+	if d := cmp.Diff(want, got.Loaded); d != "" || len(got.Broken) > 0 {
+		t.Errorf("images that load (-want +got):\n%s\nbroken: %v", d, got.Broken)
 	}
 }

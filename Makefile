@@ -63,7 +63,7 @@ test-short:
 # the ratio amber/wget (PAGES=N for another size).
 bench: build
 	./scripts/bench.sh compare
-	$(GO) test -run '^$$' -bench . -benchmem ./scope/ ./crawlrule/ ./sitemap/ ./extract/ ./frontier/ ./warc/ ./fetch/
+	$(GO) test -run '^$$' -bench . -benchmem ./scope/ ./crawlrule/ ./sitemap/ ./extract/ ./frontier/ ./warc/ ./wacz/ ./fetch/
 
 # amber on a generated 1,000,000-page site (SCALE_PAGES=N), pages/s and RSS every 10 s, stopped
 # at 15 minutes (SCALE_LIMIT) if not done.
@@ -81,7 +81,7 @@ hostile:
 	./scripts/hostile.sh
 
 fuzz:
-	@for pkg in ./seeds ./fastcfg ./report ./scope ./crawlrule ./sitemap ./extract ./fetch ./warc ./internal/jsonstr; do \
+	@for pkg in ./seeds ./fastcfg ./report ./scope ./crawlrule ./sitemap ./extract ./fetch ./warc ./wacz ./internal/jsonstr; do \
 	  for f in $$($(GO) test -list '^Fuzz' $$pkg | grep '^Fuzz'); do \
 	    echo "== $$pkg $$f"; $(GO) test -run '^$$' -fuzz "^$$f$$" -fuzztime $(FUZZTIME) $$pkg || exit 1; \
 	  done; \

@@ -61,7 +61,7 @@ type crawlFlags struct {
 	dedupFrom                                    stringList
 	recrawlOf                                    string
 	fastDomain                                   string
-	strict                                       bool
+	strict, wacz                                 bool
 }
 
 func newCrawlFlagSet(f *crawlFlags) *flag.FlagSet {
@@ -117,6 +117,7 @@ func newCrawlFlagSet(f *crawlFlags) *flag.FlagSet {
 	fs.DurationVar(&f.behaviorTimeout, "behavior-timeout", browser.DefaultBehaviorTimeout, "bound on scrolling a page in the browser")
 	fs.BoolVar(&f.screenshot, "screenshot", d.Browser.Screenshot, "store a screenshot of each browser page as a WARC resource record")
 	fs.BoolVar(&f.noDocuments, "no-documents", d.NoDocuments, "do not write documents.jsonl (search documents)")
+	fs.BoolVar(&f.wacz, "wacz", false, "at the end of a run that finishes or stops at a limit, package the crawl as DIR/COLLECTION.wacz (see 'amber help wacz')")
 	fs.Var(&f.dedupFrom, "dedup-from", "do not store again what this earlier crawl captured (a crawl directory, CDXJ file or WACZ `PATH`): write revisits; repeatable")
 	fs.StringVar(&f.recrawlOf, "recrawl-of", "", "request what this earlier crawl (a crawl directory or WACZ `PATH`) captured with If-None-Match/If-Modified-Since, write a 304 as a revisit, and deduplicate against it")
 	fs.BoolVar(&f.quiet, "quiet", false, "print only warnings and errors (no progress)")
@@ -236,6 +237,11 @@ func runCrawl(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return err
 	}
 	printSummary(stdout, ccfg, res)
+	if a.flags.wacz && (res.End == crawl.EndFinished || res.End == crawl.EndLimit || res.End == crawl.EndAlreadyFinished) {
+		if err := writeWACZ(ctx, ccfg.Dir, "", stdout, stderr); err != nil {
+			return err
+		}
+	}
 	return endStatus(res)
 }
 

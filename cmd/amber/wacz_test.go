@@ -137,3 +137,38 @@ func TestWACZHelp(t *testing.T) {
 		t.Errorf("amber help does not list amber wacz: %v\n%s", err, stdout.String())
 	}
 }
+
+// TestCrawlWACZFlag: amber crawl --wacz packages the crawl at the end of a run that
+// finishes, and of one that stops at a limit (the package holds what was captured so far);
+// a run that is not packaged leaves no .wacz.
+func TestCrawlWACZFlag(t *testing.T) {
+	site := startBasic(t)
+	for _, tc := range []struct {
+		name  string
+		extra []string
+		wacz  bool
+	}{
+		{"finished", []string{"--wacz"}, true},
+		{"limit", []string{"--wacz", "--limit", "2"}, true},
+		{"no flag", nil, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := filepath.Join(t.TempDir(), "crawl")
+			args := append([]string{"crawl", "--dir", dir, "--connect-to", site.ConnectTo(), "--allow-private",
+				"--host-delay", "0", "--retry-delay", "10ms", "--collection", "museum", "--quiet"}, tc.extra...)
+			args = append(args, "http://museum.example.com/")
+			var stdout, stderr bytes.Buffer
+			err := run(t.Context(), args, nil, &stdout, &stderr)
+			if code := exitCode(err); code != exitOK && code != exitLimit {
+				t.Fatalf("crawl: %v\n%s", err, stderr.String())
+			}
+			_, serr := os.Stat(filepath.Join(dir, "museum.wacz"))
+			if (serr == nil) != tc.wacz {
+				t.Fatalf("museum.wacz exists %v, want %v (stdout:\n%s)", serr == nil, tc.wacz, stdout.String())
+			}
+			if tc.wacz && !strings.Contains(stdout.String(), "WACZ written: ") {
+				t.Errorf("stdout does not say where the WACZ is:\n%s", stdout.String())
+			}
+		})
+	}
+}

@@ -44,8 +44,8 @@ import (
 // is never asked for conditionally.
 //
 // Keys of what was loaded, in the meta store, + the earlier crawl's path: a resumed crawl does
-// not read it again. Loading is idempotent (the first capture of a digest, the latest of a URL
-// wins), so a run stopped while loading loads again from the start.
+// not read it again. Loading is idempotent (the last capture of a payload read, the latest
+// capture of a URL is kept), so a run stopped while loading loads again from the start.
 const (
 	metaPriorDigests = "crawl/prior/digests/"
 	metaPriorURLs    = "crawl/prior/urls/"
@@ -63,7 +63,7 @@ const (
 )
 
 // errNoWARCs is returned for a recrawl of an earlier crawl given as a CDXJ file alone.
-var errNoWARCs = errors.New("a recrawl reads the validators (ETag, Last-Modified) from the earlier crawl's WARC files: give its crawl directory or WACZ file, not its index")
+var errNoWARCs = errors.New("crawl: a recrawl reads the validators (ETag, Last-Modified) from the earlier crawl's WARC files: give its crawl directory or WACZ file, not its index")
 
 // priorSource is an earlier crawl opened for reading: its CDXJ lines and, unless it is a CDXJ
 // file alone, its WARC files by name.
@@ -74,7 +74,7 @@ type priorSource struct {
 }
 
 // openPrior opens an earlier crawl: a crawl directory (its live index, in WARC order, else its
-// sorted index; WARC files in warcs/), a WACZ file (indexes/*.cdxj or indexes/index.cdx.gz;
+// sorted index; WARC files in warcs/; an unpacked WACZ is read as one), a WACZ file (indexes/*.cdxj or indexes/index.cdx.gz;
 // WARC files in archive/, stored), or a CDXJ file (gzip-compressed or not).
 func openPrior(p string) (*priorSource, error) {
 	fi, err := os.Stat(p)
@@ -122,14 +122,16 @@ func openPriorDir(dir string) (*priorSource, error) {
 		return nil, fmt.Errorf("no index (%s or %s): %w", LiveCDXJFile, CDXJFile, err)
 	}
 	w := &warcFiles{open: func(name string) (io.ReaderAt, io.Closer, error) {
-		f, err := os.Open(filepath.Join(dir, WARCDir, name))
-		if errors.Is(err, os.ErrNotExist) {
-			f, err = os.Open(filepath.Join(dir, WARCDir, name+".open")) // that crawl was not closed
+		var err error
+		// warcs/NAME, or NAME.open of a crawl that was not closed, or archive/NAME of an
+		// unpacked WACZ.
+		for _, p := range []string{filepath.Join(WARCDir, name), filepath.Join(WARCDir, name+".open"), filepath.Join("archive", name)} {
+			var f *os.File
+			if f, err = os.Open(filepath.Join(dir, p)); err == nil {
+				return f, f, nil
+			}
 		}
-		if err != nil {
-			return nil, nil, err
-		}
-		return f, f, nil
+		return nil, nil, err
 	}}
 	return &priorSource{index: f, warcs: w, close: func() error { w.closeAll(); return f.Close() }}, nil
 }

@@ -257,6 +257,7 @@ func TestLoadPriors(t *testing.T) {
 		{name: "wacz, recrawl", recrawlOf: writeWACZ(t, pc, false), wantDigests: pc.digests, wantURLs: pc.urls},
 		{name: "wacz with index.cdx.gz, recrawl", recrawlOf: writeWACZ(t, pc, true), wantDigests: pc.digests, wantURLs: pc.urls},
 		{name: "wacz, dedup", dedupFrom: []string{writeWACZ(t, pc, false)}, wantDigests: seconds(pc.digests)},
+		{name: "unpacked wacz, recrawl", recrawlOf: unpackWACZ(t, pc), wantDigests: pc.digests, wantURLs: pc.urls},
 		{name: "cdxj, recrawl", recrawlOf: filepath.Join(pc.dir, CDXJFile), wantErr: errNoWARCs},
 		{name: "missing", dedupFrom: []string{filepath.Join(pc.dir, "nothing")}, wantErr: os.ErrNotExist},
 	} {
@@ -407,4 +408,26 @@ func TestLoadPriorsRemovesSpools(t *testing.T) {
 	if d := cmp.Diff([]string{".prior-notes.txt", "crawl.yaml", "prior-1.spool"}, left); d != "" {
 		t.Errorf("files left (-want +got):\n%s", d)
 	}
+}
+
+// unpackWACZ lays the crawl out as an unpacked WACZ: indexes/index.cdxj and archive/.
+func unpackWACZ(t *testing.T, pc priorCrawl) string {
+	t.Helper()
+	dir := t.TempDir()
+	for _, f := range []struct{ from, to string }{
+		{filepath.Join(pc.dir, CDXJFile), filepath.Join(dir, "indexes", "index.cdxj")},
+		{filepath.Join(pc.dir, WARCDir, pc.warcName), filepath.Join(dir, "archive", pc.warcName)},
+	} {
+		b, err := os.ReadFile(f.from)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.MkdirAll(filepath.Dir(f.to), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(f.to, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
 }

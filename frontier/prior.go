@@ -174,31 +174,6 @@ func (f *Frontier) getPrior(prefix, key string) (val []byte, ok bool, err error)
 	return val, ok, nil
 }
 
-// HasPriors reports whether earlier captures were stored by digest (digests) and by URL
-// (urls). Its errors are the store's.
-func (f *Frontier) HasPriors() (digests, urls bool, err error) {
-	if err := f.enter(); err != nil {
-		return false, false, err
-	}
-	defer f.exit()
-	err = f.db.View(func(txn *badger.Txn) error {
-		digests, urls = anyKey(txn, prefixPriorDigest), anyKey(txn, prefixPriorURL)
-		return nil
-	})
-	if err != nil {
-		return false, false, fmt.Errorf("frontier: look up earlier captures: %w", err)
-	}
-	return digests, urls, nil
-}
-
-// anyKey reports whether txn holds a key under prefix.
-func anyKey(txn *badger.Txn, prefix string) bool {
-	it := txn.NewIterator(keysOnly(prefix))
-	defer it.Close()
-	it.Rewind()
-	return it.Valid()
-}
-
 // encodePrior is the value of a p/ entry: captured and date (varint unix nanos), then URI,
 // digest, ETag and Last-Modified.
 func encodePrior(p *Prior) []byte {

@@ -17,9 +17,6 @@ func TestPriorDigests(t *testing.T) {
 	f := openT(t, Config{Dir: dir})
 	t1, t2 := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC), time.Date(2025, 6, 1, 0, 0, 0, 0, time.UTC)
 	long := "sha1:" + strings.Repeat("L", 300)
-	if d, u, err := f.HasPriors(); err != nil || d || u {
-		t.Fatalf("HasPriors on a new store = %v, %v, %v", d, u, err)
-	}
 	if err := f.StorePriorDigests([]Prior{
 		{Key: "sha1:A", URI: "http://a.test/1", Date: t1},
 		{Key: "sha1:A", URI: "http://a.test/2", Date: t2}, // same batch: the last wins
@@ -55,8 +52,8 @@ func TestPriorDigests(t *testing.T) {
 		if _, _, ok, err := f.LookupDigest("sha1:A"); ok || err != nil {
 			t.Errorf("LookupDigest finds an earlier crawl's digest: %v, %v", ok, err)
 		}
-		if d, u, err := f.HasPriors(); err != nil || !d || u {
-			t.Errorf("HasPriors = %v, %v, %v; want digests only", d, u, err)
+		if _, ok, err := f.PriorURL("http://a.test/1"); ok || err != nil {
+			t.Errorf("PriorURL finds a capture stored by digest: %v, %v", ok, err)
 		}
 	}
 	check(f)
@@ -112,8 +109,8 @@ func TestPriorURLs(t *testing.T) {
 			t.Errorf("PriorURL(%.30s) (-want +got):\n%s", tc.url, d)
 		}
 	}
-	if d, u, err := f.HasPriors(); err != nil || d || !u {
-		t.Errorf("HasPriors = %v, %v, %v; want URLs only", d, u, err)
+	if _, _, ok, err := f.PriorDigest("http://a.test/"); ok || err != nil {
+		t.Errorf("PriorDigest finds a capture stored by URL: %v, %v", ok, err)
 	}
 }
 

@@ -368,16 +368,23 @@ func checkLinks(rep *Report) {
 		} else if !strings.HasPrefix(r.BlockDigest, "sha1:") {
 			rep.errorf(r.Offset, "WARC-Block-Digest %q is not sha1", r.BlockDigest)
 		}
+		notModified := r.Type == "revisit" && r.Profile == gowarc.ProfileServerNotModifiedV1_1
 		switch r.Type {
 		case "response", "revisit", "resource":
-			if r.PayloadDigest == "" {
+			switch {
+			case r.PayloadDigest == "" && notModified:
+				// A server-not-modified revisit has the original's payload digest when it is
+				// known (amber's), and none when it is not (an earlier crawl indexed by sha256).
+			case r.PayloadDigest == "":
 				rep.errorf(r.Offset, "%s record without WARC-Payload-Digest", r.Type)
-			} else if !strings.HasPrefix(r.PayloadDigest, "sha1:") {
+			case !strings.HasPrefix(r.PayloadDigest, "sha1:"):
 				rep.errorf(r.Offset, "WARC-Payload-Digest %q is not sha1", r.PayloadDigest)
 			}
 		}
 		if r.Type == "revisit" {
-			if r.Profile != gowarc.ProfileIdenticalPayloadDigestV1_1 {
+			switch r.Profile {
+			case gowarc.ProfileIdenticalPayloadDigestV1_1, gowarc.ProfileServerNotModifiedV1_1:
+			default:
 				rep.errorf(r.Offset, "revisit profile %q", r.Profile)
 			}
 			if r.RefersToURI == "" || r.RefersToDate == "" {

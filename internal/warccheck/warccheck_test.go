@@ -102,6 +102,7 @@ func TestValidate(t *testing.T) {
 		{"two records in one member", bytes.Join([][]byte{gz(warcinfo), gz(request, response)}, nil), "gzip member"},
 		{"warcinfo not first", bytes.Join([][]byte{gz(response), gz(warcinfo)}, nil), "first record"},
 		{"dangling concurrent-to", bytes.Join([][]byte{gz(warcinfo), gz(request)}, nil), "Concurrent-To"},
+		{"unknown revisit profile", bytes.Join([][]byte{gz(warcinfo), gz(bytes.Replace(revisit(), []byte("revisit/identical-payload-digest"), []byte("revisit/x-other"), 1))}, nil), "revisit profile"},
 		{"revisit truncated", bytes.Join([][]byte{gz(warcinfo), gz(revisit([2]string{"WARC-Truncated", "length"}))}, nil), "WARC-Truncated"},
 		{"garbage at end", append(bytes.Join([][]byte{gz(warcinfo), gz(response)}, nil), "junk"...), "bytes after"},
 		{"truncated", bytes.Join([][]byte{gz(warcinfo), gz(response)[:40]}, nil), ""},

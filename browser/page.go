@@ -228,8 +228,15 @@ func (r *recorder) handle(ev *cdpfetch.EventRequestPaused, slot int) {
 	}
 	h := requestHeader(req.Headers)
 	if isPage {
+		r.mu.Lock()
+		first := !r.mainSeen
+		r.mu.Unlock()
 		for k, vs := range r.header {
-			h[http.CanonicalHeaderKey(k)] = vs
+			ck := http.CanonicalHeaderKey(k)
+			if !first && (ck == "If-None-Match" || ck == "If-Modified-Since") {
+				continue // a recrawl's validators are the page's own, not its redirect target's
+			}
+			h[ck] = vs
 		}
 	}
 	// Recent Chromium puts the Cookie header in the paused request (leaving it out where

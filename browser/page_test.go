@@ -7,6 +7,7 @@ import (
 	"net/http/httptest"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -269,5 +270,46 @@ func TestPreviousPage(t *testing.T) {
 	}
 	if second.Title != "slow" {
 		t.Errorf("second page title %q", second.Title)
+	}
+}
+
+// TestConditionalPageRedirect: a recrawl's validators (If-None-Match, If-Modified-Since)
+// given for a page go with the page's own request, not with the request for the target of
+// its redirect, whose capture they are not; other headers given for the page go with both.
+func TestConditionalPageRedirect(t *testing.T) {
+	var mu sync.Mutex
+	got := map[string]http.Header{}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		got[r.URL.Path] = r.Header.Clone()
+		mu.Unlock()
+		if r.URL.Path == "/old" {
+			http.Redirect(w, r, "/new", http.StatusMovedPermanently)
+			return
+		}
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		w.Write([]byte("<!DOCTYPE html><title>new</title>"))
+	}))
+	defer srv.Close()
+	f := newFetcher(t, func(c *Config) { c.Screenshot = false })
+	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
+	defer cancel()
+	h := http.Header{"If-None-Match": {`"v1"`}, "If-Modified-Since": {"Mon, 02 Jan 2006 15:04:05 GMT"}, "X-Archive": {"museum"}}
+	p, err := f.Load(ctx, srv.URL+"/old", h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	mu.Lock()
+	defer mu.Unlock()
+	if o := got["/old"]; o.Get("If-None-Match") != `"v1"` || o.Get("If-Modified-Since") == "" || o.Get("X-Archive") != "museum" {
+		t.Errorf("/old was sent %v", o)
+	}
+	n := got["/new"]
+	if n == nil {
+		t.Fatal("/new was not requested")
+	}
+	if n.Get("If-None-Match") != "" || n.Get("If-Modified-Since") != "" || n.Get("X-Archive") != "museum" {
+		t.Errorf("/new was sent %v", n)
 	}
 }

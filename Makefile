@@ -64,6 +64,7 @@ test-short:
 bench: build
 	./scripts/bench.sh compare
 	$(GO) test -run '^$$' -bench . -benchmem ./scope/ ./crawlrule/ ./sitemap/ ./extract/ ./frontier/ ./warc/ ./wacz/ ./fetch/
+	$(GO) test -run '^$$' -bench 'LoadPrior|LoadRecrawl' -benchtime 1x ./crawl/
 
 # amber on a generated 1,000,000-page site (SCALE_PAGES=N), pages/s and RSS every 10 s, stopped
 # at 15 minutes (SCALE_LIMIT) if not done.

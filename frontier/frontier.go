@@ -1160,6 +1160,19 @@ func (f *Frontier) SetHostDelay(host string, d time.Duration) {
 	f.broadcast()
 }
 
+// SetHostDelayOverride sets the operator's delay between requests to one host (amber ctl
+// host-delay): from now on it is the host's delay, in place of Config.HostDelay and any
+// Crawl-delay, lower or higher. A negative d removes the override. It is not persisted (the
+// crawl keeps it in its config and sets it again on resume).
+func (f *Frontier) SetHostDelayOverride(host string, d time.Duration) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	h := f.hostLocked(host)
+	h.override = max(d, -1)
+	f.schedule(h, f.now())
+	f.broadcast()
+}
+
 // HostBackoff stops new claims on host, and requests paced by Pace, before t (Retry-After). A
 // later t extends the backoff; an earlier one does not shorten it. It is not persisted.
 func (f *Frontier) HostBackoff(host string, t time.Time) {

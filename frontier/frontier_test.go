@@ -422,6 +422,9 @@ func TestPoliteness(t *testing.T) {
 	backoff := func(d time.Duration) func(*Frontier, time.Time) {
 		return func(f *Frontier, now time.Time) { f.HostBackoff(host, now.Add(d)) }
 	}
+	override := func(d time.Duration) func(*Frontier, time.Time) {
+		return func(f *Frontier, _ time.Time) { f.SetHostDelayOverride(host, d) }
+	}
 	tests := []struct {
 		name  string
 		delay time.Duration
@@ -458,6 +461,26 @@ func TestPoliteness(t *testing.T) {
 				{advance: 4 * time.Second, do: setDelay(10 * time.Second), want: ""},
 				{advance: 5 * time.Second, want: ""},
 				{advance: time.Second, want: "/2"},
+			},
+		},
+		{
+			name:  "operator's delay below the configured delay and crawl-delay",
+			delay: 5 * time.Second,
+			steps: []action{
+				{do: setDelay(20 * time.Second), want: "/1"},
+				{advance: time.Second, do: override(2 * time.Second), want: ""},
+				{advance: time.Second, want: "/2"},
+			},
+		},
+		{
+			name:  "operator's delay above the configured delay, then removed",
+			delay: 5 * time.Second,
+			steps: []action{
+				{do: override(30 * time.Second), want: "/1"},
+				{advance: 29 * time.Second, want: ""},
+				{advance: time.Second, want: "/2"},
+				{do: override(-1), advance: 4 * time.Second, want: ""},
+				{advance: time.Second, want: "/3"},
 			},
 		},
 		{

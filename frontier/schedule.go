@@ -29,6 +29,7 @@ type host struct {
 	busy     int           // requests in progress: claims' (see Claim.req) and other claims' visits
 	waiting  int           // Pace calls waiting for a request slot; no new claim meanwhile
 	delay    time.Duration // SetHostDelay (robots Crawl-delay); effective is max with Config.HostDelay
+	override time.Duration // SetHostDelayOverride (the operator's); when set (>= 0) it is the delay
 	backoff  time.Time     // HostBackoff: no request before
 	lastEnd  time.Time     // end of the most recent request (Ended, or a claim finished)
 
@@ -197,13 +198,16 @@ func (hh *hostHeap) remove(h *host) {
 func (f *Frontier) hostLocked(name string) *host {
 	h := f.hosts[name]
 	if h == nil {
-		h = &host{name: name, heapIdx: -1}
+		h = &host{name: name, heapIdx: -1, override: -1}
 		f.hosts[name] = h
 	}
 	return h
 }
 
 func (f *Frontier) hostDelay(h *host) time.Duration {
+	if h.override >= 0 {
+		return h.override
+	}
 	return max(h.delay, f.cfg.HostDelay)
 }
 

@@ -285,6 +285,10 @@ type Politeness struct {
 	MaxAttempts int `yaml:"max_attempts,omitempty"`
 	// RetryDelay is the wait before the first retry; it doubles with each attempt.
 	RetryDelay time.Duration `yaml:"retry_delay,omitempty"`
+	// HostDelays are per-host delays between requests (host[:port] as in the URL, lowercase):
+	// each replaces host_delay and robots.txt Crawl-delay for its host, lower or higher. amber
+	// ctl host-delay records them here so a resumed crawl keeps them.
+	HostDelays map[string]time.Duration `yaml:"host_delays,omitempty"`
 }
 
 // Network holds connection settings.

@@ -27,7 +27,8 @@ const (
 	ActionURLFetch    = "url-fetch"
 	ActionURLDiscover = "url-discover"
 	ActionURLOutput   = "url-output"
-	ActionSitemapRead = "sitemap-read" // amber's own: a sitemap file was read (SitemapRead)
+	ActionSitemapRead = "sitemap-read"  // amber's own: a sitemap file was read (SitemapRead)
+	ActionControl     = "crawl-control" // amber's own: an operator changed the running crawl (CrawlControl)
 )
 
 // Why a crawl ended: the reason of CrawlEnd and of Input.EndReason.
@@ -276,6 +277,30 @@ func (e *Events) URLDiscoverDenied(u URLInfo, reason, scopeReason string) error 
 	if scopeReason != "" {
 		o.str("crawler.url.scope_reason", scopeReason)
 		msg += " (" + scopeReason + ")"
+	}
+	o.str("message", msg)
+	return e.write(o)
+}
+
+// CrawlControl records a change an operator made to the running crawl (amber ctl): who (the
+// user name, or "local" when unknown) as user.name, the command and its argument as
+// crawler.control.command and crawler.control.args, and whether it was applied
+// (event.outcome; a refused change has its error as event.reason).
+func (e *Events) CrawlControl(who, command, args string, err error) error {
+	o := e.begin(ActionControl, "change")
+	o.str("user.name", who)
+	o.str("crawler.control.command", command)
+	o.str("crawler.control.args", args)
+	msg := who + ": " + command
+	if args != "" {
+		msg += " " + args
+	}
+	if err != nil {
+		o.str("event.outcome", "failure")
+		o.str("event.reason", err.Error())
+		msg += ": " + err.Error()
+	} else {
+		o.str("event.outcome", "success")
 	}
 	o.str("message", msg)
 	return e.write(o)

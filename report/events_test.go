@@ -56,6 +56,8 @@ func TestEventsFields(t *testing.T) {
 		ev.Event(Event{Action: "field-conflict", Type: "info", Outcome: "failure", Message: "custom field shadows a reserved one",
 			URL: &page, Labels: map[string]string{"field": "url", "@timestamp": "x"}}),
 		ev.CrawlEnd(EndLimit+":documents", "document limit reached"),
+		ev.CrawlControl("jane", "block", "contains:/calendar/", nil),
+		ev.CrawlControl("local", "unblock", "contains:/x/", errors.New("no such block rule")),
 	}
 	for i, err := range steps {
 		if err != nil {
@@ -123,6 +125,10 @@ func TestEventsFields(t *testing.T) {
 		{8, map[string]any{"event.action": "field-conflict", "event.outcome": "failure", "labels.field": "url", "labels.@timestamp": "x", "@timestamp": "2026-03-01T10:00:00.000Z"}},
 		{9, map[string]any{"event.action": "crawl-end", "event.type": "end", "event.outcome": "success", "event.reason": "limit:documents",
 			"crawler.crawl.resume_possible": true, "message": "document limit reached"}},
+		{10, map[string]any{"event.action": "crawl-control", "event.type": "change", "event.outcome": "success", "user.name": "jane",
+			"crawler.control.command": "block", "crawler.control.args": "contains:/calendar/", "message": "jane: block contains:/calendar/"}},
+		{11, map[string]any{"event.action": "crawl-control", "event.outcome": "failure", "user.name": "local",
+			"event.reason": "no such block rule", "message": "local: unblock contains:/x/: no such block rule"}},
 	}
 	for _, tt := range tests {
 		keys := make([]string, 0, len(tt.want))

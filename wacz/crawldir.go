@@ -18,6 +18,8 @@ type crawlConfig struct {
 	Collection  string     `yaml:"collection"`
 	Description string     `yaml:"description"`
 	Seeds       []seedSpec `yaml:"seeds"`
+	RecrawlOf   string     `yaml:"recrawl_of"` // the earlier crawl recrawled, as amber crawl wrote it: absolute
+	DedupFrom   []string   `yaml:"dedup_from"` // the earlier crawls deduplicated against, likewise
 }
 
 // seedSpec is one entry of crawl.yaml's seeds: a URL, or a mapping with a url key.

@@ -13,7 +13,9 @@
 //	                           the seeds, and
 //	pages/extraPages.jsonl     the other pages
 //	logs/crawl.log             the crawl's Heritrix-format log
-//	datapackage.json           the manifest (profile data-package, wacz_version 1.1.1)
+//	datapackage.json           the manifest (profile data-package, wacz_version 1.1.1; for a
+//	                           crawl that built on earlier crawls, relation.requires names
+//	                           their packages: see Requirement)
 //	datapackage-digest.json    the SHA-256 of datapackage.json
 //
 // Every entry is stored (ZIP method Store, never compressed), so an entry's bytes are the
@@ -151,19 +153,20 @@ type Resource struct {
 
 // Result says what Write packaged.
 type Result struct {
-	Path            string     // the WACZ file written
-	Bytes           int64      // its size
-	Resources       []Resource // every file in it but datapackage.json and its digest, in order
-	WARCs           int        // WARC files packaged
-	WARCBytes       int64      // their size
-	Skipped         []string   // WARC files left out: NAME.warc.gz.open of a killed crawl (paths)
-	Pages           int        // pages listed, in pages.jsonl and extraPages.jsonl
-	ExtraPages      int        // of which in extraPages.jsonl
-	IndexLines      int        // CDXJ lines packaged
-	DroppedLines    int        // CDXJ lines left out: a killed crawl's torn line, or they point into a WARC file not packaged
-	CompressedIndex bool       // the index is index.cdx.gz + index.idx, not index.cdxj
-	IndexResorted   bool       // the index was sorted from live.cdxj (a killed crawl's is stale)
-	MainPageURL     string     // datapackage.json's mainPageUrl ("" when no page was captured)
+	Path            string        // the WACZ file written
+	Bytes           int64         // its size
+	Resources       []Resource    // every file in it but datapackage.json and its digest, in order
+	WARCs           int           // WARC files packaged
+	WARCBytes       int64         // their size
+	Skipped         []string      // WARC files left out: NAME.warc.gz.open of a killed crawl (paths)
+	Pages           int           // pages listed, in pages.jsonl and extraPages.jsonl
+	ExtraPages      int           // of which in extraPages.jsonl
+	IndexLines      int           // CDXJ lines packaged
+	DroppedLines    int           // CDXJ lines left out: a killed crawl's torn line, or they point into a WARC file not packaged
+	CompressedIndex bool          // the index is index.cdx.gz + index.idx, not index.cdxj
+	IndexResorted   bool          // the index was sorted from live.cdxj (a killed crawl's is stale)
+	MainPageURL     string        // datapackage.json's mainPageUrl ("" when no page was captured)
+	Requires        []Requirement // datapackage.json's relation.requires: the earlier crawls' packages
 }
 
 // Write packages the crawl directory dir as a WACZ file at out, which must end in ".wacz",
@@ -202,6 +205,9 @@ func Write(ctx context.Context, dir, out string, opts Options) (res Result, err 
 		return Result{}, fmt.Errorf("%w: no closed *%s file in %s", ErrNoWARCs, warcFileSuffix, filepath.Join(dir, crawlWARCDir))
 	}
 	res.Skipped = skipped
+	if res.Requires, err = requirements(ctx, cfg); err != nil {
+		return Result{}, err
+	}
 
 	work, err := os.MkdirTemp(filepath.Dir(out), tempOutputPrefix+filepath.Base(out)+".work-")
 	if err != nil {
@@ -271,6 +277,9 @@ func Write(ctx context.Context, dir, out string, opts Options) (res Result, err 
 		MainPageDate: pg.mainTS,
 		Resources:    z.resources,
 	}
+	if len(res.Requires) > 0 {
+		dp.Relation = &relation{Requires: res.Requires}
+	}
 	if err := z.writeManifest(dp); err != nil {
 		return Result{}, err
 	}
@@ -310,6 +319,7 @@ type datapackage struct {
 	MainPageURL  string     `json:"mainPageUrl,omitempty"`
 	MainPageDate string     `json:"mainPageDate,omitempty"`
 	Resources    []Resource `json:"resources"`
+	Relation     *relation  `json:"relation,omitempty"`
 }
 
 // digestFile is datapackage-digest.json.

@@ -18,8 +18,9 @@ import (
 	"github.com/amber-crawler/amber/wacz"
 )
 
-// waczReplayIndex embeds the WACZ /archive.wacz in ReplayWeb.page at the URL given as ?url=,
-// the way replayIndex embeds a WARC (the worker registered and active before the player is
+// waczReplayIndex embeds the WACZ /archive.wacz (or the source given as ?source=, such as a
+// multi-WACZ collection's JSON) in ReplayWeb.page at the URL given as ?url=, the way
+// replayIndex embeds a WARC (the worker registered and active before the player is
 // added; see replayIndex).
 const waczReplayIndex = `<!doctype html>
 <html><head><meta charset="utf-8"><title>replay</title><script src="/ui.js"></script></head>
@@ -33,8 +34,9 @@ const waczReplayIndex = `<!doctype html>
   }
   const player = document.createElement('replay-web-page');
   player.setAttribute('style', 'height:100vh');
-  player.setAttribute('source', '/archive.wacz');
-  player.setAttribute('url', new URLSearchParams(location.search).get('url'));
+  const params = new URLSearchParams(location.search);
+  player.setAttribute('source', params.get('source') || '/archive.wacz');
+  player.setAttribute('url', params.get('url'));
   player.setAttribute('replayBase', '/replay/');
   player.setAttribute('embed', 'replayonly');
   document.body.appendChild(player);

@@ -40,24 +40,11 @@ type multiWACZResource struct {
 // and returns the player page's URL with the collection as its source.
 func serveMultiWACZReplay(t *testing.T, rwp string, coll multiWACZ, files map[string]string) string {
 	t.Helper()
-	js := func(name string) http.HandlerFunc {
-		return func(w http.ResponseWriter, r *http.Request) {
-			w.Header().Set("Content-Type", "text/javascript")
-			http.ServeFile(w, r, filepath.Join(rwp, name))
-		}
-	}
 	index, err := json.Marshal(coll)
 	if err != nil {
 		t.Fatal(err)
 	}
-	mux := http.NewServeMux()
-	mux.HandleFunc("GET /{$}", func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "text/html; charset=utf-8")
-		w.Write([]byte(waczReplayIndex))
-	})
-	mux.HandleFunc("GET /ui.js", js("ui.js"))
-	mux.HandleFunc("GET /replay/ui.js", js("ui.js"))
-	mux.HandleFunc("GET /replay/sw.js", js("sw.js"))
+	mux := playerMux(rwp, waczReplayIndex)
 	mux.HandleFunc("GET /collection.json", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
 		w.Write(index)

@@ -80,6 +80,20 @@ func serveReplay(t *testing.T, rwp, warcDir string) string {
 		}
 		archive = append(archive, b...)
 	}
+	mux := playerMux(rwp, replayIndex)
+	mux.HandleFunc("GET /archive.warc.gz", func(w http.ResponseWriter, r *http.Request) {
+		// ServeContent answers the range requests ReplayWeb.page makes.
+		w.Header().Set("Content-Type", "application/warc")
+		http.ServeContent(w, r, "archive.warc.gz", time.Time{}, bytes.NewReader(archive))
+	})
+	srv := httptest.NewServer(mux)
+	t.Cleanup(srv.Close)
+	return srv.URL + "/"
+}
+
+// playerMux serves ReplayWeb.page (rwp holds its ui.js and sw.js) with index as its page;
+// the caller adds the archive's routes.
+func playerMux(rwp, index string) *http.ServeMux {
 	js := func(name string) http.HandlerFunc {
 		return func(w http.ResponseWriter, r *http.Request) {
 			w.Header().Set("Content-Type", "text/javascript")
@@ -89,20 +103,13 @@ func serveReplay(t *testing.T, rwp, warcDir string) string {
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /{$}", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
-		w.Write([]byte(replayIndex))
+		w.Write([]byte(index))
 	})
 	mux.HandleFunc("GET /ui.js", js("ui.js"))
 	// The worker's own index page of the player loads ./ui.js.
 	mux.HandleFunc("GET /replay/ui.js", js("ui.js"))
 	mux.HandleFunc("GET /replay/sw.js", js("sw.js"))
-	mux.HandleFunc("GET /archive.warc.gz", func(w http.ResponseWriter, r *http.Request) {
-		// ServeContent answers the range requests ReplayWeb.page makes.
-		w.Header().Set("Content-Type", "application/warc")
-		http.ServeContent(w, r, "archive.warc.gz", time.Time{}, bytes.NewReader(archive))
-	})
-	srv := httptest.NewServer(mux)
-	t.Cleanup(srv.Close)
-	return srv.URL + "/"
+	return mux
 }
 
 // replayedJS reaches the replayed page inside ReplayWeb.page 2.5:

@@ -49,20 +49,7 @@ const waczReplayIndex = `<!doctype html>
 // requests, as ReplayWeb.page reads a WACZ) from 127.0.0.1, and returns the player page's URL.
 func serveWACZReplay(t *testing.T, rwp, path string) string {
 	t.Helper()
-	js := func(name string) http.HandlerFunc {
-		return func(w http.ResponseWriter, r *http.Request) {
-			w.Header().Set("Content-Type", "text/javascript")
-			http.ServeFile(w, r, filepath.Join(rwp, name))
-		}
-	}
-	mux := http.NewServeMux()
-	mux.HandleFunc("GET /{$}", func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "text/html; charset=utf-8")
-		w.Write([]byte(waczReplayIndex))
-	})
-	mux.HandleFunc("GET /ui.js", js("ui.js"))
-	mux.HandleFunc("GET /replay/ui.js", js("ui.js"))
-	mux.HandleFunc("GET /replay/sw.js", js("sw.js"))
+	mux := playerMux(rwp, waczReplayIndex)
 	mux.HandleFunc("GET /archive.wacz", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/wacz+zip")
 		http.ServeFile(w, r, path)

@@ -203,7 +203,7 @@ func runCrawl(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	cfg, cv, err := buildConfig(a)
 	if err != nil {
-		return usageError{err}
+		return finishedOr(a, stdout, usageError{err})
 	}
 	printConversion(stderr, a.flags.config, cv)
 	mem, err := memoryLimit(cfg, a)
@@ -212,7 +212,7 @@ func runCrawl(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	ccfg, err := crawlConfig(cfg, a)
 	if err != nil {
-		return usageError{err}
+		return finishedOr(a, stdout, usageError{err})
 	}
 	if err := setOutput(&ccfg, a, stderr); err != nil {
 		return usageError{err}
@@ -269,6 +269,21 @@ func buildConfig(a crawlArgs) (*seeds.Config, *seeds.Converted, error) {
 		return nil, nil, err
 	}
 	return cfg, cv, nil
+}
+
+// finishedOr returns err, unless the command only names a crawl directory to resume (no
+// --config, no seeds) and the crawl there has finished: then there is nothing to do, whatever
+// its crawl.yaml lacks (the secrets it holds as ***), and it says so as a finished crawl does.
+func finishedOr(a crawlArgs, stdout io.Writer, err error) error {
+	f := a.flags
+	if f.config != "" || len(a.positional) > 0 || len(f.seedFiles) > 0 || f.dir == "" {
+		return err
+	}
+	if fin, ferr := crawl.Finished(f.dir); ferr != nil || !fin {
+		return err
+	}
+	fmt.Fprintf(stdout, "The crawl in %s already finished; nothing to do.\n", f.dir)
+	return nil
 }
 
 // loadConfig reads --config, amber's YAML or an Elastic Open Crawler file (then also

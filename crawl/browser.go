@@ -35,7 +35,7 @@ func (c *crawler) newBrowser(ctx context.Context) (*browser.Fetcher, error) {
 		if err != nil {
 			return ""
 		}
-		d := c.scope.Decide(scope.Candidate{URL: u, Hops: string(hop.Embed)})
+		d := c.scope.Load().Decide(scope.Candidate{URL: u, Hops: string(hop.Embed)})
 		if !d.In && strings.HasPrefix(d.Reason, scope.ReasonBlockPrefix) {
 			return d.Reason
 		}

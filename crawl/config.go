@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"maps"
 	"slices"
 	"strings"
 	"time"
@@ -89,6 +90,10 @@ type Config struct {
 	Workers int
 	// HostDelay is the pause between two fetches on one host. Default 1s; zero: no pause.
 	HostDelay time.Duration
+	// HostDelays are operators' delays for single hosts (host[:port], as in URLs, lowercase),
+	// set with amber ctl host-delay and kept in crawl.yaml (politeness.host_delays): each
+	// replaces HostDelay and robots.txt Crawl-delay for its host. Default none; not negative.
+	HostDelays map[string]time.Duration
 	// HostConcurrency is the most requests open to one host at once. Default 1; must be positive.
 	HostConcurrency int
 	// MaxAttempts is how often a URL is tried on network errors and 5xx. Default 3; must be
@@ -204,6 +209,7 @@ func (c Config) Validate() error {
 		{"Software", c.Software == "", errors.New("required")},
 		{"Workers", c.Workers <= 0, positive},
 		{"HostDelay", c.HostDelay < 0, negative},
+		{"HostDelays", slices.ContainsFunc(slices.Collect(maps.Values(c.HostDelays)), func(d time.Duration) bool { return d < 0 }), negative},
 		{"HostConcurrency", c.HostConcurrency <= 0, positive},
 		{"MaxAttempts", c.MaxAttempts <= 0, positive},
 		{"RetryDelay", c.RetryDelay <= 0, positive},

@@ -62,7 +62,8 @@ type Result struct {
 type crawler struct {
 	cfg     Config
 	log     *slog.Logger
-	scope   *scope.Scope
+	scope   atomic.Pointer[scope.Scope] // swapped by control (add-seed, block, unblock)
+	ctl     *control                    // live control: pause gate, URL limit, changes (control.go)
 	front   *frontier.Frontier
 	client  *fetch.Client
 	warc    *warc.Writer
@@ -99,6 +100,9 @@ func Run(ctx context.Context, cfg Config) (res Result, err error) {
 		return Result{}, err
 	}
 	cfg.derive()
+	// ctl stop cancels the run as Ctrl-C does.
+	ctx, stopRun := context.WithCancel(ctx)
+	defer stopRun()
 	defer func() {
 		// Room ran out before the run could start, or while it ended.
 		if err = asDiskFull(err, cfg.MinFreeSpace, cfg.dirs()...); errors.Is(err, ErrDiskFull) {
@@ -135,15 +139,25 @@ func Run(ctx context.Context, cfg Config) (res Result, err error) {
 	if err != nil {
 		return Result{}, err
 	}
+	c.ctl = newControl(c, stopRun)
+	defer c.ctl.close()
+	if err := c.ctl.restore(); err != nil {
+		return c.finish("", err)
+	}
 	stopServer, err := c.startServer(c.started, c.startN)
 	if err != nil {
 		return c.finish("", err)
 	}
 	defer stopServer() // after the final counters and reports: a last scrape sees them
+	stopControl, err := c.ctl.start()
+	if err != nil {
+		return c.finish("", err)
+	}
 	end, runErr := c.begin(ctx)
 	if runErr == nil {
 		end, runErr = c.run(ctx)
 	}
+	stopControl() // no changes while the run ends
 	return c.finish(end, runErr)
 }
 
@@ -181,9 +195,11 @@ func open(ctx context.Context, cfg Config, front *frontier.Frontier) (c *crawler
 			return c, fmt.Errorf("write %s: %w", ConfigFile, err)
 		}
 	}
-	if c.scope, err = scope.New(cfg.Scope); err != nil {
+	sc, err := scope.New(cfg.Scope)
+	if err != nil {
 		return c, fmt.Errorf("build scope: %w", err)
 	}
+	c.scope.Store(sc)
 	fc := cfg.Fetch
 	if fc.MaxIdlePerHost == 0 && cfg.HostConcurrency > fetch.DefaultMaxIdlePerHost {
 		// Keep a connection for every request open to a host at once, or each request past
@@ -492,10 +508,13 @@ func (c *crawler) run(ctx context.Context) (string, error) {
 var errTimeLimit = errors.New("crawl: time limit reached")
 
 // addSeeds queues every seed (already-seen seeds of a resumed crawl are no-ops).
-func (c *crawler) addSeeds() error {
+func (c *crawler) addSeeds() error { return c.queueSeeds(c.cfg.Scope.Seeds) }
+
+// queueSeeds decides and queues seeds: those of the config, or one added by control.
+func (c *crawler) queueSeeds(seeds []scope.Seed) error {
 	var batch []frontier.URL
 	var types []scope.SeedType
-	for _, s := range c.cfg.Scope.Seeds {
+	for _, s := range seeds {
 		u, err := scope.Canonicalize(s.URL, c.cfg.Scope.Flavour)
 		if err != nil {
 			return fmt.Errorf("canonicalize seed %q: %w", s.URL, err)
@@ -503,7 +522,7 @@ func (c *crawler) addSeeds() error {
 		fu := frontier.URL{URL: u, Host: hostKey(u), Seed: u, Priority: -1}
 		// A seed is decided too: the elastic flavour's crawl rules apply to entry points
 		// (spec/elastic.md §2). The other flavours take every seed.
-		if d := c.scope.Decide(scope.Candidate{URL: u, Seed: u}); !d.In {
+		if d := c.scope.Load().Decide(scope.Candidate{URL: u, Seed: u}); !d.In {
 			if err := c.reject(0, frontier.URL{Seed: u}, decision{url: fu, decision: d}); err != nil {
 				return err
 			}
@@ -540,11 +559,18 @@ func (c *crawler) worker(ctx context.Context, id int) error {
 		if ctx.Err() != nil || c.limitHit.Load() {
 			return nil
 		}
+		// Paused (ctl pause): wait here; a pause while waiting for a URL claims none.
+		claimCtx, release := c.ctl.claimContext(ctx)
+		if claimCtx == nil {
+			return nil
+		}
 		if !c.reserve() {
+			release()
 			c.limitHit.Store(true)
 			return nil
 		}
-		cl, err := c.front.Claim(ctx)
+		cl, err := c.front.Claim(claimCtx)
+		release()
 		if err != nil {
 			c.unreserve()
 			switch {
@@ -553,6 +579,8 @@ func (c *crawler) worker(ctx context.Context, id int) error {
 				return nil
 			case ctx.Err() != nil:
 				return nil
+			case claimCtx.Err() != nil:
+				continue // paused, or a new URL limit: reserve again
 			default:
 				return fmt.Errorf("claim url: %w", err)
 			}
@@ -563,15 +591,15 @@ func (c *crawler) worker(ctx context.Context, id int) error {
 	}
 }
 
-// reserve takes one unit of the URL and byte limits for a claim about to be made.
+// reserve takes one unit of the URL and byte limits for a claim about to be made. The URL
+// limit is the control's (Config.LimitURLs, as ctl limit changed it); reservations are counted
+// even without a limit, so that one set while the crawl runs counts the claims under way.
 func (c *crawler) reserve() bool {
 	if c.cfg.LimitBytes > 0 && c.bytes.Load() >= c.cfg.LimitBytes {
 		return false
 	}
-	if c.cfg.LimitURLs <= 0 {
-		return true
-	}
-	if c.reserved.Add(1) > c.cfg.LimitURLs {
+	limit := c.ctl.limitURLs.Load()
+	if n := c.reserved.Add(1); limit > 0 && n > limit {
 		c.reserved.Add(-1)
 		return false
 	}
@@ -579,11 +607,7 @@ func (c *crawler) reserve() bool {
 }
 
 // unreserve gives back a reservation whose claim got no response.
-func (c *crawler) unreserve() {
-	if c.cfg.LimitURLs > 0 {
-		c.reserved.Add(-1)
-	}
-}
+func (c *crawler) unreserve() { c.reserved.Add(-1) }
 
 func (c *crawler) loadCounters() {
 	get := func(key string) int64 {

@@ -60,7 +60,7 @@ func (c *crawler) decide(u frontier.URL, links []extract.Outlink) decided {
 		if l.Hop == hop.Redirect {
 			c.promote(u, cu, hops)
 		}
-		dec := c.scope.Decide(scope.Candidate{URL: cu, Hops: hops, Via: u.URL, ViaHopsOff: u.HopsOff, Seed: u.Seed})
+		dec := c.scope.Load().Decide(scope.Candidate{URL: cu, Hops: hops, Via: u.URL, ViaHopsOff: u.HopsOff, Seed: u.Seed})
 		cand := decision{
 			url:      frontier.URL{URL: cu, Host: hostKey(cu), Hops: hops, Via: u.URL, Seed: u.Seed, HopsOff: dec.HopsOff},
 			decision: dec,
@@ -211,7 +211,11 @@ func (c *crawler) promote(u frontier.URL, target, hops string) {
 	if err != nil || cu == u.URL {
 		return
 	}
-	if !c.scope.PromoteRedirect(u.Seed, cu, hops) {
+	// Under control's lock: a scope that control swaps in replays the promotions saved, and
+	// must not miss one made meanwhile.
+	c.ctl.mu.Lock()
+	defer c.ctl.mu.Unlock()
+	if !c.scope.Load().PromoteRedirect(u.Seed, cu, hops) {
 		return
 	}
 	if err := c.front.PutMeta(metaPromoted+cu, []byte(u.Seed+"\x00"+hops)); err != nil {
@@ -224,7 +228,7 @@ func (c *crawler) promote(u frontier.URL, target, hops string) {
 func (c *crawler) restorePromotions() error {
 	err := c.front.ScanMeta(metaPromoted, func(key string, v []byte) error {
 		seed, hops, _ := strings.Cut(string(v), "\x00")
-		c.scope.PromoteRedirect(seed, strings.TrimPrefix(key, metaPromoted), hops)
+		c.scope.Load().PromoteRedirect(seed, strings.TrimPrefix(key, metaPromoted), hops)
 		return nil
 	})
 	if err != nil {

@@ -56,7 +56,8 @@ func TestDecideMaxOutlinks(t *testing.T) {
 	}
 	cfg := DefaultConfig()
 	cfg.MaxOutlinks = 3
-	c := &crawler{cfg: cfg, scope: sc}
+	c := &crawler{cfg: cfg}
+	c.scope.Store(sc)
 	links := []extract.Outlink{
 		{URL: "http://example.com/a", Hop: hop.Link, Context: "a/@href"},
 		{URL: "HTTP://EXAMPLE.COM:80/a", Hop: hop.Link, Context: "a/@href"}, // the same canonical URL

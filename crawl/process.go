@@ -23,6 +23,10 @@ import (
 // returns an error only when the crawl must stop (the WARC or the frontier cannot be written).
 func (c *crawler) process(ctx context.Context, worker int, cl *frontier.Claim) error {
 	u := cl.URL
+	// Queued before an operator blocked it (ctl block): refused now, not fetched.
+	if refused, err := c.refuseBlocked(worker, cl); refused || err != nil {
+		return err
+	}
 	if proceed, err := c.obeyRobots(ctx, worker, cl); !proceed || err != nil {
 		return err
 	}

@@ -36,6 +36,8 @@ type Snapshot struct {
 	// codes); Outcomes counts them by outcome (report.LineOutcome, as report.html counts).
 	Statuses map[string]int64 `json:"statuses"`
 	Outcomes map[string]int64 `json:"outcomes"`
+	// Paused says the crawl is paused (amber ctl pause): no URL is claimed until it resumes.
+	Paused bool `json:"paused"`
 }
 
 // tally counts crawl.log lines by status code and by outcome, for /metrics and /status.
@@ -78,15 +80,19 @@ func (c *crawler) snapshot(start time.Time, startFetched int64) Snapshot {
 	return Snapshot{
 		Collection: c.cfg.Collection, Dir: c.cfg.Dir, Started: start.UTC(), Elapsed: el.Seconds(),
 		Fetched: n, Bytes: c.bytes.Load(), Rate: rate, Frontier: c.front.Stats(),
-		Statuses: st, Outcomes: oc,
+		Statuses: st, Outcomes: oc, Paused: c.ctl != nil && c.ctl.isPaused(),
 	}
 }
 
 // statusLine is the one-line progress summary.
 func (s Snapshot) statusLine() string {
-	return fmt.Sprintf("%d fetched, %d queued, %d in flight, %d failed, %d out of scope | %.1f URLs/s | %s | %s",
+	paused := ""
+	if s.Paused {
+		paused = "PAUSED | "
+	}
+	return paused + fmt.Sprintf("%d fetched, %d queued, %d in flight, %d failed, %d out of scope | %.1f URLs/s | %s | %s",
 		s.Fetched, s.Frontier.Queued, s.Frontier.InFlight, s.Frontier.Failed, s.Frontier.Rejected, s.Rate,
-		humanBytes(s.Bytes), (time.Duration(s.Elapsed) * time.Second).Round(time.Second))
+		humanBytes(s.Bytes), (time.Duration(s.Elapsed)*time.Second).Round(time.Second))
 }
 
 func humanBytes(n int64) string {

@@ -1,0 +1,387 @@
+package crawl_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/amber-crawler/amber/crawl"
+	"github.com/amber-crawler/amber/fetch"
+	"github.com/amber-crawler/amber/internal/crawltest"
+	"github.com/amber-crawler/amber/report"
+	"github.com/amber-crawler/amber/scope"
+	"github.com/amber-crawler/amber/seeds"
+	"github.com/amber-crawler/amber/status"
+)
+
+// ctlSite serves a few hosts (all on one 127.0.0.1 listener, told apart by Host) and counts
+// every request. A page with a gate answers only once its gate is closed (or the request is
+// cancelled), which keeps a crawl running while the test steers it.
+type ctlSite struct {
+	srv   *httptest.Server
+	pages map[string][]string // host+path -> links
+
+	mu    sync.Mutex
+	hits  map[string][]time.Time // host+path -> when each request came
+	gates map[string]chan struct{}
+}
+
+func startCtlSite(t *testing.T) *ctlSite {
+	s := &ctlSite{
+		pages: map[string][]string{
+			"a.test/":           {"/p1", "/calendar/1", "/later"},
+			"a.test/p1":         nil,
+			"a.test/later":      {"/calendar/2"},
+			"new.test/":         nil,
+			"b.test/":           {"/calendar/5"},
+			"b.test/calendar/5": nil,
+			"c.test/":           {"/1", "/2", "/3"},
+			"c.test/1":          nil, "c.test/2": nil, "c.test/3": nil,
+			"slow.test/": nil,
+			"d.test/":    nil,
+		},
+		hits:  map[string][]time.Time{},
+		gates: map[string]chan struct{}{},
+	}
+	s.srv = httptest.NewServer(s)
+	t.Cleanup(s.srv.Close)
+	return s
+}
+
+func (s *ctlSite) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	key := r.Host + r.URL.Path
+	s.mu.Lock()
+	s.hits[key] = append(s.hits[key], time.Now())
+	gate := s.gates[key]
+	s.mu.Unlock()
+	if gate != nil {
+		select {
+		case <-gate:
+		case <-r.Context().Done():
+			return
+		}
+	}
+	links, ok := s.pages[key]
+	if !ok {
+		http.NotFound(w, r)
+		return
+	}
+	w.Header().Set("Content-Type", "text/html")
+	fmt.Fprint(w, "<html><body>")
+	for _, l := range links {
+		fmt.Fprintf(w, `<a href="%s">%s</a>`, l, l)
+	}
+	fmt.Fprint(w, "</body></html>")
+}
+
+// gate holds requests for key until the returned channel is closed.
+func (s *ctlSite) gate(key string) chan struct{} {
+	ch := make(chan struct{})
+	s.mu.Lock()
+	s.gates[key] = ch
+	s.mu.Unlock()
+	return ch
+}
+
+func (s *ctlSite) count(key string) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.hits[key])
+}
+
+func (s *ctlSite) total() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	n := 0
+	for _, h := range s.hits {
+		n += len(h)
+	}
+	return n
+}
+
+func (s *ctlSite) times(keys ...string) []time.Time {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var ts []time.Time
+	for _, k := range keys {
+		ts = append(ts, s.hits[k]...)
+	}
+	slices.SortFunc(ts, func(a, b time.Time) int { return a.Compare(b) })
+	return ts
+}
+
+// waitFor polls cond until it holds; it fails the test after a generous deadline (a hung crawl,
+// not a slow one).
+func waitFor(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+func ctl(t *testing.T, dir string, args ...string) crawl.ControlResponse {
+	t.Helper()
+	req, err := crawl.ParseControl(args)
+	if err != nil {
+		t.Fatalf("ctl %v: %v", args, err)
+	}
+	res, err := crawl.Control(t.Context(), dir, req)
+	if err != nil {
+		t.Fatalf("ctl %v: %v", args, err)
+	}
+	return res
+}
+
+func ctlOK(t *testing.T, dir string, args ...string) *crawl.ControlStatus {
+	t.Helper()
+	res := ctl(t, dir, args...)
+	if !res.OK || res.Status == nil {
+		t.Fatalf("ctl %v: %+v", args, res)
+	}
+	return res.Status
+}
+
+type runResult struct {
+	res crawl.Result
+	err error
+}
+
+func startRun(t *testing.T, cfg crawl.Config) chan runResult {
+	done := make(chan runResult, 1)
+	go func() {
+		res, err := crawl.Run(context.Background(), cfg)
+		done <- runResult{res, err}
+	}()
+	waitFor(t, "the control socket", func() bool {
+		_, err := crawl.Control(t.Context(), cfg.Dir, crawl.ControlRequest{Command: crawl.CtlStatus})
+		return err == nil
+	})
+	return done
+}
+
+// configFromYAML is the crawl as a resume with `amber crawl --dir DIR` builds it from crawl.yaml.
+func configFromYAML(t *testing.T, base crawl.Config) crawl.Config {
+	t.Helper()
+	p := filepath.Join(base.Dir, crawl.ConfigFile)
+	b, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	yc, err := seeds.ParseConfig(b, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := base
+	if cfg.Scope, err = yc.ScopeConfig(scope.Standard); err != nil {
+		t.Fatal(err)
+	}
+	cfg.HostDelays, cfg.LimitURLs, cfg.EffectiveConfig = yc.Politeness.HostDelays, yc.Limits.URLs, b
+	return cfg
+}
+
+// TestControl steers a crawl through its control socket: pause (no request while paused),
+// block (a queued URL and a later-found one refused), add-seed, unblock, host-delay, limit and
+// stop, then resumes it from crawl.yaml twice: once to a changed limit, once to the end.
+func TestControl(t *testing.T) {
+	site := startCtlSite(t)
+	ct, err := fetch.ParseConnectTo("::" + site.srv.Listener.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := basicConfig(t, nil, t.TempDir())
+	cfg.Fetch.ConnectTo = []fetch.ConnectTo{ct}
+	cfg.HostConcurrency = 1
+	cfg.Scope.Seeds = []scope.Seed{{URL: "http://a.test/"}, {URL: "http://slow.test/"}}
+	yc := seeds.Config{Seeds: []seeds.SeedSpec{{URL: "http://a.test/"}, {URL: "http://slow.test/"}}}
+	if cfg.EffectiveConfig, err = yc.Marshal(); err != nil {
+		t.Fatal(err)
+	}
+	dir := cfg.Dir
+	if _, err := crawl.Control(t.Context(), dir, crawl.ControlRequest{Command: crawl.CtlStatus}); !errors.Is(err, crawl.ErrNotRunning) {
+		t.Fatalf("control before the crawl: err = %v, want ErrNotRunning", err)
+	}
+
+	openA, slow := site.gate("a.test/"), site.gate("slow.test/")
+	done := startRun(t, cfg)
+	if fi, err := os.Stat(filepath.Join(dir, crawl.ControlSocket)); err != nil || fi.Mode().Type() != fs.ModeSocket || fi.Mode().Perm() != 0o600 {
+		t.Fatalf("control socket: %v, %v; want a socket with mode 0600", fi, err)
+	}
+	waitFor(t, "both seeds requested", func() bool { return site.count("a.test/") == 1 && site.count("slow.test/") == 1 })
+
+	// Paused while a.test/ is being fetched: its links are queued, none is claimed.
+	if st := ctlOK(t, dir, "pause"); !st.Paused {
+		t.Error("status after pause: not paused")
+	}
+	close(openA)
+	waitFor(t, "a.test/ done", func() bool {
+		st := ctlOK(t, dir, "status")
+		return st.Frontier.Done >= 1 && st.Frontier.InFlight == 1 && st.Frontier.Queued >= 3
+	})
+	before := site.total()
+	for _, args := range [][]string{
+		{"block", "contains:/calendar/"},
+		{"add-seed", "http://new.test/"},
+		{"host-delay", "c.test", "300ms"},
+		{"limit", "500"},
+	} {
+		ctlOK(t, dir, args...)
+	}
+	time.Sleep(300 * time.Millisecond) // what a paused crawl must not do, it would do by now
+	if n := site.total(); n != before {
+		t.Errorf("%d requests while paused", n-before)
+	}
+
+	st := ctlOK(t, dir, "resume")
+	if st.Paused || st.LimitURLs != 500 || !slices.Equal(st.Block, []string{"contains:/calendar/"}) || st.HostDelays["c.test"] != "300ms" {
+		t.Errorf("status after resume: paused %v, limit %d, block %v, host delays %v", st.Paused, st.LimitURLs, st.Block, st.HostDelays)
+	}
+	idle := func() bool {
+		st := ctlOK(t, dir, "status")
+		return st.Frontier.Queued == 0 && st.Frontier.InFlight == 1
+	}
+	waitFor(t, "the crawl to go on", func() bool { return site.count("new.test/") == 1 && site.count("a.test/later") == 1 && idle() })
+
+	ctlOK(t, dir, "unblock", "contains:/calendar/")
+	ctlOK(t, dir, "add-seed", "http://b.test/")
+	ctlOK(t, dir, "add-seed", "http://c.test/")
+	waitFor(t, "b.test and c.test", func() bool { return site.count("b.test/calendar/5") == 1 && site.count("c.test/3") == 1 && idle() })
+	ts := site.times("c.test/", "c.test/1", "c.test/2", "c.test/3")
+	for i := 1; i < len(ts); i++ {
+		if gap := ts[i].Sub(ts[i-1]); gap < 300*time.Millisecond {
+			t.Errorf("c.test: %v between requests, want at least the host delay 300ms", gap)
+		}
+	}
+
+	bad := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"unblock", "contains:/nothing/"}, "not a block rule"},
+		{[]string{"add-seed", "http://new.test/"}, "a seed already"},
+	}
+	for _, b := range bad {
+		res := ctl(t, dir, b.args...)
+		if res.OK || !res.BadRequest || !strings.Contains(res.Error, b.want) {
+			t.Errorf("ctl %v: %+v, want a bad request with %q", b.args, res, b.want)
+		}
+	}
+	for _, args := range [][]string{{"block", "nokind"}, {"frobnicate"}, {"limit", "-3"}, {"host-delay", "c.test", "soon"}, {"pause", "now"}} {
+		if _, err := crawl.ParseControl(args); !errors.Is(err, crawl.ErrBadRequest) {
+			t.Errorf("ParseControl(%v): err = %v, want ErrBadRequest", args, err)
+		}
+	}
+
+	ctlOK(t, dir, "stop")
+	r := <-done
+	if r.err != nil || r.res.End != crawl.EndCancelled {
+		t.Fatalf("after stop: end %q, err %v; want %q", r.res.End, r.err, crawl.EndCancelled)
+	}
+	if _, err := os.Lstat(filepath.Join(dir, crawl.ControlSocket)); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("control socket left after the run: %v", err)
+	}
+
+	lines := crawltest.ReadCrawlLog(t, filepath.Join(dir, crawl.CrawlLogFile))
+	refused := map[string]string{}
+	for _, l := range lines {
+		if l.Status == status.OutOfScope {
+			refused[l.URL] = strings.Join(l.Annotations, ",")
+		}
+	}
+	for _, u := range []string{"http://a.test/calendar/1", "http://a.test/calendar/2"} {
+		if refused[u] != "scope:block:contains:/calendar/" {
+			t.Errorf("%s: crawl.log annotations %q, want refused with scope:block:contains:/calendar/", u, refused[u])
+		}
+	}
+	for _, k := range []string{"a.test/calendar/1", "a.test/calendar/2"} {
+		if n := site.count(k); n != 0 {
+			t.Errorf("%s requested %d times, blocked", k, n)
+		}
+	}
+
+	var actions []string
+	for _, e := range readEventsFile(t, filepath.Join(dir, crawl.EventsFile)) {
+		if e["event.action"] == report.ActionControl {
+			actions = append(actions, fmt.Sprintf("%v %v %v", e["crawler.control.command"], e["event.outcome"], e["user.name"] != ""))
+		}
+	}
+	want := []string{"pause success true", "block success true", "add-seed success true", "host-delay success true",
+		"limit success true", "resume success true", "unblock success true", "add-seed success true", "add-seed success true",
+		"unblock failure true", "add-seed failure true", "stop success true"}
+	if !slices.Equal(actions, want) {
+		t.Errorf("control events:\n%q\nwant\n%q", actions, want)
+	}
+	if b, err := os.ReadFile(filepath.Join(dir, crawl.ControlLogFile)); err != nil || strings.Count(string(b), "\n") != len(want) {
+		t.Errorf("control.log: %d lines, %v; want %d", strings.Count(string(b), "\n"), err, len(want))
+	}
+
+	// Resumed from crawl.yaml: the changes are there.
+	cfg2 := configFromYAML(t, cfg)
+	var seedURLs []string
+	for _, s := range cfg2.Scope.Seeds {
+		seedURLs = append(seedURLs, s.URL)
+	}
+	if want := []string{"http://a.test/", "http://slow.test/", "http://new.test/", "http://b.test/", "http://c.test/"}; !slices.Equal(seedURLs, want) ||
+		len(cfg2.Scope.Block) != 0 || cfg2.LimitURLs != 500 || cfg2.HostDelays["c.test"] != 300*time.Millisecond {
+		t.Fatalf("crawl.yaml: seeds %v, block %v, limit %d, host delays %v", seedURLs, cfg2.Scope.Block, cfg2.LimitURLs, cfg2.HostDelays)
+	}
+	done = startRun(t, cfg2)
+	waitFor(t, "slow.test/ again", func() bool { return site.count("slow.test/") == 2 })
+	st = ctlOK(t, dir, "status")
+	if st.HostDelays["c.test"] != "300ms" || st.LimitURLs != 500 {
+		t.Errorf("resumed status: host delays %v, limit %d", st.HostDelays, st.LimitURLs)
+	}
+	// The limit is what was fetched: the seed added now waits for a later run.
+	ctlOK(t, dir, "limit", fmt.Sprint(st.Fetched))
+	ctlOK(t, dir, "add-seed", "http://d.test/")
+	close(slow)
+	if r := <-done; r.err != nil || r.res.End != crawl.EndLimit || site.count("d.test/") != 0 {
+		t.Fatalf("after limit: end %q, err %v, d.test/ requested %d times; want %q, none", r.res.End, r.err, site.count("d.test/"), crawl.EndLimit)
+	}
+
+	cfg3 := configFromYAML(t, cfg)
+	if cfg3.LimitURLs != st.Fetched {
+		t.Errorf("crawl.yaml limit %d, want %d", cfg3.LimitURLs, st.Fetched)
+	}
+	cfg3.LimitURLs = 0
+	res, err := crawl.Run(t.Context(), cfg3)
+	if err != nil || res.End != crawl.EndFinished {
+		t.Fatalf("last run: end %q, err %v", res.End, err)
+	}
+	for k := range site.pages {
+		if site.count(k) == 0 {
+			t.Errorf("%s never requested", k)
+		}
+	}
+}
+
+func readEventsFile(t *testing.T, path string) []map[string]any {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var evs []map[string]any
+	for line := range strings.Lines(string(b)) {
+		var m map[string]any
+		if err := json.Unmarshal([]byte(line), &m); err != nil {
+			t.Fatalf("events.jsonl: %v: %q", err, line)
+		}
+		evs = append(evs, m)
+	}
+	return evs
+}

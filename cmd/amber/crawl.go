@@ -447,6 +447,9 @@ func overlayPoliteness(c *crawl.Config, p seeds.Politeness) {
 	if p.HostConcurrency != 0 {
 		c.HostConcurrency = p.HostConcurrency
 	}
+	if len(p.HostDelays) > 0 {
+		c.HostDelays = p.HostDelays // set by amber ctl host-delay: a resumed crawl keeps them
+	}
 	if p.MaxAttempts != 0 {
 		c.MaxAttempts = p.MaxAttempts
 	}

@@ -5,6 +5,7 @@
 //	amber scope check --config FILE [URL ...]     explain scope decisions
 //	amber report DIR                              (re)write a crawl's reports
 //	amber wacz DIR [-o FILE.wacz]                 package a crawl as a WACZ file
+//	amber ctl DIR COMMAND [ARGS]                  steer a running crawl (pause, block, ...)
 //	amber help [COMMAND]                          print help
 //	amber version
 //
@@ -104,7 +105,10 @@ Usage:
   amber report DIR                              (re)write the reports of a crawl directory
   amber wacz DIR [-o FILE.wacz]                 package a crawl directory as a WACZ file
   amber config convert FILE                     print an Elastic crawler config as amber YAML
-  amber help [COMMAND]                          print help (COMMAND: crawl, scope, report, wacz, config)
+  amber ctl DIR COMMAND [ARGS]                  steer a running crawl: status, pause, resume, stop,
+                                                add-seed URL, block RULE, unblock RULE,
+                                                host-delay HOST DUR, limit N
+  amber help [COMMAND]                          print help (COMMAND: crawl, scope, report, wacz, config, ctl)
   amber version                                 print the version
 
 Run 'amber help crawl' for the crawl flags and exit statuses.
@@ -128,6 +132,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return runScope(ctx, args[1:], stdin, stdout)
 	case "config":
 		return runConfig(args[1:], stdout)
+	case "ctl":
+		return runCtl(ctx, args[1:], stdout)
 	case "version", "--version", "-version":
 		fmt.Fprintln(stdout, "amber", version)
 		return nil
@@ -158,12 +164,14 @@ func runHelp(args []string, stdout io.Writer) error {
 		fmt.Fprint(stdout, waczHelp)
 	case "config":
 		fmt.Fprint(stdout, configHelp)
+	case "ctl":
+		fmt.Fprint(stdout, ctlHelp)
 	case "version":
 		fmt.Fprintln(stdout, "usage: amber version\n\nPrints amber's version.")
 	case "help":
 		fmt.Fprint(stdout, usage)
 	default:
-		return usagef("no help for %q: want crawl, scope, report, wacz or config", args[0])
+		return usagef("no help for %q: want crawl, scope, report, wacz, config or ctl", args[0])
 	}
 	return nil
 }

@@ -6,10 +6,12 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -384,4 +386,80 @@ func readEventsFile(t *testing.T, path string) []map[string]any {
 		evs = append(evs, m)
 	}
 	return evs
+}
+
+// TestControlSocket runs crawls in a short and in a long crawl directory (beyond a Unix socket
+// path's limit of about 108 bytes), each with a stale socket left by a killed crawl: control
+// says no crawl runs there, the crawl replaces the socket (mode 0600), control reaches it, and
+// the socket is gone when the run ends.
+func TestControlSocket(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("long socket paths go through /proc/self/fd (Linux)")
+	}
+	tests := []struct {
+		name string
+		sub  string
+	}{
+		{"short", "c"},
+		{"long", strings.Repeat("a-rather-long-directory-name/", 5) + "crawl"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			site := startCtlSite(t)
+			ct, err := fetch.ParseConnectTo("::" + site.srv.Listener.Addr().String())
+			if err != nil {
+				t.Fatal(err)
+			}
+			dir := filepath.Join(t.TempDir(), tt.sub)
+			if err := os.MkdirAll(dir, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			sock := filepath.Join(dir, crawl.ControlSocket)
+			if tt.name == "long" && len(sock) < 110 {
+				t.Fatalf("socket path %d bytes: not long", len(sock))
+			}
+			leaveStaleSocket(t, dir)
+			if _, err := crawl.Control(t.Context(), dir, crawl.ControlRequest{Command: crawl.CtlStatus}); !errors.Is(err, crawl.ErrNotRunning) {
+				t.Fatalf("stale socket: err = %v, want ErrNotRunning", err)
+			}
+			cfg := basicConfig(t, nil, dir)
+			cfg.Fetch.ConnectTo = []fetch.ConnectTo{ct}
+			cfg.Scope.Seeds = []scope.Seed{{URL: "http://slow.test/"}}
+			slow := site.gate("slow.test/")
+			done := startRun(t, cfg)
+			if fi, err := os.Lstat(sock); err != nil || fi.Mode().Type() != fs.ModeSocket || fi.Mode().Perm() != 0o600 {
+				t.Fatalf("control socket: %v, %v; want a socket with mode 0600", fi, err)
+			}
+			if st := ctlOK(t, dir, "status"); st.Dir != dir {
+				t.Errorf("status dir %q, want %q", st.Dir, dir)
+			}
+			close(slow)
+			if r := <-done; r.err != nil || r.res.End != crawl.EndFinished {
+				t.Fatalf("end %q, err %v", r.res.End, r.err)
+			}
+			if _, err := os.Lstat(sock); !errors.Is(err, fs.ErrNotExist) {
+				t.Errorf("socket after the run: %v", err)
+			}
+			if _, err := crawl.Control(t.Context(), dir, crawl.ControlRequest{Command: crawl.CtlStatus}); !errors.Is(err, crawl.ErrNotRunning) {
+				t.Errorf("after the run: err = %v, want ErrNotRunning", err)
+			}
+		})
+	}
+}
+
+// leaveStaleSocket leaves dir/control.sock as a killed crawl does: a socket nobody listens on.
+func leaveStaleSocket(t *testing.T, dir string) {
+	t.Helper()
+	d, err := os.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	addr := fmt.Sprintf("/proc/self/fd/%d/%s", d.Fd(), crawl.ControlSocket)
+	ln, err := net.ListenUnix("unix", &net.UnixAddr{Name: addr, Net: "unix"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ln.SetUnlinkOnClose(false)
+	ln.Close()
 }

@@ -227,6 +227,9 @@ type control struct {
 
 	ln      *net.UnixListener
 	serving sync.WaitGroup
+	connMu  sync.Mutex
+	conns   map[*net.UnixConn]struct{} // open connections, closed when the socket stops
+	closed  bool                       // the socket stopped: a connection accepted meanwhile is closed
 }
 
 func newControl(c *crawler, stopRun context.CancelFunc) *control {
@@ -384,6 +387,12 @@ func (k *control) start() (func(), error) {
 	k.c.log.Info("control socket listening", "path", path)
 	return func() {
 		ln.Close()
+		k.connMu.Lock()
+		for conn := range k.conns {
+			conn.Close() // a request being answered still finishes; an idle client is cut off
+		}
+		k.conns, k.closed = nil, true
+		k.connMu.Unlock()
 		k.serving.Wait()
 		os.Remove(path)
 	}, nil
@@ -395,7 +404,23 @@ func (k *control) serve() {
 		if err != nil {
 			return // closed
 		}
-		k.serving.Go(func() { k.handle(conn) })
+		k.connMu.Lock()
+		if k.closed {
+			k.connMu.Unlock()
+			conn.Close()
+			return
+		}
+		if k.conns == nil {
+			k.conns = map[*net.UnixConn]struct{}{}
+		}
+		k.conns[conn] = struct{}{}
+		k.connMu.Unlock()
+		k.serving.Go(func() {
+			k.handle(conn)
+			k.connMu.Lock()
+			delete(k.conns, conn)
+			k.connMu.Unlock()
+		})
 	}
 }
 

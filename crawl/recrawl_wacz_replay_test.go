@@ -151,27 +151,49 @@ func TestRecrawlReplayWACZ(t *testing.T) {
 				{url: "http://www.example.com/changed.html", wantText: "version two"},
 			} {
 				t.Run(strings.TrimPrefix(p.url, "http://www.example.com"), func(t *testing.T) {
-					out, err := browser.Evaluate(t.Context(), browser.RenderConfig{
-						Path: path, URL: player + "&url=" + url.QueryEscape(p.url), Expression: replayedJS, Timeout: 40 * time.Second,
-					})
-					if err != nil {
-						t.Fatal(err)
+					// One replay in a fresh Chromium; a second one only if the first fails.
+					// ReplayWeb.page loads a required package's index blocks lazily in its
+					// service worker, and once in a full -race run of this package the
+					// lookup of /same.html's original lost that race ("Original Archived
+					// Page Missing") and the next run passed. A real defect fails both.
+					var problems []string
+					for try := 1; try <= 2; try++ {
+						problems = replayProblems(t, path, player+"&url="+url.QueryEscape(p.url), p.url, p.wantText, p.wantLoaded)
+						if len(problems) == 0 {
+							return
+						}
+						t.Logf("replay %d of %s: %s", try, p.url, strings.Join(problems, "; "))
 					}
-					var got replayed
-					if err := json.Unmarshal([]byte(out), &got); err != nil {
-						t.Fatalf("%v: %s", err, out)
-					}
-					t.Logf("%+v", got)
-					if !strings.HasSuffix(got.Frame, "mp_/"+p.url) || !strings.Contains(got.Text, p.wantText) {
-						t.Errorf("replayed %q: %q, want %s with %q", got.Frame, got.Text, p.url, p.wantText)
-					}
-					if !slices.Equal(got.Loaded, p.wantLoaded) || len(got.Broken) > 0 {
-						t.Errorf("images loaded %v, broken %v; want %v loaded, none broken", got.Loaded, got.Broken, p.wantLoaded)
-					}
+					t.Error(strings.Join(problems, "; "))
 				})
 			}
 		})
 	}
+}
+
+// replayProblems replays pageURL through the player at player in a fresh headless Chromium
+// and says what is wrong: the frame is not the page, its text lacks wantText, or its images
+// are not exactly wantLoaded, all loaded.
+func replayProblems(t *testing.T, chromium, player, pageURL, wantText string, wantLoaded []string) []string {
+	t.Helper()
+	out, err := browser.Evaluate(t.Context(), browser.RenderConfig{
+		Path: chromium, URL: player, Expression: replayedJS, Timeout: 40 * time.Second,
+	})
+	if err != nil {
+		return []string{err.Error()}
+	}
+	var got replayed
+	if err := json.Unmarshal([]byte(out), &got); err != nil {
+		return []string{fmt.Sprintf("%v: %s", err, out)}
+	}
+	var problems []string
+	if !strings.HasSuffix(got.Frame, "mp_/"+pageURL) || !strings.Contains(got.Text, wantText) {
+		problems = append(problems, fmt.Sprintf("replayed %q: %q, want %s with %q", got.Frame, got.Text, pageURL, wantText))
+	}
+	if !slices.Equal(got.Loaded, wantLoaded) || len(got.Broken) > 0 {
+		problems = append(problems, fmt.Sprintf("images loaded %v, broken %v; want %v loaded, none broken", got.Loaded, got.Broken, wantLoaded))
+	}
+	return problems
 }
 
 // sha256File is the hex SHA-256 of the file at path.

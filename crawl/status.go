@@ -139,8 +139,9 @@ func (s Snapshot) writeMetrics(w io.Writer) {
 }
 
 // startServer starts the status server (Config.StatusAddr): Prometheus /metrics, a JSON
-// /status, and Go's profiles under /debug/pprof/ (net/http/pprof's handlers on this server's
-// own mux, never http.DefaultServeMux), for `go tool pprof http://ADDR/debug/pprof/heap`. It
+// /status, Go's profiles under /debug/pprof/ (net/http/pprof's handlers on this server's own
+// mux, never http.DefaultServeMux), for `go tool pprof http://ADDR/debug/pprof/heap`, the live
+// page on / and live control on POST /control (see livepage.go). It
 // answers until the returned function is called, which the crawl does after the final counters
 // are written, so a last scrape sees the whole run.
 func (c *crawler) startServer(start time.Time, startFetched int64) (func(), error) {
@@ -151,7 +152,14 @@ func (c *crawler) startServer(start time.Time, startFetched int64) (func(), erro
 	if err != nil {
 		return nil, fmt.Errorf("start status server: %w", err)
 	}
+	lc, err := c.newLiveControl(ln.Addr())
+	if err != nil {
+		ln.Close()
+		return nil, fmt.Errorf("start status server: %w", err)
+	}
 	mux := http.NewServeMux()
+	serveLivePage(mux)
+	mux.Handle("/control", lc)
 	mux.HandleFunc("/metrics", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/plain; version=0.0.4")
 		c.snapshot(start, startFetched).writeMetrics(w)

@@ -1,0 +1,352 @@
+package crawl_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/amber-crawler/amber/browser"
+	"github.com/amber-crawler/amber/crawl"
+	"github.com/amber-crawler/amber/fetch"
+	"github.com/amber-crawler/amber/internal/crawltest"
+	"github.com/amber-crawler/amber/report"
+	"github.com/amber-crawler/amber/scope"
+	"github.com/amber-crawler/amber/status"
+)
+
+// freeAddr is an address on host with a port free a moment ago, for Config.StatusAddr.
+func freeAddr(t *testing.T, host string) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", net.JoinHostPort(host, "0"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	return ln.Addr().String()
+}
+
+// liveConfig is a crawl of the control site's a.test and slow.test with a status server at addr.
+func liveConfig(t *testing.T, site *ctlSite, addr string) crawl.Config {
+	t.Helper()
+	ct, err := fetch.ParseConnectTo("::" + site.srv.Listener.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := basicConfig(t, nil, t.TempDir())
+	cfg.Fetch.ConnectTo = []fetch.ConnectTo{ct}
+	cfg.HostConcurrency = 1
+	cfg.Scope.Seeds = []scope.Seed{{URL: "http://a.test/"}, {URL: "http://slow.test/"}}
+	cfg.StatusAddr = addr
+	return cfg
+}
+
+// postControl posts body to url's /control with the given headers (Host: set as the request's
+// Host) and returns the HTTP status and the decoded answer.
+func postControl(t *testing.T, base, body string, headers map[string]string) (int, crawl.ControlResponse) {
+	t.Helper()
+	req, err := http.NewRequestWithContext(t.Context(), http.MethodPost, base+"/control", strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for k, v := range headers {
+		if k == "Host" {
+			req.Host = v
+			continue
+		}
+		req.Header.Set(k, v)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	var res crawl.ControlResponse
+	if err := json.Unmarshal(b, &res); err != nil {
+		t.Fatalf("POST /control: %d %q: %v", resp.StatusCode, b, err)
+	}
+	return resp.StatusCode, res
+}
+
+// stopAtEnd stops, through the socket, the run of a test that failed before it stopped it, so
+// the test ends; the run's result is passed on.
+func stopAtEnd(t *testing.T, dir string, done chan runResult) chan runResult {
+	t.Helper()
+	out, ended := make(chan runResult, 1), make(chan struct{})
+	go func() {
+		out <- <-done
+		close(ended)
+	}()
+	t.Cleanup(func() {
+		select {
+		case <-ended:
+		default:
+			crawl.Control(context.Background(), dir, crawl.ControlRequest{Command: crawl.CtlStop})
+			<-ended
+		}
+	})
+	return out
+}
+
+// pauseJS waits for the page to show some fetches, clicks pause once, and reports what the page
+// shows once the answer is in. A page whose script did not run, or that logged an error, is
+// reported at once.
+const pauseJS = `(() => {
+  const errs = window.amberErrors;
+  if (!Array.isArray(errs)) throw new Error('live.js did not run');
+  const $ = (id) => document.getElementById(id);
+  const report = () => JSON.stringify({errors: errs, fetched: Number($('fetched').textContent),
+    answer: $('ans-buttons').textContent, paused: $('paused').textContent,
+    chart: $('line-fetched').getAttribute('points'), conn: $('conn').textContent});
+  if (errs.length) return report();
+  if (!(Number($('fetched').textContent) > 0)) return '';
+  if (!window.testClicked) { window.testClicked = true; $('btn-pause').click(); return ''; }
+  const a = $('ans-buttons').textContent;
+  return a.startsWith('pause: ') && a !== 'pause: …' ? report() : '';
+})()`
+
+// blockJS submits a block rule, an unblock of a rule that is not there (an error to show), then
+// clicks resume, and reports the answers shown.
+const blockJS = `(() => {
+  const errs = window.amberErrors;
+  if (!Array.isArray(errs)) throw new Error('live.js did not run');
+  const $ = (id) => document.getElementById(id);
+  const out = (id) => $(id).querySelector('output').textContent;
+  const report = () => JSON.stringify({errors: errs, block: out('form-block'), unblock: out('form-unblock'),
+    resume: $('ans-buttons').textContent, paused: $('paused').textContent});
+  if (errs.length) return report();
+  const step = window.testStep || 0;
+  const done = (s) => s.includes(': ') && !s.endsWith('…');
+  if (step === 0) {
+    if ($('paused').textContent !== 'yes') return '';
+    $('form-block').elements.a0.value = 'contains:/calendar/';
+    $('form-block').requestSubmit();
+    $('form-unblock').elements.a0.value = 'contains:/nothing/';
+    $('form-unblock').requestSubmit();
+    window.testStep = 1;
+    return '';
+  }
+  if (step === 1) {
+    if (!done(out('form-block')) || !done(out('form-unblock'))) return '';
+    $('btn-resume').click();
+    window.testStep = 2;
+    return '';
+  }
+  return done($('ans-buttons').textContent) ? report() : '';
+})()`
+
+type pageReport struct {
+	Errors  []string `json:"errors"`
+	Fetched int64    `json:"fetched"`
+	Answer  string   `json:"answer"`
+	Paused  string   `json:"paused"`
+	Chart   string   `json:"chart"`
+	Conn    string   `json:"conn"`
+	Block   string   `json:"block"`
+	Unblock string   `json:"unblock"`
+	Resume  string   `json:"resume"`
+}
+
+func evaluatePage(t *testing.T, chromium, url, js string) pageReport {
+	t.Helper()
+	out, err := browser.Evaluate(t.Context(), browser.RenderConfig{Path: chromium, URL: url, Expression: js, Timeout: 20 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var r pageReport
+	if err := json.Unmarshal([]byte(out), &r); err != nil {
+		t.Fatalf("%v: %s", err, out)
+	}
+	if len(r.Errors) > 0 {
+		t.Errorf("page errors: %q", r.Errors)
+	}
+	return r
+}
+
+// TestLivePage steers a crawl from the live page in headless Chromium: the page shows the
+// figures and the chart with no error, its pause button stops the requests, its block form
+// refuses a queued and a later-found URL, and its answers (ok or the error) are shown. Every
+// request is recorded as the socket's are, with the HTTP client as the user.
+func TestLivePage(t *testing.T) {
+	chromium := crawltest.Chromium(t)
+	site := startCtlSite(t)
+	addr := freeAddr(t, "127.0.0.1")
+	cfg := liveConfig(t, site, addr)
+	base := "http://" + addr
+	p1, slow := site.gate("a.test/p1"), site.gate("slow.test/")
+	defer close(slow)
+	done := stopAtEnd(t, cfg.Dir, startRun(t, cfg))
+	// a.test/ is fetched; p1 holds a.test's one slot, so its other links wait in the queue.
+	waitFor(t, "a.test/p1 and slow.test/ requested", func() bool { return site.count("a.test/p1") == 1 && site.count("slow.test/") == 1 })
+
+	r := evaluatePage(t, chromium, base+"/", pauseJS)
+	if r.Answer != "pause: ok" || r.Paused != "yes" || r.Fetched == 0 || r.Chart == "" || r.Conn != "live" {
+		t.Errorf("page after pause: %+v", r)
+	}
+	var snap crawl.Snapshot
+	if err := json.Unmarshal([]byte(get(t, base+"/status")), &snap); err != nil || !snap.Paused {
+		t.Fatalf("/status after the page's pause: paused %v, err %v", snap.Paused, err)
+	}
+	close(p1)
+	waitFor(t, "p1 done, a.test's links queued", func() bool {
+		var s crawl.Snapshot
+		json.Unmarshal([]byte(get(t, base+"/status")), &s)
+		return s.Frontier.InFlight == 1 && s.Frontier.Queued >= 2
+	})
+	before := site.total()
+	time.Sleep(300 * time.Millisecond) // what a paused crawl must not do, it would do by now
+	if n := site.total(); n != before {
+		t.Errorf("%d requests while paused", n-before)
+	}
+
+	r = evaluatePage(t, chromium, base+"/", blockJS)
+	if r.Block != "block: ok" || !strings.HasPrefix(r.Unblock, "unblock: error: ") || !strings.Contains(r.Unblock, "not a block rule") ||
+		r.Resume != "resume: ok" || r.Paused != "no" {
+		t.Errorf("page after block, unblock and resume: %+v", r)
+	}
+	waitFor(t, "a.test done but for the blocked", func() bool {
+		var s crawl.Snapshot
+		json.Unmarshal([]byte(get(t, base+"/status")), &s)
+		return site.count("a.test/later") == 1 && s.Frontier.Queued == 0 && s.Frontier.InFlight == 1
+	})
+
+	// Plain HTTP: what /control refuses, and what it takes, on loopback.
+	ok := map[string]string{crawl.ControlHeader: "1"}
+	with := func(k, v string) map[string]string {
+		h := map[string]string{crawl.ControlHeader: "1"}
+		h[k] = v
+		return h
+	}
+	_, port, _ := net.SplitHostPort(addr)
+	for _, tc := range []struct {
+		name    string
+		body    string
+		headers map[string]string
+		code    int
+	}{
+		{"no control header", `{"command":"status"}`, nil, http.StatusForbidden},
+		{"control header not 1", `{"command":"status"}`, map[string]string{crawl.ControlHeader: "yes"}, http.StatusForbidden},
+		{"rebound name", `{"command":"status"}`, with("Host", "evil.example:"+port), http.StatusForbidden},
+		{"loopback look-alike name", `{"command":"status"}`, with("Host", "localhost.evil.example:"+port), http.StatusForbidden},
+		{"other origin", `{"command":"status"}`, with("Origin", "http://evil.example"), http.StatusForbidden},
+		{"same origin", `{"command":"status"}`, with("Origin", base), http.StatusOK},
+		{"localhost", `{"command":"status"}`, with("Host", "localhost:"+port), http.StatusOK},
+		{"not JSON", `pause`, ok, http.StatusBadRequest},
+		{"unknown command", `{"command":"frobnicate"}`, ok, http.StatusBadRequest},
+		{"status", `{"command":"status"}`, ok, http.StatusOK},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			code, res := postControl(t, base, tc.body, tc.headers)
+			if code != tc.code || res.OK != (tc.code == http.StatusOK) || (res.OK && res.Status == nil) {
+				t.Errorf("POST /control: %d %+v, want %d", code, res, tc.code)
+			}
+		})
+	}
+	if resp, err := http.Get(base + "/control"); err != nil || resp.StatusCode != http.StatusMethodNotAllowed {
+		t.Errorf("GET /control: %v, %v; want 405", resp, err)
+	} else {
+		resp.Body.Close()
+	}
+	if _, err := os.Stat(filepath.Join(cfg.Dir, crawl.StatusTokenFile)); err == nil {
+		t.Errorf("%s written for a loopback server", crawl.StatusTokenFile)
+	}
+	if code, res := postControl(t, base, `{"command":"stop"}`, ok); code != http.StatusOK || !res.OK {
+		t.Fatalf("stop: %d %+v", code, res)
+	}
+	if rr := <-done; rr.err != nil || rr.res.End != crawl.EndCancelled {
+		t.Fatalf("after stop: end %q, err %v; want %q", rr.res.End, rr.err, crawl.EndCancelled)
+	}
+
+	refused := map[string]string{}
+	for _, l := range crawltest.ReadCrawlLog(t, filepath.Join(cfg.Dir, crawl.CrawlLogFile)) {
+		if l.Status == status.OutOfScope {
+			refused[l.URL] = strings.Join(l.Annotations, ",")
+		}
+	}
+	for _, u := range []string{"http://a.test/calendar/1", "http://a.test/calendar/2"} {
+		if refused[u] != "scope:block:contains:/calendar/" {
+			t.Errorf("%s: crawl.log annotations %q, want refused with scope:block:contains:/calendar/", u, refused[u])
+		}
+		if n := site.count(strings.TrimPrefix(u, "http://")); n != 0 {
+			t.Errorf("%s requested %d times, blocked", u, n)
+		}
+	}
+	var actions []string
+	for _, e := range readEventsFile(t, filepath.Join(cfg.Dir, crawl.EventsFile)) {
+		if e["event.action"] == report.ActionControl {
+			user, _ := e["user.name"].(string)
+			actions = append(actions, fmt.Sprintf("%v %v %v", e["crawler.control.command"], e["event.outcome"], strings.HasPrefix(user, "http:127.0.0.1:")))
+		}
+	}
+	want := []string{"pause success true", "block success true", "unblock failure true", "resume success true",
+		"frobnicate failure true", "stop success true"}
+	// The two forms are submitted together: block and unblock may reach the crawl in either order.
+	if len(actions) > 2 && actions[1] == want[2] {
+		actions[1], actions[2] = actions[2], actions[1]
+	}
+	if !slices.Equal(actions, want) {
+		t.Errorf("control events:\n%q\nwant\n%q", actions, want)
+	}
+	if b, err := os.ReadFile(filepath.Join(cfg.Dir, crawl.ControlLogFile)); err != nil || strings.Count(string(b), "\n") != len(want) {
+		t.Errorf("%s: %v\n%s", crawl.ControlLogFile, err, b)
+	}
+}
+
+// TestLivePageToken: a status server bound to every address (not loopback) takes /control only
+// with the token it wrote to StatusTokenFile (0600), whatever the Host.
+func TestLivePageToken(t *testing.T) {
+	site := startCtlSite(t)
+	addr := freeAddr(t, "0.0.0.0")
+	_, port, _ := net.SplitHostPort(addr)
+	cfg := liveConfig(t, site, addr)
+	slow := site.gate("slow.test/")
+	defer close(slow)
+	done := stopAtEnd(t, cfg.Dir, startRun(t, cfg))
+	path := filepath.Join(cfg.Dir, crawl.StatusTokenFile)
+	fi, err := os.Stat(path)
+	if err != nil || fi.Mode().Perm() != 0o600 {
+		t.Fatalf("%s: %v, %v; want mode 0600", crawl.StatusTokenFile, fi, err)
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	token := strings.TrimSpace(string(b))
+	if len(token) < 32 {
+		t.Fatalf("token %q: too short", token)
+	}
+	base := "http://127.0.0.1:" + port
+	for _, tc := range []struct {
+		name    string
+		headers map[string]string
+		code    int
+	}{
+		{"no token", map[string]string{crawl.ControlHeader: "1"}, http.StatusForbidden},
+		{"wrong token", map[string]string{crawl.ControlHeader: "1", crawl.TokenHeader: strings.Repeat("0", len(token))}, http.StatusForbidden},
+		{"token, no control header", map[string]string{crawl.TokenHeader: token}, http.StatusForbidden},
+		{"token", map[string]string{crawl.ControlHeader: "1", crawl.TokenHeader: token}, http.StatusOK},
+		{"token, the machine's name", map[string]string{crawl.ControlHeader: "1", crawl.TokenHeader: token, "Host": "crawler.example.org:" + port}, http.StatusOK},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			code, res := postControl(t, base, `{"command":"status"}`, tc.headers)
+			if code != tc.code || res.OK != (tc.code == http.StatusOK) {
+				t.Errorf("POST /control: %d %+v, want %d", code, res, tc.code)
+			}
+		})
+	}
+	if code, res := postControl(t, base, `{"command":"stop"}`, map[string]string{crawl.ControlHeader: "1", crawl.TokenHeader: token}); code != http.StatusOK || !res.OK {
+		t.Fatalf("stop: %d %+v", code, res)
+	}
+	if rr := <-done; rr.err != nil || rr.res.End != crawl.EndCancelled {
+		t.Fatalf("after stop: end %q, err %v; want %q", rr.res.End, rr.err, crawl.EndCancelled)
+	}
+}

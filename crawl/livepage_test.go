@@ -106,7 +106,7 @@ const pauseJS = `(() => {
   const $ = (id) => document.getElementById(id);
   const report = () => JSON.stringify({errors: errs, fetched: Number($('fetched').textContent),
     answer: $('ans-buttons').textContent, paused: $('paused').textContent,
-    chart: $('line-fetched').getAttribute('points'), conn: $('conn').textContent});
+    chart: $('line-fetched').getAttribute('points'), conn: $('conn').textContent, url: location.href});
   if (errs.length) return report();
   if (!(Number($('fetched').textContent) > 0)) return '';
   if (!window.testClicked) { window.testClicked = true; $('btn-pause').click(); return ''; }
@@ -154,6 +154,7 @@ type pageReport struct {
 	Block   string   `json:"block"`
 	Unblock string   `json:"unblock"`
 	Resume  string   `json:"resume"`
+	URL     string   `json:"url"`
 }
 
 func evaluatePage(t *testing.T, chromium, url, js string) pageReport {
@@ -256,6 +257,27 @@ func TestLivePage(t *testing.T) {
 	} else {
 		resp.Body.Close()
 	}
+	// The page and its files: same-origin only, never framed.
+	for _, tc := range []struct{ path, typ string }{
+		{"/", "text/html; charset=utf-8"},
+		{"/live/live.js", "text/javascript; charset=utf-8"},
+		{"/live/live.css", "text/css; charset=utf-8"},
+	} {
+		resp, err := http.Get(base + tc.path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if csp := resp.Header.Get("Content-Security-Policy"); resp.StatusCode != http.StatusOK || resp.Header.Get("Content-Type") != tc.typ ||
+			!strings.Contains(csp, "default-src 'self'") || !strings.Contains(csp, "frame-ancestors 'none'") {
+			t.Errorf("GET %s: %d, Content-Type %q, CSP %q", tc.path, resp.StatusCode, resp.Header.Get("Content-Type"), csp)
+		}
+	}
+	if resp, err := http.Get(base + "/nothing"); err != nil || resp.StatusCode != http.StatusNotFound {
+		t.Errorf("GET /nothing: %v, %v; want 404", resp, err)
+	} else {
+		resp.Body.Close()
+	}
 	if _, err := os.Stat(filepath.Join(cfg.Dir, crawl.StatusTokenFile)); err == nil {
 		t.Errorf("%s written for a loopback server", crawl.StatusTokenFile)
 	}
@@ -343,6 +365,23 @@ func TestLivePageToken(t *testing.T) {
 			}
 		})
 	}
+	// The page sends the token it was opened with, and takes it out of the address bar; opened
+	// without it, it shows the refusal.
+	t.Run("page", func(t *testing.T) {
+		chromium := crawltest.Chromium(t)
+		for _, tc := range []struct {
+			query, answer string
+			paused        string
+		}{
+			{"", "pause: error: forbidden: no valid X-Amber-Token header (the token is in logs/status-token)", "no"},
+			{"?token=" + token, "pause: ok", "yes"},
+		} {
+			r := evaluatePage(t, chromium, base+"/"+tc.query, pauseJS)
+			if r.Answer != tc.answer || r.Paused != tc.paused || r.URL != base+"/" {
+				t.Errorf("page %s: %+v; want answer %q, paused %q, address %s", tc.query, r, tc.answer, tc.paused, base+"/")
+			}
+		}
+	})
 	if code, res := postControl(t, base, `{"command":"stop"}`, map[string]string{crawl.ControlHeader: "1", crawl.TokenHeader: token}); code != http.StatusOK || !res.OK {
 		t.Fatalf("stop: %d %+v", code, res)
 	}

@@ -14,6 +14,7 @@ function pageError(msg) {
   }
 }
 window.addEventListener('error', (e) => pageError(e.message || 'error'));
+document.addEventListener('securitypolicyviolation', (e) => pageError('blocked by the page policy: ' + e.violatedDirective + ' ' + e.blockedURI));
 window.addEventListener('unhandledrejection', (e) => pageError('unhandled rejection: ' + (e.reason && e.reason.message || e.reason)));
 const consoleError = console.error.bind(console);
 console.error = (...args) => { pageError(args.join(' ')); consoleError(...args); };

@@ -183,9 +183,11 @@ type Config struct {
 	// LiveStatus, when set (a terminal), gets a status line rewritten every second instead of
 	// logged progress lines. Default nil.
 	LiveStatus io.Writer
-	// StatusAddr, when set, serves Prometheus metrics on /metrics, a JSON snapshot on /status
-	// and Go's profiles under /debug/pprof/ at this address (e.g. 127.0.0.1:9090), until the
-	// run's final counters and reports are written. Default empty: no server.
+	// StatusAddr, when set, serves Prometheus metrics on /metrics, a JSON snapshot on /status,
+	// Go's profiles under /debug/pprof/, a live page on / and live control on POST /control
+	// (bound to loopback: no token; elsewhere the token in StatusTokenFile) at this address
+	// (e.g. 127.0.0.1:9090), until the run's final counters and reports are written. Default
+	// empty: no server.
 	StatusAddr string
 
 	// Logger receives operational messages. Default nil: discarded.

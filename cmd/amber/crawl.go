@@ -121,7 +121,7 @@ func newCrawlFlagSet(f *crawlFlags) *flag.FlagSet {
 	fs.Var(&f.dedupFrom, "dedup-from", "do not store again what this earlier crawl captured (a crawl directory, CDXJ file or WACZ `PATH`): write revisits; repeatable")
 	fs.StringVar(&f.recrawlOf, "recrawl-of", "", "request what this earlier crawl (a crawl directory or WACZ `PATH`) captured with If-None-Match/If-Modified-Since, write a 304 as a revisit, and deduplicate against it")
 	fs.BoolVar(&f.quiet, "quiet", false, "print only warnings and errors (no progress)")
-	fs.StringVar(&f.statusAddr, "status-addr", "", "serve Prometheus /metrics and a JSON /status of the running crawl at this address (e.g. 127.0.0.1:9090)")
+	fs.StringVar(&f.statusAddr, "status-addr", "", "serve Prometheus /metrics, a JSON /status and a live page with control buttons of the running crawl at this address (e.g. 127.0.0.1:9090); off loopback, control needs the token in D/logs/status-token")
 	fs.StringVar(&f.logLevel, "log-level", "info", "debug, info, warn or error")
 	fs.StringVar(&f.cpuProfile, "cpuprofile", "", "write a CPU profile of the whole run to `FILE` (go tool pprof)")
 	fs.StringVar(&f.memProfile, "memprofile", "", "write a heap profile to `FILE` when the run ends (go tool pprof)")

@@ -230,6 +230,7 @@ type control struct {
 	connMu  sync.Mutex
 	conns   map[*net.UnixConn]struct{} // open connections, closed when the socket stops
 	closed  bool                       // the socket stopped: a connection accepted meanwhile is closed
+	started bool                       // the socket is up: changes may be made (also over HTTP)
 }
 
 func newControl(c *crawler, stopRun context.CancelFunc) *control {
@@ -383,6 +384,9 @@ func (k *control) start() (func(), error) {
 		return nil, fmt.Errorf("control socket: %w", err)
 	}
 	k.ln = ln
+	k.connMu.Lock()
+	k.started = true
+	k.connMu.Unlock()
 	k.serving.Go(k.serve)
 	k.c.log.Info("control socket listening", "path", path)
 	return func() {

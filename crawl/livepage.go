@@ -113,10 +113,15 @@ func (lc *liveControl) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	lc.ctl.connMu.Lock()
-	closed := lc.ctl.closed
+	started, closed := lc.ctl.started, lc.ctl.closed
 	lc.ctl.connMu.Unlock()
-	if closed {
+	switch {
+	case closed:
 		answer(http.StatusServiceUnavailable, ControlResponse{Error: "the run is ending: no more changes"})
+		return
+	case !started:
+		// The status server starts a moment before the crawl's control does.
+		answer(http.StatusServiceUnavailable, ControlResponse{Error: "the run is starting: try again in a moment"})
 		return
 	}
 	var req ControlRequest

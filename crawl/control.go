@@ -218,6 +218,11 @@ type control struct {
 	resumed     chan struct{}   // closed on resume; set while paused
 	pauseCtx    context.Context // cancelled on pause and on a new limit: claims waiting in the frontier give up
 	pauseCancel context.CancelFunc
+	// claimCtx ends with claimParent (the workers' context) or with pauseCtx: made once per
+	// pause epoch and shared by every claim, not made per claim.
+	claimCtx    context.Context
+	claimParent context.Context
+	claimEpoch  context.Context // the pauseCtx claimCtx was made for
 
 	mu         sync.Mutex   // serialises changes (scope rebuilds, crawl.yaml, promotions)
 	scopeCfg   scope.Config // the scope configuration now
@@ -286,9 +291,10 @@ func (k *control) rebuildBlockCheck() error {
 }
 
 // claimContext waits while the crawl is paused, then returns the context a claim waits with:
-// it ends with ctx, and when the crawl is paused (so a worker waiting for a URL claims none).
-// It returns a nil context when ctx ended.
-func (k *control) claimContext(ctx context.Context) (context.Context, func()) {
+// it ends with ctx, and when the crawl is paused or its limit changes (so a worker waiting for
+// a URL claims none). It returns nil when ctx ended. The context is made once per pause epoch
+// and worker context, and shared: a claim costs no context of its own.
+func (k *control) claimContext(ctx context.Context) context.Context {
 	for {
 		k.gateMu.Lock()
 		if k.paused {
@@ -298,14 +304,17 @@ func (k *control) claimContext(ctx context.Context) (context.Context, func()) {
 			case <-ch:
 				continue
 			case <-ctx.Done():
-				return nil, func() {}
+				return nil
 			}
 		}
-		pc := k.pauseCtx
+		if k.claimParent != ctx || k.claimEpoch != k.pauseCtx {
+			cctx, cancel := context.WithCancel(ctx)
+			context.AfterFunc(k.pauseCtx, cancel) // a new epoch cancels the old one's context
+			k.claimCtx, k.claimParent, k.claimEpoch = cctx, ctx, k.pauseCtx
+		}
+		cc := k.claimCtx
 		k.gateMu.Unlock()
-		cctx, cancel := context.WithCancel(ctx)
-		stop := context.AfterFunc(pc, cancel)
-		return cctx, func() { stop(); cancel() }
+		return cc
 	}
 }
 

@@ -560,17 +560,15 @@ func (c *crawler) worker(ctx context.Context, id int) error {
 			return nil
 		}
 		// Paused (ctl pause): wait here; a pause while waiting for a URL claims none.
-		claimCtx, release := c.ctl.claimContext(ctx)
+		claimCtx := c.ctl.claimContext(ctx)
 		if claimCtx == nil {
 			return nil
 		}
 		if !c.reserve() {
-			release()
 			c.limitHit.Store(true)
 			return nil
 		}
 		cl, err := c.front.Claim(claimCtx)
-		release()
 		if err != nil {
 			c.unreserve()
 			switch {

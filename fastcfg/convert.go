@@ -527,23 +527,9 @@ func (c *conv) domainRules(sec string) (rules []domainRule, given bool) {
 }
 
 func (c *conv) uriRules(sec string) (rules []uriRule, given bool) {
-	s := c.secs[sec]
-	if s == nil {
-		return nil, false
-	}
-	for _, a := range s.Attribs {
-		r := schema.section(sec).node.attrib(a.Name)
-		if r == nil || a.Type != ListString {
-			continue
-		}
-		given = given || len(a.Members) > 0
-		if r.Status != Mapped {
-			continue
-		}
-		for _, m := range a.Members {
-			rules = append(rules, uriRule{kind: a.Name, value: m, from: c.short[a] + " " + m, a: a})
-		}
-		c.done[a] = true
+	drs, given := c.domainRules(sec) // the same attribs (exact, prefix, suffix, regexp), read alike
+	for _, r := range drs {
+		rules = append(rules, uriRule(r))
 	}
 	return rules, given
 }

@@ -9,15 +9,24 @@ import (
 	"github.com/amber-crawler/amber/seeds"
 )
 
-// Load reads the FAST crawler configuration at path, picks its DomainSpecification named
-// domain ("" when it has one only) and converts it (Convert, with start_uri_files read
-// relative to path's directory). It returns the converted configuration and the
-// conversion, whose Notes say what amber does differently.
+// Load reads the FAST crawler configuration at path and converts it (ConvertFile).
 func Load(path, domain string, strict bool) (*seeds.Config, *seeds.Converted, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, nil, fmt.Errorf("fastcfg: %w", err)
 	}
+	_, cv, err := ConvertFile(data, path, domain, strict)
+	if err != nil {
+		return nil, nil, err
+	}
+	return cv.Config, cv, nil
+}
+
+// ConvertFile parses data, the FAST crawler configuration read from path, picks its
+// DomainSpecification named domain ("" when it has one only) and converts it (Convert, with
+// start_uri_files read relative to path's directory). It returns the DomainSpecification and
+// the conversion, whose Notes say what amber does differently.
+func ConvertFile(data []byte, path, domain string, strict bool) (*Domain, *seeds.Converted, error) {
 	f, err := Parse(data, path)
 	if err != nil {
 		return nil, nil, err
@@ -30,7 +39,7 @@ func Load(path, domain string, strict bool) (*seeds.Config, *seeds.Converted, er
 	if err != nil {
 		return nil, nil, err
 	}
-	return cv.Config, cv, nil
+	return d, cv, nil
 }
 
 // elasticHeader is the first line seeds.Converted.Render writes, which names the Elastic

@@ -361,6 +361,11 @@ func LoadConfig(path string) (*Config, error) {
 	if err != nil {
 		return nil, fmt.Errorf("seeds: %w", err)
 	}
+	return configData(data, path)
+}
+
+// configData is LoadConfig for the contents data of the file at path.
+func configData(data []byte, path string) (*Config, error) {
 	c, err := ParseConfig(data, path)
 	if err != nil {
 		return nil, err

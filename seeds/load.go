@@ -14,8 +14,14 @@ func Load(path string) (*Config, *Converted, error) {
 	if err != nil {
 		return nil, nil, fmt.Errorf("seeds: %w", err)
 	}
+	return LoadData(data, path)
+}
+
+// LoadData is Load for the contents data of the file at path (a seeds_file is read relative
+// to path's directory).
+func LoadData(data []byte, path string) (*Config, *Converted, error) {
 	if !IsElasticConfig(data) {
-		c, err := LoadConfig(path)
+		c, err := configData(data, path)
 		return c, nil, err
 	}
 	e, err := ParseElastic(data, path)

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 
 	"github.com/amber-crawler/amber/fastcfg"
 	"github.com/amber-crawler/amber/seeds"
@@ -69,15 +68,7 @@ func runConfigConvert(args []string, stdout io.Writer) error {
 	var out []byte
 	switch {
 	case fastcfg.IsFAST(data):
-		f, err := fastcfg.Parse(data, name)
-		if err != nil {
-			return usageError{err}
-		}
-		d, err := f.Domain(*fastDomain)
-		if err != nil {
-			return usageError{err}
-		}
-		cv, err := d.Convert(fastcfg.ConvertOptions{Strict: *strict, BaseDir: filepath.Dir(name)})
+		d, cv, err := fastcfg.ConvertFile(data, name, *fastDomain, *strict)
 		if err != nil {
 			return usageError{err}
 		}

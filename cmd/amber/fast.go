@@ -9,7 +9,7 @@ import (
 )
 
 // loadAnyConfig reads a --config file of any kind amber takes: a FAST crawler configuration
-// (fastcfg.IsFAST: root element CrawlerConfig), converted with its DomainSpecification
+// (fastcfg.IsFAST: root element CrawlerConfig), read once, converted with its DomainSpecification
 // fastDomain ("" when it has one), strictly or not; otherwise amber's YAML or an Elastic Open
 // Crawler file (seeds.Load). A converted file also returns its conversion, whose notes say
 // what amber does differently.
@@ -19,10 +19,14 @@ func loadAnyConfig(path, fastDomain string, strict bool) (*seeds.Config, *seeds.
 		return nil, nil, fmt.Errorf("config: %w", err)
 	}
 	if fastcfg.IsFAST(data) {
-		return fastcfg.Load(path, fastDomain, strict)
+		_, cv, err := fastcfg.ConvertFile(data, path, fastDomain, strict)
+		if err != nil {
+			return nil, nil, err
+		}
+		return cv.Config, cv, nil
 	}
 	if fastDomain != "" || strict {
 		return nil, nil, fmt.Errorf("--fast-domain and --strict are for FAST crawler configurations; %s is not one (no CrawlerConfig root element)", path)
 	}
-	return seeds.Load(path)
+	return seeds.LoadData(data, path)
 }

@@ -78,13 +78,9 @@ func runConfigConvert(args []string, stdout io.Writer) error {
 	case *fastDomain != "" || *strict:
 		return usagef("--fast-domain and --strict are for FAST crawler configurations; %s is not one (no CrawlerConfig root element)", name)
 	case seeds.IsElasticConfig(data):
-		e, err := seeds.ParseElastic(data, name)
+		_, cv, err := seeds.LoadData(data, name)
 		if err != nil {
 			return usageError{err}
-		}
-		cv, err := e.Convert()
-		if err != nil {
-			return usageError{fmt.Errorf("%s: %w", name, err)}
 		}
 		if out, err = cv.Render(name); err != nil {
 			return err

@@ -484,17 +484,12 @@ func (c *Config) ScopeConfig(defaultFlavour scope.Flavour) (scope.Config, error)
 	if sc.Flavour == scope.Elastic && len(sc.Domains) == 0 {
 		// No domains given: each seed's origin is one, with no crawl rules (as an Elastic
 		// domain whose entry point is the seed).
-		seen := map[string]bool{}
-		for _, s := range c.Seeds {
-			cu, err := scope.Canonicalize(s.URL, scope.Elastic)
-			if err != nil {
-				return sc, fmt.Errorf("%w: seed %s: %w", ErrConfig, s.URL, err)
-			}
-			o := scope.Origin(cu)
-			if !seen[o] {
-				seen[o] = true
-				sc.Domains = append(sc.Domains, scope.Domain{URL: o})
-			}
+		origins, err := c.SeedOrigins()
+		if err != nil {
+			return sc, err
+		}
+		for _, o := range origins {
+			sc.Domains = append(sc.Domains, scope.Domain{URL: o})
 		}
 	}
 	return sc, nil

@@ -129,3 +129,21 @@ func (d Documents) Rulesets() (*extract.Rulesets, error) {
 	}
 	return out, nil
 }
+
+// SeedOrigins lists the origins of the seeds, each once, in seed order: the domains of an
+// elastic crawl given no domains.
+func (c *Config) SeedOrigins() ([]string, error) {
+	var out []string
+	seen := map[string]bool{}
+	for _, s := range c.Seeds {
+		cu, err := scope.Canonicalize(s.URL, scope.Elastic)
+		if err != nil {
+			return nil, fmt.Errorf("%w: seed %s: %w", ErrConfig, s.URL, err)
+		}
+		if o := scope.Origin(cu); !seen[o] {
+			seen[o] = true
+			out = append(out, o)
+		}
+	}
+	return out, nil
+}

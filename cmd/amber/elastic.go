@@ -27,16 +27,12 @@ func applyDomainFlags(cfg *seeds.Config, a crawlArgs) error {
 		cfg.Scope.Domains = append(cfg.Scope.Domains, seeds.DomainSpec{URL: o})
 	}
 	if len(f.crawlRules) > 0 && len(cfg.Scope.Domains) == 0 {
-		seen := map[string]bool{}
-		for _, s := range cfg.Seeds {
-			cu, err := scope.Canonicalize(s.URL, scope.Elastic)
-			if err != nil {
-				return fmt.Errorf("seed %s: %w", s.URL, err)
-			}
-			if o := scope.Origin(cu); !seen[o] {
-				seen[o] = true
-				cfg.Scope.Domains = append(cfg.Scope.Domains, seeds.DomainSpec{URL: o})
-			}
+		origins, err := cfg.SeedOrigins()
+		if err != nil {
+			return err
+		}
+		for _, o := range origins {
+			cfg.Scope.Domains = append(cfg.Scope.Domains, seeds.DomainSpec{URL: o})
 		}
 	}
 	for _, r := range f.crawlRules {

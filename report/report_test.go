@@ -25,11 +25,16 @@ var reportFiles = []string{
 	CrawlReportFile, ScopeReportFile, ScopeReportJSONFile, HTMLReportFile,
 }
 
-// writeFixture writes the fixture's crawl.log, reads it back as `amber report` does, and
-// writes the reports; it returns the reports directory.
+// writeFixture writes the fixture's reports (writeInput).
 func writeFixture(t *testing.T) (string, Input) {
 	t.Helper()
-	in := fixture()
+	return writeInput(t, fixture())
+}
+
+// writeInput writes in's crawl.log, reads it back as `amber report` does, and writes the
+// reports; it returns the reports directory and the input as read back.
+func writeInput(t *testing.T, in Input) (string, Input) {
+	t.Helper()
 	dir := t.TempDir()
 	logPath := filepath.Join(dir, "crawl.log")
 	cl, err := OpenCrawlLog(logPath)

@@ -52,31 +52,10 @@ func elasticInput() Input {
 	}
 }
 
-// writeElastic writes elasticInput's crawl.log, reads it back and writes the reports.
+// writeElastic writes elasticInput's reports (writeInput) and returns their directory.
 func writeElastic(t *testing.T) string {
 	t.Helper()
-	in := elasticInput()
-	dir := t.TempDir()
-	logPath := filepath.Join(dir, "crawl.log")
-	cl, err := OpenCrawlLog(logPath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, l := range in.Lines {
-		if err := cl.Write(l); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := cl.Close(); err != nil {
-		t.Fatal(err)
-	}
-	if in.Lines, err = ReadCrawlLog(logPath); err != nil {
-		t.Fatal(err)
-	}
-	out := filepath.Join(dir, "reports")
-	if err := Write(out, in); err != nil {
-		t.Fatal(err)
-	}
+	out, _ := writeInput(t, elasticInput())
 	return out
 }
 

@@ -15,6 +15,7 @@ import (
 	"golang.org/x/net/html/atom"
 
 	"github.com/amber-crawler/amber/crawlrule"
+	"github.com/amber-crawler/amber/weburl"
 )
 
 // Values of ExtractionRule's fields.
@@ -108,7 +109,7 @@ type compiledRule struct {
 func CompileRulesets(rs []Ruleset) (*Rulesets, error) {
 	c := &Rulesets{byOrigin: map[string][]compiledRuleset{}}
 	for i, r := range rs {
-		origin, err := rulesetOrigin(r.Domain)
+		origin, err := weburl.Origin(r.Domain) // as originOf writes the origins of pages
 		if err != nil {
 			return nil, fmt.Errorf("%w: ruleset %d: domain %q: %v", ErrRule, i+1, r.Domain, err)
 		}
@@ -135,24 +136,6 @@ func CompileRulesets(rs []Ruleset) (*Rulesets, error) {
 		c.byOrigin[origin] = append(c.byOrigin[origin], cr)
 	}
 	return c, nil
-}
-
-// rulesetOrigin checks that domain is an http(s) origin and returns it as originOf writes
-// origins.
-func rulesetOrigin(domain string) (string, error) {
-	u, err := url.Parse(strings.TrimSpace(domain))
-	if err != nil {
-		return "", err
-	}
-	switch {
-	case !strings.EqualFold(u.Scheme, "http") && !strings.EqualFold(u.Scheme, "https"):
-		return "", errors.New("not an http or https URL")
-	case u.Hostname() == "":
-		return "", errors.New("no host")
-	case u.User != nil || u.RawQuery != "" || u.ForceQuery || u.Fragment != "" || (u.Path != "" && u.Path != "/"):
-		return "", errors.New("a domain is a scheme, a host and a port, without path, query or user")
-	}
-	return originOf(u.String()), nil
 }
 
 func compileRule(r ExtractionRule) (compiledRule, error) {

@@ -555,3 +555,21 @@ func BenchmarkRulesets(b *testing.B) {
 		}
 	}
 }
+
+// TestRulesetIDNDomain: a ruleset's domain written with a non-ASCII host applies to the pages
+// of that host, whose URLs the crawl holds in punycode.
+func TestRulesetIDNDomain(t *testing.T) {
+	rs, err := CompileRulesets([]Ruleset{{Domain: "https://Bücher.example", Rules: []ExtractionRule{
+		{Action: ActionSet, FieldName: "shop", Selector: "body", Value: "yes"},
+	}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	root, err := html.Parse(strings.NewReader("<body>x</body>"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := rs.Apply("https://xn--bcher-kva.example/a", root, 0); len(got) != 1 || got[0].Name != "shop" {
+		t.Errorf("fields %+v, want shop", got)
+	}
+}

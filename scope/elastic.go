@@ -2,12 +2,12 @@ package scope
 
 import (
 	"fmt"
-	"net/url"
 	"strconv"
 	"strings"
 
 	"github.com/amber-crawler/amber/crawlrule"
 	"github.com/amber-crawler/amber/hop"
+	"github.com/amber-crawler/amber/weburl"
 )
 
 // Domain is one domain of the Elastic flavour (spec/elastic.md §1): an origin and its ordered
@@ -79,29 +79,15 @@ func (e *elasticScope) init(cfg Config, fl Flavour) error {
 	return nil
 }
 
-// domainOrigin checks that raw is an http(s) origin and returns its canonical form (lowercase
-// scheme and host, IDN in punycode, no default port, no trailing "/").
+// domainOrigin checks that raw is an http(s) origin and returns its canonical form
+// (weburl.Origin: lowercase scheme and host, IDN in punycode, no default port, no trailing
+// "/"), the prefix of the canonical URLs of its pages.
 func domainOrigin(raw string) (string, error) {
-	u, err := url.Parse(strings.TrimSpace(raw))
+	o, err := weburl.Origin(raw)
 	if err != nil {
-		return "", fmt.Errorf("%w: domain %q: %v", ErrURL, raw, err)
+		return "", fmt.Errorf("%w: domain %q: %v; use crawl rules to restrict paths", ErrURL, raw, err)
 	}
-	switch {
-	case u.Scheme != "http" && u.Scheme != "https": // url.Parse lowercases the scheme
-		return "", fmt.Errorf("%w: domain %q: not an http or https URL", ErrURL, raw)
-	case u.Opaque != "" || u.Host == "":
-		return "", fmt.Errorf("%w: domain %q: no host", ErrURL, raw)
-	case u.User != nil:
-		return "", fmt.Errorf("%w: domain %q: a domain has no user name or password", ErrURL, raw)
-	case u.Path != "" && u.Path != "/", u.RawQuery != "" || u.ForceQuery, u.Fragment != "":
-		return "", fmt.Errorf("%w: domain %q: a domain is an origin (scheme, host, port): no path, query or fragment; "+
-			"use crawl rules to restrict paths", ErrURL, raw)
-	}
-	c, err := Canonicalize(raw, Elastic)
-	if err != nil {
-		return "", fmt.Errorf("domain: %w", err)
-	}
-	return strings.TrimSuffix(c, "/"), nil
+	return o, nil
 }
 
 // domain returns the domain of a canonical URL, or nil.

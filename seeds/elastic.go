@@ -12,6 +12,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/amber-crawler/amber/crawlrule"
+	"github.com/amber-crawler/amber/weburl"
 )
 
 // Elastic Open Crawler configuration files (spec/elastic.md §6): the crawl definition an
@@ -424,32 +425,18 @@ func (c *ElasticConfig) ProxyURL() *url.URL {
 }
 
 // ElasticOrigin checks a domain URL as the open crawler does (a scheme, http or https, no
-// path; amber also refuses a query, a fragment and user info) and returns it as an origin:
-// scheme and host lowercase, the default port dropped.
+// path; amber also refuses a query, a fragment and user info) and returns it as an origin
+// (weburl.Origin: scheme and host lowercase, IDN in punycode, the default port dropped), the
+// form the scope's domains and the extraction rulesets match.
 func ElasticOrigin(raw string) (string, error) {
-	u, err := url.Parse(strings.TrimSpace(raw))
+	o, err := weburl.Origin(raw)
 	if err != nil {
+		if strings.Contains(raw, "@") {
+			return "", err // user info may hold a password: not quoted
+		}
 		return "", fmt.Errorf("%q: %w", raw, err)
 	}
-	scheme := strings.ToLower(u.Scheme)
-	switch {
-	case scheme != "http" && scheme != "https":
-		return "", fmt.Errorf("%q: not an http(s) URL", raw)
-	case u.Host == "" || u.Hostname() == "":
-		return "", fmt.Errorf("%q: no host", raw)
-	case u.Path != "" && u.Path != "/":
-		return "", fmt.Errorf("%q: a domain cannot have a path (give it as a seed URL or a crawl rule)", raw)
-	case u.RawQuery != "" || u.Fragment != "" || u.User != nil:
-		return "", fmt.Errorf("%q: a domain is scheme, host and port only", raw)
-	}
-	host := strings.ToLower(u.Hostname())
-	if strings.Contains(host, ":") {
-		host = "[" + host + "]"
-	}
-	if p := u.Port(); p != "" && !(scheme == "http" && p == "80") && !(scheme == "https" && p == "443") {
-		host += ":" + p
-	}
-	return scheme + "://" + host, nil
+	return o, nil
 }
 
 func absoluteHTTP(raw string) error {

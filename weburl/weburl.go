@@ -11,6 +11,8 @@ import (
 	"errors"
 	"fmt"
 	"net/netip"
+	"net/url"
+	"strconv"
 	"strings"
 
 	"golang.org/x/net/idna"
@@ -385,4 +387,48 @@ func isASCII(s string) bool {
 		}
 	}
 	return true
+}
+
+// Origin checks that raw is an http(s) origin, a scheme, a host and a port only (a path of
+// "/" is allowed; a path, query, fragment or user info is not), and returns it as
+// scheme://host[:port]: scheme and host as Host reads them (lowercase, punycode, IPv4 in
+// dotted decimal, IPv6 in brackets), the scheme's default port left out. Its errors name
+// what is wrong without quoting raw (which may hold user info); callers add where it was.
+func Origin(raw string) (string, error) {
+	u, err := url.Parse(strings.TrimSpace(raw))
+	if err != nil {
+		var ue *url.Error
+		if errors.As(err, &ue) {
+			err = ue.Err
+		}
+		return "", err
+	}
+	scheme := strings.ToLower(u.Scheme)
+	switch {
+	case !IsSpecial(scheme):
+		return "", errors.New("not an http or https URL")
+	case u.Opaque != "" || u.Hostname() == "":
+		return "", errors.New("no host")
+	case u.User != nil:
+		return "", errors.New("an origin has no user name or password")
+	case u.Path != "" && u.Path != "/", u.RawQuery != "" || u.ForceQuery, u.Fragment != "":
+		return "", errors.New("an origin is a scheme, a host and a port: no path, query or fragment")
+	}
+	host, err := Host(u.Hostname())
+	if err != nil {
+		return "", err
+	}
+	if strings.IndexByte(host, ':') >= 0 {
+		host = "[" + host + "]"
+	}
+	if p := u.Port(); p != "" {
+		n, err := strconv.Atoi(p)
+		if err != nil || n < 1 || n > 65535 {
+			return "", fmt.Errorf("port %q", p)
+		}
+		if p = strconv.Itoa(n); p != DefaultPort(scheme) {
+			host += ":" + p
+		}
+	}
+	return scheme + "://" + host, nil
 }

@@ -2,6 +2,7 @@ package weburl
 
 import (
 	"errors"
+	"strings"
 	"testing"
 )
 
@@ -268,6 +269,42 @@ func TestParseIPv4(t *testing.T) {
 		}
 		if err != nil || got.String() != tt.want {
 			t.Errorf("ParseIPv4(%q) = %v, %v; want %s", tt.in, got, err, tt.want)
+		}
+	}
+}
+
+func TestOrigin(t *testing.T) {
+	for _, tc := range []struct{ in, want, err string }{
+		{"http://example.com", "http://example.com", ""},
+		{"HTTPS://WWW.Example.COM/", "https://www.example.com", ""},
+		{" https://example.com:443 ", "https://example.com", ""},
+		{"http://example.com:8080", "http://example.com:8080", ""},
+		{"http://example.com:080", "http://example.com", ""},
+		{"https://Bücher.example", "https://xn--bcher-kva.example", ""},
+		{"http://[::1]:8080/", "http://[::1]:8080", ""},
+		{"http://0x7f.1", "http://127.0.0.1", ""},
+		{"ftp://example.com", "", "not an http"},
+		{"example.com", "", "not an http"},
+		{"http://", "", "no host"},
+		{"http://u:p@example.com", "", "no user name"},
+		{"http://example.com/a", "", "no path"},
+		{"http://example.com/?q", "", "no path"},
+		{"http://example.com#f", "", "no path"},
+		{"http://example.com:0", "", "port"},
+		{"http://example.com:70000", "", "port"},
+		{"http://a b.example", "", ""}, // any error
+	} {
+		got, err := Origin(tc.in)
+		switch {
+		case tc.want != "" && (err != nil || got != tc.want):
+			t.Errorf("Origin(%q) = %q, %v; want %q", tc.in, got, err, tc.want)
+		case tc.want == "" && err == nil:
+			t.Errorf("Origin(%q) = %q, want an error", tc.in, got)
+		case tc.want == "" && !strings.Contains(err.Error(), tc.err):
+			t.Errorf("Origin(%q): %v, want %q", tc.in, err, tc.err)
+		}
+		if err != nil && strings.Contains(err.Error(), ":p@") {
+			t.Errorf("Origin(%q): the error quotes user info: %v", tc.in, err)
 		}
 	}
 }

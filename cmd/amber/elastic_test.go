@@ -55,7 +55,7 @@ documents:
 		{"yaml", []string{"--config", yml, "--crawl-rule", "allow regex .*", "--sitemap", "http://a.example/sitemap.xml"},
 			view{"elastic", []string{"http://a.example 2"}, "<nil>", true, []string{"http://a.example/sitemap.xml", "http://a.example/domain-sitemap.xml", "http://a.example/seed-sitemap.xml"}, true}, ""},
 		{"bad rule", []string{"--crawl-rule", "deny regex (?<=x)", "http://a.example/"}, view{}, "lookbehind"},
-		{"bad domain", []string{"--domain", "http://a.example/path", "http://a.example/"}, view{}, "cannot have a path"},
+		{"bad domain", []string{"--domain", "http://a.example/path", "http://a.example/"}, view{}, "no path"},
 		{"seed outside the domains", []string{"--domain", "http://a.example", "http://c.example/"}, view{}, "http://c.example/"},
 		{"depth 0", []string{"--max-crawl-depth", "0", "http://a.example/"}, view{}, "at least 1"},
 	} {

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"go.yaml.in/yaml/v3"
+	"golang.org/x/net/http/httpguts"
 )
 
 // How amber reaches sites (spec/elastic.md §5): credentials per origin, configured request
@@ -235,7 +236,7 @@ func (h HeaderMap) header(where string, lookupEnv func(string) (string, bool)) (
 	for _, k := range slices.Sorted(maps.Keys(h)) {
 		ck := http.CanonicalHeaderKey(k)
 		switch {
-		case !validFieldName(k):
+		case !httpguts.ValidHeaderFieldName(k):
 			return nil, fmt.Errorf("%w: %s: %q is not a header name", ErrConfig, where, k)
 		case ck == "Authorization":
 			return nil, fmt.Errorf("%w: %s: Authorization: give credentials in auth (type raw for a whole Authorization value), which sends them to their origin only", ErrConfig, where)
@@ -254,20 +255,6 @@ func (h HeaderMap) header(where string, lookupEnv func(string) (string, bool)) (
 		out[ck] = []string{v}
 	}
 	return out, nil
-}
-
-// validFieldName reports whether s is an HTTP token (RFC 9110 §5.1).
-func validFieldName(s string) bool {
-	if s == "" {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if c <= ' ' || c >= 0x7f || strings.IndexByte(`"(),/:;<=>?@[\]{}`, c) >= 0 {
-			return false
-		}
-	}
-	return true
 }
 
 // Access is how the crawl reaches sites, checked and with its secrets resolved: what the

@@ -64,7 +64,7 @@ type crawler struct {
 	log     *slog.Logger
 	scope   atomic.Pointer[scope.Scope] // swapped by control (add-seed, block, unblock)
 	ctl     *control                    // live control: pause gate, URL limit, changes (control.go)
-	front   *frontier.Frontier
+	front   frontier.Store
 	client  *fetch.Client
 	warc    *warc.Writer
 	clog    *report.CrawlLog
@@ -180,7 +180,7 @@ func makeDirs(dir string) error {
 // open prepares a run on an open frontier: scope, HTTP client, WARC files (recovering those an
 // earlier run left open), crawl.log, events, documents and the browser. On an error everything
 // it opened is closed again.
-func open(ctx context.Context, cfg Config, front *frontier.Frontier) (c *crawler, err error) {
+func open(ctx context.Context, cfg Config, front frontier.Store) (c *crawler, err error) {
 	c = &crawler{cfg: cfg, log: cfg.Logger, front: front, hosts: make(map[string]struct{}), started: time.Now()}
 	defer func() {
 		if err != nil {

@@ -31,7 +31,7 @@ const metaDocHash = "docs/hash/"
 // additional_urls and is written again as a new line with the same id, which supersedes the
 // earlier line.
 type docStream struct {
-	front *frontier.Frontier
+	front frontier.Store
 	cfg   extract.DocConfig
 	dedup bool
 
@@ -46,7 +46,7 @@ type docStream struct {
 
 // openDocStream opens path for appending. A torn last line left by a killed crawl is cut off
 // (it was never recorded in the hash index, and a torn JSON object is of no use to anyone).
-func openDocStream(path string, front *frontier.Frontier, cfg extract.DocConfig, dedup bool) (*docStream, error) {
+func openDocStream(path string, front frontier.Store, cfg extract.DocConfig, dedup bool) (*docStream, error) {
 	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR, 0o644)
 	if err != nil {
 		return nil, fmt.Errorf("open %s: %w", DocumentsFile, err)

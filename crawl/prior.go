@@ -647,7 +647,7 @@ func (s *priorSpool) add(kind byte, p frontier.Prior) error {
 }
 
 // store sorts the spooled captures and stores them in the frontier, counting them in n.
-func (s *priorSpool) store(ctx context.Context, front *frontier.Frontier, n *priorCounts) error {
+func (s *priorSpool) store(ctx context.Context, front frontier.Store, n *priorCounts) error {
 	if err := s.w.Flush(); err != nil {
 		return fmt.Errorf("spool earlier captures: %w", err)
 	}
@@ -749,7 +749,7 @@ func validator(v string) string {
 // priorIndex is the crawl's payload digest index (warc.DedupIndex): the frontier's, and with
 // earlier crawls to build on, theirs after it.
 type priorIndex struct {
-	front  *frontier.Frontier
+	front  frontier.Store
 	priors bool
 }
 

@@ -70,7 +70,7 @@ func WriteReports(dir string) error {
 
 // writeReports gathers the report input from the crawl directory and the open frontier. A
 // zero ended and empty end mean the crawl's own record of its last end is used.
-func writeReports(dir string, front *frontier.Frontier, ended time.Time, end string) error {
+func writeReports(dir string, front frontier.Store, ended time.Time, end string) error {
 	in := report.Input{Ended: ended, EndReason: end}
 	meta := func(key string) string {
 		v, ok, err := front.Meta(key)

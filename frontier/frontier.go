@@ -144,6 +144,7 @@ type Claim struct {
 	rec   record
 	state int   // claimActive, claimFinishing, claimFinished; guarded by f.mu
 	req   *host // host of the claim's request in progress, nil between requests; guarded by f.mu
+	ext   any   // another Store's state for a claim it made (NewClaim); nil here
 }
 
 const (

@@ -32,3 +32,18 @@ func FuzzHost(f *testing.F) {
 		}
 	})
 }
+
+func FuzzSortQuery(f *testing.F) {
+	for _, s := range []string{"http://a/?b=2&a=1", "http://a/?b=2;a=1&c#x", "?&;=", "http://a/#?b&a", ""} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, u string) {
+		got := SortQuery(u)
+		if len(got) != len(u) {
+			t.Fatalf("SortQuery(%q) = %q: length changed", u, got)
+		}
+		if again := SortQuery(got); again != got {
+			t.Fatalf("not idempotent: %q -> %q -> %q", u, got, again)
+		}
+	})
+}

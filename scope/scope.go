@@ -156,6 +156,13 @@ type Config struct {
 	// the domains are looked at, and an accept rule lets in a URL of a domain that its crawl
 	// rules deny (not deeper than MaxCrawlDepth); no rule brings in another origin.
 	Domains []Domain
+	// MaxPathRepeats, when set, replaces the Standard flavour's repeated-segment trap rule
+	// (a path segment 3 or more times in a row) with FAST's max_uri_recursion: a path in which
+	// a sequence of one or more segments is repeated consecutively more than MaxPathRepeats
+	// times ("/a/b/a/b/a/b" repeats "a/b" 3 times) is a trap (ReasonTrap). The 20-segment
+	// rule stays. nil keeps the fixed rule; below 1 is an error. Other flavours have no
+	// trap rule and ignore it.
+	MaxPathRepeats *int
 	// MaxCrawlDepth is the Elastic flavour's deepest page (seeds and sitemap entries have depth
 	// 1, each link adds 1); nil means DefaultMaxCrawlDepth (10); below 1 is an error. Other
 	// flavours take none.
@@ -202,6 +209,7 @@ type Scope struct {
 	cfgHops  *int
 	cfgOff   *int
 	maxLen   int // Config.MaxURLLength with the default applied
+	repeats  int // Config.MaxPathRepeats, 0 when nil
 	elastic  elasticScope
 }
 
@@ -230,6 +238,12 @@ func New(cfg Config) (*Scope, error) {
 		maxLen: cfg.MaxURLLength}
 	if s.maxLen == 0 {
 		s.maxLen = DefaultMaxURLLength
+	}
+	if cfg.MaxPathRepeats != nil {
+		if *cfg.MaxPathRepeats < 1 {
+			return nil, fmt.Errorf("%w: max_path_repeats %d: must be at least 1", ErrConfig, *cfg.MaxPathRepeats)
+		}
+		s.repeats = *cfg.MaxPathRepeats
 	}
 	if err := s.elastic.init(cfg, fl); err != nil {
 		return nil, err
@@ -625,7 +639,7 @@ func (s *Scope) decideStandard(t *target, c *Candidate, st *seedState) Decision 
 	if reason, ok := l.block(t); ok {
 		return Decision{Reason: reason}
 	}
-	if isTrap(t.p.pathq) {
+	if s.isTrap(t.p.pathq) {
 		return Decision{Reason: ReasonTrap}
 	}
 	h := c.Hops

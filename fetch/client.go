@@ -36,12 +36,16 @@ type Request struct {
 	// Config.OriginHeader and Config.Header; an Authorization or Cookie here is sent instead
 	// of Config.Auth's or Config.Jar's.
 	Header http.Header
+	// Body is sent after the header with its Content-Length (a form's
+	// application/x-www-form-urlencoded fields, say: set Content-Type in Header). A POST,
+	// PUT or PATCH without one is sent "Content-Length: 0". Exchange.Request holds it.
+	Body []byte
 }
 
 // Client is the recording HTTP/1.1 client. It is safe for concurrent use.
 type Client struct {
 	cfg          Config
-	auth         map[string]string // Authorization value by origin key (Config.Auth)
+	auth         *authTable        // Config.Auth; nil without credentials
 	header       fields            // Config.Header
 	originHeader map[string]fields // Config.OriginHeader by origin key
 	proxy        *proxy            // Config.Proxy; nil without a proxy
@@ -80,7 +84,7 @@ func NewClient(cfg Config) (*Client, error) {
 		return nil, err
 	}
 	c := &Client{cfg: cfg, idle: map[string][]*conn{}}
-	if c.auth, err = authTable(cfg.Auth); err != nil {
+	if c.auth, err = newAuthTable(cfg.Auth); err != nil {
 		return nil, err
 	}
 	if c.header, err = configFields(cfg.Header, "Header"); err != nil {
@@ -131,6 +135,9 @@ type target struct {
 	dialPort   string
 	serverName string
 	origin     string   // origin key, as parseOrigin makes it
+	reqTarget  string   // the request target (path and query) as sent
+	auth       string   // the Authorization value the client sends ("": none)
+	ownAuth    bool     // the request has its own Authorization (its header or user info)
 	jarURL     *url.URL // the URL as the cookie jar sees it (normalised host)
 	key        string
 	request    []byte
@@ -142,13 +149,53 @@ type target struct {
 // that address, dialled directly (through the address guard) and sent as Host: 127.0.0.1; a
 // host that ends in a number but is no IPv4 address ("http://1.2.3.4.5/") is an InvalidURL
 // error, as is a request line longer than MaxRequestLine. A response cut short after its header arrived is a result
-// with Truncated set. When there is no response at all the error is an *Error.
+// with Truncated set. When there is no response at all the error is an *Error. A 401 whose
+// Basic challenge names the realm of a Config.Auth credential covering the URL is answered:
+// the request is sent once more with it, and that exchange is returned with the 401 as its
+// Challenge (when the second request gets no response, the 401 is returned).
 func (c *Client) Do(ctx context.Context, req Request) (*Exchange, error) {
-	start := time.Now()
-	t, err := c.prepare(req)
+	t, err := c.prepare(req, "")
 	if err != nil {
 		return nil, &Error{Kind: InvalidURL, URL: req.URL, Err: err}
 	}
+	ex, err := c.do(ctx, t)
+	if err != nil || ex.StatusCode != http.StatusUnauthorized || t.ownAuth || !c.authAllowed(t) {
+		return ex, err
+	}
+	// A challenge for a realm of Config.Auth: answered once, and remembered for the
+	// directory of the URL.
+	value, ok := c.auth.answer(t.origin, t.reqTarget, ex.Header.Values("WWW-Authenticate"))
+	if !ok || value == t.auth {
+		return ex, nil
+	}
+	t2, err := c.prepare(req, value)
+	if err != nil {
+		return ex, nil
+	}
+	again, err := c.do(ctx, t2)
+	if err != nil {
+		if ctx.Err() != nil {
+			ex.Close()
+			return nil, err
+		}
+		return ex, nil // the 401 is the answer there is
+	}
+	again.Challenge = ex
+	if again.StatusCode != http.StatusUnauthorized {
+		c.auth.learn(t.origin, t.reqTarget, value)
+	}
+	return again, nil
+}
+
+// authAllowed reports whether Config.Auth credentials may go with t: over https, or over
+// http with HTTPAuthAllowed.
+func (c *Client) authAllowed(t *target) bool {
+	return t.scheme == "https" || c.cfg.HTTPAuthAllowed
+}
+
+// do performs one prepared request.
+func (c *Client) do(ctx context.Context, t *target) (*Exchange, error) {
+	start := time.Now()
 	deadline := start.Add(c.cfg.ResponseTimeout)
 	if d, ok := ctx.Deadline(); ok && d.Before(deadline) {
 		deadline = d
@@ -166,7 +213,9 @@ func (c *Client) Do(ctx context.Context, req Request) (*Exchange, error) {
 	}
 }
 
-func (c *Client) prepare(req Request) (*target, error) {
+// prepare checks req and writes its request. answer, when not "", is the Authorization
+// value of a realm credential answering a challenge, sent in place of Config.Auth's.
+func (c *Client) prepare(req Request, answer string) (*target, error) {
 	u, err := url.Parse(req.URL)
 	if err != nil {
 		var ue *url.Error
@@ -215,17 +264,11 @@ func (c *Client) prepare(req Request) (*target, error) {
 		t.key = t.scheme + "|" + net.JoinHostPort(t.dialHost, t.dialPort) + "|" + t.serverName
 	}
 
-	path := u.EscapedPath()
-	if path == "" {
-		path = "/"
+	target := requestTarget(u)
+	if !strings.HasPrefix(target, "/") {
+		return nil, fmt.Errorf("%w: path %q", ErrInvalidURL, u.EscapedPath())
 	}
-	if !strings.HasPrefix(path, "/") {
-		return nil, fmt.Errorf("%w: path %q", ErrInvalidURL, path)
-	}
-	target := path
-	if u.ForceQuery || u.RawQuery != "" {
-		target += "?" + weburl.EscapeQuery(u.RawQuery)
-	}
+	t.reqTarget = target
 	if n := len(t.method) + 1 + len(target) + len(" HTTP/1.1"); n > MaxRequestLine {
 		return nil, fmt.Errorf("%w: request line of %d bytes, over %d", ErrInvalidURL, n, MaxRequestLine)
 	}
@@ -240,15 +283,33 @@ func (c *Client) prepare(req Request) (*target, error) {
 	b = append(b, " HTTP/1.1\r\nHost: "...)
 	b = append(b, hostHeader...)
 	b = append(b, "\r\n"...)
-	userAuth := ""
-	if u.User != nil {
+	switch {
+	case u.User != nil:
 		pw, _ := u.User.Password()
-		userAuth = basicValue(u.User.Username(), pw)
+		t.auth, t.ownAuth = basicValue(u.User.Username(), pw), true
+	case hasField(req.Header, "Authorization"):
+		t.ownAuth = true
+	case !c.authAllowed(t):
+	case answer != "":
+		t.auth = answer
+	default:
+		t.auth = c.auth.aheadValue(t.origin, t.reqTarget)
 	}
-	if t.request, err = c.appendHeader(b, t, req, userAuth); err != nil {
+	if t.request, err = c.appendHeader(b, t, req); err != nil {
 		return nil, err
 	}
+	t.request = append(t.request, req.Body...)
 	return t, nil
+}
+
+// hasField reports whether h has the field name (canonical) under any spelling.
+func hasField(h http.Header, name string) bool {
+	for k := range h {
+		if http.CanonicalHeaderKey(k) == name {
+			return true
+		}
+	}
+	return false
 }
 
 // clientOwned header fields are written by the client (or never sent).

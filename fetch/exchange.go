@@ -34,6 +34,10 @@ type Exchange struct {
 	// framing; what arrived is kept).
 	Truncated string
 	TLS       *TLSInfo // nil for http
+	// Challenge is the 401 response whose Basic challenge for a realm of Config.Auth this
+	// exchange answered (the same request, sent again with the realm's credential); nil
+	// otherwise. It was made first: archive it before this one. Close closes it too.
+	Challenge *Exchange
 
 	raw       *rawStore
 	bodyStart int64 // offset of the final response's body in raw
@@ -99,10 +103,16 @@ func (e *Exchange) Body() (io.ReadCloser, error) {
 
 // Close releases the raw response storage (removing its temporary file). It is idempotent.
 func (e *Exchange) Close() error {
-	if e.raw == nil {
-		return nil
+	var err error
+	if e.Challenge != nil {
+		err = e.Challenge.Close()
 	}
-	err := e.raw.remove()
+	if e.raw == nil {
+		return err
+	}
+	if rerr := e.raw.remove(); err == nil {
+		err = rerr
+	}
 	e.raw = nil
 	return err
 }

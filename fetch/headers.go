@@ -5,6 +5,7 @@ import (
 	"maps"
 	"net/http"
 	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -127,11 +128,11 @@ func requestFields(h http.Header) (fields, error) {
 
 // appendHeader writes the header section of t's request after the Host line: User-Agent,
 // Accept (when no one sets it), Accept-Encoding, the Authorization the client adds, the
-// other fields sorted by canonical name, Content-Length for methods with a body, and
+// other fields sorted by canonical name, Content-Length for a body and for methods that take one, and
 // Connection. For each field the request's own header wins over Config.OriginHeader, which
 // wins over Config.Header; the client's cookies (Cookie) are added after the configured
 // ones unless the request has its own.
-func (c *Client) appendHeader(b []byte, t *target, req Request, userAuth string) ([]byte, error) {
+func (c *Client) appendHeader(b []byte, t *target, req Request) ([]byte, error) {
 	own, err := requestFields(req.Header)
 	if err != nil {
 		return nil, err
@@ -156,13 +157,8 @@ func (c *Client) appendHeader(b []byte, t *target, req Request, userAuth string)
 		b = appendField(b, "Accept", "*/*")
 	}
 	b = appendField(b, "Accept-Encoding", "gzip")
-	if _, ok := own["Authorization"]; !ok {
-		switch {
-		case userAuth != "":
-			b = appendField(b, "Authorization", userAuth)
-		case c.auth[t.origin] != "" && (t.scheme == "https" || c.cfg.HTTPAuthAllowed):
-			b = appendField(b, "Authorization", c.auth[t.origin])
-		}
+	if _, ok := own["Authorization"]; !ok && t.auth != "" {
+		b = appendField(b, "Authorization", t.auth)
 	}
 	if _, ok := own["Cookie"]; !ok && c.cfg.Jar != nil {
 		if v := jarCookies(c.cfg.Jar, t.jarURL, merged["Cookie"].values); v != "" {
@@ -181,8 +177,8 @@ func (c *Client) appendHeader(b []byte, t *target, req Request, userAuth string)
 			b = appendField(b, f.name, v)
 		}
 	}
-	if t.method == http.MethodPost || t.method == http.MethodPut || t.method == http.MethodPatch {
-		b = appendField(b, "Content-Length", "0")
+	if len(req.Body) > 0 || t.method == http.MethodPost || t.method == http.MethodPut || t.method == http.MethodPatch {
+		b = appendField(b, "Content-Length", strconv.Itoa(len(req.Body)))
 	}
 	b = appendField(b, "Connection", "keep-alive")
 	return append(b, "\r\n"...), nil

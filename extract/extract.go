@@ -70,6 +70,10 @@ type Outlink struct {
 	// obeys robots does not follow it. A page-wide <meta name=robots content=nofollow> is
 	// Result.NoFollow and does not set it.
 	NoFollow bool
+	// Feed is set when a <link rel=alternate> with type application/rss+xml or
+	// application/atom+xml names the URL (feed auto-discovery): the URL is a channel of the
+	// page, an RSS or Atom feed. The outlink is a link (hop.Link, context "link/@href").
+	Feed bool
 }
 
 // Result is what Parse learns from one body.
@@ -104,6 +108,13 @@ type Options struct {
 	// are the first ones in document order. Result.OutlinksDropped counts what was left
 	// out. Zero or negative: no bound.
 	MaxOutlinks int
+	// RefreshRedirectMax, when not nil, is the longest delay in seconds of an HTML
+	// <meta http-equiv=refresh> that is a redirect (hop.Redirect, as a Refresh header is);
+	// the target of a longer one is a link (hop.Link), as FAST's html_redir_is_redir and
+	// html_redir_threshold say. Negative: every meta refresh is a link. The delay is the
+	// refresh value's whole seconds ("2.9; url=x" waits 2). nil: every meta refresh is a
+	// redirect, whatever its delay (as Heritrix). The context is "meta/@content" either way.
+	RefreshRedirectMax *int
 }
 
 // Parse extracts from body according to the media type of contentType: text/html and
@@ -123,7 +134,7 @@ func ParseWith(pageURL, contentType string, body []byte, opt Options) (Result, e
 			c := *opt.Document
 			cfg = &c
 		}
-		return parseHTML(pageURL, contentType, body, cfg, opt.MaxOutlinks)
+		return parseHTML(pageURL, contentType, body, cfg, opt.MaxOutlinks, opt.RefreshRedirectMax)
 	case "text/css":
 		r, err := newResolver(pageURL, "")
 		if err != nil {
@@ -215,6 +226,7 @@ type link struct {
 	hop      byte
 	context  string
 	nofollow bool // an a or area with rel=nofollow
+	feed     bool // a <link rel=alternate> of an RSS or Atom type
 	anchor   bool // an a[href] of the top-level document: a search document link
 	evicted  bool // dropped from a refList after it was kept
 }
@@ -236,8 +248,9 @@ func resolveAll(r *resolver, refs []link) []Outlink {
 			continue
 		}
 		if i, dup := raw[key{l.ref, l.hop}]; dup {
-			if i >= 0 && !l.nofollow {
-				out[i].NoFollow = false
+			if i >= 0 {
+				out[i].NoFollow = out[i].NoFollow && l.nofollow
+				out[i].Feed = out[i].Feed || l.feed
 			}
 			continue
 		}
@@ -249,14 +262,13 @@ func resolveAll(r *resolver, refs []link) []Outlink {
 		k := key{u, l.hop}
 		if i, dup := seen[k]; dup {
 			raw[key{l.ref, l.hop}] = i
-			if !l.nofollow {
-				out[i].NoFollow = false
-			}
+			out[i].NoFollow = out[i].NoFollow && l.nofollow
+			out[i].Feed = out[i].Feed || l.feed
 			continue
 		}
 		seen[k] = len(out)
 		raw[key{l.ref, l.hop}] = len(out)
-		out = append(out, Outlink{URL: u, Hop: l.hop, Context: l.context, NoFollow: l.nofollow})
+		out = append(out, Outlink{URL: u, Hop: l.hop, Context: l.context, NoFollow: l.nofollow, Feed: l.feed})
 	}
 	return out
 }

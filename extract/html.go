@@ -23,7 +23,11 @@ const maxNesting = 2
 //     imagesrcset; img src and srcset; source src and srcset; script, iframe, frame, video,
 //     audio, track, embed src; video poster; object data; input type=image src; body,
 //     table, td and th background; SVG image href (or xlink:href); url() and @import in style attributes and <style> blocks.
-//   - R: the URL of <meta http-equiv=refresh content="N; url=...">.
+//   - R: the URL of <meta http-equiv=refresh content="N; url=...">; L instead when N is above
+//     Options.RefreshRedirectMax.
+//
+// A link href whose rel has the token alternate and whose type is application/rss+xml or
+// application/atom+xml gives an outlink marked Feed (feed auto-discovery).
 //
 // The first <base href> sets the base for every URL of the page, even those before it, as
 // in browsers (an unusable base href leaves the page URL as base). Markup inside <noscript>
@@ -35,20 +39,20 @@ const maxNesting = 2
 // legacy-encoded page is percent-encoded in that encoding, as browsers send it. The only
 // error is ErrPageURL.
 func HTML(pageURL string, body []byte) (Result, error) {
-	return parseHTML(pageURL, "", body, nil, 0)
+	return parseHTML(pageURL, "", body, nil, 0, nil)
 }
 
 // parseHTML is HTML with the response's Content-Type (for its charset), at most maxLinks
 // references kept (see Options.MaxOutlinks) and, when cfg is not nil, the search document
 // extracted in the same pass.
-func parseHTML(pageURL, contentType string, body []byte, cfg *DocConfig, maxLinks int) (Result, error) {
+func parseHTML(pageURL, contentType string, body []byte, cfg *DocConfig, maxLinks int, refreshMax *int) (Result, error) {
 	page, err := newResolver(pageURL, "")
 	if err != nil {
 		return Result{}, err
 	}
 	text, charsetName, queryEnc := decodeHTML(body, contentType)
 	page.queryEnc = queryEnc
-	p := htmlParser{pageURL: pageURL, refs: newRefList(maxLinks)}
+	p := htmlParser{pageURL: pageURL, refs: newRefList(maxLinks), refreshMax: refreshMax}
 	if cfg != nil {
 		p.doc = newDocState(cfg.withDefaults())
 	}
@@ -96,6 +100,7 @@ type htmlParser struct {
 	svgDepth  int  // open <svg> elements: their <title> is not the page's
 
 	noFollow, noIndex bool
+	refreshMax        *int // Options.RefreshRedirectMax
 
 	canonicalSeen bool
 	canonical     string // href of the first <link rel=canonical>
@@ -381,7 +386,11 @@ func (p *htmlParser) addStyleAttr() {
 func (p *htmlParser) linkTag(nesting int) {
 	if href, ok := p.get("href"); ok {
 		rel, _ := p.get("rel")
-		p.add(href, linkHop(rel), "link/@href")
+		if h := linkHop(rel); h == hop.Link && hasToken(rel, "alternate") && isFeedType(p) {
+			p.refs.add(link{ref: href, hop: h, context: "link/@href", feed: true})
+		} else {
+			p.add(href, h, "link/@href")
+		}
 		if nesting == 0 && !p.canonicalSeen && hasToken(rel, "canonical") {
 			p.canonicalSeen, p.canonical = true, href
 		}
@@ -423,7 +432,11 @@ func (p *htmlParser) meta(nesting int) {
 	if eq, ok := p.get("http-equiv"); ok && strings.EqualFold(strings.TrimSpace(eq), "refresh") {
 		if content, ok := p.get("content"); ok {
 			if ref, ok := refreshTarget(content); ok {
-				p.add(ref, hop.Redirect, "meta/@content")
+				h := hop.Redirect
+				if p.refreshMax != nil && refreshDelay(content) > *p.refreshMax {
+					h = hop.Link
+				}
+				p.add(ref, h, "meta/@content")
 			}
 		}
 		return
@@ -470,4 +483,14 @@ func linkHop(rel string) byte {
 // document.title does.
 func collapseSpace(s string) string {
 	return strings.Join(strings.FieldsFunc(s, func(r rune) bool { return r < 0x80 && isHTMLSpace(byte(r)) }), " ")
+}
+
+// isFeedType reports whether the current tag's type attribute is an RSS or Atom media type.
+func isFeedType(p *htmlParser) bool {
+	t, _ := p.get("type")
+	switch strings.ToLower(strings.TrimSpace(t)) {
+	case "application/rss+xml", "application/atom+xml":
+		return true
+	}
+	return false
 }

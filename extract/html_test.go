@@ -13,6 +13,9 @@ const page = "http://example.com/dir/page.html"
 func l(url, context string) Outlink { return Outlink{URL: url, Hop: hop.Link, Context: context} }
 func e(url, context string) Outlink { return Outlink{URL: url, Hop: hop.Embed, Context: context} }
 func r(url, context string) Outlink { return Outlink{URL: url, Hop: hop.Redirect, Context: context} }
+func feed(url string) Outlink {
+	return Outlink{URL: url, Hop: hop.Link, Context: "link/@href", Feed: true}
+}
 
 func TestHTMLOutlinks(t *testing.T) {
 	tests := []struct {
@@ -44,7 +47,11 @@ func TestHTMLOutlinks(t *testing.T) {
 		{name: "link modulepreload", html: `<link rel=modulepreload href=/m.js>`, want: []Outlink{e("http://example.com/m.js", "link/@href")}},
 		{name: "link manifest", html: `<link rel=manifest href=/site.webmanifest>`, want: []Outlink{e("http://example.com/site.webmanifest", "link/@href")}},
 		{name: "link imagesrcset", html: `<link rel=preload as=image imagesrcset="p1.jpg 1x, p2.jpg 2x">`, want: []Outlink{e("http://example.com/dir/p1.jpg", "link/@imagesrcset"), e("http://example.com/dir/p2.jpg", "link/@imagesrcset")}},
-		{name: "link alternate", html: `<link rel=alternate type=application/rss+xml href=/feed>`, want: []Outlink{l("http://example.com/feed", "link/@href")}},
+		{name: "link alternate", html: `<link rel=alternate type=application/rss+xml href=/feed>`, want: []Outlink{feed("http://example.com/feed")}},
+		{name: "link alternate atom", html: `<link rel="Alternate" type=" Application/Atom+XML " href=/atom>`, want: []Outlink{feed("http://example.com/atom")}},
+		{name: "link alternate html is no feed", html: `<link rel=alternate type=text/html hreflang=fr href=/fr>`, want: []Outlink{l("http://example.com/fr", "link/@href")}},
+		{name: "link feed type without alternate is no feed", html: `<link rel=help type=application/rss+xml href=/h>`, want: []Outlink{l("http://example.com/h", "link/@href")}},
+		{name: "feed also linked keeps the mark", html: `<a href=/feed>f</a><link rel=alternate type=application/rss+xml href=/feed>`, want: []Outlink{{URL: "http://example.com/feed", Hop: hop.Link, Context: "a/@href", Feed: true}}},
 		{name: "link canonical next prev", html: `<link rel=canonical href=/c><link rel=next href=/n><link rel=prev href=/p>`, want: []Outlink{l("http://example.com/c", "link/@href"), l("http://example.com/n", "link/@href"), l("http://example.com/p", "link/@href")}},
 		{name: "link without rel", html: `<link href=/x>`, want: []Outlink{l("http://example.com/x", "link/@href")}},
 

@@ -173,6 +173,23 @@ func srcsetURLs(s string) []string {
 	}
 }
 
+// refreshDelay returns the whole seconds a refresh value ("5; url=x") waits: its leading
+// digits, 0 when there are none (".5"), saturated at a billion. refreshTarget decides
+// whether the value is well-formed.
+func refreshDelay(s string) int {
+	i := 0
+	for i < len(s) && isHTMLSpace(s[i]) {
+		i++
+	}
+	n := 0
+	for ; i < len(s) && '0' <= s[i] && s[i] <= '9'; i++ {
+		if n < 1e9 {
+			n = n*10 + int(s[i]-'0')
+		}
+	}
+	return min(n, 1e9)
+}
+
 // refreshTarget returns the URL part of a refresh value ("5; url='x'"), following the HTML
 // "shared declarative refresh steps". ok is false for a malformed value or one without a URL.
 func refreshTarget(s string) (string, bool) {

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/url"
 	"slices"
+	"strconv"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
@@ -99,11 +100,30 @@ const (
 	AuthRaw   = "raw"
 )
 
-// AuthSpec is one entry of auth: the Authorization credential of one origin, sent only on
-// requests to exactly that origin.
+// authRefused are the authentication schemes FAST's passwd knows that amber cannot answer,
+// with the reason.
+var authRefused = map[string]string{
+	"digest": "amber answers Basic challenges only; Digest is not supported",
+	"ntlm":   "amber answers Basic challenges only; NTLM is not supported",
+	"ntlmv1": "amber answers Basic challenges only; NTLMv1 is not supported",
+	"ntlmv2": "amber answers Basic challenges only; NTLMv2 is not supported",
+}
+
+// AuthSpec is one entry of auth: an Authorization credential for one origin, for the URLs
+// under a prefix, and/or for a realm (FAST's passwd: a URI prefix or a realm).
 type AuthSpec struct {
-	// Origin is "https://host[:port]" (or http, with http_auth_allowed).
-	Origin string `yaml:"origin"`
+	// Origin is "https://host[:port]" (or http, with http_auth_allowed): the credential is
+	// sent on every request to exactly that origin.
+	Origin string `yaml:"origin,omitempty"`
+	// Prefix, in place of origin, is a URL prefix, "https://host[:port]/path": the
+	// credential is sent on the requests whose URL starts with it (a string prefix of the
+	// path and query); where several entries cover a URL, the longest prefix wins.
+	Prefix string `yaml:"prefix,omitempty"`
+	// Realm keeps a basic credential back until a server answers 401 with a Basic challenge
+	// naming this realm (exactly, case included) for a URL the entry covers (its origin or
+	// prefix; with neither, any URL of the crawl): the request is then sent again with it,
+	// both exchanges archived, and it is sent ahead in that URL's directory from then on.
+	Realm string `yaml:"realm,omitempty"`
 	// Type is basic (Username, Password) or raw (Value).
 	Type     string `yaml:"type"`
 	Username string `yaml:"username,omitempty"`
@@ -277,7 +297,9 @@ type Access struct {
 
 // Credential is a resolved auth entry.
 type Credential struct {
-	Origin   string // as ElasticOrigin writes it: https://example.com, https://example.com:8443
+	Origin   string // as ElasticOrigin writes it: https://example.com, https://example.com:8443; "" with Prefix or Realm alone
+	Prefix   string // a URL prefix, as written, in place of Origin
+	Realm    string // sent in answer to a Basic challenge for this realm
 	Type     string // AuthBasic or AuthRaw
 	Username string // basic
 	Password string // basic
@@ -289,16 +311,22 @@ type Credential struct {
 // (auth[1] (https://example.com): ...) and never contain a secret.
 func (c *Config) Access(lookupEnv func(string) (string, bool)) (Access, error) {
 	a := Access{HTTPAuthAllowed: c.HTTPAuthAllowed, Cookies: c.Cookies == nil || *c.Cookies}
-	seen := map[string]int{}
+	seen := map[[3]string]int{}
 	for i, s := range c.Auth {
 		cr, err := s.credential(lookupEnv)
 		if err != nil {
-			return a, fmt.Errorf("%w: auth[%d]%s: %w", ErrConfig, i, originNote(s.Origin), err)
+			return a, fmt.Errorf("%w: auth[%d]%s: %w", ErrConfig, i, s.note(), err)
 		}
-		if j, dup := seen[cr.Origin]; dup {
-			return a, fmt.Errorf("%w: auth[%d] (%s): the origin of auth[%d] too: one credential per origin", ErrConfig, i, cr.Origin, j)
+		key := [3]string{cr.Origin, cr.Prefix, cr.Realm}
+		if j, dup := seen[key]; dup {
+			what := "the origin of auth[%d] too: one credential per origin"
+			if cr.Origin == "" {
+				what = "the prefix and realm of auth[%d] too: one credential for each"
+			}
+			shown := AuthSpec{Origin: cr.Origin, Prefix: cr.Prefix, Realm: cr.Realm}
+			return a, fmt.Errorf("%w: auth[%d]%s: "+what, ErrConfig, i, shown.note(), j)
 		}
-		seen[cr.Origin] = i
+		seen[key] = i
 		a.Auth = append(a.Auth, cr)
 	}
 	var err error
@@ -330,6 +358,24 @@ func (c *Config) Access(lookupEnv func(string) (string, bool)) (Access, error) {
 	return a, nil
 }
 
+// note names the entry in an error: its origin or prefix and realm, " (https://a.test realm
+// "r")", without anything that may hold user info.
+func (s AuthSpec) note() string {
+	var parts []string
+	for _, u := range []string{s.Origin, s.Prefix} {
+		if n := originNote(u); n != "" {
+			parts = append(parts, n[2:len(n)-1])
+		}
+	}
+	if s.Realm != "" {
+		parts = append(parts, "realm "+strconv.Quote(s.Realm))
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return " (" + strings.Join(parts, " ") + ")"
+}
+
 // originNote is " (ORIGIN)" for an error about an auth entry, or "" when there is none (or
 // it holds user info, which may be a password).
 func originNote(o string) string {
@@ -348,13 +394,53 @@ func checkOrigin(o string) (string, error) {
 	return ElasticOrigin(o)
 }
 
+// checkPrefix checks an auth prefix: an absolute http or https URL with a host, without
+// user info (its errors do not quote a prefix that has some) or fragment.
+func checkPrefix(p string) error {
+	if strings.Contains(p, "@") {
+		return errors.New("a prefix is a URL without user info")
+	}
+	u, err := url.Parse(p)
+	switch {
+	case err != nil:
+		return fmt.Errorf("%q is not a URL", p)
+	case u.Scheme != "http" && u.Scheme != "https":
+		return fmt.Errorf("%q: want an http:// or https:// URL", p)
+	case u.Host == "" || u.Opaque != "":
+		return fmt.Errorf("%q: no host", p)
+	case u.Fragment != "":
+		return fmt.Errorf("%q: a prefix has no fragment", p)
+	}
+	return nil
+}
+
 // credential checks s and resolves its secret.
 func (s AuthSpec) credential(lookupEnv func(string) (string, bool)) (Credential, error) {
-	o, err := checkOrigin(s.Origin)
-	if err != nil {
-		return Credential{}, fmt.Errorf("origin: %w", err)
+	cr := Credential{Type: s.Type, Realm: s.Realm}
+	switch {
+	case s.Origin != "" && s.Prefix != "":
+		return cr, errors.New("give origin or prefix, not both")
+	case s.Origin != "":
+		o, err := checkOrigin(s.Origin)
+		if err != nil {
+			return Credential{}, fmt.Errorf("origin: %w", err)
+		}
+		cr.Origin = o
+	case s.Prefix != "":
+		if err := checkPrefix(s.Prefix); err != nil {
+			return Credential{}, fmt.Errorf("prefix: %w", err)
+		}
+		cr.Prefix = s.Prefix
+	case s.Realm == "":
+		return cr, errors.New("want origin, prefix or realm")
 	}
-	cr := Credential{Origin: o, Type: s.Type}
+	if strings.ContainsAny(s.Realm, "\r\n\x00") {
+		return cr, errors.New("the realm has line breaks")
+	}
+	if why, ok := authRefused[strings.ToLower(s.Type)]; ok {
+		return cr, fmt.Errorf("type %q: %s (want basic or raw)", s.Type, why)
+	}
+	var err error
 	switch s.Type {
 	case AuthBasic:
 		switch {
@@ -370,6 +456,9 @@ func (s AuthSpec) credential(lookupEnv func(string) (string, bool)) (Credential,
 			return cr, fmt.Errorf("password: %w", err)
 		}
 	case AuthRaw:
+		if s.Realm != "" {
+			return cr, fmt.Errorf("a realm answers a Basic challenge: it takes type basic, not raw")
+		}
 		if s.Username != "" || s.Password != "" {
 			return cr, fmt.Errorf("raw takes value (the whole Authorization value), not username or password")
 		}

@@ -27,6 +27,10 @@ auth:
   - {origin: "http://old.example.org:8080", type: basic, username: bob, password: hunter2}
   - {origin: "https://api.example.org", type: raw, value: "Bearer abc.def"}
   - {origin: "https://api2.example.org", type: raw, value: "env:API_TOKEN"}
+  - {prefix: "http://www.contoso.com/confidential1/", type: basic, username: user, password: "env:INTRANET_PASSWORD"}
+  - {prefix: "http://www.contoso.com/confidential1/", realm: contoso, type: basic, username: user2, password: pw2}
+  - {realm: "Staff only", type: basic, username: staff, password: pw3}
+  - {origin: "https://api.example.org", realm: "Staff only", type: basic, username: api, password: pw4}
 http_auth_allowed: true
 headers:
   X-Archive: "museum crawl"
@@ -55,6 +59,10 @@ func TestAccess(t *testing.T) {
 			{Origin: "http://old.example.org:8080", Type: AuthBasic, Username: "bob", Password: "hunter2"},
 			{Origin: "https://api.example.org", Type: AuthRaw, Value: "Bearer abc.def"},
 			{Origin: "https://api2.example.org", Type: AuthRaw, Value: "Bearer tok-from-env"},
+			{Prefix: "http://www.contoso.com/confidential1/", Type: AuthBasic, Username: "user", Password: "pw-from-env"},
+			{Prefix: "http://www.contoso.com/confidential1/", Realm: "contoso", Type: AuthBasic, Username: "user2", Password: "pw2"},
+			{Realm: "Staff only", Type: AuthBasic, Username: "staff", Password: "pw3"},
+			{Origin: "https://api.example.org", Realm: "Staff only", Type: AuthBasic, Username: "api", Password: "pw4"},
 		},
 		HTTPAuthAllowed: true,
 		Header:          http.Header{"X-Archive": {"museum crawl"}, "Cookie": {"consent=yes"}},
@@ -114,6 +122,17 @@ func TestAccessErrors(t *testing.T) {
 		want       string // in the error
 	}{
 		{"unknown type", "auth: [{origin: https://a.example, type: digest, username: u, password: hunter2}]", `auth[0] (https://a.example): type "digest"`},
+		{"ntlm", "auth: [{prefix: https://a.example/x/, type: ntlmv2, username: u, password: hunter2}]", `auth[0] (https://a.example/x/): type "ntlmv2": amber answers Basic challenges only; NTLMv2 is not supported`},
+		{"digest by realm", "auth: [{realm: r, type: Digest, username: u, password: hunter2}]", `auth[0] (realm "r"): type "Digest": amber answers Basic challenges only; Digest is not supported`},
+		{"origin and prefix", "auth: [{origin: https://a.example, prefix: https://a.example/x/, type: basic, username: u, password: hunter2}]", "origin or prefix, not both"},
+		{"no origin prefix or realm", "auth: [{type: basic, username: u, password: hunter2}]", "auth[0]: want origin, prefix or realm"},
+		{"prefix not a URL", "auth: [{prefix: /private/, type: basic, username: u, password: hunter2}]", `auth[0] (/private/): prefix: "/private/": want an http:// or https:// URL`},
+		{"prefix without host", "auth: [{prefix: 'https:///x', type: basic, username: u, password: hunter2}]", "no host"},
+		{"prefix with user info", "auth: [{prefix: 'https://u:s3cr3t@a.example/x/', type: basic, username: u, password: hunter2}]", "auth[0]: prefix: a prefix is a URL without user info"},
+		{"prefix with fragment", "auth: [{prefix: 'https://a.example/x/#top', type: basic, username: u, password: hunter2}]", "a prefix has no fragment"},
+		{"realm with raw", "auth: [{realm: r, type: raw, value: tok}]", "it takes type basic, not raw"},
+		{"realm with line break", "auth: [{realm: \"a\\nb\", type: basic, username: u, password: hunter2}]", "the realm has line breaks"},
+		{"prefix and realm twice", "auth:\n  - {prefix: https://a.example/x/, realm: r, type: basic, username: u, password: hunter2}\n  - {prefix: https://a.example/x/, realm: r, type: basic, username: v, password: s3cr3t}\n", `auth[1] (https://a.example/x/ realm "r"): the prefix and realm of auth[0] too`},
 		{"no type", "auth: [{origin: https://a.example, username: u, password: hunter2}]", `auth[0] (https://a.example): type ""`},
 		{"origin with a path", "auth: [{origin: https://a.example/login, type: basic, username: u, password: hunter2}]", "auth[0] (https://a.example/login): origin"},
 		{"origin not http", "auth: [{origin: ftp://a.example, type: basic, username: u, password: hunter2}]", "auth[0] (ftp://a.example): origin"},
@@ -183,7 +202,7 @@ func TestSecretsNotWritten(t *testing.T) {
 		t.Fatal(err)
 	}
 	printed := fmt.Sprintf("%v %+v %#v %v %v", *c, *c, c.Auth, c.Auth[1].Password, *c.Proxy)
-	for _, s := range []string{"hunter2", "abc.def", "pr0xy-pw", "consent=yes"} {
+	for _, s := range []string{"hunter2", "abc.def", "pr0xy-pw", "consent=yes", "pw2", "pw3", "pw4"} {
 		if strings.Contains(string(out), s) {
 			t.Errorf("crawl.yaml holds the secret %q:\n%s", s, out)
 		}
@@ -192,7 +211,7 @@ func TestSecretsNotWritten(t *testing.T) {
 		}
 	}
 	for _, s := range []string{"env:INTRANET_PASSWORD", "env:API_TOKEN", "password: '***'", "value: '***'", "cookie: '***'",
-		"url: http://proxy.example.org:3128", "username: proxyuser", "X-Archive: museum crawl", "http_auth_allowed: true", "cookies: false"} {
+		"url: http://proxy.example.org:3128", "prefix: http://www.contoso.com/confidential1/", "realm: contoso", "username: proxyuser", "X-Archive: museum crawl", "http_auth_allowed: true", "cookies: false"} {
 		if !strings.Contains(strings.ReplaceAll(string(out), `"`, "'"), s) {
 			t.Errorf("crawl.yaml lacks %q:\n%s", s, out)
 		}
@@ -206,6 +225,7 @@ func TestSecretsNotWritten(t *testing.T) {
 	}
 	// Given again (as the command line does on resume), the crawl runs as before.
 	back.Auth[1].Password, back.Auth[2].Value = "hunter2", "Bearer abc.def"
+	back.Auth[5].Password, back.Auth[6].Password, back.Auth[7].Password = "pw2", "pw3", "pw4"
 	back.Headers["cookie"], back.Proxy.Password = "consent=yes", "pr0xy-pw"
 	first, err := c.Access(env)
 	if err != nil {

@@ -438,7 +438,7 @@ func (s AuthSpec) credential(lookupEnv func(string) (string, bool)) (Credential,
 		return cr, errors.New("the realm has line breaks")
 	}
 	if why, ok := authRefused[strings.ToLower(s.Type)]; ok {
-		return cr, fmt.Errorf("type %q: %s (want basic or raw)", s.Type, why)
+		return cr, fmt.Errorf("type %q: want basic or raw (%s)", s.Type, why)
 	}
 	var err error
 	switch s.Type {

@@ -122,8 +122,8 @@ func TestAccessErrors(t *testing.T) {
 		want       string // in the error
 	}{
 		{"unknown type", "auth: [{origin: https://a.example, type: digest, username: u, password: hunter2}]", `auth[0] (https://a.example): type "digest"`},
-		{"ntlm", "auth: [{prefix: https://a.example/x/, type: ntlmv2, username: u, password: hunter2}]", `auth[0] (https://a.example/x/): type "ntlmv2": amber answers Basic challenges only; NTLMv2 is not supported`},
-		{"digest by realm", "auth: [{realm: r, type: Digest, username: u, password: hunter2}]", `auth[0] (realm "r"): type "Digest": amber answers Basic challenges only; Digest is not supported`},
+		{"ntlm", "auth: [{prefix: https://a.example/x/, type: ntlmv2, username: u, password: hunter2}]", `auth[0] (https://a.example/x/): type "ntlmv2": want basic or raw (amber answers Basic challenges only; NTLMv2 is not supported`},
+		{"digest by realm", "auth: [{realm: r, type: Digest, username: u, password: hunter2}]", `auth[0] (realm "r"): type "Digest": want basic or raw (amber answers Basic challenges only; Digest is not supported`},
 		{"origin and prefix", "auth: [{origin: https://a.example, prefix: https://a.example/x/, type: basic, username: u, password: hunter2}]", "origin or prefix, not both"},
 		{"no origin prefix or realm", "auth: [{type: basic, username: u, password: hunter2}]", "auth[0]: want origin, prefix or realm"},
 		{"prefix not a URL", "auth: [{prefix: /private/, type: basic, username: u, password: hunter2}]", `auth[0] (/private/): prefix: "/private/": want an http:// or https:// URL`},

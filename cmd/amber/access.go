@@ -87,7 +87,8 @@ func shownOrigin(origin string) string {
 	return fmt.Sprintf("%q", origin)
 }
 
-// setAuth puts e into cfg.Auth, in place of the entry of the same origin if there is one.
+// setAuth puts e into cfg.Auth, in place of the entry of the same origin (without a realm)
+// if there is one.
 func setAuth(cfg *seeds.Config, e seeds.AuthSpec) error {
 	o, err := seeds.ElasticOrigin(e.Origin)
 	if err != nil || strings.Contains(e.Origin, "@") {
@@ -95,7 +96,7 @@ func setAuth(cfg *seeds.Config, e seeds.AuthSpec) error {
 	}
 	e.Origin = o
 	for i, old := range cfg.Auth {
-		if oo, err := seeds.ElasticOrigin(old.Origin); err == nil && oo == o {
+		if oo, err := seeds.ElasticOrigin(old.Origin); err == nil && oo == o && old.Realm == "" {
 			cfg.Auth[i] = e
 			return nil
 		}
@@ -113,7 +114,7 @@ func overlayAccess(c *crawl.Config, cfg *seeds.Config, lookupEnv func(string) (s
 	}
 	c.Fetch.Auth = nil
 	for _, cr := range acc.Auth {
-		oa := fetch.OriginAuth{Origin: cr.Origin}
+		oa := fetch.OriginAuth{Origin: cr.Origin, Prefix: cr.Prefix, Realm: cr.Realm}
 		if cr.Type == seeds.AuthBasic {
 			oa.Basic = &fetch.BasicAuth{Username: cr.Username, Password: cr.Password}
 		} else {

@@ -1,10 +1,13 @@
 package report
 
 import (
+	"bufio"
 	"encoding/binary"
 	"fmt"
 	"net"
 	"net/url"
+	"os"
+	"path/filepath"
 	"slices"
 	"sort"
 	"strings"
@@ -148,14 +151,30 @@ type summary struct {
 	left        int64           // URLs left out: blocked or out of scope
 	leftReasons map[string]bool // their reasons
 	leftOut     string          // file of their left records, by host, then URL
+
+	timeline    timeline    // captures and failures over time
+	failedFirst []failedURL // the first htmlMaxFailed URLs that failed, by URL
+	failedList  string      // file of all of them, as FailedFile lists them
+	reportsDir  string      // where the reports go (report.html's links are relative to it)
+}
+
+// failedURL is a URL that failed (OutcomeFailed).
+type failedURL struct {
+	URL, Hops, Via string
+	Status         int
 }
 
 // summarize reads the frontier's URLs and crawl.log in in, merges them URL by URL and
 // computes every figure. Temporary files go to tmp; the summary's leftOut file is one of them.
 func summarize(in Input, tmp string, budget int) (*summary, error) {
 	s := &summary{in: in, leftReasons: map[string]bool{}}
-	a := newAccumulator(s, tmp, budget)
-	ended, err := eachRecord(in, tmp, budget, a.add)
+	s.timeline.start(in.Started)
+	a, err := newAccumulator(s, tmp, budget)
+	if err != nil {
+		return nil, err
+	}
+	defer a.failed.Close()
+	ended, err := eachRecord(in, tmp, budget, s.timeline.add, a.add)
 	if err != nil {
 		return nil, err
 	}
@@ -216,9 +235,10 @@ func appendItemKey(b []byte, u string, src byte, seq uint64) []byte {
 }
 
 // eachRecord merges the frontier's URLs and crawl.log of in into one record per URL and
-// calls fn for each, in URL order, settled. fn may keep the record. It returns the time of
-// the latest crawl.log line. Items are sorted on disk in tmp when they exceed budget bytes.
-func eachRecord(in Input, tmp string, budget int, fn func(*record) error) (time.Time, error) {
+// calls fn for each, in URL order, settled. fn may keep the record. onLine, when not nil, sees
+// every crawl.log line first, in time order. eachRecord returns the time of the latest
+// crawl.log line. Items are sorted on disk in tmp when they exceed budget bytes.
+func eachRecord(in Input, tmp string, budget int, onLine func(*Line), fn func(*record) error) (time.Time, error) {
 	srt := newSorter(tmp, budget, sortFanIn)
 	var buf []byte
 	var seq uint64
@@ -247,6 +267,9 @@ func eachRecord(in Input, tmp string, budget int, fn func(*record) error) (time.
 		if l.Time.After(last) {
 			last = l.Time
 		}
+		if onLine != nil {
+			onLine(&l)
+		}
 		buf = encodeLineItem(buf[:0], seq, &l)
 		seq++
 		return srt.add(buf)
@@ -256,10 +279,12 @@ func eachRecord(in Input, tmp string, budget int, fn func(*record) error) (time.
 			return time.Time{}, err
 		}
 	}
+	logs := in.CrawlLogs
 	if in.CrawlLog != "" {
-		if err := eachCrawlLogLine(in.CrawlLog, addLine); err != nil {
-			return time.Time{}, err
-		}
+		logs = append([]string{in.CrawlLog}, logs...)
+	}
+	if err := eachCrawlLogLine(logs, func(l Line, _ string) error { return addLine(l) }); err != nil {
+		return time.Time{}, err
 	}
 	items, err := srt.sorted()
 	if err != nil {
@@ -360,11 +385,13 @@ type accumulator struct {
 	byURL  map[string]*record // records of seeds and of redirect chains from seeds
 	chains []*record          // records on a redirect chain, reached from a seed
 	left   *sorter            // leftRecords
+	failed *os.File           // the summary's failedList
+	failW  *bufio.Writer      // on failed
 	tmp    string
 	buf    []byte
 }
 
-func newAccumulator(s *summary, tmp string, budget int) *accumulator {
+func newAccumulator(s *summary, tmp string, budget int) (*accumulator, error) {
 	a := &accumulator{
 		s: s, hosts: map[string]*hostStats{}, mimes: map[string]*tally{}, codes: map[int]*tally{},
 		seeds: map[string]bool{}, byURL: map[string]*record{}, tmp: tmp,
@@ -373,7 +400,13 @@ func newAccumulator(s *summary, tmp string, budget int) *accumulator {
 	for _, sd := range s.in.Seeds {
 		a.seeds[sd.URL] = true
 	}
-	return a
+	s.failedList = filepath.Join(tmp, "failed")
+	f, err := os.Create(s.failedList)
+	if err != nil {
+		return nil, fmt.Errorf("report: %w", err)
+	}
+	a.failed, a.failW = f, bufio.NewWriterSize(f, 64<<10)
+	return a, nil
 }
 
 // add counts a settled record: in its host's figures, the crawl's totals, the MIME and status
@@ -395,7 +428,13 @@ func (a *accumulator) add(r *record) error {
 		addTally(a.mimes, normMIME(r.mime), normMIME(r.mime), size)
 		addTally(a.codes, r.status, itoa(r.status), size)
 		h.inFrontier = true
-	case OutcomeRobots, OutcomeQueued, OutcomeFailed:
+	case OutcomeFailed:
+		h.inFrontier = true
+		if len(s.failedFirst) < htmlMaxFailed {
+			s.failedFirst = append(s.failedFirst, failedURL{URL: r.url, Hops: r.hops, Via: r.via, Status: r.status})
+		}
+		a.failW.WriteString(failedLine(r.status, r.url, r.hops, r.via))
+	case OutcomeRobots, OutcomeQueued:
 		h.inFrontier = true
 	case OutcomeBlocked, OutcomeOutOfScope:
 		h.left++
@@ -435,7 +474,21 @@ func (a *accumulator) finish() error {
 	})
 	s.mimes, s.codes = sortedTallies(a.mimes), sortedTallies(a.codes)
 	s.seeds = seedRows(s.in.Seeds, a.byURL, a.chains)
+	if err := a.failW.Flush(); err != nil {
+		return fmt.Errorf("report: %w", err)
+	}
 	return a.writeLeft()
+}
+
+// failedLine is a line of FailedFile: status, URL, hop path and via, "-" for an empty one.
+func failedLine(code int, u, hops, via string) string {
+	dash := func(s string) string {
+		if s == "" {
+			return "-"
+		}
+		return s
+	}
+	return itoa(code) + " " + dash(u) + " " + dash(hops) + " " + dash(via) + "\n"
 }
 
 // countURI adds a record to Heritrix's URI counts: a logged line counts by its status, a URL

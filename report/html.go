@@ -5,9 +5,14 @@ import (
 	"errors"
 	"fmt"
 	"html/template"
+	"io"
+	"net/url"
+	"os"
+	"path/filepath"
 	"slices"
 	"sort"
 	"strconv"
+	"strings"
 	"time"
 )
 
@@ -17,6 +22,15 @@ const htmlMaxURLs = 5000
 
 // chartTop is the number of bars in each chart.
 const chartTop = 15
+
+// htmlMaxFailed bounds the failed URLs listed in report.html; FailedFile lists them all.
+const htmlMaxFailed = 200
+
+// htmlMaxWARCs bounds the WARC files of one crawl directory linked from report.html.
+const htmlMaxWARCs = 100
+
+// maxSettings bounds the bytes of crawl.yaml report.html shows.
+const maxSettings = 256 << 10
 
 type htmlFigure struct {
 	ID, Label, Value string
@@ -65,6 +79,39 @@ type htmlPage struct {
 	URLHosts, URLReasons  []string
 	TotalURLs, ShownLimit int
 	Truncated             bool
+	Timeline              *htmlTimeline // nil: nothing captured or failed
+	Failed                []htmlFailed
+	FailedTotal           int64
+	FailedMore            int64 // failed URLs not listed here
+	FailedFile            string
+	Settings              []htmlSettings
+	Outputs               []htmlOutputs
+}
+
+// htmlFailed is a row of the failed URLs table.
+type htmlFailed struct {
+	failedURL
+	Text string // what the status code means
+}
+
+// htmlSettings is the crawl.yaml of one or more crawl directories (the same file).
+type htmlSettings struct {
+	Dirs      []string
+	Text      string
+	Truncated bool
+	Missing   bool // no crawl.yaml
+}
+
+// htmlOutputs are the outputs of one crawl directory, or the reports.
+type htmlOutputs struct {
+	Title string
+	Links []htmlLink
+	More  int // WARC files not listed
+}
+
+// htmlLink is a link to an output file, relative to the reports directory.
+type htmlLink struct {
+	Href, Name, Note string
 }
 
 // Chart geometry in SVG units: labels on the left, bars after them, values after the bars.
@@ -149,7 +196,153 @@ func (s *summary) htmlPage() (htmlPage, error) {
 	if err := p.setURLs(s); err != nil {
 		return htmlPage{}, err
 	}
+	p.Timeline = s.timeline.html()
+	for _, f := range s.failedFirst {
+		p.Failed = append(p.Failed, htmlFailed{failedURL: f, Text: statusText(f.Status)})
+	}
+	p.FailedTotal = s.failed
+	p.FailedMore = s.failed - int64(len(p.Failed))
+	p.FailedFile = FailedFile
+	dirs := s.crawlDirs()
+	p.Settings = settings(s.reportsDir, dirs)
+	p.Outputs = outputs(s.reportsDir, dirs)
 	return p, nil
+}
+
+// crawlDirs are the crawl directories the reports are of (Input.Dirs).
+func (s *summary) crawlDirs() []string {
+	if len(s.in.Dirs) > 0 {
+		return s.in.Dirs
+	}
+	if s.reportsDir == "" {
+		return nil
+	}
+	return []string{filepath.Dir(filepath.Clean(s.reportsDir))}
+}
+
+// settings reads the crawl.yaml of each directory; directories with the same file share one
+// entry.
+func settings(reports string, dirs []string) []htmlSettings {
+	var out []htmlSettings
+	for _, d := range dirs {
+		st := htmlSettings{Dirs: []string{dirTitle(reports, d)}}
+		f, err := os.Open(filepath.Join(d, configFile))
+		if err != nil {
+			st.Missing = true
+		} else {
+			b, rerr := io.ReadAll(io.LimitReader(f, maxSettings+1))
+			f.Close()
+			if rerr != nil {
+				st.Missing = true
+			}
+			st.Truncated = len(b) > maxSettings
+			st.Text = strings.ToValidUTF8(string(b[:min(len(b), maxSettings)]), "\uFFFD")
+		}
+		same := slices.IndexFunc(out, func(o htmlSettings) bool {
+			return o.Missing == st.Missing && o.Text == st.Text && o.Truncated == st.Truncated
+		})
+		if same >= 0 {
+			out[same].Dirs = append(out[same].Dirs, d)
+			continue
+		}
+		out = append(out, st)
+	}
+	return out
+}
+
+// Outputs of a crawl directory (the crawl package's paths) that report.html links to.
+const (
+	configFile = "crawl.yaml"
+	warcDir    = "warcs"
+)
+
+var dirOutputs = []struct{ path, note string }{
+	{"indexes/index.cdxj", "CDXJ index"},
+	{"documents.jsonl", "search documents"},
+	{"logs/crawl.log", "crawl.log"},
+	{"logs/events.jsonl", "events"},
+	{configFile, "effective configuration"},
+}
+
+// outputs lists the output files of each crawl directory that exist, and the other reports,
+// with links relative to the reports directory reports.
+func outputs(reports string, dirs []string) []htmlOutputs {
+	var out []htmlOutputs
+	link := func(path, note string) (htmlLink, bool) {
+		st, err := os.Stat(path)
+		if err != nil || st.IsDir() {
+			return htmlLink{}, false
+		}
+		return htmlLink{Href: relHref(reports, path), Name: filepath.Base(path), Note: note + " · " + displayBytes(st.Size())}, true
+	}
+	for _, d := range dirs {
+		g := htmlOutputs{Title: dirTitle(reports, d)}
+		warcs, _ := filepath.Glob(filepath.Join(d, warcDir, "*.warc.gz"))
+		open, _ := filepath.Glob(filepath.Join(d, warcDir, "*.warc.gz.open"))
+		warcs = append(warcs, open...)
+		sort.Strings(warcs)
+		for i, w := range warcs {
+			if i >= htmlMaxWARCs {
+				g.More = len(warcs) - i
+				break
+			}
+			note := "WARC file"
+			if strings.HasSuffix(w, ".open") {
+				note = "WARC file being written (or left open by a killed crawl)"
+			}
+			if l, ok := link(w, note); ok {
+				g.Links = append(g.Links, l)
+			}
+		}
+		for _, o := range dirOutputs {
+			if l, ok := link(filepath.Join(d, filepath.FromSlash(o.path)), o.note); ok {
+				l.Name = o.path
+				g.Links = append(g.Links, l)
+			}
+		}
+		packages, _ := filepath.Glob(filepath.Join(d, "*.wacz"))
+		sort.Strings(packages)
+		for _, w := range packages {
+			if l, ok := link(w, "WACZ package"); ok {
+				g.Links = append(g.Links, l)
+			}
+		}
+		out = append(out, g)
+	}
+	rep := htmlOutputs{Title: "reports"}
+	for _, f := range []struct{ name, note string }{
+		{CrawlReportFile, "crawl summary"}, {SeedsReportFile, "seeds"}, {HostsReportFile, "hosts"},
+		{MimetypeReportFile, "MIME types"}, {ResponseCodeReportFile, "status codes"},
+		{ScopeReportFile, "scope report"}, {ScopeReportJSONFile, "scope report, JSON"}, {FailedFile, "failed URLs"},
+	} {
+		rep.Links = append(rep.Links, htmlLink{Href: f.name, Name: f.name, Note: f.note})
+	}
+	return append(out, rep)
+}
+
+// dirTitle names a crawl directory: its name and where it is from the reports directory.
+func dirTitle(reports, dir string) string {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		abs = dir
+	}
+	return filepath.Base(abs) + " (" + relHref(reports, dir) + ")"
+}
+
+// relHref is path as a link from the directory base: relative, slash-separated, each segment
+// escaped.
+func relHref(base, path string) string {
+	ab, err1 := filepath.Abs(base)
+	ap, err2 := filepath.Abs(path)
+	rel, err3 := filepath.Rel(ab, ap)
+	if err := errors.Join(err1, err2, err3); err != nil {
+		rel = ap
+	}
+	segs := strings.Split(filepath.ToSlash(rel), "/")
+	for i, s := range segs {
+		segs[i] = url.PathEscape(s)
+	}
+	return strings.Join(segs, "/")
 }
 
 // htmlSeeds are the rows of the seeds table.
@@ -317,9 +510,15 @@ h1{font-size:1.5em;margin:.3em 0}h2{font-size:1.2em;margin-top:1.6em;border-bott
 .figure{border:1px solid #ddd;border-radius:6px;padding:.5em .8em;min-width:9em;background:#fafafa}
 .figure .v{font-size:1.4em;font-weight:600}.figure .l{color:#555;font-size:.9em}
 table{border-collapse:collapse;width:100%;margin:.5em 0}
+.scroll{overflow-x:auto;max-width:100%}
+table.fixed{table-layout:fixed;min-width:760px}
 th,td{text-align:left;padding:.25em .5em;border-bottom:1px solid #eee;vertical-align:top}
 th{background:#f3f3f3}td.n,th.n{text-align:right}
-td.u{word-break:break-all}
+td.u{overflow-wrap:anywhere;word-break:break-all}
+td.c{white-space:nowrap;overflow:hidden;text-overflow:ellipsis}
+pre.settings{background:#f7f7f7;border:1px solid #ddd;padding:.6em;overflow:auto;max-height:40em;white-space:pre}
+ul.outputs{columns:2 28em;padding-left:1.2em}ul.outputs li{overflow-wrap:anywhere}.note{color:#666}
+svg.timeline rect.cap{fill:#3a8a3a}svg.timeline rect.fail{fill:#c0392b}svg.timeline rect.bytes{fill:#5b7db1}svg.timeline line{stroke:#999}
 .charts{display:grid;grid-template-columns:repeat(auto-fit,minmax(520px,1fr));gap:1em}
 figure{margin:0}svg{max-width:100%;height:auto}
 svg text{font-size:12px;fill:#222}
@@ -339,15 +538,36 @@ code{background:#f3f3f3;padding:0 .2em}
 {{- end}}
 </div>
 
+<h2 id="timeline-title">Timeline</h2>
+{{- with .Timeline}}
+<figure id="timeline">
+<figcaption>URLs captured (green) and failed (red), and bytes captured, per <span data-time>{{.Interval}}</span>: {{.Captured}} captured, {{.Failed}} failed</figcaption>
+<svg class="timeline" xmlns="http://www.w3.org/2000/svg" width="{{.Width}}" height="{{.Height}}" viewBox="0 0 {{.Width}} {{.Height}}" role="img" aria-label="URLs and bytes captured over time">
+<text x="0" y="{{.URLMid}}">{{.MaxURLs}} URLs</text><text x="0" y="{{.BytesMd}}">{{.MaxBytes}}</text>
+<line x1="{{.PlotX}}" x2="{{.EndX}}" y1="{{.LabelY}}" y2="{{.LabelY}}" transform="translate(0,-16)"></line>
+{{- range .Bars}}
+<g><title>{{.Title}}</title><rect class="cap" x="{{.X}}" y="{{.CapY}}" width="{{.W}}" height="{{.CapH}}"></rect><rect class="fail" x="{{.X}}" y="{{.FailY}}" width="{{.W}}" height="{{.FailH}}"></rect><rect class="bytes" x="{{.X}}" y="{{.BytesY}}" width="{{.W}}" height="{{.BytesH}}"></rect></g>
+{{- end}}
+<text x="{{.PlotX}}" y="{{.LabelY}}" data-time>{{.Start}}</text><text x="{{.EndX}}" y="{{.LabelY}}" text-anchor="end" data-time>{{.End}}</text>
+<text x="{{.PlotX}}" y="{{.BytesLabelY}}" data-time>{{.Start}}</text><text x="{{.EndX}}" y="{{.BytesLabelY}}" text-anchor="end" data-time>{{.End}}</text>
+</svg>
+</figure>
+{{- else}}
+<p id="timeline">nothing captured or failed yet</p>
+{{- end}}
+
 <h2 id="seeds">Seeds</h2>
-<table id="seeds-table">
+<div class="scroll">
+<table id="seeds-table" class="fixed">
+<colgroup><col style="width:5em"><col style="width:8em"><col><col style="width:7em"><col><col></colgroup>
 <thead><tr><th class="n">code</th><th>status</th><th>seed</th><th>type</th><th>redirect</th><th>ends at</th></tr></thead>
 <tbody>
 {{- range .Seeds}}
-<tr><td class="n"><span class="{{.Class}}">{{.Code}}</span></td><td>{{.Status}}</td><td class="u">{{.URL}}</td><td>{{.Type}}</td><td class="u">{{.Redirect}}</td><td class="u">{{.Final}}</td></tr>
+<tr><td class="n"><span class="{{.Class}}">{{.Code}}</span></td><td>{{.Status}}</td><td class="u">{{.URL}}</td><td class="c" title="{{.Type}}">{{.Type}}</td><td class="u">{{.Redirect}}</td><td class="u">{{.Final}}</td></tr>
 {{- end}}
 </tbody>
 </table>
+</div>
 
 <h2 id="charts">What was captured</h2>
 <div class="charts">
@@ -381,15 +601,18 @@ code{background:#f3f3f3;padding:0 .2em}
 {{- end}}
 
 <h2 id="scope">Scope</h2>
-<table id="scope-hosts">
+<div class="scroll">
+<table id="scope-hosts" class="fixed">
+<colgroup><col style="width:22%"><col><col><col><col><col><col><col style="width:30%"></colgroup>
 <thead><tr><th>host</th><th class="n">captured</th><th class="n">out of scope</th><th class="n">robots.txt</th><th class="n">blocked</th><th class="n">queued</th><th class="n">failed</th><th>suggested rule</th></tr></thead>
 <tbody>
 {{- range .Hosts}}
-<tr data-host="{{.Host}}"><td>{{.Host}}</td><td class="n">{{.Captured}}</td><td class="n">{{.OutOfScope}}</td><td class="n">{{.Robots}}</td><td class="n">{{.Blocked}}</td><td class="n">{{.Queued}}</td><td class="n">{{.Failed}}</td><td>{{if .SuggestedRule}}<code>{{.SuggestedRule}}</code>{{end}}{{range .Suggestions}}<div>{{.Suggestion}} ({{.Reason}}: {{.URLs}})</div>{{end}}</td></tr>
+<tr data-host="{{.Host}}"><td class="c" title="{{.Host}}">{{.Host}}</td><td class="n">{{.Captured}}</td><td class="n">{{.OutOfScope}}</td><td class="n">{{.Robots}}</td><td class="n">{{.Blocked}}</td><td class="n">{{.Queued}}</td><td class="n">{{.Failed}}</td><td class="u">{{if .SuggestedRule}}<code>{{.SuggestedRule}}</code>{{end}}{{range .Suggestions}}<div>{{.Suggestion}} ({{.Reason}}: {{.URLs}})</div>{{end}}</td></tr>
 {{- end}}
 </tbody>
 <tfoot><tr><th>total</th><th class="n">{{.Totals.Captured}}</th><th class="n">{{.Totals.OutOfScope}}</th><th class="n">{{.Totals.Robots}}</th><th class="n">{{.Totals.Blocked}}</th><th class="n">{{.Totals.Queued}}</th><th class="n">{{.Totals.Failed}}</th><th></th></tr></tfoot>
 </table>
+</div>
 
 <h3>URLs left out</h3>
 <div class="filters">
@@ -400,14 +623,54 @@ code{background:#f3f3f3;padding:0 .2em}
 {{- if .Truncated}}
 <p>Only the first {{.ShownLimit}} URLs are listed here; scope-report.txt and scope-report.json list them all.</p>
 {{- end}}
-<table id="scope-urls">
+<div class="scroll">
+<table id="scope-urls" class="fixed">
+<colgroup><col style="width:13%"><col style="width:13%"><col style="width:8%"><col style="width:32%"><col style="width:17%"><col style="width:17%"></colgroup>
 <thead><tr><th>host</th><th>reason</th><th>hops</th><th>URL</th><th>via</th><th>seed</th></tr></thead>
 <tbody>
 {{- range .URLs}}
-<tr data-host="{{.Host}}" data-reason="{{.Reason}}"><td>{{.Host}}</td><td>{{.Reason}}</td><td>{{.Hops}}</td><td class="u">{{.URL}}</td><td class="u">{{.Via}}</td><td class="u">{{.Seed}}</td></tr>
+<tr data-host="{{.Host}}" data-reason="{{.Reason}}"><td class="c" title="{{.Host}}">{{.Host}}</td><td class="c" title="{{.Reason}}">{{.Reason}}</td><td class="c" title="{{.Hops}}">{{.Hops}}</td><td class="u">{{.URL}}</td><td class="u">{{.Via}}</td><td class="u">{{.Seed}}</td></tr>
 {{- end}}
 </tbody>
 </table>
+</div>
+
+<h2 id="failed">Failed URLs</h2>
+<p>Failed (no response: network error, timeout, unfetchable URL): {{.FailedTotal}}{{if .FailedMore}}; the first {{len .Failed}} by URL are listed here, and {{.FailedMore}} more in <a href="{{.FailedFile}}">{{.FailedFile}}</a>{{else}}; <a href="{{.FailedFile}}">{{.FailedFile}}</a> lists them{{end}}.</p>
+{{- if .Failed}}
+<div class="scroll">
+<table id="failed-urls" class="fixed">
+<colgroup><col style="width:5em"><col style="width:14em"><col style="width:7em"><col><col style="width:28%"></colgroup>
+<thead><tr><th class="n">code</th><th>what</th><th>hops</th><th>URL</th><th>via</th></tr></thead>
+<tbody>
+{{- range .Failed}}
+<tr><td class="n"><span class="other">{{.Status}}</span></td><td class="c" title="{{.Text}}">{{.Text}}</td><td class="c" title="{{.Hops}}">{{.Hops}}</td><td class="u">{{.URL}}</td><td class="u">{{.Via}}</td></tr>
+{{- end}}
+</tbody>
+</table>
+</div>
+{{- end}}
+
+<h2 id="settings">Settings</h2>
+{{- range .Settings}}
+<p>crawl.yaml of the crawl directory {{range $i, $d := .Dirs}}{{if $i}}, {{end}}<code>{{$d}}</code>{{end}}{{if .Missing}}: none{{end}}{{if .Truncated}} (only its first 256 KiB){{end}}</p>
+{{- if not .Missing}}
+<pre class="settings">{{.Text}}</pre>
+{{- end}}
+{{- end}}
+
+<h2 id="outputs">Outputs</h2>
+{{- range .Outputs}}
+<h3>{{.Title}}</h3>
+<ul class="outputs">
+{{- range .Links}}
+<li><a href="{{.Href}}">{{.Name}}</a> <span class="note">{{.Note}}</span></li>
+{{- end}}
+{{- if .More}}
+<li>and {{.More}} more WARC files</li>
+{{- end}}
+</ul>
+{{- end}}
 
 <script>
 (function () {

@@ -2,6 +2,8 @@ package report
 
 import (
 	"context"
+	"encoding/json"
+	"html"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -9,6 +11,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/amber-crawler/amber/status"
 )
 
 // chromiumPath returns the Chromium binary, skipping the test with -short or when there is
@@ -36,7 +40,7 @@ var consoleLine = regexp.MustCompile(`(?m)^\[[^\]]*:CONSOLE[^\]]*\] .*$`)
 
 // loadInChromium loads a file in headless Chromium, lets its scripts run, and returns the
 // DOM afterwards and the console messages.
-func loadInChromium(t *testing.T, file, fragment string) (dom string, console []string) {
+func loadInChromium(t *testing.T, file, fragment string, flags ...string) (dom string, console []string) {
 	t.Helper()
 	bin := chromiumPath(t)
 	ctx, cancel := context.WithTimeout(t.Context(), 90*time.Second)
@@ -45,11 +49,12 @@ func loadInChromium(t *testing.T, file, fragment string) (dom string, console []
 	if err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.CommandContext(ctx, bin,
+	args := append([]string{
 		"--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
 		"--disable-background-networking", "--disable-component-update", "--disable-sync",
-		"--user-data-dir="+t.TempDir(), "--enable-logging=stderr", "--v=0",
-		"--virtual-time-budget=3000", "--dump-dom", "file://"+abs+fragment)
+		"--user-data-dir=" + t.TempDir(), "--enable-logging=stderr", "--v=0",
+		"--virtual-time-budget=3000", "--dump-dom"}, flags...)
+	cmd := exec.CommandContext(ctx, bin, append(args, "file://"+abs+fragment)...)
 	var stdout, stderr strings.Builder
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	if err := cmd.Run(); err != nil {
@@ -131,4 +136,54 @@ func TestHTMLInChromium(t *testing.T) {
 			}
 		}
 	})
+}
+
+// TestHTMLLayoutInChromium: a hop path of hundreds of letters and a URL of hundreds of
+// characters do not squeeze the URLs-left-out table or widen the page: the hop path is cut
+// (whole in its title), the URL wraps, and the page has no horizontal scroll bar.
+func TestHTMLLayoutInChromium(t *testing.T) {
+	long := strings.Repeat("L", 400) + "E"
+	u := "https://www.example.com/" + strings.Repeat("segment/", 60) + "page.html?" + strings.Repeat("k=v&", 40)
+	in := fixture()
+	in.URLs = append([]URLState{{URL: u, State: status.Rejected, Reason: "max-hops", Hops: long, Via: "https://www.example.com/", Seed: "http://example.com/"}}, in.URLs...)
+	in.Lines = append(in.Lines, Line{Time: in.Started.Add(4 * time.Second), Status: status.Timeout, Size: -1, URL: u + "x", Hops: long})
+	dir, _ := writeInput(t, in)
+	b, err := os.ReadFile(filepath.Join(dir, HTMLReportFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(b), `title="`+long+`"`) {
+		t.Error("the whole hop path is not in a title")
+	}
+	const measure = `<script>
+(function () {
+  function w(el) { return Math.round(el.getBoundingClientRect().width); }
+  var out = {page: document.documentElement.scrollWidth, view: document.documentElement.clientWidth};
+  var row = document.querySelector('#scope-urls tr[data-reason="max-hops"]');
+  out.url = w(row.cells[3]); out.hops = w(row.cells[2]); out.host = w(row.cells[0]);
+  var f = document.querySelector('#failed-urls tbody tr');
+  out.failedURL = w(f.cells[3]); out.failedHops = w(f.cells[2]);
+  document.body.setAttribute('data-measure', JSON.stringify(out));
+})();
+</script>
+</body>`
+	page := filepath.Join(dir, "measure.html")
+	if err := os.WriteFile(page, []byte(strings.Replace(string(b), "</body>", measure, 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	dom, console := loadInChromium(t, page, "", "--window-size=1100,800")
+	if len(console) > 0 {
+		t.Errorf("console messages:\n%s", strings.Join(console, "\n"))
+	}
+	m := regexp.MustCompile(`data-measure="([^"]*)"`).FindStringSubmatch(dom)
+	if m == nil {
+		t.Fatal("the measuring script did not run")
+	}
+	var got struct{ Page, View, URL, Hops, Host, FailedURL, FailedHops int }
+	if err := json.Unmarshal([]byte(html.UnescapeString(m[1])), &got); err != nil {
+		t.Fatal(err)
+	}
+	if got.Page > got.View || got.URL < 200 || got.Hops > 150 || got.Host < 60 || got.FailedURL < 200 || got.FailedHops > 150 {
+		t.Errorf("layout %+v: want page width <= view, URL columns >= 200px, hop columns <= 150px, host >= 60px", got)
+	}
 }

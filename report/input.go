@@ -29,7 +29,17 @@ type Input struct {
 	// CrawlLog is the path of a crawl.log file whose lines follow Lines, read as ReadCrawlLog
 	// reads it; "" for none. A missing file has no lines.
 	CrawlLog string
-	URLs     []URLState // URLs the frontier knows, including rejected ones
+	// CrawlLogs are further crawl.log files, of the other processes of one shared crawl (each
+	// in its own crawl directory). CrawlLog and CrawlLogs are read merged by time, as
+	// MergeCrawlLogs merges them: of two lines about one URL the later one wins.
+	CrawlLogs []string
+	// Dirs are the crawl directories the reports are of: report.html shows their crawl.yaml
+	// (the effective configuration, in which amber writes secrets as ***) and links to their
+	// outputs (WARC files, CDXJ index, documents, crawl.log, events, WACZ packages) by paths
+	// relative to the reports directory. nil means the reports directory's parent, the crawl
+	// directory whose reports/ it is.
+	Dirs []string
+	URLs []URLState // URLs the frontier knows, including rejected ones
 	// EachURL, when not nil, calls fn for every further URL the frontier knows (after URLs)
 	// and returns fn's first error, stopping there, or its own.
 	EachURL func(fn func(URLState) error) error
@@ -82,51 +92,109 @@ func readCrawlLog(r io.Reader) ([]Line, error) {
 	return lines, err
 }
 
-// eachCrawlLogLine calls fn for each line of a crawl.log file that ReadCrawlLog would return,
-// and stops at fn's first error, which it returns. A missing file has no lines.
-func eachCrawlLogLine(path string, fn func(Line) error) error {
-	f, err := os.Open(path)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil
+// eachCrawlLogLine calls fn for each line of the crawl.log files paths that ReadCrawlLog
+// would return, merged by time (see MergeCrawlLogs), and stops at fn's first error, which it
+// returns. A missing file has no lines.
+func eachCrawlLogLine(paths []string, fn func(Line, string) error) error {
+	var rs []*lineReader
+	for _, p := range paths {
+		f, err := os.Open(p)
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return fmt.Errorf("report: read crawl.log: %w", err)
+		}
+		defer f.Close()
+		r := &lineReader{name: p, br: bufio.NewReaderSize(f, 64<<10)}
+		rs = append(rs, r)
+		if err := r.next(); err != nil {
+			return fmt.Errorf("report: read crawl.log %s: %w", p, err)
+		}
 	}
-	if err != nil {
-		return fmt.Errorf("report: read crawl.log: %w", err)
+	for {
+		// The reader whose next line is the earliest (the first file of equal ones): a crawl's
+		// own lines are in time order but for a few milliseconds, so a merge by each file's
+		// next line puts the lines of several files in time order too.
+		var min *lineReader
+		for _, r := range rs {
+			if r.ok && (min == nil || r.line.Time.Before(min.line.Time)) {
+				min = r
+			}
+		}
+		if min == nil {
+			return nil
+		}
+		if err := fn(min.line, min.raw); err != nil {
+			return err
+		}
+		if err := min.next(); err != nil {
+			return fmt.Errorf("report: read crawl.log %s: %w", min.name, err)
+		}
 	}
-	defer f.Close()
-	var fnErr error
-	err = eachLine(f, func(l Line) error {
-		fnErr = fn(l)
-		return fnErr
-	})
-	if fnErr != nil {
-		return fnErr
-	}
-	if err != nil {
-		return fmt.Errorf("report: read crawl.log: %w", err)
-	}
-	return nil
 }
 
-// eachLine calls fn for each line of r that parses (see ReadCrawlLog), and stops at fn's
-// first error, which it returns, or at a read error.
-func eachLine(r io.Reader, fn func(Line) error) error {
-	br := bufio.NewReaderSize(r, 64<<10)
+// MergeCrawlLogs writes to w the lines of the crawl.log files paths (of the processes of one
+// shared crawl) that ReadCrawlLog would return, as they are, merged in time order: taking at
+// each step the earliest of the files' next lines, so that files each in time order give one in
+// time order. A missing file has no lines.
+func MergeCrawlLogs(w io.Writer, paths []string) error {
+	bw := bufio.NewWriterSize(w, 64<<10)
+	err := eachCrawlLogLine(paths, func(_ Line, raw string) error {
+		bw.WriteString(raw)
+		return bw.WriteByte('\n')
+	})
+	if err != nil {
+		return err
+	}
+	return bw.Flush()
+}
+
+// lineReader reads the lines of one crawl.log file that parse (see ReadCrawlLog).
+type lineReader struct {
+	name string // the file's, for errors
+	br   *bufio.Reader
+	line Line   // the next line, when ok
+	raw  string // its text, without its newline
+	ok   bool
+}
+
+// next reads the next line that parses; at the end of the file ok is false.
+func (r *lineReader) next() error {
 	for {
-		s, err := br.ReadString('\n')
+		s, err := r.br.ReadString('\n')
 		if err != nil && !errors.Is(err, io.EOF) {
+			r.ok = false
 			return err
 		}
 		complete := strings.HasSuffix(s, "\n")
 		s = strings.TrimRight(s, "\r\n")
 		if s != "" && (complete || len(strings.Fields(s)) >= 13) {
 			if l, perr := ParseLine(s); perr == nil {
-				if err := fn(l); err != nil {
-					return err
-				}
+				r.line, r.raw, r.ok = l, s, true
+				return nil
 			}
 		}
 		if err != nil {
+			r.ok = false
 			return nil
+		}
+	}
+}
+
+// eachLine calls fn for each line of r that parses (see ReadCrawlLog), and stops at fn's
+// first error, which it returns, or at a read error.
+func eachLine(r io.Reader, fn func(Line) error) error {
+	lr := &lineReader{br: bufio.NewReaderSize(r, 64<<10)}
+	for {
+		if err := lr.next(); err != nil {
+			return err
+		}
+		if !lr.ok {
+			return nil
+		}
+		if err := fn(lr.line); err != nil {
+			return err
 		}
 	}
 }

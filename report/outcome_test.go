@@ -60,7 +60,7 @@ func TestClassify(t *testing.T) {
 				in.Lines = []Line{*tt.line}
 			}
 			var recs []*record
-			if _, err := eachRecord(in, t.TempDir(), sortBudget, func(r *record) error {
+			if _, err := eachRecord(in, t.TempDir(), sortBudget, nil, func(r *record) error {
 				recs = append(recs, r)
 				return nil
 			}); err != nil {

@@ -22,7 +22,7 @@ var update = flag.Bool("update", false, "rewrite the golden files in testdata/go
 
 var reportFiles = []string{
 	SeedsReportFile, HostsReportFile, MimetypeReportFile, ResponseCodeReportFile,
-	CrawlReportFile, ScopeReportFile, ScopeReportJSONFile, HTMLReportFile,
+	CrawlReportFile, ScopeReportFile, ScopeReportJSONFile, FailedFile, HTMLReportFile,
 }
 
 // writeFixture writes the fixture's reports (writeInput).

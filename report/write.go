@@ -19,13 +19,21 @@ const (
 	ScopeReportFile        = "scope-report.txt"
 	ScopeReportJSONFile    = "scope-report.json"
 	HTMLReportFile         = "report.html"
+	// FailedFile lists every URL that failed (no response: network error, timeout,
+	// unfetchable URL), sorted by URL, one a line: status code (package status), URL, hop
+	// path and via, separated by spaces, "-" for an empty one. report.html shows the first
+	// ones and links to it.
+	FailedFile = "failed.txt"
 )
 
 // Write writes every report of a crawl into dir (the crawl directory's reports/), creating
 // it if needed: the Heritrix 3 reports (seeds-report.txt, hosts-report.txt,
 // mimetype-report.txt, responsecode-report.txt, crawl-report.txt), the scope report
-// (scope-report.txt, scope-report.json) and report.html. It reads no clock and no file but
-// in.CrawlLog: the same Input gives the same bytes. Each file is replaced atomically, so a
+// (scope-report.txt, scope-report.json), the list of failed URLs (FailedFile) and
+// report.html, which adds a timeline of captures and failures, the crawl's settings and links
+// to its outputs (Input.Dirs). It reads no clock and no file but in.CrawlLog, in.CrawlLogs
+// and what report.html shows of in.Dirs (crawl.yaml, the names and sizes of the outputs): the
+// same Input and directories give the same bytes. Each file is replaced atomically, so a
 // reader never sees half a report. Write works on the Input of an unfinished or killed crawl
 // too: URLs still in the frontier count as queued.
 //
@@ -60,6 +68,7 @@ func write(dir string, in Input, budget int) error {
 	if err != nil {
 		return err
 	}
+	s.reportsDir = dir
 	bytesOf := func(b []byte) func(*bufio.Writer) error {
 		return func(w *bufio.Writer) error {
 			_, err := w.Write(b)
@@ -77,6 +86,7 @@ func write(dir string, in Input, budget int) error {
 		{CrawlReportFile, bytesOf(s.crawlReport())},
 		{ScopeReportFile, s.writeScopeReportText},
 		{ScopeReportJSONFile, s.writeScopeReportJSON},
+		{FailedFile, s.writeFailed},
 		{HTMLReportFile, s.writeHTML},
 	}
 	for _, f := range files {
@@ -85,6 +95,17 @@ func write(dir string, in Input, budget int) error {
 		}
 	}
 	return nil
+}
+
+// writeFailed copies the list of failed URLs.
+func (s *summary) writeFailed(w *bufio.Writer) error {
+	f, err := os.Open(s.failedList)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	_, err = w.ReadFrom(f)
+	return err
 }
 
 // writeFileAtomic writes path through a temporary file in its directory, renamed over it once
@@ -118,14 +139,16 @@ func writeFileAtomic(path string, write func(*bufio.Writer) error) error {
 var (
 	maskTextLine = regexp.MustCompile(`(?m)^(duration: |URIs/sec: |KB/sec: ).*$`)
 	maskHTML     = regexp.MustCompile(`(<[^<>]*\sdata-time(?:[\s=][^<>]*)?>)[^<]*`)
+	maskTimeline = regexp.MustCompile(`(?s)(<figure id="timeline">).*?(</figure>)`)
 )
 
 // MaskTimes replaces, in the content of any report file written by Write, the figures that
 // depend on elapsed time (crawl-report.txt's duration, URIs/sec and KB/sec; report.html's
-// start and end times, duration and rates, marked data-time) with "XXX", so that tests can
-// compare reports of real crawls with golden files.
+// start and end times, duration and rates, marked data-time, and its timeline) with "XXX", so
+// that tests can compare reports of real crawls with golden files.
 func MaskTimes(b []byte) []byte {
 	b = maskTextLine.ReplaceAll(b, []byte("${1}XXX"))
+	b = maskTimeline.ReplaceAll(b, []byte("${1}XXX${2}"))
 	b = maskHTML.ReplaceAll(b, []byte("${1}XXX"))
 	return bytes.Clone(b)
 }

@@ -72,7 +72,9 @@ type Config struct {
 	// port: not to a subdomain, another port, or after a redirect elsewhere), and over https
 	// only unless http_auth_allowed. Entries are {origin, type: basic, username, password} or
 	// {origin, type: raw, value} (value: the whole Authorization value, "Bearer abc"); one
-	// entry per origin. A password or value may be written as env:NAME, read from the
+	// entry per origin. In place of origin, prefix (a URL prefix; the longest covering a URL
+	// wins) and/or realm (basic only: sent when a 401 Basic challenge names it) give FAST's
+	// passwd (see AuthSpec). A password or value may be written as env:NAME, read from the
 	// environment variable NAME when the crawl starts (common practice for secrets: the file
 	// then holds none). crawl.yaml and warcinfo write secrets as *** (env:NAME as it is), so a
 	// crawl resumed without its --config needs them again (--auth, --auth-raw) unless they
@@ -101,6 +103,10 @@ type Config struct {
 	// cookies are kept between requests (the browser fetcher keeps Chromium's own, within one
 	// browser).
 	Cookies *bool `yaml:"cookies,omitempty"`
+	// Logins are HTML form logins (FAST's Login), made before the first page of their
+	// sites and archived like any capture: {name, preload, scheme, site, form, method,
+	// html_form, autofill, parameters, sites, ttl, relogin_if_failed} (see LoginSpec).
+	Logins []LoginSpec `yaml:"logins,omitempty"`
 }
 
 // Sitemaps configures sitemap discovery: sitemap files are archived (hop M) and every URL in

@@ -1,0 +1,200 @@
+package redisfront
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"math"
+	"strconv"
+	"time"
+
+	"github.com/amber-crawler/amber/frontier"
+	"github.com/amber-crawler/amber/status"
+)
+
+// errCorrupt says that a stored value cannot be decoded.
+var errCorrupt = errors.New("redisfront: corrupt value")
+
+// record is what the u hash holds for a URL (its key: the URL itself), after the header the
+// scripts read (state letter, queue score, newline).
+type record struct {
+	URL    frontier.URL // URL.URL is the hash field, not in the encoding
+	Status int
+	Reason string
+}
+
+// encode is the record's encoding: a version byte, then Host, Hops, Via, Seed (length-prefixed),
+// HopsOff, Attempts, Priority, Status (varints), Reason, flags.
+func (r *record) encode() []byte {
+	u := &r.URL
+	b := make([]byte, 0, 1+len(u.Host)+len(u.Hops)+len(u.Via)+len(u.Seed)+len(r.Reason)+10*binary.MaxVarintLen64)
+	b = append(b, 1)
+	b = appendString(b, u.Host)
+	b = appendString(b, u.Hops)
+	b = appendString(b, u.Via)
+	b = appendString(b, u.Seed)
+	b = binary.AppendVarint(b, int64(u.HopsOff))
+	b = binary.AppendVarint(b, int64(u.Attempts))
+	b = binary.AppendVarint(b, int64(u.Priority))
+	b = binary.AppendVarint(b, int64(r.Status))
+	b = appendString(b, r.Reason)
+	var flags uint64
+	if u.Sitemap {
+		flags |= 1
+	}
+	return binary.AppendUvarint(b, flags)
+}
+
+// decodeValue decodes a u hash value of url: its state and record.
+func decodeValue(url, v string) (status.State, record, error) {
+	nl := bytes.IndexByte([]byte(v[:min(len(v), 32)]), '\n')
+	if nl < 1 {
+		return "", record{}, fmt.Errorf("%w: value of %.100q", errCorrupt, url)
+	}
+	var st status.State
+	switch v[0] {
+	case 'q':
+		st = status.Queued
+	case 'i':
+		st = status.Inflight
+	case 'd':
+		st = status.Done
+	case 'f':
+		st = status.Failed
+	case 'r':
+		st = status.Rejected
+	default:
+		return "", record{}, fmt.Errorf("%w: state %q of %.100q", errCorrupt, v[0], url)
+	}
+	d := decoder{b: []byte(v[nl+1:])}
+	if d.byte() != 1 {
+		return "", record{}, fmt.Errorf("%w: record version of %.100q", errCorrupt, url)
+	}
+	r := record{URL: frontier.URL{URL: url}}
+	r.URL.Host, r.URL.Hops, r.URL.Via, r.URL.Seed = d.string(), d.string(), d.string(), d.string()
+	r.URL.HopsOff, r.URL.Attempts, r.URL.Priority, r.Status = d.int(), d.int(), d.int(), d.int()
+	r.Reason = d.string()
+	r.URL.Sitemap = d.uvarint()&1 != 0
+	if d.err != nil {
+		return "", record{}, fmt.Errorf("%w: record of %.100q", d.err, url)
+	}
+	return st, r, nil
+}
+
+// queuePriority is the priority in a queue score (priority * 2^40 + sequence number), which
+// stays an exact double for priorities within ±2047 and 2^40 sequence numbers.
+func queuePriority(p int) string { return strconv.Itoa(min(max(p, -2047), 2047)) }
+
+// encodeDigest is the value of a digest (d, pd): the date in unix nanoseconds (varint), the URI.
+func encodeDigest(uri string, date time.Time) string {
+	b := binary.AppendVarint(make([]byte, 0, binary.MaxVarintLen64+len(uri)), date.UnixNano())
+	return string(append(b, uri...))
+}
+
+func decodeDigest(v string) (uri string, date time.Time, err error) {
+	ns, n := binary.Varint([]byte(v[:min(len(v), binary.MaxVarintLen64)]))
+	if n <= 0 {
+		return "", time.Time{}, errCorrupt
+	}
+	return v[n:], time.Unix(0, ns).UTC(), nil
+}
+
+// encodePrior is the value of an earlier capture by URL (pu): the capture time as 20 decimal
+// digits (unix nanoseconds plus 2^63, so that the scripts compare them as strings), then the
+// date (varint), URI, digest, ETag and Last-Modified.
+func encodePrior(p *frontier.Prior) string {
+	b := fmt.Appendf(nil, "%020d", uint64(p.Captured.UnixNano())+1<<63)
+	b = binary.AppendVarint(b, p.Date.UnixNano())
+	b = appendString(b, p.URI)
+	b = appendString(b, p.Digest)
+	b = appendString(b, p.ETag)
+	return string(appendString(b, p.LastModified))
+}
+
+func decodePrior(v string) (frontier.Prior, error) {
+	if len(v) < 20 {
+		return frontier.Prior{}, errCorrupt
+	}
+	c, err := strconv.ParseUint(v[:20], 10, 64)
+	if err != nil {
+		return frontier.Prior{}, errCorrupt
+	}
+	d := decoder{b: []byte(v[20:])}
+	p := frontier.Prior{Captured: time.Unix(0, int64(c-1<<63)).UTC(), Date: time.Unix(0, d.varint()).UTC()}
+	p.URI, p.Digest, p.ETag, p.LastModified = d.string(), d.string(), d.string(), d.string()
+	if d.err != nil {
+		return frontier.Prior{}, d.err
+	}
+	return p, nil
+}
+
+func appendString(b []byte, s string) []byte {
+	b = binary.AppendUvarint(b, uint64(len(s)))
+	return append(b, s...)
+}
+
+// decoder reads the fields written by encode; the first error sticks.
+type decoder struct {
+	b   []byte
+	err error
+}
+
+func (d *decoder) byte() byte {
+	if d.err != nil || len(d.b) == 0 {
+		d.err = errCorrupt
+		return 0
+	}
+	c := d.b[0]
+	d.b = d.b[1:]
+	return c
+}
+
+func (d *decoder) uvarint() uint64 {
+	if d.err != nil {
+		return 0
+	}
+	v, n := binary.Uvarint(d.b)
+	if n <= 0 {
+		d.err = errCorrupt
+		return 0
+	}
+	d.b = d.b[n:]
+	return v
+}
+
+func (d *decoder) varint() int64 {
+	if d.err != nil {
+		return 0
+	}
+	v, n := binary.Varint(d.b)
+	if n <= 0 {
+		d.err = errCorrupt
+		return 0
+	}
+	d.b = d.b[n:]
+	return v
+}
+
+func (d *decoder) int() int {
+	v := d.varint()
+	if v < math.MinInt || v > math.MaxInt {
+		d.err = errCorrupt
+		return 0
+	}
+	return int(v)
+}
+
+func (d *decoder) string() string {
+	n := d.uvarint()
+	if d.err != nil {
+		return ""
+	}
+	if n > uint64(len(d.b)) {
+		d.err = errCorrupt
+		return ""
+	}
+	s := string(d.b[:n])
+	d.b = d.b[n:]
+	return s
+}

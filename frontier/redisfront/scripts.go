@@ -1,0 +1,406 @@
+package redisfront
+
+import "github.com/redis/go-redis/v9"
+
+// The Lua scripts: every step that reads and writes more than one key runs as one script, so
+// no other process sees it half done, and no two processes race between a read and a write.
+// Times are Redis's (TIME, in microseconds), the same clock for every process; a time a
+// caller passes (Ended's end, Retry's not-before, HostBackoff's end) is passed as an offset
+// from the caller's now, so that clocks of other machines never matter.
+//
+// Every script gets ARGV[1..5] = key prefix, host concurrency, host delay (µs), this
+// process's instance id and its lease (µs); its own arguments follow. KEYS[1] is the
+// counters hash, for a cluster's routing (all keys share the {crawl id} hash tag).
+
+// prelude is the start of every script: its constants and helpers.
+const prelude = `
+local P = ARGV[1]
+local CONC = tonumber(ARGV[2])
+local DELAY = tonumber(ARGV[3])
+local INST = ARGV[4]
+local LEASE = tonumber(ARGV[5])
+local tm = redis.call('TIME')
+local NOW = tonumber(tm[1]) * 1000000 + tonumber(tm[2])
+local K_U = P .. 'u'
+local K_N = P .. 'n'
+local K_HOSTS = P .. 'hosts'
+local K_C = P .. 'c'
+local K_PROCS = P .. 'procs'
+local K_SEQ = P .. 'seq'
+local PRIO = 1099511627776 -- 2^40: queue score = priority * PRIO + seq
+
+local function hk(h) return P .. 'h:' .. h end
+local function qk(h) return P .. 'q:' .. h end
+local function nbk(h) return P .. 'nb:' .. h end
+local function pck(i) return P .. 'pc:' .. i end
+
+-- header of a u/ value: state letter, queue score, newline; the record follows.
+local function header(st, score) return st .. string.format('%d', score) .. '\n' end
+local function score(v) return tonumber(string.match(v, '^.(%-?%d+)\n')) end
+local function restate(v, st) return st .. string.sub(v, 2) end
+
+local function hostState(h)
+  local v = redis.call('HMGET', hk(h), 'i', 'b', 'w', 'e', 'k', 'd', 'o')
+  return {i = tonumber(v[1]) or 0, b = tonumber(v[2]) or 0, w = tonumber(v[3]) or 0,
+    e = tonumber(v[4]) or 0, k = tonumber(v[5]) or 0, d = tonumber(v[6]) or 0, o = tonumber(v[7])}
+end
+
+local function politeAt(s)
+  local at = s.k
+  if s.e > 0 then
+    local d = s.o
+    if d == nil then d = math.max(s.d, DELAY) end
+    if s.e + d > at then at = s.e + d end
+  end
+  return at
+end
+
+-- sched puts host h where it belongs after any change: in the hosts zset at the time it may
+-- be claimed (keeping the place of a host that was ready already: round robin), or out of it.
+local function sched(h)
+  local nb = nil
+  if redis.call('ZCARD', qk(h)) == 0 then
+    local first = redis.call('ZRANGE', nbk(h), 0, 0, 'WITHSCORES')
+    if #first == 0 then
+      redis.call('ZREM', K_HOSTS, h)
+      return
+    end
+    nb = tonumber(first[2])
+  end
+  local s = hostState(h)
+  if s.i >= CONC or s.b >= CONC or s.w > 0 then
+    redis.call('ZREM', K_HOSTS, h)
+    return
+  end
+  local at = politeAt(s)
+  if nb ~= nil and nb > at then at = nb end
+  if at > NOW then
+    redis.call('ZADD', K_HOSTS, at, h)
+    return
+  end
+  local cur = redis.call('ZSCORE', K_HOSTS, h)
+  if not cur or tonumber(cur) > NOW then redis.call('ZADD', K_HOSTS, NOW, h) end
+end
+
+-- endReq ends a request in progress on h at t.
+local function endReq(h, t)
+  redis.call('HINCRBY', hk(h), 'b', -1)
+  local e = tonumber(redis.call('HGET', hk(h), 'e')) or 0
+  if t > e then redis.call('HSET', hk(h), 'e', string.format('%d', t)) end
+end
+
+local function getClaim(u, tok)
+  local raw = redis.call('HGET', K_C, u)
+  if not raw then return nil end
+  local c = cmsgpack.unpack(raw)
+  if c.t ~= tonumber(tok) or c.p ~= INST then return nil end
+  return c
+end
+
+local function putClaim(u, c) redis.call('HSET', K_C, u, cmsgpack.pack(c)) end
+
+-- release frees what claim c holds on hosts (its slot, its request in progress, a Pace's
+-- wait) and drops the claim; the hosts touched are added to touched.
+local function release(u, c, touched)
+  if c.r ~= '' then endReq(c.r, NOW + 1); touched[c.r] = true end
+  if c.w ~= '' then redis.call('HINCRBY', hk(c.w), 'w', -1); touched[c.w] = true end
+  redis.call('HINCRBY', hk(c.h), 'i', -1)
+  touched[c.h] = true
+  redis.call('HDEL', K_C, u)
+  redis.call('SREM', pck(c.p), u)
+  redis.call('HINCRBY', K_N, 'i', -1)
+end
+
+local function schedAll(touched) for h in pairs(touched) do sched(h) end end
+
+-- requeue puts a released claim's URL back in its host's queue at its place.
+local function requeue(u, c)
+  local v = redis.call('HGET', K_U, u)
+  redis.call('HSET', K_U, u, restate(v, 'q'))
+  redis.call('ZADD', qk(c.h), score(v), u)
+  redis.call('HINCRBY', K_N, 'q', 1)
+end
+
+-- reclaim queues again every URL instance inst holds and forgets inst.
+local function reclaim(inst)
+  local touched = {}
+  for _, u in ipairs(redis.call('SMEMBERS', pck(inst))) do
+    local raw = redis.call('HGET', K_C, u)
+    if raw then
+      local c = cmsgpack.unpack(raw)
+      if c.p == inst then
+        release(u, c, touched)
+        requeue(u, c)
+      end
+    end
+  end
+  redis.call('DEL', pck(inst))
+  redis.call('ZREM', K_PROCS, inst)
+  schedAll(touched)
+end
+`
+
+func script(body string) *redis.Script { return redis.NewScript(prelude + body) }
+
+// scriptRegister forgets the earlier instances of this process (ARGV[6], the Process name,
+// whose instances are ARGV[6] .. '/' .. n), queueing their claims again, and registers this
+// instance with its lease.
+var scriptRegister = script(`
+local pre = ARGV[6] .. '/'
+for _, inst in ipairs(redis.call('ZRANGE', K_PROCS, 0, -1)) do
+  if string.sub(inst, 1, #pre) == pre and inst ~= INST then reclaim(inst) end
+end
+redis.call('ZADD', K_PROCS, NOW + LEASE, INST)
+return 1
+`)
+
+// scriptRenew extends this instance's lease and queues again the URLs Redis has as claimed
+// by it that it does not hold (ARGV[6..]: the URLs it holds): claims whose reply never reached
+// it (a connection lost after the script ran).
+var scriptRenew = script(`
+redis.call('ZADD', K_PROCS, NOW + LEASE, INST)
+local live = {}
+for j = 6, #ARGV do live[ARGV[j]] = true end
+local touched = {}
+local n = 0
+for _, u in ipairs(redis.call('SMEMBERS', pck(INST))) do
+  if not live[u] then
+    local raw = redis.call('HGET', K_C, u)
+    if raw then
+      local c = cmsgpack.unpack(raw)
+      release(u, c, touched)
+      requeue(u, c)
+    else
+      redis.call('SREM', pck(INST), u)
+    end
+    n = n + 1
+  end
+end
+schedAll(touched)
+return n
+`)
+
+// scriptRelease queues again every URL this instance holds and forgets it (Close).
+var scriptRelease = script(`
+reclaim(INST)
+return 1
+`)
+
+// scriptAdd queues URLs not seen before (or only rejected). ARGV[6..]: url, host, queue
+// priority, record, for each URL. It returns 1 (queued) or 0 (seen) per URL.
+var scriptAdd = script(`
+local res = {}
+local touched = {}
+for j = 6, #ARGV, 4 do
+  local u, h, prio, rec = ARGV[j], ARGV[j+1], tonumber(ARGV[j+2]), ARGV[j+3]
+  local v = redis.call('HGET', K_U, u)
+  if v and string.sub(v, 1, 1) ~= 'r' then
+    res[#res + 1] = 0
+  else
+    if v then redis.call('HINCRBY', K_N, 'r', -1) end
+    local sc = prio * PRIO + redis.call('INCR', K_SEQ)
+    redis.call('HSET', K_U, u, header('q', sc) .. rec)
+    redis.call('ZADD', qk(h), sc, u)
+    redis.call('HINCRBY', K_N, 'q', 1)
+    touched[h] = true
+    res[#res + 1] = 1
+  end
+end
+schedAll(touched)
+return res
+`)
+
+// scriptReject records a URL as rejected unless it is known. ARGV[6]: url, ARGV[7]: record.
+// It returns 1 when it did.
+var scriptReject = script(`
+if redis.call('HSETNX', K_U, ARGV[6], header('r', 0) .. ARGV[7]) == 0 then return 0 end
+redis.call('HINCRBY', K_N, 'r', 1)
+return 1
+`)
+
+// scriptClaim reclaims the URLs of expired instances, then claims the first URL of the first
+// ready host. It returns {1, url, value, token}, {2} when nothing is queued and nothing is in
+// flight anywhere, or {0, µs until the next host is ready or a lease expires (-1: none)}.
+var scriptClaim = script(`
+redis.call('ZADD', K_PROCS, NOW + LEASE, INST)
+for _, inst in ipairs(redis.call('ZRANGEBYSCORE', K_PROCS, '-inf', NOW, 'LIMIT', 0, 16)) do
+  reclaim(inst)
+end
+for n = 1, 64 do
+  local hs = redis.call('ZRANGEBYSCORE', K_HOSTS, '-inf', NOW, 'LIMIT', 0, 1)
+  if #hs == 0 then break end
+  local h = hs[1]
+  for _, u in ipairs(redis.call('ZRANGEBYSCORE', nbk(h), '-inf', NOW, 'LIMIT', 0, 256)) do
+    redis.call('ZREM', nbk(h), u)
+    redis.call('ZADD', qk(h), score(redis.call('HGET', K_U, u)), u)
+  end
+  local s = hostState(h)
+  if s.i < CONC and s.b < CONC and s.w == 0 and politeAt(s) <= NOW then
+    local top = redis.call('ZPOPMIN', qk(h))
+    if #top > 0 then
+      local u = top[1]
+      local v = restate(redis.call('HGET', K_U, u), 'i')
+      redis.call('HSET', K_U, u, v)
+      local tok = redis.call('INCR', P .. 'tok')
+      putClaim(u, {t = tok, p = INST, h = h, r = h, w = ''})
+      redis.call('SADD', pck(INST), u)
+      redis.call('HINCRBY', hk(h), 'i', 1)
+      redis.call('HINCRBY', hk(h), 'b', 1)
+      redis.call('HINCRBY', K_N, 'q', -1)
+      redis.call('HINCRBY', K_N, 'i', 1)
+      sched(h)
+      return {1, u, v, tok}
+    end
+  end
+  sched(h)
+end
+local cnt = redis.call('HMGET', K_N, 'q', 'i')
+local q, i = tonumber(cnt[1]) or 0, tonumber(cnt[2]) or 0
+if q <= 0 and i <= 0 then return {2} end
+local wait = -1
+local nh = redis.call('ZRANGE', K_HOSTS, 0, 0, 'WITHSCORES')
+if #nh > 0 then wait = math.max(tonumber(nh[2]) - NOW, 0) end
+if i > 0 then
+  local np = redis.call('ZRANGE', K_PROCS, 0, 0, 'WITHSCORES')
+  if #np > 0 then
+    local w = math.max(tonumber(np[2]) - NOW, 0)
+    if wait < 0 or w < wait then wait = w end
+  end
+end
+return {0, wait}
+`)
+
+// scriptFinish finishes a claim. ARGV[6]: url, [7]: token, [8]: state (d done, f failed, q
+// retry), [9]: record, [10]: queue priority (retry), [11]: µs until the retry may be claimed
+// (retry; <= 0: at once). It returns 0 when the claim is not this instance's (finished, or
+// its lease expired and its URL was claimed again).
+var scriptFinish = script(`
+local u, st, rec = ARGV[6], ARGV[8], ARGV[9]
+local c = getClaim(u, ARGV[7])
+if not c then return 0 end
+local touched = {}
+release(u, c, touched)
+if st == 'q' then
+  local sc = tonumber(ARGV[10]) * PRIO + redis.call('INCR', K_SEQ)
+  redis.call('HSET', K_U, u, header('q', sc) .. rec)
+  local off = tonumber(ARGV[11])
+  if off > 0 then
+    redis.call('ZADD', nbk(c.h), NOW + off, u)
+  else
+    redis.call('ZADD', qk(c.h), sc, u)
+  end
+  redis.call('HINCRBY', K_N, 'q', 1)
+else
+  redis.call('HSET', K_U, u, header(st, 0) .. rec)
+  redis.call('HINCRBY', K_N, st, 1)
+end
+schedAll(touched)
+return 1
+`)
+
+// scriptPace is one attempt of Pace. ARGV[6]: url, [7]: token, [8]: host. It returns {1}
+// when the request may go (and counts it), {0, µs to wait (-1: for a slot)} when not, {-1}
+// for a claim that is not this instance's.
+var scriptPace = script(`
+local u, h = ARGV[6], ARGV[8]
+local c = getClaim(u, ARGV[7])
+if not c then return {-1} end
+local touched = {}
+if c.r ~= '' and c.r ~= h then
+  endReq(c.r, NOW + 1)
+  touched[c.r] = true
+  c.r = ''
+end
+if c.w ~= '' and c.w ~= h then
+  redis.call('HINCRBY', hk(c.w), 'w', -1)
+  touched[c.w] = true
+  c.w = ''
+end
+local needSlot = c.r == ''
+local s = hostState(h)
+local blocked = needSlot and s.b >= CONC
+local wait = -1
+local at = politeAt(s)
+if at > NOW then
+  blocked = true
+  wait = at - NOW
+end
+if blocked then
+  if needSlot and c.w == '' then
+    redis.call('HINCRBY', hk(h), 'w', 1)
+    c.w = h
+    touched[h] = true
+  end
+else
+  if c.w ~= '' then
+    redis.call('HINCRBY', hk(c.w), 'w', -1)
+    touched[c.w] = true
+    c.w = ''
+  end
+  if needSlot then
+    redis.call('HINCRBY', hk(h), 'b', 1)
+    c.r = h
+    touched[h] = true
+  end
+end
+putClaim(u, c)
+schedAll(touched)
+if blocked then return {0, wait} end
+return {1}
+`)
+
+// scriptUnqueue undoes the wait of a Pace that gave up. ARGV[6]: url, [7]: token.
+var scriptUnqueue = script(`
+local c = getClaim(ARGV[6], ARGV[7])
+if not c or c.w == '' then return 0 end
+redis.call('HINCRBY', hk(c.w), 'w', -1)
+local h = c.w
+c.w = ''
+putClaim(ARGV[6], c)
+sched(h)
+return 1
+`)
+
+// scriptEnded ends a claim's request in progress. ARGV[6]: url, [7]: token, [8]: µs since
+// the request ended (by the caller's clock). It returns 0 for a claim not this instance's.
+var scriptEnded = script(`
+local c = getClaim(ARGV[6], ARGV[7])
+if not c then return 0 end
+if c.r ~= '' then
+  local h = c.r
+  endReq(h, NOW - tonumber(ARGV[8]))
+  c.r = ''
+  putClaim(ARGV[6], c)
+  sched(h)
+end
+return 1
+`)
+
+// scriptHost changes a host's politeness. ARGV[6]: host, [7]: what (d: robots delay, o:
+// operator's delay, -1 removes it; k: backoff), [8]: µs (k: from now).
+var scriptHost = script(`
+local h, what, v = ARGV[6], ARGV[7], tonumber(ARGV[8])
+if what == 'o' and v < 0 then
+  redis.call('HDEL', hk(h), 'o')
+elseif what == 'k' then
+  local k = tonumber(redis.call('HGET', hk(h), 'k')) or 0
+  if NOW + v > k then redis.call('HSET', hk(h), 'k', string.format('%d', NOW + v)) end
+else
+  redis.call('HSET', hk(h), what, string.format('%d', v))
+end
+sched(h)
+return 1
+`)
+
+// scriptPriorURLs stores earlier captures by URL, keeping the later captured. ARGV[6..]:
+// url, value (starting with the capture time, 20 digits), for each.
+var scriptPriorURLs = script(`
+local k = P .. 'pu'
+for j = 6, #ARGV, 2 do
+  local old = redis.call('HGET', k, ARGV[j])
+  if not old or string.sub(ARGV[j+1], 1, 20) > string.sub(old, 1, 20) then
+    redis.call('HSET', k, ARGV[j], ARGV[j+1])
+  end
+end
+return 1
+`)

@@ -11,15 +11,62 @@ import (
 	"github.com/amber-crawler/amber/frontier"
 	"github.com/amber-crawler/amber/hop"
 	"github.com/amber-crawler/amber/report"
+	"github.com/amber-crawler/amber/rewrite"
 	"github.com/amber-crawler/amber/scope"
 	"github.com/amber-crawler/amber/status"
 	"github.com/amber-crawler/amber/warc"
+	"github.com/amber-crawler/amber/weburl"
 )
+
+// URLConfig configures what the crawl does to each URL a page, a sitemap or a feed points at
+// before scope decides it, and how far redirects are followed. Seeds are taken as given.
+type URLConfig struct {
+	// Rewrite are rewrite rules (FAST's rewrite_rules, package rewrite), applied in order to
+	// each absolute URL found, before it is canonicalised: the rewritten URL is the one
+	// decided, queued, fetched and archived. The URL as found is recorded in the metadata
+	// record of the rewritten URL's capture (rewrittenFrom) and in crawl.log annotations
+	// (rewritten-from:URL, with "%", "," and white space percent-encoded), on the capture's
+	// line or on the line that says why it was not fetched. Default none.
+	Rewrite rewrite.Rules
+	// SortQuery sorts the query parameters of each URL found by name (weburl.SortQuery;
+	// FAST's sort_query_params) as part of its canonical form: the sorted URL is the one
+	// queued, fetched and archived, and spellings that differ only in the order of their
+	// parameters are one URL. Default false.
+	SortQuery bool
+	// RefreshRedirectMax, when set, is the longest delay in seconds of a <meta
+	// http-equiv=refresh> that is a redirect (hop R, decided as a redirect is); the target
+	// of a longer one is a link (hop L). Negative: every meta refresh is a link (FAST's
+	// html_redir_is_redir no; html_redir_threshold is the number). Refresh headers are always
+	// redirects. Default nil: every meta refresh is a redirect, as Heritrix.
+	RefreshRedirectMax *int
+	// MaxRedirects, when positive, is the longest chain of redirects the crawl follows from
+	// a URL (counted along the hop path: the R steps that end it): the target of one more
+	// redirect is not queued, and its crawl.log line has status -4001 and annotation
+	// scope:max-redirects. The browser fetcher follows the redirects of a page load itself,
+	// as Chromium does. Default 0: no limit. Negative is invalid.
+	MaxRedirects int
+}
+
+// validate returns a *FieldError for an invalid field.
+func (u URLConfig) validate() error {
+	if u.MaxRedirects < 0 {
+		return &FieldError{Field: "URLs.MaxRedirects", Err: errors.New("must not be negative")}
+	}
+	return nil
+}
+
+// reasonMaxRedirects is the reason of a redirect target beyond URLConfig.MaxRedirects.
+const reasonMaxRedirects = "max-redirects"
+
+// metaRewritten + canonical URL holds the URL as found that URLConfig.Rewrite rewrote into it,
+// written when the rewritten URL is first queued and read when it is captured.
+const metaRewritten = "crawl/rewritten/"
 
 // decision is what scope said about one distinct outlink of a page.
 type decision struct {
 	url      frontier.URL
 	decision scope.Decision
+	from     string // the URL as found, when URLConfig.Rewrite rewrote it into url.URL
 }
 
 // decided is the outcome of scoping a page's outlinks.
@@ -28,6 +75,93 @@ type decided struct {
 	out      []decision     // distinct canonical URLs left out (none of their variants was in)
 	metadata []warc.Outlink // the outlinks of the URLs kept, for the metadata record
 	dropped  int            // distinct canonical URLs left out by MaxOutlinks
+	// rewritten maps the URLs of in that URLConfig.Rewrite made to the URL as found.
+	rewritten map[string]string
+	// feeds are the URLs of in that are feeds (crawl/feed.go), marked before they are queued.
+	feeds []string
+}
+
+// canonical returns the URL the crawl takes for an absolute URL found on a page, in a
+// sitemap or a feed: rewritten (URLConfig.Rewrite), canonicalised, its query sorted
+// (URLConfig.SortQuery); "" when it does not canonicalise. from is raw when a rewrite rule
+// changed the URL taken, else "".
+func (c *crawler) canonical(raw string) (cu, from string) {
+	target := raw
+	if len(c.cfg.URLs.Rewrite) > 0 {
+		target, _ = c.cfg.URLs.Rewrite.Apply(raw)
+	}
+	cu, err := c.canonicalize(target)
+	if err != nil {
+		return "", ""
+	}
+	if target != raw {
+		if orig, err := c.canonicalize(raw); err != nil || orig != cu {
+			from = raw
+		}
+	}
+	return cu, from
+}
+
+// canonicalize is scope.Canonicalize in the crawl's flavour, with the query sorted when
+// URLConfig.SortQuery says so.
+func (c *crawler) canonicalize(raw string) (string, error) {
+	cu, err := scope.Canonicalize(raw, c.cfg.Scope.Flavour)
+	if err != nil {
+		return "", err
+	}
+	if c.cfg.URLs.SortQuery {
+		cu = weburl.SortQuery(cu)
+	}
+	return cu, nil
+}
+
+// tooManyRedirects reports whether a redirect target with hop path hops ends a chain of more
+// redirects than URLConfig.MaxRedirects.
+func (c *crawler) tooManyRedirects(hops string) bool {
+	n := c.cfg.URLs.MaxRedirects
+	return n > 0 && len(hops)-len(strings.TrimRight(hops, string(hop.Redirect))) > n
+}
+
+// rewrittenFrom returns the metadata field and the crawl.log annotation that record the URL
+// as found of a rewritten URL u (URLConfig.Rewrite), nothing for another.
+func (c *crawler) rewrittenFrom(u string) ([]warc.Field, []string, error) {
+	if len(c.cfg.URLs.Rewrite) == 0 {
+		return nil, nil, nil
+	}
+	v, ok, err := c.front.Meta(metaRewritten + u)
+	if err != nil || !ok {
+		return nil, nil, c.frontierErr(err)
+	}
+	return []warc.Field{{Name: "rewrittenFrom", Value: string(v)}}, []string{rewrittenNote(string(v))}, nil
+}
+
+// markRewritten adds to the capture of a claimed URL its rewrittenFrom metadata field and
+// crawl.log annotation when the URL is a rewritten one.
+func (c *crawler) markRewritten(u frontier.URL, k *capture) error {
+	fields, ann, err := c.rewrittenFrom(u.URL)
+	if err != nil || fields == nil {
+		return err
+	}
+	k.fields = append(slices.Clip(k.fields), fields...)
+	// The annotations may share their array with the fetch's other captures.
+	k.annotations = append(slices.Clip(k.annotations), ann...)
+	return nil
+}
+
+// rewrittenNote is the crawl.log annotation of a URL rewritten from the URL as found, from:
+// one token of the annotations column.
+func rewrittenNote(from string) string {
+	var b strings.Builder
+	b.WriteString("rewritten-from:")
+	for i := 0; i < len(from); i++ {
+		switch ch := from[i]; {
+		case ch == '%' || ch == ',' || ch <= ' ' || ch == 0x7f:
+			fmt.Fprintf(&b, "%%%02X", ch)
+		default:
+			b.WriteByte(ch)
+		}
+	}
+	return b.String()
 }
 
 // decide canonicalises and scopes the outlinks of a page, at most MaxOutlinks distinct
@@ -36,11 +170,11 @@ type decided struct {
 // rejected only when none is.
 func (c *crawler) decide(u frontier.URL, links []extract.Outlink) decided {
 	var d decided
+	links = c.feedItemLinks(u, links)
 	canon := make([]string, len(links))
+	from := make([]string, len(links))
 	for i, l := range links {
-		if cu, err := scope.Canonicalize(l.URL, c.cfg.Scope.Flavour); err == nil {
-			canon[i] = cu
-		}
+		canon[i], from[i] = c.canonical(l.URL)
 	}
 	kept := keep(links, canon, c.cfg.MaxOutlinks)
 	d.dropped = distinct(canon) - len(kept)
@@ -50,6 +184,7 @@ func (c *crawler) decide(u frontier.URL, links []extract.Outlink) decided {
 	}
 	order := []string{}
 	byURL := map[string]*entry{}
+	feeds := map[string]bool{} // found as a feed (auto-discovery)
 	for i, l := range links {
 		cu := canon[i]
 		if cu == "" || !kept[cu] {
@@ -61,9 +196,16 @@ func (c *crawler) decide(u frontier.URL, links []extract.Outlink) decided {
 			c.promote(u, cu, hops)
 		}
 		dec := c.scope.Load().Decide(scope.Candidate{URL: cu, Hops: hops, Via: u.URL, ViaHopsOff: u.HopsOff, Seed: u.Seed})
+		if l.Hop == hop.Redirect && c.tooManyRedirects(hops) {
+			dec = scope.Decision{Reason: reasonMaxRedirects}
+		}
 		cand := decision{
 			url:      frontier.URL{URL: cu, Host: hostKey(cu), Hops: hops, Via: u.URL, Seed: u.Seed, HopsOff: dec.HopsOff},
 			decision: dec,
+			from:     from[i],
+		}
+		if l.Feed && c.cfg.Feeds.AutoDiscover {
+			feeds[cu] = true
 		}
 		e, ok := byURL[cu]
 		if !ok {
@@ -77,13 +219,28 @@ func (c *crawler) decide(u frontier.URL, links []extract.Outlink) decided {
 	}
 	for _, cu := range order {
 		e := byURL[cu]
-		if e.in {
-			d.in = append(d.in, e.best.url)
-		} else {
+		if !e.in {
 			d.out = append(d.out, e.best)
+			continue
 		}
+		if feeds[cu] {
+			e.best.url.Sitemap, e.best.url.Priority = true, -1
+			d.feeds = append(d.feeds, cu)
+		}
+		d.addIn(e.best)
 	}
 	return d
+}
+
+// addIn adds an in-scope URL to queue, with the URL as found when it was rewritten.
+func (d *decided) addIn(x decision) {
+	d.in = append(d.in, x.url)
+	if x.from != "" {
+		if d.rewritten == nil {
+			d.rewritten = map[string]string{}
+		}
+		d.rewritten[x.url.URL] = x.from
+	}
 }
 
 // keep returns the distinct canonical URLs (canon[i] of links[i]; "" for none) a page keeps
@@ -136,6 +293,13 @@ func (d decided) annotate(k capture, extracted int) capture {
 // An outlink the frontier cannot store is that URL's failure (crawl.log status.InvalidURL,
 // annotation frontier:not-stored), not the crawl's.
 func (c *crawler) enqueue(worker int, u frontier.URL, d decided) error {
+	// A feed is marked before it is queued: a kill in between leaves a mark on a URL not
+	// queued, which is harmless, where the other order would read a feed as a sitemap.
+	for _, f := range d.feeds {
+		if err := c.front.PutMeta(metaFeed+f, nil); err != nil {
+			return c.frontierErr(err)
+		}
+	}
 	if len(d.in) > 0 {
 		added, err := c.front.AddBatch(d.in)
 		if err != nil {
@@ -157,6 +321,11 @@ func (c *crawler) enqueue(worker int, u frontier.URL, d decided) error {
 			}
 			if r.New {
 				discovered = append(discovered, report.URLInfo{URL: n.URL, Hops: n.Hops, Via: n.Via, Seed: n.Seed})
+				if from, ok := d.rewritten[n.URL]; ok {
+					if err := c.front.PutMeta(metaRewritten+n.URL, []byte(from)); err != nil {
+						return c.frontierErr(err)
+					}
+				}
 			}
 		}
 		if err := c.events.URLsDiscovered(discovered); err != nil {
@@ -187,11 +356,16 @@ func (c *crawler) reject(worker int, page frontier.URL, o decision) error {
 		return nil
 	}
 	code := status.OutOfScope
-	if o.decision.Reason == scope.ReasonMaxHops || o.decision.Reason == scope.ReasonMaxDepth {
+	switch o.decision.Reason {
+	case scope.ReasonMaxHops, scope.ReasonMaxDepth, reasonMaxRedirects:
 		code = status.TooManyHops
 	}
+	ann := []string{"scope:" + o.decision.Reason}
+	if o.from != "" {
+		ann = append(ann, rewrittenNote(o.from))
+	}
 	if err := c.logLine(report.Line{Status: code, Size: -1, URL: o.url.URL, Hops: o.url.Hops, Via: page.URL,
-		Thread: worker, Seed: page.Seed, Annotations: []string{"scope:" + o.decision.Reason}}); err != nil {
+		Thread: worker, Seed: page.Seed, Annotations: ann}); err != nil {
 		return err
 	}
 	info := report.URLInfo{URL: o.url.URL, Hops: o.url.Hops, Via: page.URL, Seed: page.Seed}
@@ -207,7 +381,7 @@ func (c *crawler) promote(u frontier.URL, target, hops string) {
 	if !hop.IsRedirectChain(u.Hops) {
 		return
 	}
-	cu, err := scope.Canonicalize(target, c.cfg.Scope.Flavour)
+	cu, err := c.canonicalize(target)
 	if err != nil || cu == u.URL {
 		return
 	}

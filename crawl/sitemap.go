@@ -68,9 +68,17 @@ const (
 	sitemapNestedIndex = "nested-index"  // an index listed by an index: its sitemaps are not followed
 )
 
-// addSitemaps queues the configured sitemap files (Sitemaps.URLs); those already seen by an
-// earlier run are no-ops.
+// addSitemaps queues the configured sitemap files (Sitemaps.URLs) and feeds (Feeds.URLs,
+// addFeeds); those already seen by an earlier run are no-ops.
 func (c *crawler) addSitemaps() error {
+	if err := c.addSitemapFiles(); err != nil {
+		return err
+	}
+	return c.addFeeds()
+}
+
+// addSitemapFiles queues the configured sitemap files.
+func (c *crawler) addSitemapFiles() error {
 	if len(c.cfg.Sitemaps.URLs) == 0 {
 		return nil
 	}
@@ -147,8 +155,8 @@ func (c *crawler) decideListed(from frontier.URL, listed []string, step byte, fi
 		if !ok {
 			continue
 		}
-		cu, err := scope.Canonicalize(abs, c.cfg.Scope.Flavour)
-		if err != nil {
+		cu, orig := c.canonical(abs)
+		if cu == "" {
 			continue
 		}
 		if _, dup := seen[cu]; dup {
@@ -161,10 +169,13 @@ func (c *crawler) decideListed(from frontier.URL, listed []string, step byte, fi
 			fu.Sitemap, fu.Priority = true, -1
 		}
 		d.metadata = append(d.metadata, warc.Outlink{URL: cu, Hop: string(step), Context: context})
+		if step == hop.Redirect && c.tooManyRedirects(hops) {
+			dec = scope.Decision{Reason: reasonMaxRedirects}
+		}
 		if dec.In {
-			d.in = append(d.in, fu)
+			d.addIn(decision{url: fu, from: orig})
 		} else {
-			d.out = append(d.out, decision{url: fu, decision: dec})
+			d.out = append(d.out, decision{url: fu, decision: dec, from: orig})
 		}
 	}
 	return d
@@ -173,10 +184,20 @@ func (c *crawler) decideListed(from frontier.URL, listed []string, step byte, fi
 // processSitemap takes a fetched sitemap file through the rest of the pipeline: its URLs are
 // read and decided, the capture is archived with what was found in its crawl.log line, the
 // URLs in scope are queued, and the file is done. A redirect is followed as a sitemap file.
+// A feed (a file marked as one, crawl/feed.go) goes to processFeed instead.
 func (c *crawler) processSitemap(worker int, cl *frontier.Claim, res *fetch.Result) error {
 	u := cl.URL
+	if isFeed, err := c.isFeed(u.URL); err != nil || isFeed {
+		if err != nil {
+			return err
+		}
+		return c.processFeed(worker, cl, res)
+	}
 	ex := res.Exchanges[0]
 	caps, _ := c.captures(u, res)
+	if err := c.markRewritten(u, &caps[0]); err != nil {
+		return err
+	}
 	d, info := c.readSitemap(u, ex)
 	caps[0].outlinks = append(d.metadata, caps[0].outlinks...)
 	if ann := sitemapAnnotations(info); len(ann) > 0 {

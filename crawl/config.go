@@ -15,6 +15,7 @@ import (
 
 	"github.com/amber-crawler/amber/browser"
 	"github.com/amber-crawler/amber/extract"
+	"github.com/amber-crawler/amber/feed"
 	"github.com/amber-crawler/amber/fetch"
 	"github.com/amber-crawler/amber/scope"
 	"github.com/amber-crawler/amber/sitemap"
@@ -62,6 +63,7 @@ func DefaultConfig() Config {
 		MaxOutlinks:     DefaultMaxOutlinks,
 		ProgressEvery:   5 * time.Second,
 		Sitemaps:        SitemapConfig{Limits: sitemap.DefaultLimits()},
+		Feeds:           FeedConfig{Limits: feed.DefaultLimits()},
 	}
 }
 
@@ -160,6 +162,12 @@ type Config struct {
 	// Sitemaps configures sitemaps: robots.txt Sitemap: lines, sitemap files to fetch, and
 	// their limits (SitemapConfig). Default: off, the sitemaps.org limits.
 	Sitemaps SitemapConfig
+	// URLs configures what is done to the URLs pages point at (URLConfig): sorted query
+	// parameters, rewrite rules, meta refreshes as links, a redirect chain limit. Default:
+	// none of them.
+	URLs URLConfig
+	// Feeds configures RSS and Atom feeds (FeedConfig). Default: none, 128 links each.
+	Feeds FeedConfig
 
 	// DedupFrom lists earlier crawls whose captures this crawl does not store again: crawl
 	// directories, CDXJ index files or WACZ files. A response (2xx, payload not empty, not
@@ -233,6 +241,12 @@ func (c Config) Validate() error {
 	}
 	if slices.Contains(c.DedupFrom, "") {
 		return &FieldError{Field: "DedupFrom", Err: errors.New("empty path")}
+	}
+	if err := c.URLs.validate(); err != nil {
+		return err
+	}
+	if err := c.Feeds.validate(); err != nil {
+		return err
 	}
 	return c.Sitemaps.validate()
 }

@@ -67,6 +67,9 @@ func (c *crawler) process(ctx context.Context, worker int, cl *frontier.Claim) e
 	}
 
 	caps, doc := c.captures(u, res)
+	if err := c.markRewritten(u, &caps[0]); err != nil {
+		return err
+	}
 	var pg page
 	if orig != nil && res.Exchanges[0].StatusCode == 304 {
 		// Not modified since the earlier capture: a revisit of it, and no body to find

@@ -121,7 +121,7 @@ func (c *crawler) analyseRendered(ex *fetch.Exchange, r *fetch.Render) page {
 // parse extracts a parsable body: with its search document when one is due, and at most
 // extractLimit references.
 func (c *crawler) parse(pageURL, contentType string, body []byte, withDocument bool) extract.Result {
-	opt := extract.Options{MaxOutlinks: c.extractLimit()}
+	opt := extract.Options{MaxOutlinks: c.extractLimit(), RefreshRedirectMax: c.cfg.URLs.RefreshRedirectMax}
 	if withDocument && !c.cfg.NoDocuments {
 		opt.Document = &c.cfg.Documents
 	}

@@ -58,6 +58,11 @@ type Config struct {
 	Documents Documents `yaml:"documents,omitempty"`
 	// Sitemaps configures sitemap discovery (spec/elastic.md §3).
 	Sitemaps Sitemaps `yaml:"sitemaps,omitempty"`
+	// URLs says what is done to each URL found before scope decides it: sorted query
+	// parameters, rewrite rules, meta refreshes as links, a redirect chain limit (see URLs).
+	URLs URLs `yaml:"urls,omitempty"`
+	// Feeds are RSS and Atom feeds to read for the pages their items name (see Feeds).
+	Feeds Feeds `yaml:"feeds,omitempty"`
 	// DedupFrom lists earlier crawls (crawl directories, CDXJ files or WACZ files; relative to
 	// the config file) whose captures are not stored again: a response with the payload of one
 	// of them is written as a revisit referring to it.
@@ -118,6 +123,37 @@ type Sitemaps struct {
 	// URLs are sitemap files fetched at the start of the crawl (besides scope.domains'
 	// sitemap_urls and the seeds' sitemap_urls).
 	URLs []string `yaml:"urls,omitempty"`
+}
+
+// URLs says what is done to each URL a page, a sitemap or a feed points at (FAST's URL
+// attribs); crawl.URLConfig has the details.
+type URLs struct {
+	// SortQueryParams sorts query parameters by name (stable, each pair's bytes kept).
+	SortQueryParams bool `yaml:"sort_query_params,omitempty"`
+	// RewriteRules are FAST rewrite rules, "*match*replacement*" (the first character is
+	// the delimiter), applied in order; the original URL is recorded (rewrittenFrom).
+	RewriteRules []string `yaml:"rewrite_rules,omitempty"`
+	// MetaRefreshRedirectMax: a <meta http-equiv=refresh> waiting at most this many seconds
+	// is a redirect (hop R), a longer one a link (hop L); -1: every one is a link. Unset:
+	// every one is a redirect.
+	MetaRefreshRedirectMax *int `yaml:"meta_refresh_redirect_max,omitempty"`
+	// MaxRedirects is the longest redirect chain followed; 0: no limit.
+	MaxRedirects int `yaml:"max_redirects,omitempty"`
+}
+
+// Feeds configures RSS and Atom feeds (FAST's rss section); crawl.FeedConfig has the
+// details.
+type Feeds struct {
+	// URLs are feeds fetched at the start of the crawl.
+	URLs []string `yaml:"urls,omitempty"`
+	// MaxLinks is the most item links read from one feed, its first (newest); 0: 128.
+	MaxLinks int `yaml:"max_links,omitempty"`
+	// FollowLinks follows the links of the pages the items name; default true.
+	FollowLinks *bool `yaml:"follow_links,omitempty"`
+	// IgnoreRules queues items that the scope's rules leave out (not robots.txt).
+	IgnoreRules bool `yaml:"ignore_rules,omitempty"`
+	// AutoDiscover reads as feeds the <link rel=alternate> RSS and Atom links of pages.
+	AutoDiscover bool `yaml:"auto_discover,omitempty"`
 }
 
 // Browser configures the browser fetcher.
@@ -198,6 +234,9 @@ type ScopeSpec struct {
 	MaxHopsOff *int       `yaml:"max_hops_off,omitempty"`
 	// MaxURLLength refuses longer URLs (reason url-too-long); 0: 2,083, as Heritrix.
 	MaxURLLength int `yaml:"max_url_length,omitempty"`
+	// MaxPathRepeats: a path repeating a sequence of segments more than this many times in a
+	// row is a trap (reason trap; standard flavour); unset: a segment 3 times in a row is.
+	MaxPathRepeats *int `yaml:"max_path_repeats,omitempty"`
 	// Domains are the origins of the elastic flavour, each with its ordered crawl rules and
 	// sitemaps (spec/elastic.md §1-3).
 	Domains []DomainSpec `yaml:"domains,omitempty"`
@@ -436,7 +475,7 @@ func (c *Config) Marshal() ([]byte, error) {
 // rule and where it came from. defaultFlavour applies when the config does not set one.
 func (c *Config) ScopeConfig(defaultFlavour scope.Flavour) (scope.Config, error) {
 	sc := scope.Config{Flavour: defaultFlavour, MaxHops: c.Scope.MaxHops, MaxHopsOff: c.Scope.MaxHopsOff,
-		MaxURLLength: c.Scope.MaxURLLength}
+		MaxURLLength: c.Scope.MaxURLLength, MaxPathRepeats: c.Scope.MaxPathRepeats}
 	if c.Scope.MaxURLLength < 0 {
 		return sc, fmt.Errorf("%w: scope.max_url_length %d: must not be negative", ErrConfig, c.Scope.MaxURLLength)
 	}

@@ -166,8 +166,8 @@ local n = 0
 for _, u in ipairs(redis.call('SMEMBERS', pck(INST))) do
   if not live[u] then
     local raw = redis.call('HGET', K_C, u)
-    if raw then
-      local c = cmsgpack.unpack(raw)
+    local c = raw and cmsgpack.unpack(raw)
+    if c and c.p == INST then
       release(u, c, touched)
       requeue(u, c)
     else

@@ -250,6 +250,11 @@ func settings(reports string, dirs []string) []htmlSettings {
 	return out
 }
 
+// MergedCrawlLogFile is the crawl.log of several crawl directories, merged by time, that
+// `amber report -o OUT DIR...` writes in OUT with the reports; report.html links to it when
+// it is there.
+const MergedCrawlLogFile = "crawl.log"
+
 // Outputs of a crawl directory (the crawl package's paths) that report.html links to.
 const (
 	configFile = "crawl.yaml"
@@ -310,6 +315,9 @@ func outputs(reports string, dirs []string) []htmlOutputs {
 		out = append(out, g)
 	}
 	rep := htmlOutputs{Title: "reports"}
+	if l, ok := link(filepath.Join(reports, MergedCrawlLogFile), "the crawl directories' crawl.logs merged by time"); ok {
+		rep.Links = append(rep.Links, l)
+	}
 	for _, f := range []struct{ name, note string }{
 		{CrawlReportFile, "crawl summary"}, {SeedsReportFile, "seeds"}, {HostsReportFile, "hosts"},
 		{MimetypeReportFile, "MIME types"}, {ResponseCodeReportFile, "status codes"},

@@ -198,3 +198,67 @@ func eachLine(r io.Reader, fn func(Line) error) error {
 		}
 	}
 }
+
+// Merge returns the Input of one crawl made by several processes, each with its own crawl
+// directory, from the Input of each: the reports count every URL once, whichever process (or
+// frontier) knew it, as if one process had crawled it all. The collection is the first one
+// named; the start the earliest; the end the latest, and the end reason theirs when they
+// agree, else the first that is not "finished" (none while one has not ended); the seeds all
+// of theirs, each once, in order; the crawl.logs all of theirs, read merged by time; the URLs
+// theirs in order; Dirs theirs.
+func Merge(ins ...Input) Input {
+	var m Input
+	seeds := map[string]bool{}
+	ended := true
+	for i, in := range ins {
+		if m.Collection == "" {
+			m.Collection = in.Collection
+		}
+		if !in.Started.IsZero() && (m.Started.IsZero() || in.Started.Before(m.Started)) {
+			m.Started = in.Started
+		}
+		if in.EndReason == "" || in.Ended.IsZero() {
+			ended = false
+		} else {
+			if in.Ended.After(m.Ended) {
+				m.Ended = in.Ended
+			}
+			if i == 0 || m.EndReason == "finished" {
+				m.EndReason = in.EndReason
+			}
+		}
+		for _, s := range in.Seeds {
+			if !seeds[s.URL] {
+				seeds[s.URL] = true
+				m.Seeds = append(m.Seeds, s)
+			}
+		}
+		m.Lines = append(m.Lines, in.Lines...)
+		if in.CrawlLog != "" {
+			m.CrawlLogs = append(m.CrawlLogs, in.CrawlLog)
+		}
+		m.CrawlLogs = append(m.CrawlLogs, in.CrawlLogs...)
+		m.URLs = append(m.URLs, in.URLs...)
+		m.Dirs = append(m.Dirs, in.Dirs...)
+	}
+	if !ended {
+		m.Ended, m.EndReason = time.Time{}, ""
+	}
+	var each []func(func(URLState) error) error
+	for _, in := range ins {
+		if in.EachURL != nil {
+			each = append(each, in.EachURL)
+		}
+	}
+	if len(each) > 0 {
+		m.EachURL = func(fn func(URLState) error) error {
+			for _, e := range each {
+				if err := e(fn); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+	}
+	return m
+}

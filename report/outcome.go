@@ -97,6 +97,12 @@ func isBlockReason(reason string) bool {
 
 // lineReason returns the scope reason carried by a crawl.log line's annotations
 // ("scope:REASON"), or the one its status implies, or "".
+// LineReason returns the scope reason of a crawl.log line, as the scope report counts it: the
+// reason of its "scope:REASON" annotation, else the one its status implies (-4001 "max-hops",
+// -5000 "out-of-scope", -5001 "block"); "" for a line without one (robots.txt refusals
+// included: their outcome, OutcomeRobots, says it).
+func LineReason(l Line) string { return lineReason(l) }
+
 func lineReason(l Line) string {
 	for _, a := range l.Annotations {
 		if r, ok := strings.CutPrefix(a, scopeAnnotation); ok {

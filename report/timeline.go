@@ -171,3 +171,44 @@ func (t *timeline) html() *htmlTimeline {
 	h.End = fmtTime(t.origin.Add(time.Duration((t.hi+1)*t.width) * time.Second))
 	return h
 }
+
+// Timeline counts crawl.log lines per interval of time, as report.html's timeline does: URLs
+// captured and their bytes (content sizes), URLs that failed. It holds at most 120 intervals:
+// the interval (1s, 2s, 4s, …) doubles as the lines spread, so it can watch a crawl of any
+// length. Lines may come in any order. A Timeline is not safe for concurrent use.
+type Timeline struct{ t timeline }
+
+// Interval is what a crawl did during one interval of a Timeline.
+type Interval struct {
+	Start    time.Time `json:"start"`
+	Captured int64     `json:"captured"`
+	Failed   int64     `json:"failed"`
+	Bytes    int64     `json:"bytes"`
+}
+
+// NewTimeline returns an empty timeline whose intervals start at origin (truncated to the
+// second); a zero origin means the first line's second.
+func NewTimeline(origin time.Time) *Timeline {
+	tl := &Timeline{}
+	tl.t.start(origin)
+	return tl
+}
+
+// Add counts a line.
+func (tl *Timeline) Add(l Line) { tl.t.add(&l) }
+
+// Intervals returns the length of an interval and the intervals from the first with lines to
+// the last, empty ones included.
+func (tl *Timeline) Intervals() (time.Duration, []Interval) {
+	t := &tl.t
+	if len(t.ivs) == 0 {
+		return 0, nil
+	}
+	out := make([]Interval, 0, t.hi-t.lo+1)
+	for k := t.lo; k <= t.hi; k++ {
+		iv := t.ivs[k]
+		out = append(out, Interval{Start: t.origin.Add(time.Duration(k*t.width) * time.Second).UTC(),
+			Captured: iv.captured, Failed: iv.failed, Bytes: iv.bytes})
+	}
+	return time.Duration(t.width) * time.Second, out
+}

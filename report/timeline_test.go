@@ -183,3 +183,28 @@ func TestFailedList(t *testing.T) {
 		})
 	}
 }
+
+// TestTimelineExported: Timeline gives the intervals report.html draws, empty ones included.
+func TestTimelineExported(t *testing.T) {
+	t0 := time.Date(2026, 3, 1, 10, 0, 0, 0, time.UTC)
+	tl := NewTimeline(t0)
+	if w, ivs := tl.Intervals(); w != 0 || ivs != nil {
+		t.Errorf("empty: %v %v", w, ivs)
+	}
+	for _, l := range []Line{
+		{Time: t0.Add(1500 * time.Millisecond), Status: 200, Size: 100, URL: "http://a.test/"},
+		{Time: t0.Add(3 * time.Second), Status: status.DNSFailed, Size: -1, URL: "http://b.test/"},
+		{Time: t0.Add(3 * time.Second), Status: status.Robots, Size: -1, URL: "http://a.test/x"},
+	} {
+		tl.Add(l)
+	}
+	w, ivs := tl.Intervals()
+	want := []Interval{
+		{Start: t0.Add(time.Second), Captured: 1, Bytes: 100},
+		{Start: t0.Add(2 * time.Second)},
+		{Start: t0.Add(3 * time.Second), Failed: 1},
+	}
+	if diff := cmp.Diff(want, ivs); diff != "" || w != time.Second {
+		t.Errorf("interval %v; (-want +got):\n%s", w, diff)
+	}
+}

@@ -198,6 +198,10 @@ type Config struct {
 	// empty: no server.
 	StatusAddr string
 
+	// Shared puts the frontier in Redis, shared with the crawl's other processes
+	// (SharedFrontier). Default: the crawl's own frontier in D/state.
+	Shared SharedFrontier
+
 	// Logger receives operational messages. Default nil: discarded.
 	Logger *slog.Logger
 }
@@ -238,6 +242,9 @@ func (c Config) Validate() error {
 		if ck.bad {
 			return &FieldError{Field: ck.field, Err: ck.err}
 		}
+	}
+	if err := c.Shared.validate(); err != nil {
+		return err
 	}
 	if slices.Contains(c.DedupFrom, "") {
 		return &FieldError{Field: "DedupFrom", Err: errors.New("empty path")}

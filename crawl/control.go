@@ -236,6 +236,7 @@ type control struct {
 	conns   map[*net.UnixConn]struct{} // open connections, closed when the socket stops
 	closed  bool                       // the socket stopped: a connection accepted meanwhile is closed
 	started bool                       // the socket is up: changes may be made (also over HTTP)
+	bus     *bus                       // the shared crawl's control stream; nil without one
 }
 
 func newControl(c *crawler, stopRun context.CancelFunc) *control {
@@ -398,7 +399,17 @@ func (k *control) start() (func(), error) {
 	k.connMu.Unlock()
 	k.serving.Go(k.serve)
 	k.c.log.Info("control socket listening", "path", path)
+	stopBus := func() {}
+	if k.c.cfg.Shared.on() {
+		if stopBus, err = k.startBus(context.Background()); err != nil {
+			ln.Close()
+			k.serving.Wait()
+			os.Remove(path)
+			return nil, err
+		}
+	}
 	return func() {
+		stopBus()
 		ln.Close()
 		k.connMu.Lock()
 		for conn := range k.conns {
@@ -462,8 +473,18 @@ func (k *control) handle(conn *net.UnixConn) {
 	}
 }
 
-// do carries out one request and records it.
+// do carries out one request made to this process and records it; with a shared frontier a
+// crawl-wide change is then published to the crawl's other processes.
 func (k *control) do(who string, req ControlRequest) ControlResponse {
+	res := k.doLocal(who, req)
+	if res.OK && k.bus != nil && crawlWide(req.Command) {
+		k.bus.publish(who, req)
+	}
+	return res
+}
+
+// doLocal carries out one request in this process and records it.
+func (k *control) doLocal(who string, req ControlRequest) ControlResponse {
 	if err := req.check(); err != nil {
 		k.record(who, req, err)
 		return ControlResponse{Error: err.Error(), BadRequest: true}

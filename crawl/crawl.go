@@ -112,12 +112,7 @@ func Run(ctx context.Context, cfg Config) (res Result, err error) {
 	if err := makeDirs(cfg.Dir); err != nil {
 		return Result{}, err
 	}
-	front, err := frontier.Open(frontier.Config{
-		Dir:             filepath.Join(cfg.Dir, StateDir),
-		HostDelay:       cfg.HostDelay,
-		HostConcurrency: cfg.HostConcurrency,
-		MaxAttempts:     cfg.MaxAttempts,
-	})
+	front, err := openFrontier(ctx, cfg)
 	if err != nil {
 		return Result{}, fmt.Errorf("open frontier: %w", err)
 	}
@@ -263,6 +258,7 @@ func (c *crawler) openWARC() (*warc.Writer, error) {
 		BeforeWrite: beforeWrite,
 		Dir:         filepath.Join(cfg.Dir, WARCDir),
 		Prefix:      cfg.WARCPrefix,
+		Hostname:    cfg.warcHostname(),
 		MaxSize:     cfg.WARCMaxSize,
 		CDXJPath:    filepath.Join(cfg.Dir, LiveCDXJFile),
 		Dedup:       priorIndex{front: c.front, priors: len(cfg.DedupFrom) > 0 || cfg.RecrawlOf != ""},

@@ -98,6 +98,12 @@ func writeReports(dir string, front frontier.Store, ended time.Time, end string)
 	}
 	// Both are read once, while the reports are written: never the whole crawl in memory.
 	in.CrawlLog = filepath.Join(dir, CrawlLogFile)
+	if _, shared := front.(unlockingStore); shared {
+		// The shared frontier holds the whole crawl's URLs, most of them another process's:
+		// this process's reports are those of its own crawl.log (amber report DIR... merges
+		// the processes').
+		return writeReportsOf(dir, in)
+	}
 	in.EachURL = func(fn func(report.URLState) error) error {
 		return front.Each(func(e frontier.Entry) error {
 			return fn(report.URLState{
@@ -106,6 +112,11 @@ func writeReports(dir string, front frontier.Store, ended time.Time, end string)
 			})
 		})
 	}
+	return writeReportsOf(dir, in)
+}
+
+// writeReportsOf writes the reports of the crawl in dir from in.
+func writeReportsOf(dir string, in report.Input) error {
 	if err := report.Write(filepath.Join(dir, ReportsDir), in); err != nil {
 		return fmt.Errorf("write reports: %w", err)
 	}

@@ -112,6 +112,9 @@ type Config struct {
 	// sites and archived like any capture: {name, preload, scheme, site, form, method,
 	// html_form, autofill, parameters, sites, ttl, relogin_if_failed} (see LoginSpec).
 	Logins []LoginSpec `yaml:"logins,omitempty"`
+	// Frontier puts the crawl's frontier on a Redis server shared by several amber processes:
+	// {redis, crawl_id, process, lease} (see FrontierSpec). Default: in the crawl directory.
+	Frontier FrontierSpec `yaml:"frontier,omitempty"`
 }
 
 // Sitemaps configures sitemap discovery: sitemap files are archived (hop M) and every URL in

@@ -62,6 +62,7 @@ type crawlFlags struct {
 	recrawlOf                                    string
 	fastDomain                                   string
 	strict, wacz                                 bool
+	frontier, crawlID, process                   string
 }
 
 func newCrawlFlagSet(f *crawlFlags) *flag.FlagSet {
@@ -121,6 +122,9 @@ func newCrawlFlagSet(f *crawlFlags) *flag.FlagSet {
 	fs.Var(&f.dedupFrom, "dedup-from", "do not store again what this earlier crawl captured (a crawl directory, CDXJ file or WACZ `PATH`): write revisits; repeatable")
 	fs.StringVar(&f.recrawlOf, "recrawl-of", "", "request what this earlier crawl (a crawl directory or WACZ `PATH`) captured with If-None-Match/If-Modified-Since, write a 304 as a revisit, and deduplicate against it")
 	fs.BoolVar(&f.quiet, "quiet", false, "print only warnings and errors (no progress)")
+	fs.StringVar(&f.frontier, "frontier", "", "share the crawl's frontier with other amber processes on this Redis `URL` (redis://HOST:PORT/DB, or env:NAME), like frontier.redis; each process has its own --dir")
+	fs.StringVar(&f.crawlID, "crawl-id", "", "with --frontier: the crawl's name on the server, the same in every process (default: the collection), like frontier.crawl_id")
+	fs.StringVar(&f.process, "process", "", "with --frontier: this process's name among the crawl's processes (default: HOSTNAME-DIRNAME), like frontier.process")
 	fs.StringVar(&f.statusAddr, "status-addr", "", "serve Prometheus /metrics, a JSON /status and a live page with control buttons of the running crawl at this address (e.g. 127.0.0.1:9090); off loopback, control needs the token in D/logs/status-token")
 	fs.StringVar(&f.logLevel, "log-level", "info", "debug, info, warn or error")
 	fs.StringVar(&f.cpuProfile, "cpuprofile", "", "write a CPU profile of the whole run to `FILE` (go tool pprof)")
@@ -265,6 +269,7 @@ func buildConfig(a crawlArgs) (*seeds.Config, *seeds.Converted, error) {
 	if err := applyDomainFlags(cfg, a); err != nil {
 		return nil, nil, err
 	}
+	applySharedFlags(cfg, a)
 	if err := applyAccessFlags(cfg, a); err != nil {
 		return nil, nil, err
 	}
@@ -369,6 +374,9 @@ func crawlConfig(cfg *seeds.Config, a crawlArgs) (crawl.Config, error) {
 		return c, err
 	}
 	if err := overlayFlags(&c, a); err != nil {
+		return c, err
+	}
+	if err := overlayShared(&c, cfg, os.LookupEnv); err != nil {
 		return c, err
 	}
 	if err := overlayAccess(&c, cfg, os.LookupEnv); err != nil {

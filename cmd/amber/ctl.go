@@ -6,19 +6,29 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 	"time"
 
 	"github.com/amber-crawler/amber/crawl"
+	"github.com/amber-crawler/amber/seeds"
 )
 
 const ctlHelp = `usage: amber ctl DIR COMMAND [ARGS]
+       amber ctl redis://HOST:PORT/DB CRAWLID COMMAND [ARGS]
 
 Steers the crawl running in the crawl directory DIR on this machine, through the control
 socket it listens on (DIR/control.sock, only for its own user). Every change takes effect at
 once, is recorded in DIR/logs/events.jsonl (event.action crawl-control, with the user who made
 it) and DIR/logs/control.log, and is written to DIR/crawl.yaml, so a crawl resumed with
 'amber crawl --dir DIR' keeps it.
+
+A crawl whose processes share a frontier (--frontier) is steered through one process's
+DIR, or through the server and the crawl's id (the URL may be env:NAME), which reaches every
+live process and prints each one's answer. Changes to the crawl's definition (add-seed, block,
+unblock, host-delay, limit) made to one process are made by all of them within a second;
+pause, resume and stop given to a DIR act on that process only, and given to the server on
+every process.
 
 Commands:
   status               the crawl's figures (as the status server's /status) as JSON, with
@@ -49,6 +59,9 @@ func runCtl(ctx context.Context, args []string, stdout io.Writer) error {
 	if len(args) < 2 {
 		return usagef("usage: amber ctl DIR COMMAND [ARGS] (see 'amber help ctl')")
 	}
+	if isRedisTarget(args[0]) {
+		return runCtlShared(ctx, args, stdout)
+	}
 	dir := args[0]
 	req, err := crawl.ParseControl(args[1:])
 	if err != nil {
@@ -72,11 +85,71 @@ func runCtl(ctx context.Context, args []string, stdout io.Writer) error {
 		enc.SetIndent("", "  ")
 		return enc.Encode(res.Status)
 	}
+	fmt.Fprintf(stdout, "%s %s: done; %s\n", req.Command, strings.Join(req.Args, " "), ctlSummary(res.Status))
+	return nil
+}
+
+// ctlSummary is a process's state after a change: running or paused, fetched, queued.
+func ctlSummary(st *crawl.ControlStatus) string {
 	state := "running"
-	if res.Status.Paused {
+	if st.Paused {
 		state = "paused"
 	}
-	fmt.Fprintf(stdout, "%s %s: done; crawl %s, %d URLs fetched, %d queued\n", req.Command,
-		strings.Join(req.Args, " "), state, res.Status.Fetched, res.Status.Frontier.Queued)
+	return fmt.Sprintf("crawl %s, %d URLs fetched, %d queued", state, st.Fetched, st.Frontier.Queued)
+}
+
+// isRedisTarget reports whether amber ctl's target is a Redis server rather than a directory.
+func isRedisTarget(t string) bool {
+	for _, p := range []string{"redis://", "rediss://", "unix://", "env:"} {
+		if strings.HasPrefix(t, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// runCtlShared is `amber ctl redis://HOST:PORT/DB CRAWLID COMMAND [ARGS]`: the request goes to
+// every live process of the crawl; each one's answer is printed (status: a JSON object of
+// process name to status).
+func runCtlShared(ctx context.Context, args []string, stdout io.Writer) error {
+	if len(args) < 3 {
+		return usagef("usage: amber ctl redis://HOST:PORT/DB CRAWLID COMMAND [ARGS] (see 'amber help ctl')")
+	}
+	server, err := seeds.FrontierSpec{Redis: args[0]}.Server(os.LookupEnv)
+	if err != nil {
+		return usageError{err}
+	}
+	req, err := crawl.ParseControl(args[2:])
+	if err != nil {
+		return usagef("%w (see 'amber help ctl')", err)
+	}
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	res, err := crawl.ControlShared(ctx, server, args[1], req)
+	if err != nil {
+		return err
+	}
+	var failed []string
+	status := map[string]*crawl.ControlStatus{}
+	for _, r := range res {
+		switch {
+		case !r.OK:
+			failed = append(failed, r.Process+": "+r.Error)
+		case req.Command == crawl.CtlStatus:
+			status[r.Process] = r.Status
+		default:
+			fmt.Fprintf(stdout, "%s: %s %s: done; %s\n", r.Process, req.Command, strings.Join(req.Args, " "), ctlSummary(r.Status))
+		}
+	}
+	if req.Command == crawl.CtlStatus {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(status); err != nil {
+			return err
+		}
+	}
+	if len(failed) > 0 {
+		return errors.New(strings.Join(failed, "; "))
+	}
 	return nil
 }

@@ -1,0 +1,146 @@
+package crawl
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/amber-crawler/amber/frontier"
+	"github.com/amber-crawler/amber/frontier/redisfront"
+)
+
+// SharedFrontier puts the crawl's frontier in Redis (or Valkey), where several amber
+// processes, each with its own crawl directory, work on one crawl: one queue and seen set,
+// claims with leases (the URLs of a killed process come back when its lease expires),
+// politeness per host across all of them, one digest index (revisits across processes), the
+// crawl's metadata (seeds, control changes, limits) and counters. Each process writes its own
+// WARC files, CDXJ index, crawl.log, events and reports in its own directory; amber report
+// and amber wacz merge several directories.
+type SharedFrontier struct {
+	// URL is the server: redis://[[USER]:PASSWORD@]HOST:PORT/DB. Empty: the crawl keeps its
+	// frontier in its own directory (D/state, badger).
+	URL string
+	// CrawlID names the crawl's keys on the server, so that several crawls share one. Default:
+	// the collection.
+	CrawlID string
+	// Process names this process among the crawl's processes (its claims' leases, its WARC
+	// file names). A process restarted under the same name takes its earlier claims back at
+	// once. Default: HOSTNAME-DIRNAME (the host name and the crawl directory's name), which is
+	// unique as long as each process has its own directory and no two machines share a name.
+	Process string
+	// Lease is how long the claims of a process that stopped (kill -9, lost network) stay
+	// its own before other processes take them. Default 30s.
+	Lease time.Duration
+}
+
+// on reports whether the crawl's frontier is shared.
+func (s SharedFrontier) on() bool { return s.URL != "" }
+
+// process is Process or its default for the crawl directory dir.
+func (s SharedFrontier) process(dir string) string {
+	if s.Process != "" {
+		return s.Process
+	}
+	host, err := os.Hostname()
+	if err != nil || host == "" {
+		host = "localhost"
+	}
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		abs = dir
+	}
+	return sanitizeProcess(host + "-" + filepath.Base(abs))
+}
+
+// sanitizeProcess keeps [A-Za-z0-9._-] of a process name (it goes into WARC file names and
+// Redis keys), replacing anything else with '-'.
+func sanitizeProcess(s string) string {
+	return strings.Map(func(r rune) rune {
+		switch {
+		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9', r == '.', r == '_', r == '-':
+			return r
+		}
+		return '-'
+	}, s)
+}
+
+func (s SharedFrontier) validate() error {
+	if !s.on() {
+		if s.CrawlID != "" || s.Process != "" || s.Lease != 0 {
+			return &FieldError{Field: "Shared", Err: fmt.Errorf("crawl id, process or lease without a frontier URL")}
+		}
+		return nil
+	}
+	if !strings.HasPrefix(s.URL, "redis://") && !strings.HasPrefix(s.URL, "rediss://") && !strings.HasPrefix(s.URL, "unix://") {
+		return &FieldError{Field: "Shared.URL", Err: fmt.Errorf("want redis://HOST:PORT/DB, rediss:// or unix://")}
+	}
+	if strings.ContainsAny(s.CrawlID, "{}") {
+		return &FieldError{Field: "Shared.CrawlID", Err: fmt.Errorf("%q: must not contain braces", s.CrawlID)}
+	}
+	if s.Lease < 0 {
+		return &FieldError{Field: "Shared.Lease", Err: fmt.Errorf("must not be negative")}
+	}
+	return nil
+}
+
+// openFrontier opens the crawl's frontier: the shared one in Redis, with the crawl
+// directory's state directory locked (as badger locks it) so that no second process runs in
+// the directory and amber wacz and amber report see a running crawl; or badger's in D/state.
+func openFrontier(ctx context.Context, cfg Config) (frontier.Store, error) {
+	state := filepath.Join(cfg.Dir, StateDir)
+	if !cfg.Shared.on() {
+		return frontier.Open(frontier.Config{
+			Dir:             state,
+			HostDelay:       cfg.HostDelay,
+			HostConcurrency: cfg.HostConcurrency,
+			MaxAttempts:     cfg.MaxAttempts,
+		})
+	}
+	unlock, err := lockDir(state)
+	if err != nil {
+		return nil, err
+	}
+	id := cfg.Shared.CrawlID
+	if id == "" {
+		id = cfg.Collection
+	}
+	f, err := redisfront.Open(ctx, redisfront.Config{
+		URL:             cfg.Shared.URL,
+		CrawlID:         id,
+		Process:         cfg.Shared.process(cfg.Dir),
+		Dir:             cfg.Dir,
+		HostDelay:       cfg.HostDelay,
+		HostConcurrency: cfg.HostConcurrency,
+		MaxAttempts:     cfg.MaxAttempts,
+		Lease:           cfg.Shared.Lease,
+	})
+	if err != nil {
+		unlock()
+		return nil, err
+	}
+	return unlockingStore{f, unlock}, nil
+}
+
+// unlockingStore releases the crawl directory's lock when its frontier is closed.
+type unlockingStore struct {
+	*redisfront.Frontier
+	unlock func()
+}
+
+func (s unlockingStore) Close() error {
+	defer s.unlock()
+	return s.Frontier.Close()
+}
+
+// warcHostname is the host part of the crawl's WARC file names: the process's name when the
+// frontier is shared (processes on one machine write apart), else "" (the writer's default,
+// the host name).
+func (c Config) warcHostname() string {
+	if !c.Shared.on() {
+		return ""
+	}
+	return c.Shared.process(c.Dir)
+}

@@ -58,7 +58,7 @@ type pagesResult struct {
 // "additional pages"): ReplayWeb.page loads pages.jsonl into its database before it shows
 // anything, about 0.65 ms a page (a minute and a half for 100,000), and reads extraPages.jsonl
 // only when searched. The pages that are not seeds wait in a file in work meanwhile.
-func writePages(ctx context.Context, z *pkg, logPath string, packaged map[string]bool, docs *documents, seeds []string, limit int, work string) (pagesResult, error) {
+func writePages(ctx context.Context, z *pkg, logPath string, packaged map[string]bool, docs *docSet, seeds []string, limit int, work string) (pagesResult, error) {
 	var res pagesResult
 	e, err := z.create(PagesFile, z.created)
 	if err != nil {

@@ -34,6 +34,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -121,6 +123,9 @@ var (
 	ErrMalformed = errors.New("wacz: malformed line")
 	// ErrOutput wraps problems with the output path (it must end in .wacz).
 	ErrOutput = errors.New("wacz: bad output path")
+	// ErrDuplicateWARC: two crawl directories given to WriteDirs hold WARC files of the same
+	// name, which one package cannot hold apart (the CDXJ lines name files, not directories).
+	ErrDuplicateWARC = errors.New("wacz: WARC file name in two crawl directories")
 )
 
 // Options are the settings of Write. The zero value is ready to use.
@@ -180,33 +185,88 @@ type Result struct {
 // crawl again closes them out. No WARC file is held in memory: files are streamed into the
 // package and hashed as they go.
 func Write(ctx context.Context, dir, out string, opts Options) (res Result, err error) {
+	return WriteDirs(ctx, []string{dir}, out, opts)
+}
+
+// WriteDirs packages several crawl directories as one WACZ file at out, as Write packages one:
+// the processes of one shared crawl, each with its own WARC files, CDXJ index, crawl.log and
+// documents. The package holds the WARC files of every directory (two of the same name are an
+// error wrapping ErrDuplicateWARC), one index (the directories' indexes merged in byte order),
+// one crawl.log (theirs merged in time order, as report.MergeCrawlLogs merges them) and one
+// page list made from it, each page's title and text taken from the documents of the directory
+// whose WARC file holds the page. The seeds are those of every crawl.yaml, in the order of
+// dirs; the default title is the first collection named. It holds every directory's state
+// lock while it runs.
+func WriteDirs(ctx context.Context, dirs []string, out string, opts Options) (res Result, err error) {
 	opts = opts.withDefaults()
 	if !strings.HasSuffix(out, packageFileSuffix) || filepath.Base(out) == packageFileSuffix {
 		return Result{}, fmt.Errorf("%w: %s: want a file name ending in %s", ErrOutput, out, packageFileSuffix)
 	}
-	if err := checkCrawlDir(dir); err != nil {
-		return Result{}, err
+	if len(dirs) == 0 {
+		return Result{}, fmt.Errorf("%w: no crawl directory", ErrNotCrawlDir)
 	}
-	unlock, err := lockState(filepath.Join(dir, crawlStateDir))
-	if err != nil {
-		return Result{}, err
+	for _, dir := range dirs {
+		if err := checkCrawlDir(dir); err != nil {
+			return Result{}, err
+		}
 	}
-	defer unlock()
+	for _, dir := range dirs {
+		unlock, err := lockState(filepath.Join(dir, crawlStateDir))
+		if err != nil {
+			return Result{}, err
+		}
+		defer unlock()
+	}
 
-	cfg, err := readCrawlConfig(filepath.Join(dir, crawlConfigFile))
-	if err != nil {
-		return Result{}, err
-	}
-	warcs, skipped, err := listWARCs(filepath.Join(dir, crawlWARCDir))
-	if err != nil {
-		return Result{}, err
+	var (
+		cfgs      []crawlConfig
+		seeds     []string
+		warcs     []string
+		warcDir   = map[string]int{} // WARC file name -> index in dirs
+		collected string
+	)
+	for i, dir := range dirs {
+		cfg, err := readCrawlConfig(filepath.Join(dir, crawlConfigFile))
+		if err != nil {
+			return Result{}, err
+		}
+		cfgs = append(cfgs, cfg)
+		seeds = append(seeds, cfg.seeds()...)
+		if collected == "" {
+			collected = cfg.Collection
+		}
+		closed, skipped, err := listWARCs(filepath.Join(dir, crawlWARCDir))
+		if err != nil {
+			return Result{}, err
+		}
+		for _, w := range closed {
+			if j, dup := warcDir[filepath.Base(w)]; dup {
+				return Result{}, fmt.Errorf("%w: %s in %s and in %s", ErrDuplicateWARC, filepath.Base(w), dirs[j], dir)
+			}
+			warcDir[filepath.Base(w)] = i
+		}
+		warcs = append(warcs, closed...)
+		res.Skipped = append(res.Skipped, skipped...)
 	}
 	if len(warcs) == 0 {
-		return Result{}, fmt.Errorf("%w: no closed *%s file in %s", ErrNoWARCs, warcFileSuffix, filepath.Join(dir, crawlWARCDir))
+		where := make([]string, len(dirs))
+		for i, d := range dirs {
+			where[i] = filepath.Join(d, crawlWARCDir)
+		}
+		return Result{}, fmt.Errorf("%w: no closed *%s file in %s", ErrNoWARCs, warcFileSuffix, strings.Join(where, ", "))
 	}
-	res.Skipped = skipped
-	if res.Requires, err = requirements(ctx, cfg); err != nil {
-		return Result{}, err
+	seen := map[string]bool{}
+	for _, cfg := range cfgs {
+		reqs, err := requirements(ctx, cfg)
+		if err != nil {
+			return Result{}, err
+		}
+		for _, r := range reqs {
+			if !seen[r.Filename] {
+				seen[r.Filename] = true
+				res.Requires = append(res.Requires, r)
+			}
+		}
 	}
 
 	work, err := os.MkdirTemp(filepath.Dir(out), tempOutputPrefix+filepath.Base(out)+".work-")
@@ -214,16 +274,46 @@ func Write(ctx context.Context, dir, out string, opts Options) (res Result, err 
 		return Result{}, fmt.Errorf("wacz: %w", err)
 	}
 	defer os.RemoveAll(work)
-	index, resorted, err := indexSource(dir, work, len(skipped) > 0)
-	if err != nil {
-		return Result{}, err
+	var indexes []string
+	for i, dir := range dirs {
+		killed := slices.ContainsFunc(res.Skipped, func(s string) bool { return filepath.Dir(filepath.Dir(s)) == filepath.Clean(dir) })
+		dwork := filepath.Join(work, "dir-"+strconv.Itoa(i))
+		if err := os.Mkdir(dwork, 0o700); err != nil {
+			return Result{}, fmt.Errorf("wacz: %w", err)
+		}
+		index, resorted, err := indexSource(dir, dwork, killed)
+		if err != nil {
+			return Result{}, err
+		}
+		res.IndexResorted = res.IndexResorted || resorted
+		indexes = append(indexes, index)
 	}
-	res.IndexResorted = resorted
-	docs, err := openDocuments(ctx, filepath.Join(dir, crawlDocuments))
-	if err != nil {
-		return Result{}, err
+	index := indexes[0]
+	if len(indexes) > 1 {
+		index = filepath.Join(work, "merged.cdxj")
+		if err := mergeSorted(ctx, indexes, index); err != nil {
+			return Result{}, err
+		}
 	}
+	docs := &docSet{byFile: map[string]*documents{}}
 	defer docs.close()
+	for _, dir := range dirs {
+		d, err := openDocuments(ctx, filepath.Join(dir, crawlDocuments))
+		if err != nil {
+			return Result{}, err
+		}
+		docs.all = append(docs.all, d)
+	}
+	for name, i := range warcDir {
+		docs.byFile[name] = docs.all[i]
+	}
+	crawlLog := filepath.Join(dirs[0], crawlLogFile)
+	if len(dirs) > 1 {
+		crawlLog = filepath.Join(work, "crawl.log")
+		if err := mergeCrawlLogs(dirs, crawlLog); err != nil {
+			return Result{}, err
+		}
+	}
 
 	z, err := createPackage(out)
 	if err != nil {
@@ -249,28 +339,35 @@ func Write(ctx context.Context, dir, out string, opts Options) (res Result, err 
 		return Result{}, err
 	}
 	res.IndexLines, res.DroppedLines, res.CompressedIndex = ix.lines, ix.dropped, ix.compressed
-	pg, err := writePages(ctx, z, filepath.Join(dir, crawlLogFile), packaged, docs, cfg.seeds(), opts.PagesLimit, work)
+	pg, err := writePages(ctx, z, crawlLog, packaged, docs, seeds, opts.PagesLimit, work)
 	if err != nil {
 		return Result{}, err
 	}
 	res.Pages, res.ExtraPages, res.MainPageURL = pg.count, pg.extra, pg.mainURL
-	if _, err := os.Stat(filepath.Join(dir, crawlLogFile)); err == nil {
-		if _, err := z.addFile(ctx, CrawlLogEntry, filepath.Join(dir, crawlLogFile)); err != nil {
+	if _, err := os.Stat(crawlLog); err == nil {
+		if _, err := z.addFile(ctx, CrawlLogEntry, crawlLog); err != nil {
 			return Result{}, err
 		}
 	}
 	title := opts.Title
 	if title == "" {
-		title = cfg.Collection
+		title = collected
 	}
 	if title == "" {
-		title = filepath.Base(filepath.Clean(dir))
+		title = filepath.Base(filepath.Clean(dirs[0]))
+	}
+	description := ""
+	for _, cfg := range cfgs {
+		if cfg.Description != "" {
+			description = cfg.Description
+			break
+		}
 	}
 	dp := datapackage{
 		Profile:      datapackageProfile,
 		WACZVersion:  Version,
 		Title:        title,
-		Description:  cfg.Description,
+		Description:  description,
 		Created:      time.Now().UTC().Format(time.RFC3339),
 		Software:     opts.Software,
 		MainPageURL:  pg.mainURL,

@@ -8,46 +8,210 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
+	"time"
 
 	"github.com/amber-crawler/amber/crawl"
+	"github.com/amber-crawler/amber/frontier"
 	"github.com/amber-crawler/amber/report"
 )
 
 const reportHelp = `Usage: amber report DIR
+       amber report -o OUT DIR...
 
 (Re)writes the reports of the crawl directory DIR (finished, stopped or killed) into DIR/reports:
-the Heritrix-style text reports, the scope report and report.html. DIR must be a crawl
-directory (made by amber crawl); nothing is created elsewhere.
+the Heritrix-style text reports, the scope report, the list of failed URLs and report.html. DIR
+must be a crawl directory (made by amber crawl); nothing is created elsewhere.
+
+With several DIRs (the processes of one shared crawl, each with its own WARC files, CDXJ index
+and crawl.log), writes one set of reports of them all into the directory OUT: every URL counted
+once, whichever process knew it, as if one process had crawled it all, and OUT/crawl.log, their
+crawl.logs merged by time. OUT is created if needed and must not be one of the DIRs.
+
+Flags:
+  -o OUT    where to write the reports (required with several DIRs; default DIR/reports)
+
+Exit status: 0 written; 1 a failure while writing, or a DIR is in use by a running crawl; 2 a
+mistake in the command line (a DIR is not a crawl directory, several DIRs without -o).
 `
 
-// runReport is `amber report DIR`: (re)write the reports of a crawl directory, finished,
-// stopped or killed. A DIR that is not a crawl directory is a usage error, and nothing is
-// created in it.
+// runReport is `amber report [-o OUT] DIR...`: (re)write the reports of a crawl directory,
+// finished, stopped or killed, or of several merged. A DIR that is not a crawl directory is a
+// usage error, and nothing is created in it.
 func runReport(_ context.Context, args []string, stdout io.Writer) error {
 	fs := flag.NewFlagSet("amber report", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
-	if err := fs.Parse(args); err != nil {
+	out := fs.String("o", "", "")
+	fs.StringVar(out, "output", "", "")
+	dirs, err := parseInterspersed(fs, args)
+	if err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			fmt.Fprint(stdout, reportHelp)
 			return nil
 		}
 		return usagef("%w (see 'amber help report')", err)
 	}
-	if fs.NArg() != 1 {
-		return usagef("usage: amber report DIR")
+	switch {
+	case len(dirs) == 0:
+		return usagef("usage: amber report DIR, or amber report -o OUT DIR...")
+	case len(dirs) > 1 && *out == "":
+		return usagef("amber report: %d crawl directories: -o OUT names the directory for their merged reports", len(dirs))
 	}
-	dir := fs.Arg(0)
-	if err := checkCrawlDir(dir); err != nil {
-		return usageError{err}
-	}
-	if err := crawl.WriteReports(dir); err != nil {
+	if err := distinctDirs(dirs); err != nil {
 		return err
 	}
-	out := filepath.Join(dir, crawl.ReportsDir)
-	fmt.Fprintf(stdout, "Reports written to %s:\n", out)
-	for _, f := range []string{report.HTMLReportFile, report.CrawlReportFile, report.SeedsReportFile, report.HostsReportFile,
-		report.MimetypeReportFile, report.ResponseCodeReportFile, report.ScopeReportFile, report.ScopeReportJSONFile} {
-		fmt.Fprintf(stdout, "  %s\n", filepath.Join(out, f))
+	for _, dir := range dirs {
+		if err := checkCrawlDir(dir); err != nil {
+			return usageError{err}
+		}
+	}
+	if len(dirs) == 1 && *out == "" {
+		if err := crawl.WriteReports(dirs[0]); err != nil {
+			return err
+		}
+		*out = filepath.Join(dirs[0], crawl.ReportsDir)
+	} else if err := writeMergedReports(dirs, *out); err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "Reports written to %s:\n", *out)
+	files := []string{report.HTMLReportFile, report.CrawlReportFile, report.SeedsReportFile, report.HostsReportFile,
+		report.MimetypeReportFile, report.ResponseCodeReportFile, report.ScopeReportFile, report.ScopeReportJSONFile, report.FailedFile}
+	if len(dirs) > 1 {
+		files = append(files, report.MergedCrawlLogFile)
+	}
+	for _, f := range files {
+		fmt.Fprintf(stdout, "  %s\n", filepath.Join(*out, f))
+	}
+	return nil
+}
+
+// writeMergedReports writes the reports of the crawl directories dirs, merged, into out, with
+// their crawl.logs merged by time in out/crawl.log.
+func writeMergedReports(dirs []string, out string) error {
+	absOut, err := filepath.Abs(out)
+	if err != nil {
+		return err
+	}
+	for _, d := range dirs {
+		if abs, err := filepath.Abs(d); err == nil && abs == absOut {
+			return usagef("amber report: -o %s is one of the crawl directories", out)
+		}
+	}
+	var ins []report.Input
+	for _, d := range dirs {
+		in, closeFn, err := dirReportInput(d)
+		if err != nil {
+			return err
+		}
+		defer closeFn()
+		ins = append(ins, in)
+	}
+	if err := os.MkdirAll(out, 0o755); err != nil {
+		return fmt.Errorf("create %s: %w", out, err)
+	}
+	logs := make([]string, len(dirs))
+	for i, d := range dirs {
+		logs[i] = filepath.Join(d, crawl.CrawlLogFile)
+	}
+	if err := writeMergedLog(filepath.Join(out, report.MergedCrawlLogFile), logs); err != nil {
+		return err
+	}
+	if err := report.Write(out, report.Merge(ins...)); err != nil {
+		return fmt.Errorf("write reports: %w", err)
+	}
+	return nil
+}
+
+// writeMergedLog writes the crawl.log files logs merged by time to path, replacing it at once.
+func writeMergedLog(path string, logs []string) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
+	if err != nil {
+		return fmt.Errorf("write merged crawl.log: %w", err)
+	}
+	err = report.MergeCrawlLogs(tmp, logs)
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Chmod(tmp.Name(), 0o644)
+	}
+	if err == nil {
+		err = os.Rename(tmp.Name(), path)
+	}
+	if err != nil {
+		os.Remove(tmp.Name())
+		return fmt.Errorf("write merged crawl.log: %w", err)
+	}
+	return nil
+}
+
+// The crawl's records in its frontier's meta store that the reports read (crawl/reports.go's
+// metaCollection, metaStarted, metaSeeds and metaEnd).
+const (
+	metaCollection = "crawl/collection"
+	metaStarted    = "crawl/started"
+	metaSeeds      = "crawl/seeds" // "URL TYPE" lines
+	metaEnd        = "crawl/end"   // "REASON TIME" of the last run that ended
+)
+
+// dirReportInput opens the frontier of the crawl directory dir and returns the report input of
+// its crawl, as crawl.WriteReports gathers it; closeFn closes the frontier, after the reports
+// are written (EachURL reads it).
+func dirReportInput(dir string) (in report.Input, closeFn func() error, err error) {
+	front, err := frontier.Open(frontier.Config{Dir: filepath.Join(dir, crawl.StateDir)})
+	if err != nil {
+		if errors.Is(err, frontier.ErrLocked) {
+			return report.Input{}, nil, fmt.Errorf("%s: %w: %w", dir, crawl.ErrInUse, err)
+		}
+		return report.Input{}, nil, fmt.Errorf("open frontier of %s: %w", dir, err)
+	}
+	meta := func(key string) string {
+		v, ok, err := front.Meta(key)
+		if err != nil || !ok {
+			return ""
+		}
+		return string(v)
+	}
+	in.Collection = meta(metaCollection)
+	if t, err := time.Parse(time.RFC3339Nano, meta(metaStarted)); err == nil {
+		in.Started = t
+	}
+	// A killed crawl has no end for its last run: URLs still in flight say so.
+	if r, t, ok := strings.Cut(meta(metaEnd), " "); ok {
+		if at, err := time.Parse(time.RFC3339Nano, t); err == nil && front.Stats().InFlight == 0 {
+			in.EndReason, in.Ended = r, at
+		}
+	}
+	for _, l := range strings.Split(meta(metaSeeds), "\n") {
+		if u, t, ok := strings.Cut(l, " "); ok {
+			in.Seeds = append(in.Seeds, report.SeedInfo{URL: u, Type: t})
+		}
+	}
+	in.CrawlLog = filepath.Join(dir, crawl.CrawlLogFile)
+	in.Dirs = []string{dir}
+	in.EachURL = func(fn func(report.URLState) error) error {
+		return front.Each(func(e frontier.Entry) error {
+			return fn(report.URLState{
+				URL: e.URL.URL, Host: e.URL.Host, State: e.State, Status: e.Status, Reason: e.Reason,
+				Hops: e.URL.Hops, Via: e.URL.Via, Seed: e.URL.Seed,
+			})
+		})
+	}
+	return in, front.Close, nil
+}
+
+// distinctDirs is a usage error when a directory is given twice.
+func distinctDirs(dirs []string) error {
+	seen := map[string]string{}
+	for _, d := range dirs {
+		abs, err := filepath.Abs(d)
+		if err != nil {
+			abs = filepath.Clean(d)
+		}
+		if first, ok := seen[abs]; ok {
+			return usagef("%s and %s: the same crawl directory twice", first, d)
+		}
+		seen[abs] = d
 	}
 	return nil
 }

@@ -46,6 +46,13 @@ type Store interface {
 
 var _ Store = (*Frontier)(nil)
 
+// Counters is implemented by a Store that several processes share: counters the crawl keeps
+// across all of them (its URL and byte limits), each change one atomic step.
+type Counters interface {
+	// AddCounter adds delta to the counter key (0 when new) and returns its new value.
+	AddCounter(key string, delta int64) (int64, error)
+}
+
 // NewClaim returns a claim of u for a Store other than *Frontier; ext is that store's own
 // state for the claim (its lease, its host), which Ext returns. *Frontier refuses such a
 // claim (ErrClaimFinished), as it refuses the claims of another *Frontier.

@@ -32,6 +32,7 @@
 //	P d          hash   payload digest -> first capture (date, URI)
 //	P pd, P pu   hash   earlier crawls' captures by digest, by URL
 //	P m, P mk    hash, zset   metadata key -> value; the keys, for ScanMeta's ordered scans
+//	P cnt        hash         the crawl's own counters (AddCounter: URLs reserved, bytes)
 //
 // Times are the server's (TIME): one clock for every process. A time a caller passes (the end
 // of a response, a retry's not-before, a backoff) is sent as an offset from the caller's own
@@ -1114,4 +1115,21 @@ func (f *Frontier) Close() error {
 		return wrap("close", err)
 	}
 	return nil
+}
+
+// AddCounter adds delta to the crawl-wide counter key (P cnt, a hash; 0 when new) and returns
+// its new value: one atomic step on the server, so the processes of a crawl count together
+// (the crawl's URL and byte limits). It implements frontier.Counters.
+func (f *Frontier) AddCounter(key string, delta int64) (int64, error) {
+	if err := f.enter(); err != nil {
+		return 0, err
+	}
+	defer f.ops.Done()
+	ctx, cancel := background()
+	defer cancel()
+	n, err := f.rdb.HIncrBy(ctx, f.prefix+"cnt", key, delta).Result()
+	if err != nil {
+		return 0, wrap("add to counter", err)
+	}
+	return n, nil
 }

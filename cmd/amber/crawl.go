@@ -16,8 +16,10 @@ import (
 
 	"github.com/amber-crawler/amber/browser"
 	"github.com/amber-crawler/amber/crawl"
+	"github.com/amber-crawler/amber/feed"
 	"github.com/amber-crawler/amber/fetch"
 	"github.com/amber-crawler/amber/report"
+	"github.com/amber-crawler/amber/rewrite"
 	"github.com/amber-crawler/amber/scope"
 	"github.com/amber-crawler/amber/seeds"
 )
@@ -58,6 +60,8 @@ type crawlFlags struct {
 	domains, crawlRules, sitemaps                stringList
 	maxCrawlDepth                                int
 	sitemapsRobots                               bool
+	sortQuery                                    bool
+	rewrites, feeds                              stringList
 	dedupFrom                                    stringList
 	recrawlOf                                    string
 	fastDomain                                   string
@@ -106,6 +110,9 @@ func newCrawlFlagSet(f *crawlFlags) *flag.FlagSet {
 	fs.IntVar(&f.maxCrawlDepth, "max-crawl-depth", scope.DefaultMaxCrawlDepth, "elastic flavour: deepest page, seeds and sitemap entries being depth 1, like scope.max_crawl_depth")
 	fs.Var(&f.sitemaps, "sitemap", "fetch this sitemap `URL` at the start and decide every URL in it like a link (any flavour); repeatable")
 	fs.BoolVar(&f.sitemapsRobots, "sitemaps-robots", false, "read the Sitemap: lines of robots.txt files, like sitemaps.robots (default: on with the elastic flavour only)")
+	fs.BoolVar(&f.sortQuery, "sort-query-params", false, "sort the query parameters of the URLs found by name, like urls.sort_query_params")
+	fs.Var(&f.rewrites, "rewrite", "rewrite the URLs found with this FAST `RULE` (*match*replacement*), after the config's urls.rewrite_rules; repeatable")
+	fs.Var(&f.feeds, "feed", "read this RSS or Atom feed `URL` at the start and decide its items' links like links, like feeds.urls; repeatable")
 	fs.IntVar(&f.maxHops, "max-hops", 0, "most hops (links, embeds, redirects) from a seed, like scope.max_hops (default 100, or the seed type's with the brozzler flavour)")
 	fs.IntVar(&f.maxURLLength, "max-url-length", scope.DefaultMaxURLLength, "refuse URLs longer than this, like scope.max_url_length (reason url-too-long)")
 	fs.IntVar(&f.maxOutlinks, "max-outlinks", d.MaxOutlinks, "most distinct URLs one page adds to the crawl (the rest are counted, not queued)")
@@ -360,6 +367,9 @@ func applyScopeFlags(cfg *seeds.Config, a crawlArgs) error {
 		}
 		cfg.Scope.MaxURLLength = f.maxURLLength
 	}
+	cfg.URLs.SortQueryParams = cfg.URLs.SortQueryParams || f.sortQuery
+	cfg.URLs.RewriteRules = append(cfg.URLs.RewriteRules, f.rewrites...)
+	cfg.Feeds.URLs = append(cfg.Feeds.URLs, f.feeds...)
 	return nil
 }
 
@@ -435,7 +445,27 @@ func overlayYAML(c *crawl.Config, cfg *seeds.Config) error {
 		return err
 	}
 	overlayWARC(c, cfg.WARC)
+	if err := overlayURLs(c, cfg); err != nil {
+		return err
+	}
 	return overlayNetwork(c, cfg.Network)
+}
+
+// overlayURLs sets what the crawl does to the URLs it finds (urls) and its feeds (feeds).
+func overlayURLs(c *crawl.Config, cfg *seeds.Config) error {
+	rules, err := rewrite.ParseAll(cfg.URLs.RewriteRules)
+	if err != nil {
+		return fmt.Errorf("urls.rewrite_rules: %w", err)
+	}
+	c.URLs = crawl.URLConfig{Rewrite: rules, SortQuery: cfg.URLs.SortQueryParams,
+		RefreshRedirectMax: cfg.URLs.MetaRefreshRedirectMax, MaxRedirects: cfg.URLs.MaxRedirects}
+	f := cfg.Feeds
+	c.Feeds = crawl.FeedConfig{URLs: f.URLs, Limits: feed.Limits{MaxLinks: f.MaxLinks, MaxBytes: c.Feeds.Limits.MaxBytes},
+		SkipItemLinks: f.FollowLinks != nil && !*f.FollowLinks, IgnoreRules: f.IgnoreRules, AutoDiscover: f.AutoDiscover}
+	if f.MaxLinks == 0 {
+		c.Feeds.Limits.MaxLinks = feed.MaxLinks
+	}
+	return nil
 }
 
 func overlayIdentity(c *crawl.Config, cfg *seeds.Config) {

@@ -17,6 +17,7 @@ import (
 	"github.com/amber-crawler/amber/extract"
 	"github.com/amber-crawler/amber/feed"
 	"github.com/amber-crawler/amber/fetch"
+	"github.com/amber-crawler/amber/login"
 	"github.com/amber-crawler/amber/scope"
 	"github.com/amber-crawler/amber/sitemap"
 )
@@ -198,6 +199,11 @@ type Config struct {
 	// empty: no server.
 	StatusAddr string
 
+	// Logins are HTML form logins (login.Spec, FAST's Login), made before the first page of
+	// their sites is fetched, with either fetcher, and again when their TTL has passed or a
+	// page answers logged out (ReloginIfFailed). Default: none.
+	Logins []login.Spec
+
 	// Shared puts the frontier in Redis, shared with the crawl's other processes
 	// (SharedFrontier). Default: the crawl's own frontier in D/state.
 	Shared SharedFrontier
@@ -209,6 +215,11 @@ type Config struct {
 // Validate reports the first invalid field as a *FieldError (which wraps ErrConfig). It does
 // not change c and fills in nothing: a zero Workers is an error here, not a default.
 func (c Config) Validate() error {
+	for i, l := range c.Logins {
+		if err := l.Validate(); err != nil {
+			return &FieldError{Field: fmt.Sprintf("Logins[%d]", i), Err: err}
+		}
+	}
 	positive := errors.New("must be positive")
 	negative := errors.New("must not be negative")
 	checks := []struct {

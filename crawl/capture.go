@@ -73,6 +73,9 @@ func isRedirect(code int) bool { return code >= 300 && code < 400 }
 // record archives one exchange (request, response or revisit, metadata, CDXJ line) and
 // writes its events and crawl.log line. An error is fatal for the crawl.
 func (c *crawler) record(worker int, ex *fetch.Exchange, k capture) (warc.Result, error) {
+	if err := c.recordChallenge(worker, ex, k); err != nil {
+		return warc.Result{}, err
+	}
 	res, err := c.warc.WriteCapture(warc.Capture{
 		URL: ex.URL, Date: ex.Started, IP: ex.RemoteIP, Request: ex.Request,
 		Response: responseReader(ex), ResponseSize: ex.ResponseSize(), Truncated: ex.Truncated,
@@ -86,7 +89,7 @@ func (c *crawler) record(worker int, ex *fetch.Exchange, k capture) (warc.Result
 	if k.countURL {
 		c.fetched.Add(1)
 	}
-	if n := c.bytes.Add(ex.ResponseSize()); c.cfg.LimitBytes > 0 && n >= c.cfg.LimitBytes {
+	if n := c.addBytes(ex.ResponseSize()); c.cfg.LimitBytes > 0 && n >= c.cfg.LimitBytes {
 		c.limitHit.Store(true)
 	}
 	info := report.URLInfo{URL: ex.URL, Hops: k.hops, Via: k.via, Seed: k.seed}

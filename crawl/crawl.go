@@ -72,16 +72,20 @@ type crawler struct {
 	docs    *docStream       // nil when documents are off
 	browser *browser.Fetcher // nil with the plain HTTP fetcher
 	robots  *robotsGate
+	logins  *loginGate   // nil without Config.Logins
 	disk    *diskMonitor // nil when MinFreeSpace is negative
 
 	fetched  atomic.Int64 // responses received (all runs)
 	bytes    atomic.Int64 // raw response bytes (all runs)
 	reserved atomic.Int64 // fetched + claims under way that may become responses; bounds LimitURLs
-	limitHit atomic.Bool
-	done     atomic.Bool // the frontier said nothing is left
-	tally    tally       // crawl.log lines of this run by status and outcome
-	started  time.Time   // when this run started
-	startN   int64       // fetched when this run started
+	// sharedBytes is the crawl's response bytes across its processes, as the shared frontier
+	// last counted them (addBytes); 0 with the crawl's own frontier.
+	sharedBytes atomic.Int64
+	limitHit    atomic.Bool
+	done        atomic.Bool // the frontier said nothing is left
+	tally       tally       // crawl.log lines of this run by status and outcome
+	started     time.Time   // when this run started
+	startN      int64       // fetched when this run started
 
 	hostsMu sync.Mutex          // guards hosts
 	hosts   map[string]struct{} // hosts whose favicon was inferred in this run
@@ -232,6 +236,7 @@ func open(ctx context.Context, cfg Config, front frontier.Store) (c *crawler, er
 		}
 	}
 	c.robots = newRobotsGate(c)
+	c.logins = newLoginGate(c)
 	c.loadCounters()
 	c.startN = c.fetched.Load()
 	return c, nil
@@ -588,20 +593,23 @@ func (c *crawler) worker(ctx context.Context, id int) error {
 // reserve takes one unit of the URL and byte limits for a claim about to be made. The URL
 // limit is the control's (Config.LimitURLs, as ctl limit changed it); reservations are counted
 // even without a limit, so that one set while the crawl runs counts the claims under way.
+//
+// With a shared frontier the limits are the crawl's, across its processes: reservations and
+// bytes are counted on the server (see shared.go).
 func (c *crawler) reserve() bool {
-	if c.cfg.LimitBytes > 0 && c.bytes.Load() >= c.cfg.LimitBytes {
+	if c.cfg.LimitBytes > 0 && c.bytesSoFar() >= c.cfg.LimitBytes {
 		return false
 	}
 	limit := c.ctl.limitURLs.Load()
-	if n := c.reserved.Add(1); limit > 0 && n > limit {
-		c.reserved.Add(-1)
+	if n := c.addReserved(1); limit > 0 && n > limit {
+		c.addReserved(-1)
 		return false
 	}
 	return true
 }
 
 // unreserve gives back a reservation whose claim got no response.
-func (c *crawler) unreserve() { c.reserved.Add(-1) }
+func (c *crawler) unreserve() { c.addReserved(-1) }
 
 func (c *crawler) loadCounters() {
 	get := func(key string) int64 {
@@ -611,8 +619,8 @@ func (c *crawler) loadCounters() {
 		}
 		return int64(binary.BigEndian.Uint64(v))
 	}
-	c.fetched.Store(get(metaFetched))
-	c.bytes.Store(get(metaBytes))
+	c.fetched.Store(get(c.counterKey(metaFetched)))
+	c.bytes.Store(get(c.counterKey(metaBytes)))
 	c.reserved.Store(c.fetched.Load())
 }
 
@@ -622,10 +630,10 @@ func (c *crawler) saveCounters() error {
 		binary.BigEndian.PutUint64(b[:], uint64(n))
 		return c.front.PutMeta(key, b[:])
 	}
-	if err := put(metaFetched, c.fetched.Load()); err != nil {
+	if err := put(c.counterKey(metaFetched), c.fetched.Load()); err != nil {
 		return fmt.Errorf("save counters: %w", err)
 	}
-	if err := put(metaBytes, c.bytes.Load()); err != nil {
+	if err := put(c.counterKey(metaBytes), c.bytes.Load()); err != nil {
 		return fmt.Errorf("save counters: %w", err)
 	}
 	return nil

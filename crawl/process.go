@@ -39,7 +39,7 @@ func (c *crawler) process(ctx context.Context, worker int, cl *frontier.Claim) e
 		c.unreserve()
 		return fmt.Errorf("look up earlier capture: %w", err)
 	}
-	res, err := c.fetcherFor(u).Fetch(ctx, req)
+	res, err := c.fetchPage(ctx, worker, cl, req) // with the form logins (login.go)
 	// The host's delay runs from the end of the response, not from when the page is done.
 	if eerr := c.front.Ended(cl, time.Now()); eerr != nil {
 		if res != nil {
@@ -55,6 +55,9 @@ func (c *crawler) process(ctx context.Context, worker int, cl *frontier.Claim) e
 		c.unreserve()
 		if ctx.Err() != nil {
 			return nil // shutting down: the claim goes back to the queue on the next run
+		}
+		if fatal := loginFatal(err); fatal != nil {
+			return fatal
 		}
 		return c.fetchFailed(worker, cl, err)
 	}

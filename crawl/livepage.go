@@ -1,6 +1,8 @@
 package crawl
 
 import (
+	"cmp"
+	"context"
 	"crypto/rand"
 	"crypto/subtle"
 	"embed"
@@ -9,13 +11,22 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
+	"sync"
+	"time"
+
+	"github.com/amber-crawler/amber/frontier"
+	"github.com/amber-crawler/amber/report"
 )
 
-// The live page of the status server: GET / is a page that polls /status every second (the
-// figures and a chart of fetched and queued over time) and steers the crawl with POST /control,
+// The live page of the status server: GET / is a page that polls /live.json (LiveView) every
+// second and shows what report.html shows, so far (the figures, a chart of fetched and queued
+// since the page opened, the run's timeline, hosts, status codes, URLs left out by reason, the
+// URLs in flight), and steers the crawl with POST /control,
 // the control socket's requests over HTTP (ControlRequest in, ControlResponse out), carried out
 // by the same code and recorded the same way, with "http:" and the client's address as the
 // user.
@@ -141,8 +152,14 @@ func (lc *liveControl) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	answer(code, res)
 }
 
-// serveLivePage serves the page (/) and its script and style (/live/...), from livepage/.
-func serveLivePage(mux *http.ServeMux) {
+// serveLivePage serves the page (/) and its script and style (/live/...), from livepage/, and
+// its data (/live.json: LiveView, with snap's snapshot).
+func serveLivePage(mux *http.ServeMux, live *liveState, snap func() Snapshot) {
+	mux.HandleFunc("GET /live.json", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		w.Header().Set("Cache-Control", "no-store")
+		json.NewEncoder(w).Encode(live.view(snap()))
+	})
 	files := func(name, typ string) http.HandlerFunc {
 		return func(w http.ResponseWriter, r *http.Request) {
 			b, err := livePageFS.ReadFile("livepage/" + name)
@@ -165,4 +182,280 @@ func serveLivePage(mux *http.ServeMux) {
 	mux.HandleFunc("GET /{$}", files("index.html", "text/html; charset=utf-8"))
 	mux.HandleFunc("GET /live/live.js", files("live.js", "text/javascript; charset=utf-8"))
 	mux.HandleFunc("GET /live/live.css", files("live.css", "text/css; charset=utf-8"))
+}
+
+// liveState is what the live page shows beyond the Snapshot, gathered while the run goes:
+// progress over time, hosts, scope reasons and the URLs in flight. It is fed by the crawl.log
+// lines of the run (line) and by the frontier the crawl works through (watch); it keeps
+// nothing until start is called, so a crawl without a status server pays nothing for it. Its
+// size grows with the number of hosts and scope reasons, not URLs.
+type liveState struct {
+	mu       sync.Mutex // guards everything below
+	on       bool
+	timeline *report.Timeline
+	hosts    map[string]*liveHost
+	reasons  map[string]int64
+	current  map[*frontier.Claim]liveClaim
+}
+
+// liveHost is one host's figures in this run.
+type liveHost struct {
+	added, finished           int64 // queued in this run; claims finished (done or failed) in this run
+	captured, failed, leftOut int64 // crawl.log lines by outcome; left out: scope, rules, robots.txt
+}
+
+// liveClaim is a URL in flight.
+type liveClaim struct {
+	url, host string
+	since     time.Time
+}
+
+// start turns the live state on; the timeline's intervals start at the run's start.
+func (s *liveState) start(run time.Time) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.on = true
+	s.timeline = report.NewTimeline(run)
+	s.hosts, s.reasons, s.current = map[string]*liveHost{}, map[string]int64{}, map[*frontier.Claim]liveClaim{}
+}
+
+// liveHostOf is the host a URL counts under on the live page (as in the reports: the lowercased
+// name, without port).
+func liveHostOf(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil || u.Host == "" {
+		return "-"
+	}
+	return strings.ToLower(u.Hostname())
+}
+
+// host returns the figures of h, made on first use. s.mu must be held.
+func (s *liveState) host(h string) *liveHost {
+	lh := s.hosts[h]
+	if lh == nil {
+		lh = &liveHost{}
+		s.hosts[h] = lh
+	}
+	return lh
+}
+
+// line counts a crawl.log line.
+func (s *liveState) line(l report.Line) {
+	o := report.LineOutcome(l)
+	reason := report.LineReason(l)
+	h := liveHostOf(l.URL)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !s.on {
+		return
+	}
+	s.timeline.Add(l)
+	lh := s.host(h)
+	switch o {
+	case report.OutcomeCaptured:
+		lh.captured++
+	case report.OutcomeFailed:
+		lh.failed++
+	case report.OutcomeRobots:
+		lh.leftOut++
+		s.reasons["robots"]++
+	case report.OutcomeBlocked, report.OutcomeOutOfScope:
+		lh.leftOut++
+		if reason == "" {
+			reason = o.String()
+		}
+		s.reasons[reason]++
+	}
+}
+
+func (s *liveState) added(u string) {
+	h := liveHostOf(u)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.on {
+		s.host(h).added++
+	}
+}
+
+func (s *liveState) claimed(cl *frontier.Claim) {
+	c := liveClaim{url: cl.URL.URL, host: liveHostOf(cl.URL.URL), since: time.Now()}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.on {
+		s.current[cl] = c
+	}
+}
+
+// released takes a claim off the URLs in flight; finished counts it as finished for its host
+// (done or failed, as opposed to queued again).
+func (s *liveState) released(cl *frontier.Claim, finished bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	c, ok := s.current[cl]
+	if !ok {
+		return
+	}
+	delete(s.current, cl)
+	if finished {
+		s.host(c.host).finished++
+	}
+}
+
+// watch returns front with the live state told of the URLs queued, claimed and finished
+// through it. Everything else goes to front as it is.
+func (s *liveState) watch(front frontier.Store) frontier.Store {
+	return &watchedStore{Store: front, live: s}
+}
+
+// watchedStore is a frontier.Store that tells the live state what goes through it.
+type watchedStore struct {
+	frontier.Store
+	live *liveState
+}
+
+func (w *watchedStore) Add(u frontier.URL) (bool, error) {
+	added, err := w.Store.Add(u)
+	if added {
+		w.live.added(u.URL)
+	}
+	return added, err
+}
+
+func (w *watchedStore) AddBatch(us []frontier.URL) ([]frontier.AddResult, error) {
+	res, err := w.Store.AddBatch(us)
+	for i, r := range res {
+		if r.New && i < len(us) {
+			w.live.added(us[i].URL)
+		}
+	}
+	return res, err
+}
+
+func (w *watchedStore) Claim(ctx context.Context) (*frontier.Claim, error) {
+	cl, err := w.Store.Claim(ctx)
+	if err == nil {
+		w.live.claimed(cl)
+	}
+	return cl, err
+}
+
+func (w *watchedStore) Done(c *frontier.Claim) error {
+	err := w.Store.Done(c)
+	if err == nil {
+		w.live.released(c, true)
+	}
+	return err
+}
+
+func (w *watchedStore) Failed(c *frontier.Claim, status int) error {
+	err := w.Store.Failed(c, status)
+	if err == nil {
+		w.live.released(c, true)
+	}
+	return err
+}
+
+func (w *watchedStore) Retry(c *frontier.Claim, notBefore time.Time) (bool, error) {
+	again, err := w.Store.Retry(c, notBefore)
+	if err == nil {
+		w.live.released(c, !again)
+	}
+	return again, err
+}
+
+func (w *watchedStore) RetryStatus(c *frontier.Claim, notBefore time.Time, status int) (bool, error) {
+	again, err := w.Store.RetryStatus(c, notBefore, status)
+	if err == nil {
+		w.live.released(c, !again)
+	}
+	return again, err
+}
+
+// liveHostsTop is the number of hosts the live page lists.
+const liveHostsTop = 25
+
+// LiveView is the live page's data, served as JSON on GET /live.json: the Snapshot, and what
+// report.html shows, so far.
+type LiveView struct {
+	Status Snapshot `json:"status"`
+	// IntervalSeconds is the length of each of Timeline's intervals.
+	IntervalSeconds float64           `json:"interval_seconds"`
+	Timeline        []report.Interval `json:"timeline"`
+	// Hosts are the liveHostsTop hosts with the most URLs in this run; HostCount counts all.
+	Hosts     []LiveHost   `json:"hosts"`
+	HostCount int          `json:"host_count"`
+	Scope     []LiveReason `json:"scope"`   // URLs left out in this run, by reason, most first
+	Current   []LiveURL    `json:"current"` // the URLs in flight, the longest first
+}
+
+// LiveHost is one host's figures of this run: URLs queued (or in flight), captured, failed and
+// left out (scope, rules, robots.txt); URLs is their sum.
+type LiveHost struct {
+	Host     string `json:"host"`
+	URLs     int64  `json:"urls"`
+	Queued   int64  `json:"queued"`
+	Captured int64  `json:"captured"`
+	Failed   int64  `json:"failed"`
+	LeftOut  int64  `json:"left_out"`
+}
+
+// LiveReason counts the URLs left out for one scope reason.
+type LiveReason struct {
+	Reason string `json:"reason"`
+	URLs   int64  `json:"urls"`
+}
+
+// LiveURL is a URL in flight: claimed by a worker Seconds ago.
+type LiveURL struct {
+	URL     string  `json:"url"`
+	Host    string  `json:"host"`
+	Seconds float64 `json:"seconds"`
+}
+
+// view returns the live page's data; snap is the crawl's snapshot now.
+func (s *liveState) view(snap Snapshot) LiveView {
+	v := LiveView{Status: snap, Hosts: []LiveHost{}, Scope: []LiveReason{}, Current: []LiveURL{}, Timeline: []report.Interval{}}
+	now := time.Now()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !s.on {
+		return v
+	}
+	w, ivs := s.timeline.Intervals()
+	v.IntervalSeconds = w.Seconds()
+	if ivs != nil {
+		v.Timeline = ivs
+	}
+	for h, lh := range s.hosts {
+		q := max(lh.added-lh.finished, 0)
+		v.Hosts = append(v.Hosts, LiveHost{Host: h, URLs: q + lh.captured + lh.failed + lh.leftOut, Queued: q,
+			Captured: lh.captured, Failed: lh.failed, LeftOut: lh.leftOut})
+	}
+	v.HostCount = len(v.Hosts)
+	slices.SortFunc(v.Hosts, func(a, b LiveHost) int {
+		if c := cmp.Compare(b.URLs, a.URLs); c != 0 {
+			return c
+		}
+		return strings.Compare(a.Host, b.Host)
+	})
+	v.Hosts = v.Hosts[:min(len(v.Hosts), liveHostsTop)]
+	for r, n := range s.reasons {
+		v.Scope = append(v.Scope, LiveReason{Reason: r, URLs: n})
+	}
+	slices.SortFunc(v.Scope, func(a, b LiveReason) int {
+		if c := cmp.Compare(b.URLs, a.URLs); c != 0 {
+			return c
+		}
+		return strings.Compare(a.Reason, b.Reason)
+	})
+	for _, c := range s.current {
+		v.Current = append(v.Current, LiveURL{URL: c.url, Host: c.host, Seconds: now.Sub(c.since).Seconds()})
+	}
+	slices.SortFunc(v.Current, func(a, b LiveURL) int {
+		if c := cmp.Compare(b.Seconds, a.Seconds); c != 0 {
+			return c
+		}
+		return strings.Compare(a.URL, b.URL)
+	})
+	return v
 }

@@ -97,18 +97,29 @@ func stopAtEnd(t *testing.T, dir string, done chan runResult) chan runResult {
 	return out
 }
 
-// pauseJS waits for the page to show some fetches, clicks pause once, and reports what the page
-// shows once the answer is in. A page whose script did not run, or that logged an error, is
-// reported at once.
+// panelsJS is a function that returns the rows of the live page's tables (hosts, codes, scope,
+// current: cells joined by "|") and the number of bars of its timeline.
+const panelsJS = `const panels = () => {
+  const rows = (id) => Array.from(document.getElementById(id).tBodies[0].rows, (r) => Array.from(r.cells, (c) => c.textContent).join('|'));
+  return {hosts: rows('hosts'), codes: rows('codes'), scope: rows('scope'), current: rows('current'),
+    bars: document.getElementById('timeline').querySelectorAll('rect').length};
+};`
+
+// pauseJS waits for the page to show some fetches and a URL in flight, clicks pause
+// once, and reports what the page shows once the answer is in. A page whose script did not
+// run, or that logged an error, is reported at once.
 const pauseJS = `(() => {
+  ` + panelsJS + `
   const errs = window.amberErrors;
   if (!Array.isArray(errs)) throw new Error('live.js did not run');
   const $ = (id) => document.getElementById(id);
   const report = () => JSON.stringify({errors: errs, fetched: Number($('fetched').textContent),
     answer: $('ans-buttons').textContent, paused: $('paused').textContent,
-    chart: $('line-fetched').getAttribute('points'), conn: $('conn').textContent, url: location.href});
+    chart: $('line-fetched').getAttribute('points'), conn: $('conn').textContent, url: location.href,
+    panels: panels()});
   if (errs.length) return report();
-  if (!(Number($('fetched').textContent) > 0)) return '';
+  // Wait for the panels too: the gated slow.test/ is in flight.
+  if (!(Number($('fetched').textContent) > 0) || $('current').tBodies[0].rows.length < 1) return '';
   if (!window.testClicked) { window.testClicked = true; $('btn-pause').click(); return ''; }
   const a = $('ans-buttons').textContent;
   return a.startsWith('pause: ') && a !== 'pause: …' ? report() : '';
@@ -144,6 +155,22 @@ const blockJS = `(() => {
   return done($('ans-buttons').textContent) ? report() : '';
 })()`
 
+// scopeJS waits for the page's scope table to show the URLs the block rule left out, and
+// reports the panels.
+const scopeJS = `(() => {
+  const errs = window.amberErrors;
+  if (!Array.isArray(errs)) throw new Error('live.js did not run');
+  ` + panelsJS + `
+  const p = panels();
+  return errs.length || p.scope.includes('block:contains:/calendar/|2') ? JSON.stringify({errors: errs, panels: p}) : '';
+})()`
+
+// livePanels are the rows of the live page's tables.
+type livePanels struct {
+	Hosts, Codes, Scope, Current []string
+	Bars                         int
+}
+
 type pageReport struct {
 	Errors  []string `json:"errors"`
 	Fetched int64    `json:"fetched"`
@@ -155,6 +182,7 @@ type pageReport struct {
 	Unblock string   `json:"unblock"`
 	Resume  string   `json:"resume"`
 	URL     string   `json:"url"`
+	Panels  livePanels
 }
 
 func evaluatePage(t *testing.T, chromium, url, js string) pageReport {
@@ -193,6 +221,36 @@ func TestLivePage(t *testing.T) {
 	if r.Answer != "pause: ok" || r.Paused != "yes" || r.Fetched == 0 || r.Chart == "" || r.Conn != "live" {
 		t.Errorf("page after pause: %+v", r)
 	}
+	// The panels: the two URLs held in flight, their hosts, the status codes so far, the
+	// timeline's bars.
+	var current []string
+	for _, c := range r.Panels.Current {
+		f := strings.Split(c, "|")
+		current = append(current, f[1]+" "+f[2])
+	}
+	slices.Sort(current)
+	if want := []string{"a.test http://a.test/p1", "slow.test http://slow.test/"}; !slices.Equal(current, want) {
+		t.Errorf("in flight %q, want %q", r.Panels.Current, want)
+	}
+	hostRow := func(rows []string, host string) []string {
+		for _, h := range rows {
+			if f := strings.Split(h, "|"); f[0] == host {
+				return f
+			}
+		}
+		return nil
+	}
+	// a.test: robots.txt (404) and / captured; /p1 in flight, /calendar/1, /later and the
+	// inferred /favicon.ico queued.
+	if h := hostRow(r.Panels.Hosts, "a.test"); len(h) != 6 || h[3] != "2" || h[2] != "4" || h[1] != "6" {
+		t.Errorf("hosts: a.test row %q, want 6 URLs, 4 queued and 2 captured; rows %q", h, r.Panels.Hosts)
+	}
+	if hostRow(r.Panels.Hosts, "slow.test") == nil {
+		t.Errorf("hosts: no slow.test in %q", r.Panels.Hosts)
+	}
+	if hostRow(r.Panels.Codes, "200") == nil || hostRow(r.Panels.Codes, "404") == nil || r.Panels.Bars == 0 {
+		t.Errorf("status codes %q (want 200 and 404), %d timeline bars", r.Panels.Codes, r.Panels.Bars)
+	}
 	var snap crawl.Snapshot
 	if err := json.Unmarshal([]byte(get(t, base+"/status")), &snap); err != nil || !snap.Paused {
 		t.Fatalf("/status after the page's pause: paused %v, err %v", snap.Paused, err)
@@ -219,6 +277,16 @@ func TestLivePage(t *testing.T) {
 		json.Unmarshal([]byte(get(t, base+"/status")), &s)
 		return site.count("a.test/later") == 1 && s.Frontier.Queued == 0 && s.Frontier.InFlight == 1
 	})
+
+	// The scope panel shows what the block rule left out, and a.test's row counts it.
+	r = evaluatePage(t, chromium, base+"/", scopeJS)
+	if h := hostRow(r.Panels.Hosts, "a.test"); len(h) != 6 || h[5] != "2" {
+		t.Errorf("hosts: a.test row %q, want 2 left out", h)
+	}
+	var view crawl.LiveView
+	if err := json.Unmarshal([]byte(get(t, base+"/live.json")), &view); err != nil || view.Status.Collection != cfg.Collection || len(view.Timeline) == 0 {
+		t.Errorf("/live.json: %v, %+v", err, view)
+	}
 
 	// Plain HTTP: what /control refuses, and what it takes, on loopback.
 	ok := map[string]string{crawl.ControlHeader: "1"}

@@ -1,4 +1,4 @@
-// amber's live page: polls /status every second and steers the crawl with POST /control.
+// amber's live page: polls /live.json every second and steers the crawl with POST /control.
 'use strict';
 
 // Errors of the page itself are kept in window.amberErrors and shown at the bottom.
@@ -78,11 +78,75 @@ function drawChart() {
   $('chart-max').textContent = '(top: ' + max + ')';
 }
 
+// fill replaces the rows of table id's body with one row per item, cells made by cells(item):
+// [text, numeric?] pairs. A cell's whole text is its title too (long URLs are cut).
+function fill(id, items, cells) {
+  const body = $(id).tBodies[0];
+  const rows = [];
+  for (const it of items) {
+    const tr = document.createElement('tr');
+    for (const [text, numeric] of cells(it)) {
+      const td = document.createElement('td');
+      td.textContent = String(text);
+      td.title = String(text);
+      if (numeric) td.className = 'n';
+      tr.appendChild(td);
+    }
+    rows.push(tr);
+  }
+  body.replaceChildren(...rows);
+}
+
+const svgNS = 'http://www.w3.org/2000/svg';
+
+// drawTimeline draws the bars of captured (under) and failed URLs per interval.
+function drawTimeline(ivs, seconds) {
+  const w = 600, h = 160;
+  const svg = $('timeline');
+  const max = Math.max(1, ...ivs.map((iv) => iv.captured + iv.failed));
+  const bw = w / Math.max(ivs.length, 1);
+  const bars = [];
+  ivs.forEach((iv, i) => {
+    let y = h;
+    for (const [cls, n] of [['captured', iv.captured], ['failed', iv.failed]]) {
+      if (!n) continue;
+      const bh = Math.max(1, n * (h - 4) / max);
+      y -= bh;
+      const r = document.createElementNS(svgNS, 'rect');
+      r.setAttribute('class', cls);
+      r.setAttribute('x', (i * bw).toFixed(1));
+      r.setAttribute('y', y.toFixed(1));
+      r.setAttribute('width', Math.max(bw - 1, 1).toFixed(1));
+      r.setAttribute('height', bh.toFixed(1));
+      const t = document.createElementNS(svgNS, 'title');
+      t.textContent = iv.start + ': ' + iv.captured + ' captured, ' + iv.failed + ' failed, ' + humanBytes(iv.bytes);
+      r.appendChild(t);
+      bars.push(r);
+    }
+  });
+  svg.replaceChildren(...bars);
+  $('timeline-interval').textContent = seconds ? humanDuration(seconds) : '–';
+  $('timeline-max').textContent = '(top: ' + max + ' URLs)';
+}
+
+// showLive shows /live.json: the figures, and what report.html shows so far.
+function showLive(v) {
+  show(v.status);
+  drawTimeline(v.timeline || [], v.interval_seconds || 0);
+  fill('hosts', v.hosts || [], (h) => [[h.host], [h.urls, 1], [h.queued, 1], [h.captured, 1], [h.failed, 1], [h.left_out, 1]]);
+  $('host-count').textContent = '(' + (v.host_count || 0) + ' in this run' + ((v.host_count || 0) > (v.hosts || []).length ? ', the top ' + v.hosts.length + ' shown' : '') + ')';
+  const codes = Object.entries(v.status.statuses || {}).sort((a, b) => b[1] - a[1] || Number(a[0]) - Number(b[0]));
+  fill('codes', codes, ([code, n]) => [[code], [n, 1]]);
+  fill('scope', v.scope || [], (r) => [[r.reason], [r.urls, 1]]);
+  fill('current', v.current || [], (c) => [[humanDuration(c.seconds), 1], [c.host], [c.url]]);
+  $('current-count').textContent = '(' + (v.current || []).length + ')';
+}
+
 async function poll() {
   try {
-    const res = await fetch('/status', {cache: 'no-store'});
-    if (!res.ok) throw new Error('/status: HTTP ' + res.status);
-    show(await res.json());
+    const res = await fetch('/live.json', {cache: 'no-store'});
+    if (!res.ok) throw new Error('/live.json: HTTP ' + res.status);
+    showLive(await res.json());
     $('conn').textContent = 'live';
     $('conn').className = 'up';
   } catch (e) {

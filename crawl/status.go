@@ -40,11 +40,13 @@ type Snapshot struct {
 	Paused bool `json:"paused"`
 }
 
-// tally counts crawl.log lines by status code and by outcome, for /metrics and /status.
+// tally counts crawl.log lines by status code and by outcome, for /metrics and /status, and
+// passes them on to the live page's state.
 type tally struct {
 	mu       sync.Mutex // guards the maps
 	statuses map[int]int64
 	outcomes map[string]int64
+	live     liveState // the live page's (livepage.go)
 }
 
 func (t *tally) add(l report.Line) {
@@ -56,6 +58,7 @@ func (t *tally) add(l report.Line) {
 	t.statuses[l.Status]++
 	t.outcomes[o]++
 	t.mu.Unlock()
+	t.live.line(l)
 }
 
 func (t *tally) copy() (map[string]int64, map[string]int64) {
@@ -157,8 +160,11 @@ func (c *crawler) startServer(start time.Time, startFetched int64) (func(), erro
 		ln.Close()
 		return nil, fmt.Errorf("start status server: %w", err)
 	}
+	// The live page's hosts and URLs in flight: what goes through the frontier from now on.
+	c.tally.live.start(start)
+	c.front = c.tally.live.watch(c.front)
 	mux := http.NewServeMux()
-	serveLivePage(mux)
+	serveLivePage(mux, &c.tally.live, func() Snapshot { return c.snapshot(start, startFetched) })
 	mux.Handle("/control", lc)
 	mux.HandleFunc("/metrics", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/plain; version=0.0.4")

@@ -106,7 +106,8 @@ func setAuth(cfg *seeds.Config, e seeds.AuthSpec) error {
 }
 
 // overlayAccess sets the fetchers' credentials, headers, proxy and cookie jar (a fresh one
-// per run unless cookies are off) from cfg, reading env: references with lookupEnv.
+// per run unless cookies are off) and the form logins from cfg, reading env: references
+// with lookupEnv.
 func overlayAccess(c *crawl.Config, cfg *seeds.Config, lookupEnv func(string) (string, bool)) error {
 	acc, err := cfg.Access(lookupEnv)
 	if err != nil {
@@ -129,6 +130,9 @@ func overlayAccess(c *crawl.Config, cfg *seeds.Config, lookupEnv func(string) (s
 	c.Fetch.Jar = nil
 	if acc.Cookies {
 		c.Fetch.Jar = fetch.NewJar()
+	}
+	if c.Logins, err = cfg.LoginSpecs(lookupEnv); err != nil {
+		return err
 	}
 	return nil
 }

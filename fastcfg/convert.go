@@ -82,10 +82,12 @@ type conv struct {
 // exclude_exts and crawlmode become scope.accept and scope.block rules of the standard
 // flavour, so that what is crawled beyond the seeds is what FAST's rules let in; delay,
 // max_pending, use_cookies, robots, headers, proxy, passwd, cut_off, fetch_timeout,
-// use_javascript, use_sitemaps, diffcheck, info and the limits section map to their amber
-// keys. FAST's defaults apply to delay (60 s), max_pending (2), use_cookies (no),
-// fetch_timeout (300 s), allowed_schemes (http) and exclude_exts when the file does not give
-// them.
+// use_javascript, use_sitemaps, diffcheck, info, the limits section, the URL attribs
+// (sort_query_params, rewrite_rules, html_redir_is_redir, html_redir_threshold,
+// max_redirects, max_uri_recursion) and the rss section map to their amber keys. FAST's
+// defaults apply to delay (60 s), max_pending (2), use_cookies (no), fetch_timeout (300 s),
+// allowed_schemes (http), exclude_exts, html_redir_threshold (3), max_redirects (10) and
+// max_uri_recursion (5) when the file does not give them.
 //
 // The Converted's Sources say which FAST attrib each amber key came from; its Notes say, for
 // every attrib the file gives that is not mapped, whether it is ignored, refused or not
@@ -109,7 +111,7 @@ func newConv(d *Domain, opts ConvertOptions) *conv {
 func (c *conv) run() (*seeds.Converted, error) {
 	d, opts := c.d, c.opts
 	c.index()
-	steps := []func(){c.seeds, c.scalars, c.scope, c.access, c.limits, c.dependent, c.subcollections, c.account, c.defaults}
+	steps := []func(){c.seeds, c.scalars, c.scope, c.access, c.limits, c.urls, c.dependent, c.subcollections, c.account, c.defaults}
 	for _, step := range steps {
 		step()
 	}
@@ -970,9 +972,6 @@ func (c *conv) dependent() {
 	if a := c.top["javascript_delay"]; a != nil && !js {
 		c.done[a] = true // without use_javascript it changes nothing
 	}
-	if a := c.top["html_redir_threshold"]; a != nil && !boolOr(c.top["html_redir_is_redir"], true) {
-		c.done[a] = true
-	}
 	if a := c.top["truncate"]; a != nil && c.top["cut_off"] == nil {
 		c.done[a] = true
 	}
@@ -1187,9 +1186,6 @@ var defaultsDiffer = []struct {
 	when      func(c *conv) bool
 }{
 	{"", "allowed_types", nil},
-	{"", "max_redirects", nil},
-	{"", "max_uri_recursion", nil},
-	{"", "html_redir_threshold", func(c *conv) bool { return boolOr(c.top["html_redir_is_redir"], true) }},
 	{"", "robots_ttl", nil},
 	{"", "uri_search_mime", nil},
 	{"", "extract_links_from_dupes", nil},

@@ -190,7 +190,7 @@ func TestConvertNotes(t *testing.T) {
 		{"values amber refuses", attrib("use_http_1_1", Boolean, "no") + attrib("near_duplicate_detection", Boolean, "yes"),
 			[]note{{"refused", "use_http_1_1=no"}, {"refused", "near_duplicate_detection=yes"}}, nil},
 		{"values amber lacks", attrib("sort_query_params", Boolean, "yes") + section("link_extraction", attrib("img", Boolean, "no")),
-			[]note{{"unsupported-yet", "sort_query_params=yes"}, {"unsupported-yet", "link_extraction/img=no"}}, nil},
+			[]note{{"differs", "sort_query_params=yes"}, {"unsupported-yet", "link_extraction/img=no"}}, nil},
 		{"meta robots as robots.txt", attrib("robots", Boolean, "no") + attrib("check_meta_robots", Boolean, "no"), nil, []string{"check_meta_robots"}},
 		{"meta robots not as robots.txt", attrib("check_meta_robots", Boolean, "no"), []note{{"unsupported-yet", "check_meta_robots=no"}}, nil},
 		{"javascript_delay without use_javascript", attrib("javascript_delay", Real, "1"), nil, []string{"javascript_delay"}},
@@ -222,7 +222,14 @@ func TestConvertNotes(t *testing.T) {
 		{"rules amber cannot combine", section("include_domains", members("suffix", ".example.com")) + section("include_uris", members("suffix", ".html")),
 			[]note{{"unsupported-yet", "include_uris/suffix .html"}}, nil},
 		{"rss without channels", section("rss", attrib("follow_links", Boolean, "no"), attrib("index_feed", Boolean, "yes")), nil, []string{"rss"}},
-		{"rss with channels", section("rss", members("start_uris", "http://www.example.com/feed")), []note{{"unsupported-yet", "rss/start_uris"}}, nil},
+		{"rss with channels", section("rss", members("start_uris", "http://www.example.com/feed")), nil, []string{"rss"}},
+		{"rss ignoring rules", section("rss", members("start_uris", "http://www.example.com/feed"), attrib("ignore_rules", Boolean, "yes")),
+			[]note{{"differs", "rss/ignore_rules=yes"}}, nil},
+		{"rss in a subcollection", section("subdomains", section("s", section("rss", members("start_uris", "http://www.example.com/feed")))),
+			[]note{{"unsupported-yet", "subdomains/s/rss"}}, nil},
+		{"meta refresh threshold without html_redir_is_redir", attrib("html_redir_is_redir", Boolean, "no") + attrib("html_redir_threshold", Integer, "5"),
+			nil, []string{"html_redir"}},
+		{"rewrite rules", members("rewrite_rules", "*/old/*/new/*"), []note{{"differs", "rewrite_rules"}}, nil},
 		{"one work queue", section("workqueue_priority", attrib("levels", Integer, "1"), attrib("pop_scheme", String, "default")), nil, []string{"workqueue"}},
 		{"work queues", section("workqueue_priority", attrib("levels", Integer, "2"), section("1", section("include_domains", members("exact", "a.example.com")))),
 			[]note{{"unsupported-yet", "workqueue_priority/levels=2"}, {"unsupported-yet", "workqueue_priority/1/include_domains/exact"}}, nil},
@@ -370,6 +377,7 @@ func everyRow() string {
 		"start_uris": "http://www.example.com/", "proxy": "proxy.example.org:3128", "exact": "www.example.com",
 		"prefix": "www.", "suffix": ".example.com", "regexp": "example", "ipmask": "10.0.0.0/8", "ip6mask": "2001:db8::/32",
 		"file": "rules.txt", "<URI or realm>": "u:p", "headers": "X-A: 1", "mode": "DEPTH:5", "start_uri_files": "uris.txt",
+		"rewrite_rules": "*/old/*/new/*",
 	}
 	value := func(r Row) string {
 		v := samples[r.Name]

@@ -12,32 +12,37 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// Badger maps its tables into memory (mmap, MAP_SHARED). Every page of a table that badger
-// writes (a memtable flush, a compaction) or reads stays in the process's resident set until
-// the table is deleted, so the resident set of a process with a large store grows to about
-// the store's size: RssFile in /proc/self/status, counted by VmHWM, time -v's maximum
-// resident set size and the OOM killer alike, although those pages are the kernel's page
-// cache of the table files. A trimmer therefore drops the pages of the table mappings from
-// the resident set whenever the process's file-backed resident set has grown by trimStep:
-// madvise(MADV_DONTNEED) on a shared file mapping unmaps the pages and leaves them in the page
-// cache, so nothing is lost and a later read maps them again from the cache (a minor fault),
-// without I/O unless the kernel has reclaimed them meanwhile.
+// Badger maps its tables and its memtable logs into memory (mmap, MAP_SHARED). Every page of
+// a table that badger writes (a memtable flush, a compaction) or reads, and every page of a
+// memtable log it writes (each commit appends to the current memtable's log), stays in the
+// process's resident set until the file is deleted, so the resident set of a process with a
+// large store grows to about the store's size plus two memtable logs: RssFile in
+// /proc/self/status, counted by VmHWM, time -v's maximum resident set size and the OOM killer
+// alike, although those pages are the kernel's page cache of the files. A trimmer therefore
+// drops the pages of those mappings from the resident set whenever the process's file-backed
+// resident set has grown by trimStep: madvise(MADV_DONTNEED) on a shared file mapping unmaps
+// the pages and leaves them in the page cache, a dirty page (a commit not yet written back)
+// still dirty, so nothing is lost, a commit stays as durable as it was (see the package doc),
+// and a later read or append maps the page again from the cache (a minor fault), without I/O
+// unless the kernel has written back and reclaimed it meanwhile.
 //
-// MADV_DONTNEED must only ever reach a table's mapping: on memory that the process mapped
-// since at the same address (the Go heap), it would zero it. So the trimmer trims only the
-// tables it holds a reference to for the duration (an iterator, which holds every table of
-// the tree; a table is unmapped only when its last reference goes): those in the tree both
-// before and after it opened the iterator, as a table leaves the tree only to be deleted and
-// its ID never comes back.
+// MADV_DONTNEED must only ever reach such a mapping: on memory that the process mapped since
+// at the same address (the Go heap), it would zero it. So the trimmer trims only the files it
+// holds a reference to for the duration (an iterator, which holds every table of the tree and
+// every memtable; a table is unmapped only when its last reference goes, and a memtable's log
+// only when the memtable's does): the tables in the tree both before and after it opened the
+// iterator, as a table leaves the tree only to be deleted and its ID never comes back, and
+// the memtable logs mapped both before and after, as a log is mapped once, when its memtable
+// is made, unmapped when it is deleted, and its number never comes back either.
 
 const (
 	// trimEvery is how often the trimmer looks at the file-backed resident set.
 	trimEvery = 250 * time.Millisecond
-	// trimStep is how much that set may grow before the table mappings are trimmed.
-	trimStep = 8 << 20
+	// trimStep is how much that set may grow before the mappings are trimmed.
+	trimStep = 4 << 20
 )
 
-// trimmer drops the pages of badger's table mappings from the resident set.
+// trimmer drops the pages of badger's table and memtable log mappings from the resident set.
 type trimmer struct {
 	db     *badger.DB
 	dir    string        // the store directory as /proc/self/maps names it
@@ -95,13 +100,23 @@ func (t *trimmer) run() {
 	}
 }
 
-// trim drops the resident pages of the tables the store holds; false when the mappings cannot
-// be read or trimmed (the trimmer then stops).
+// trim drops the resident pages of the tables and memtable logs the store holds; false when
+// the mappings cannot be read or trimmed (the trimmer then stops).
 func (t *trimmer) trim() bool {
+	logs := make(map[uint64]bool) // memtable logs mapped before the iterator: held if still mapped
+	maps, err := os.ReadFile("/proc/self/maps")
+	if err != nil {
+		return false
+	}
+	for line := range bytes.Lines(maps) {
+		if _, _, kind, id, ok := t.mapping(line); ok && kind == mapLog {
+			logs[id] = true
+		}
+	}
 	before := t.db.Tables()
 	txn := t.db.NewTransaction(false)
 	defer txn.Discard()
-	it := txn.NewIterator(badger.IteratorOptions{}) // holds every table until closed
+	it := txn.NewIterator(badger.IteratorOptions{}) // holds every table and memtable until closed
 	defer it.Close()
 	held := make(map[uint64]bool, len(before))
 	for _, ti := range before {
@@ -112,15 +127,13 @@ func (t *trimmer) trim() bool {
 			held[ti.ID] = true
 		}
 	}
-	maps, err := os.ReadFile("/proc/self/maps")
+	maps, err = os.ReadFile("/proc/self/maps")
 	if err != nil {
 		return false
 	}
-	for len(maps) > 0 {
-		var line []byte
-		line, maps, _ = bytes.Cut(maps, []byte{'\n'})
-		start, end, id, ok := t.tableMapping(line)
-		if !ok || !held[id] {
+	for line := range bytes.Lines(maps) {
+		start, end, kind, id, ok := t.mapping(line)
+		if !ok || kind == mapTable && !held[id] || kind == mapLog && !logs[id] {
 			continue
 		}
 		if _, _, errno := unix.Syscall(unix.SYS_MADVISE, start, end-start, unix.MADV_DONTNEED); errno != 0 {
@@ -130,28 +143,43 @@ func (t *trimmer) trim() bool {
 	return true
 }
 
-// tableMapping parses a line of /proc/self/maps ("start-end perms offset dev inode path") and
-// reports whether it is a shared mapping of a table file of the store, and which.
-func (t *trimmer) tableMapping(line []byte) (start, end uintptr, id uint64, ok bool) {
-	f := strings.SplitN(string(line), " ", 6)
+// The kinds of file mappings a trimmer trims.
+const (
+	mapTable = iota // a table, NNNNNN.sst
+	mapLog          // a memtable's log, NNNNN.mem
+)
+
+// mapping parses a line of /proc/self/maps ("start-end perms offset dev inode path") and
+// reports whether it is a shared mapping of a table file or memtable log of the store, which
+// kind and which file (the number in its name).
+func (t *trimmer) mapping(line []byte) (start, end uintptr, kind int, id uint64, ok bool) {
+	f := strings.SplitN(strings.TrimSuffix(string(line), "\n"), " ", 6)
 	if len(f) < 6 || len(f[1]) != 4 || f[1][3] != 's' {
-		return 0, 0, 0, false
+		return 0, 0, 0, 0, false
 	}
 	path := strings.TrimLeft(f[5], " ")
-	if filepath.Dir(path) != t.dir || !strings.HasSuffix(path, ".sst") {
-		return 0, 0, 0, false
+	if filepath.Dir(path) != t.dir {
+		return 0, 0, 0, 0, false
 	}
-	id, err := strconv.ParseUint(strings.TrimSuffix(filepath.Base(path), ".sst"), 10, 64)
+	name, isTable := strings.CutSuffix(filepath.Base(path), ".sst")
+	if !isTable {
+		var isLog bool
+		if name, isLog = strings.CutSuffix(name, ".mem"); !isLog {
+			return 0, 0, 0, 0, false
+		}
+		kind = mapLog
+	}
+	id, err := strconv.ParseUint(name, 10, 64)
 	if err != nil {
-		return 0, 0, 0, false
+		return 0, 0, 0, 0, false
 	}
 	lo, hi, _ := strings.Cut(f[0], "-")
 	s, err1 := strconv.ParseUint(lo, 16, 64)
 	e, err2 := strconv.ParseUint(hi, 16, 64)
 	if err1 != nil || err2 != nil || e <= s {
-		return 0, 0, 0, false
+		return 0, 0, 0, 0, false
 	}
-	return uintptr(s), uintptr(e), id, true
+	return uintptr(s), uintptr(e), kind, id, true
 }
 
 // fileRSS is the file-backed (and shared memory) resident set of the process in bytes, -1

@@ -8,7 +8,7 @@ TESTSITE := $(BIN)/testsite
 GOWARC_IA := $(BIN)/gowarc-ia
 FUZZTIME ?= 10s
 
-.PHONY: all build demo test test-short bench bench-scale bench-hostile hostile fuzz tools vet clean
+.PHONY: all build demo test test-short bench bench-scale bench-frontier bench-hostile hostile fuzz tools vet clean
 
 all: build
 
@@ -70,6 +70,15 @@ bench: build
 # at 15 minutes (SCALE_LIMIT) if not done.
 bench-scale: build
 	./scripts/bench.sh scale
+
+# The frontier at scale: 10,000,000 URLs queued over 10,000 hosts through AddBatch (peak RSS,
+# anonymous and file-backed RSS, Go heap, store size, adds/s), and the resume of a crawl
+# killed with 1,000,000 URLs known, half of them done (seconds from Open to the first claim,
+# peak RSS of the resume). FRONTIER_URLS=N for another size (both benchmarks). Prints
+# figures, asserts nothing; about 10 minutes on 2 cores.
+bench-frontier:
+	$(GO) test -run '^$$' -bench '^Benchmark(Queued10M|Resume1M)$$' -benchtime 1x -timeout 60m ./frontier/ \
+	  $(if $(FRONTIER_URLS),-args -frontier-urls=$(FRONTIER_URLS))
 
 # Peak RSS of amber crawling hostile inputs (200,000 links, gzip bomb, endless body, deep
 # nesting, a 100 KB URL), from the child's rusage; prints figures, asserts nothing.

@@ -11,6 +11,12 @@
 #                                every 10 s, bounded by SCALE_LIMIT (default 15m, amber's
 #                                --time-limit); at the end the whole run's peak RSS and the peak
 #                                of each phase: crawl, closing and index sort, reports.
+#                                PROFILE=DIR keeps, in DIR, what amber's memory was made of
+#                                when its RSS was highest: /proc/PID/smaps_rollup and the
+#                                resident kB of each mapping (smaps_rollup.peak) and its Go
+#                                heap profile (heap.peak, from /debug/pprof/heap on
+#                                --status-addr, while the crawl runs), and prints both at the
+#                                end.
 #
 # The generated site's links are root-relative (href=/p/1.html, src=/img/3.png), so it has no
 # host name of its own: both crawlers start at http://127.0.0.1:PORT/ and stay on that host,
@@ -24,6 +30,7 @@ mode=${1:-compare}
 PAGES=${PAGES:-10000}
 SCALE_PAGES=${SCALE_PAGES:-1000000}
 SCALE_LIMIT=${SCALE_LIMIT:-15m}
+PROFILE=${PROFILE:-}
 AMBER_FLAGS=(--allow-private --host-delay 0 --host-concurrency 16 --workers 16)
 
 # need CMD PACKAGE: CMD must be on PATH; if it is not, say so and install the Debian package.
@@ -178,7 +185,8 @@ scale() {
   [ -n "$pid" ] && [ -n "$status" ] || { echo "bench: amber's status server did not start:" >&2; cat "$work/amber.err" >&2; exit 1; }
   printf '%8s %10s %10s %10s %10s %10s %10s %10s\n' elapsed fetched pages/s "avg/s" RSS "anon" "file" "peak RSS"
   local last=0 t0 now fetched=0 st prev_t i=0 phase=crawl split=yes
-  local peak_crawl= peak_close= events="$work/amber/logs/events.jsonl"
+  local peak_crawl= peak_close= events="$work/amber/logs/events.jsonl" best=0 rss
+  [ -z "$PROFILE" ] || mkdir -p "$PROFILE"
   t0=$(date +%s.%N)
   prev_t=$t0
   # reset PHASE: note the peak RSS so far as the peak of the phase that ends, and reset it.
@@ -198,6 +206,19 @@ scale() {
     sleep 1
     i=$((i + 1))
     now=$(date +%s.%N)
+    # PROFILE: a new highest RSS: keep the process's memory map totals and, while the status
+    # server answers, its heap profile.
+    rss=$(kb VmRSS "$pid")
+    if [ -n "$PROFILE" ] && [ -n "$rss" ] && [ "$rss" -gt "$best" ]; then
+      best=$rss
+      { echo "elapsed $(awk -v n="$now" -v t="$t0" 'BEGIN { printf "%.0f", n - t }') s, phase $phase, VmRSS $rss kB"
+        cat "/proc/$pid/smaps_rollup"
+        echo "resident kB by mapping (file, or [anon]):"
+        awk '/^[0-9a-f]+-[0-9a-f]+ / { f = $6 == "" ? "[anon]" : $6 } /^Rss:/ { r[f] += $2 }
+          END { for (f in r) if (r[f] >= 256) printf "%10d %s\n", r[f], f }' "/proc/$pid/smaps" | sort -rn | head -n 12
+      } >"$PROFILE/smaps_rollup.peak" 2>/dev/null || true
+      [ "$phase" != crawl ] || curl -fsS -o "$PROFILE/heap.peak" "http://$status/debug/pprof/heap" 2>/dev/null || true
+    fi
     if [ "$phase" = crawl ]; then
       # /status until the workers stop: at the time limit, or when nothing is queued or in flight.
       st=$(curl -fsS "http://$status/status" 2>/dev/null | tr -d ' \n' || true)
@@ -240,6 +261,14 @@ scale() {
       printf '  reports                             %6.0f MB\n' "$last_peak"
     else
       printf '  closing outputs, index, reports     %6.0f MB\n' "$last_peak"
+    fi
+  fi
+  if [ -n "$PROFILE" ]; then
+    echo "at the highest RSS sampled ($PROFILE/smaps_rollup.peak):"
+    sed 's/^/  /' "$PROFILE/smaps_rollup.peak" 2>/dev/null || true
+    if [ -s "$PROFILE/heap.peak" ]; then
+      echo "Go heap in use then ($PROFILE/heap.peak; go tool pprof -top bin/amber $PROFILE/heap.peak):"
+      go tool pprof -top -inuse_space bin/amber "$PROFILE/heap.peak" 2>/dev/null | head -n 25 | sed 's/^/  /'
     fi
   fi
   [ "$code" = 0 ] || [ "$code" = 14 ]

@@ -128,7 +128,10 @@ func Run(ctx context.Context, cfg Config) (res Result, err error) {
 
 	if v, ok, err := front.Meta(metaFinished); err != nil {
 		return Result{}, fmt.Errorf("read crawl state: %w", err)
-	} else if ok {
+	} else if ok && !cfg.Shared.on() {
+		// A shared crawl that finished still runs in a process that did not see it finish
+		// (killed, restarted since): it finds nothing to claim, and recovers, indexes and
+		// reports what its own directory holds.
 		cfg.Logger.Info("crawl already finished; nothing to do", "dir", cfg.Dir, "finished", string(v))
 		c := &crawler{front: front}
 		c.loadCounters()

@@ -15,7 +15,9 @@ import (
 // state, so it fails while a crawl runs in dir (the state is locked).
 func Finished(dir string) (bool, error) {
 	state := filepath.Join(dir, StateDir)
-	if _, err := os.Stat(state); errors.Is(err, fs.ErrNotExist) {
+	// badger's MANIFEST: a directory without one holds no frontier (a shared crawl's process
+	// keeps only its lock there).
+	if _, err := os.Stat(filepath.Join(state, "MANIFEST")); errors.Is(err, fs.ErrNotExist) {
 		return false, nil
 	}
 	front, err := frontier.Open(frontier.Config{Dir: state})

@@ -144,3 +144,69 @@ func (c Config) warcHostname() string {
 	}
 	return c.Shared.process(c.Dir)
 }
+
+// The crawl-wide counters of a shared frontier (frontier.Counters).
+const (
+	counterReserved = "reserved" // URLs fetched and claims under way that may become responses
+	counterBytes    = "bytes"    // response bytes
+)
+
+// counters returns the frontier's crawl-wide counters; nil when it is the crawl's own.
+func (c *crawler) counters() frontier.Counters {
+	ctr, _ := c.front.(frontier.Counters)
+	return ctr
+}
+
+// counterKey is the metadata key of one of this process's counters: key itself with the
+// crawl's own frontier; with a shared one each process keeps its own figures (what it fetched)
+// under its name.
+func (c *crawler) counterKey(key string) string {
+	if !c.cfg.Shared.on() {
+		return key
+	}
+	return key + "@" + c.cfg.Shared.process(c.cfg.Dir)
+}
+
+// addReserved adds delta to the URL reservations (reserve) and returns their number: this
+// process's, or the crawl's across its processes with a shared frontier. A process killed
+// with reservations under way leaves them counted there (at most its workers), so a shared
+// crawl's URL limit may stop it up to that many URLs early; a failure to count on the server
+// is logged and counted here.
+func (c *crawler) addReserved(delta int64) int64 {
+	local := c.reserved.Add(delta)
+	ctr := c.counters()
+	if ctr == nil {
+		return local
+	}
+	n, err := ctr.AddCounter(counterReserved, delta)
+	if err != nil {
+		c.log.Warn("count the crawl's URLs on the shared frontier", "err", err)
+		return local
+	}
+	return n
+}
+
+// addBytes adds n response bytes to the count and returns the count the byte limit is checked
+// against: this process's, or the crawl's with a shared frontier.
+func (c *crawler) addBytes(n int64) int64 {
+	local := c.bytes.Add(n)
+	ctr := c.counters()
+	if ctr == nil {
+		return local
+	}
+	total, err := ctr.AddCounter(counterBytes, n)
+	if err != nil {
+		c.log.Warn("count the crawl's bytes on the shared frontier", "err", err)
+		return max(local, c.sharedBytes.Load())
+	}
+	c.sharedBytes.Store(total)
+	return total
+}
+
+// bytesSoFar is the count the byte limit is checked against (see addBytes), as last known.
+func (c *crawler) bytesSoFar() int64 {
+	if c.counters() == nil {
+		return c.bytes.Load()
+	}
+	return max(c.bytes.Load(), c.sharedBytes.Load())
+}

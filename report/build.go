@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -152,7 +153,10 @@ type summary struct {
 	leftReasons map[string]bool // their reasons
 	leftOut     string          // file of their left records, by host, then URL
 
-	timeline    timeline    // captures and failures over time
+	timeline timeline // captures and failures over time
+	// feedLinks are the feeds read (a crawl.log line annotated feed:KIND:N), each with the
+	// number of item links it listed (N of its last line).
+	feedLinks   map[string]int64
 	failedFirst []failedURL // the first htmlMaxFailed URLs that failed, by URL
 	failedList  string      // file of all of them, as FailedFile lists them
 	reportsDir  string      // where the reports go (report.html's links are relative to it)
@@ -174,7 +178,11 @@ func summarize(in Input, tmp string, budget int) (*summary, error) {
 		return nil, err
 	}
 	defer a.failed.Close()
-	ended, err := eachRecord(in, tmp, budget, s.timeline.add, a.add)
+	onLine := func(l *Line) {
+		s.timeline.add(l)
+		s.addFeed(l)
+	}
+	ended, err := eachRecord(in, tmp, budget, onLine, a.add)
 	if err != nil {
 		return nil, err
 	}
@@ -539,6 +547,28 @@ func hostOf(raw, fallback string) string {
 		return "-"
 	}
 	return strings.ToLower(u.Hostname())
+}
+
+// addFeed records a feed read: a line annotated "feed:KIND:N" (KIND rss or atom).
+func (s *summary) addFeed(l *Line) {
+	for _, a := range l.Annotations {
+		rest, ok := strings.CutPrefix(a, "feed:")
+		if !ok {
+			continue
+		}
+		kind, n, ok := strings.Cut(rest, ":")
+		if !ok || (kind != "rss" && kind != "atom") {
+			continue
+		}
+		links, err := strconv.ParseInt(n, 10, 64)
+		if err != nil || links < 0 {
+			continue
+		}
+		if s.feedLinks == nil {
+			s.feedLinks = map[string]int64{}
+		}
+		s.feedLinks[l.URL] = links
+	}
 }
 
 // isDuplicate reports whether a line is a revisit of an already captured payload.

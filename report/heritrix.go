@@ -153,6 +153,16 @@ func (s *summary) crawlReport() []byte {
 		p("URIs from sitemaps captured: %d", s.fromSitemapCaptured)
 		p("")
 	}
+	if len(s.feedLinks) > 0 {
+		// amber's own: RSS and Atom feeds read, and the item links they listed.
+		var links int64
+		for _, n := range s.feedLinks {
+			links += n
+		}
+		p("feeds read: %d", len(s.feedLinks))
+		p("feed item links: %d", links)
+		p("")
+	}
 	p("novel URIs: %d", s.novel)
 	if s.dup > 0 {
 		p("duplicate-by-hash URIs: %d", s.dup)

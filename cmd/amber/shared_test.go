@@ -28,6 +28,7 @@ import (
 // test can check that politeness held across processes.
 type sharedSite struct {
 	hosts, pages int
+	delay        time.Duration // each answer's wait; default 1 ms, so that requests overlap
 
 	mu      sync.Mutex
 	current map[string]int
@@ -47,7 +48,7 @@ func (s *sharedSite) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		s.current[host]--
 		s.mu.Unlock()
 	}()
-	time.Sleep(time.Millisecond) // requests overlap when politeness lets them
+	time.Sleep(max(s.delay, time.Millisecond)) // requests overlap when politeness lets them
 	if r.URL.Path == "/robots.txt" {
 		w.Header().Set("Content-Type", "text/plain")
 		fmt.Fprint(w, "User-agent: *\nDisallow:\n")

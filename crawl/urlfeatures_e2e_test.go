@@ -251,6 +251,14 @@ func TestCrawlURLFeatures(t *testing.T) {
 		t.Errorf("feed-read events (-want +got):\n%s", diff)
 	}
 
+	txt, err := os.ReadFile(filepath.Join(cfg.Dir, crawl.ReportsDir, report.CrawlReportFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "\nfeeds read: 2\nfeed item links: 4\n"; !strings.Contains(string(txt), want) {
+		t.Errorf("crawl-report.txt lacks %q:\n%s", want, txt)
+	}
+
 	// The scope report counts the trap.
 	b, err := os.ReadFile(filepath.Join(cfg.Dir, crawl.ReportsDir, report.ScopeReportJSONFile))
 	if err != nil {

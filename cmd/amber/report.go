@@ -1,7 +1,10 @@
 package main
 
 import (
+	"bufio"
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -14,6 +17,7 @@ import (
 	"github.com/amber-crawler/amber/crawl"
 	"github.com/amber-crawler/amber/frontier"
 	"github.com/amber-crawler/amber/report"
+	"github.com/amber-crawler/amber/seeds"
 )
 
 const reportHelp = `Usage: amber report DIR
@@ -158,6 +162,10 @@ const (
 // its crawl, as crawl.WriteReports gathers it; closeFn closes the frontier, after the reports
 // are written (EachURL reads it).
 func dirReportInput(dir string) (in report.Input, closeFn func() error, err error) {
+	if cfg, err := seeds.LoadConfig(filepath.Join(dir, crawl.ConfigFile)); err == nil && cfg.Frontier.Redis != "" {
+		in, err := sharedDirInput(dir, cfg)
+		return in, func() error { return nil }, err
+	}
 	front, err := frontier.Open(frontier.Config{Dir: filepath.Join(dir, crawl.StateDir)})
 	if err != nil {
 		if errors.Is(err, frontier.ErrLocked) {
@@ -214,6 +222,62 @@ func distinctDirs(dirs []string) error {
 		seen[abs] = d
 	}
 	return nil
+}
+
+// sharedDirInput is the report input of a process of a crawl on a shared frontier (Redis),
+// whose directory has no frontier of its own: its crawl.log, the collection and seeds of its
+// crawl.yaml cfg, and the start and end of its events (logs/events.jsonl: the first
+// crawl-start, and the last crawl-end if no run started after it).
+func sharedDirInput(dir string, cfg *seeds.Config) (report.Input, error) {
+	in := report.Input{Collection: cfg.Collection, CrawlLog: filepath.Join(dir, crawl.CrawlLogFile), Dirs: []string{dir}}
+	for _, s := range cfg.Seeds {
+		t := s.Type
+		if t == "" {
+			t = "standard"
+		}
+		in.Seeds = append(in.Seeds, report.SeedInfo{URL: s.URL, Type: t})
+	}
+	f, err := os.Open(filepath.Join(dir, crawl.EventsFile))
+	if errors.Is(err, os.ErrNotExist) {
+		return in, nil
+	}
+	if err != nil {
+		return report.Input{}, fmt.Errorf("read events of %s: %w", dir, err)
+	}
+	defer f.Close()
+	br := bufio.NewReaderSize(f, 64<<10)
+	var lastStart time.Time
+	for {
+		line, rerr := br.ReadBytes('\n')
+		// Only the crawl's start and end events are decoded; the URL events go by.
+		if bytes.Contains(line, []byte(`"`+report.ActionCrawlStart+`"`)) || bytes.Contains(line, []byte(`"`+report.ActionCrawlEnd+`"`)) {
+			var e struct {
+				At     time.Time `json:"@timestamp"`
+				Action string    `json:"event.action"`
+				Reason string    `json:"event.reason"`
+			}
+			if json.Unmarshal(line, &e) == nil {
+				switch e.Action {
+				case report.ActionCrawlStart:
+					if in.Started.IsZero() {
+						in.Started = e.At
+					}
+					lastStart = e.At
+					in.Ended, in.EndReason = time.Time{}, ""
+				case report.ActionCrawlEnd:
+					if !e.At.Before(lastStart) {
+						in.Ended, in.EndReason = e.At, e.Reason
+					}
+				}
+			}
+		}
+		if rerr != nil {
+			if errors.Is(rerr, io.EOF) {
+				return in, nil
+			}
+			return report.Input{}, fmt.Errorf("read events of %s: %w", dir, rerr)
+		}
+	}
 }
 
 // errNotCrawlDir is wrapped by checkCrawlDir's errors.

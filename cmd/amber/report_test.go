@@ -14,6 +14,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/amber-crawler/amber/crawl"
 	"github.com/amber-crawler/amber/internal/testsite"
@@ -288,4 +289,76 @@ func readPackage(t *testing.T, path string) waczContent {
 	}
 	slices.Sort(c.log)
 	return c
+}
+
+// TestSharedDirInput: the report input of a process of a crawl on a shared frontier comes from
+// its crawl.yaml, crawl.log and events, and its directory's state (a lock, not a frontier) is
+// not opened.
+func TestSharedDirInput(t *testing.T) {
+	t0 := time.Date(2026, 3, 1, 10, 0, 0, 0, time.UTC)
+	type ev struct {
+		start  bool
+		reason string
+		at     int // seconds after t0
+	}
+	for _, tc := range []struct {
+		name       string
+		events     []ev
+		started    time.Time
+		ended      time.Time
+		endReason  string
+		noEventsOK bool
+	}{
+		{"no events", nil, time.Time{}, time.Time{}, "", true},
+		{"ended", []ev{{true, "", 0}, {false, "finished", 60}}, t0, t0.Add(time.Minute), "finished", false},
+		{"resumed, then killed", []ev{{true, "", 0}, {false, "cancelled", 60}, {true, "", 120}}, t0, time.Time{}, "", false},
+		{"resumed, ended", []ev{{true, "", 0}, {false, "cancelled", 60}, {true, "", 120}, {false, "limit", 180}}, t0, t0.Add(3 * time.Minute), "limit", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			os.MkdirAll(filepath.Join(dir, crawl.StateDir), 0o755)
+			os.MkdirAll(filepath.Join(dir, "logs"), 0o755)
+			yaml := "collection: shared\nfrontier: {redis: \"redis://127.0.0.1:6379/0\"}\nseeds:\n  - http://a.test/\n  - {url: http://b.test/, type: one-page}\n"
+			if err := os.WriteFile(filepath.Join(dir, crawl.ConfigFile), []byte(yaml), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			if len(tc.events) > 0 {
+				var now time.Time
+				evs, err := report.OpenEvents(filepath.Join(dir, crawl.EventsFile), report.EventsConfig{CrawlID: "shared", Now: func() time.Time { return now }})
+				if err != nil {
+					t.Fatal(err)
+				}
+				for _, e := range tc.events {
+					now = t0.Add(time.Duration(e.at) * time.Second)
+					if e.start {
+						err = evs.CrawlStart(e.at > 0, 2)
+					} else {
+						err = evs.CrawlEnd(e.reason, "")
+					}
+					if err != nil {
+						t.Fatal(err)
+					}
+					if err := evs.URLSeed(report.URLInfo{URL: "http://a.test/"}, "standard"); err != nil {
+						t.Fatal(err)
+					}
+				}
+				if err := evs.Close(); err != nil {
+					t.Fatal(err)
+				}
+			}
+			in, closeFn, err := dirReportInput(dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			closeFn()
+			want := []report.SeedInfo{{URL: "http://a.test/", Type: "standard"}, {URL: "http://b.test/", Type: "one-page"}}
+			if in.Collection != "shared" || !slices.Equal(in.Seeds, want) || !in.Started.Equal(tc.started) || !in.Ended.Equal(tc.ended) ||
+				in.EndReason != tc.endReason || in.EachURL != nil || in.CrawlLog != filepath.Join(dir, crawl.CrawlLogFile) {
+				t.Errorf("input %+v", in)
+			}
+			if es, _ := os.ReadDir(filepath.Join(dir, crawl.StateDir)); len(es) != 0 {
+				t.Errorf("files made in the state directory: %v", es)
+			}
+		})
+	}
 }

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 )
@@ -169,6 +170,44 @@ func TestHTMLOutputsAndSettings(t *testing.T) {
 			}
 			if tc.dirs != nil && !slices.ContainsFunc(pres, func(m [][]byte) bool { return bytes.Contains(m[1], []byte("collection: other")) }) {
 				t.Error("the third directory's crawl.yaml is not shown")
+			}
+		})
+	}
+}
+
+func TestMerge(t *testing.T) {
+	t0 := time.Date(2026, 3, 1, 10, 0, 0, 0, time.UTC)
+	in := func(coll string, start, end int, reason string, seeds ...string) Input {
+		i := Input{Collection: coll, EndReason: reason, CrawlLog: coll + ".log", Dirs: []string{coll}}
+		if start >= 0 {
+			i.Started = t0.Add(time.Duration(start) * time.Second)
+		}
+		if end >= 0 {
+			i.Ended = t0.Add(time.Duration(end) * time.Second)
+		}
+		for _, s := range seeds {
+			i.Seeds = append(i.Seeds, SeedInfo{URL: s, Type: "standard"})
+		}
+		return i
+	}
+	for _, tc := range []struct {
+		name           string
+		ins            []Input
+		started, ended time.Time
+		reason         string
+		seeds          int
+	}{
+		{"both finished", []Input{in("a", 10, 100, "finished", "http://a/"), in("b", 5, 90, "finished", "http://b/", "http://a/")}, t0.Add(5 * time.Second), t0.Add(100 * time.Second), "finished", 2},
+		{"one stopped at a limit", []Input{in("a", 10, 100, "finished"), in("b", 5, 90, "limit:bytes")}, t0.Add(5 * time.Second), t0.Add(100 * time.Second), "limit:bytes", 0},
+		{"one killed", []Input{in("a", 10, 100, "finished"), in("b", -1, -1, "")}, t0.Add(10 * time.Second), time.Time{}, "", 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			m := Merge(tc.ins...)
+			if m.Collection != "a" || !m.Started.Equal(tc.started) || !m.Ended.Equal(tc.ended) || m.EndReason != tc.reason || len(m.Seeds) != tc.seeds {
+				t.Errorf("merged %+v", m)
+			}
+			if !slices.Equal(m.CrawlLogs, []string{"a.log", "b.log"}) || !slices.Equal(m.Dirs, []string{"a", "b"}) || m.CrawlLog != "" {
+				t.Errorf("crawl.logs %q, dirs %q", m.CrawlLogs, m.Dirs)
 			}
 		})
 	}

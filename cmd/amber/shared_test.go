@@ -276,3 +276,107 @@ func hostOf(u string) string {
 	h, _, _ := strings.Cut(rest, "/")
 	return h
 }
+
+// TestSharedCtl: amber ctl on a shared crawl. Given the server and the crawl id it reaches
+// both processes (status answers twice, pause pauses both, resume resumes both); a block rule
+// given to one process's directory is made by the other too, which records it in its own
+// control.log; the crawl then finishes with no URL the rule matches fetched after it.
+func TestSharedCtl(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs two crawl processes")
+	}
+	const hosts, pages = 4, 200
+	bin := amberBinary(t)
+	srv := redistest.Start(t)
+	site := &sharedSite{hosts: hosts, pages: pages, current: map[string]int{}, most: map[string]int{}, delay: 5 * time.Millisecond}
+	ts, err := testsite.StartHandler(site)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ts.Close()
+	root := t.TempDir()
+	dirs := []string{filepath.Join(root, "p1"), filepath.Join(root, "p2")}
+	procs := make([]*exec.Cmd, len(dirs))
+	outs := make([]*bytes.Buffer, len(dirs))
+	for i, d := range dirs {
+		args := []string{"crawl", "--dir", d, "--frontier", srv.URL(0), "--crawl-id", "ctl", "--connect-to", ts.ConnectTo(),
+			"--allow-private", "--host-delay", "50ms", "--workers", "2", "--quiet"}
+		for h := range hosts {
+			args = append(args, site.url(h, 0))
+		}
+		procs[i] = exec.Command(bin, args...)
+		outs[i] = &bytes.Buffer{}
+		procs[i].Stdout, procs[i].Stderr = outs[i], outs[i]
+		if err := procs[i].Start(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	defer func() {
+		for _, p := range procs {
+			if p.ProcessState == nil {
+				p.Process.Kill()
+				p.Wait()
+			}
+		}
+	}()
+	ctl := func(args ...string) string {
+		t.Helper()
+		out, err := exec.Command(bin, append([]string{"ctl"}, args...)...).CombinedOutput()
+		if err != nil {
+			t.Fatalf("amber ctl %v: %v\n%s", args, err, out)
+		}
+		return string(out)
+	}
+	// Both processes are up once the server answers for two of them.
+	deadline := time.Now().Add(time.Minute)
+	for {
+		out, err := exec.Command(bin, "ctl", srv.URL(0), "ctl", "status").CombinedOutput()
+		if err == nil && strings.Count(string(out), `"urls_fetched"`) == 2 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the two processes never answered: %s\n%s\n%s", out, outs[0], outs[1])
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if out := ctl(srv.URL(0), "ctl", "pause"); strings.Count(out, "crawl paused") != 2 {
+		t.Errorf("pause through the server: %s", out)
+	}
+	out := ctl(dirs[0], "block", "contains:/p/1")
+	if !strings.Contains(out, "done") {
+		t.Errorf("block on p1: %s", out)
+	}
+	// p2 makes the change within a second and records it.
+	deadline = time.Now().Add(10 * time.Second)
+	for {
+		b, _ := os.ReadFile(filepath.Join(dirs[1], crawl.ControlLogFile))
+		if strings.Contains(string(b), `"command":"block"`) && strings.Contains(string(b), "contains:/p/1") {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("p2's control.log after a block given to p1: %s", b)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	blockedAt := time.Now()
+	status := ctl(dirs[1], "status")
+	if !strings.Contains(status, "contains:/p/1") || !strings.Contains(status, `"paused": true`) {
+		t.Errorf("p2's status after the block: %s", status)
+	}
+	if out := ctl(srv.URL(0), "ctl", "resume"); strings.Count(out, "crawl running") != 2 {
+		t.Errorf("resume through the server: %s", out)
+	}
+	for i, p := range procs {
+		if err := p.Wait(); err != nil {
+			t.Fatalf("p%d: %v\n%s", i+1, err, outs[i])
+		}
+	}
+	// No URL the rule matches was fetched after it was made.
+	for _, d := range dirs {
+		for _, l := range crawltest.ReadCrawlLog(t, filepath.Join(d, crawl.CrawlLogFile)) {
+			if l.Status > 0 && strings.Contains(l.URL, "/p/1") && l.Time.After(blockedAt) {
+				t.Errorf("%s: %s fetched after the block rule", d, l.URL)
+			}
+		}
+	}
+}

@@ -70,10 +70,10 @@ func runReport(_ context.Context, args []string, stdout io.Writer) error {
 		}
 	}
 	if len(dirs) == 1 && *out == "" {
-		if err := crawl.WriteReports(dirs[0]); err != nil {
+		*out = filepath.Join(dirs[0], crawl.ReportsDir)
+		if err := writeOwnReports(dirs[0]); err != nil {
 			return err
 		}
-		*out = filepath.Join(dirs[0], crawl.ReportsDir)
 	} else if err := writeMergedReports(dirs, *out); err != nil {
 		return err
 	}
@@ -85,6 +85,24 @@ func runReport(_ context.Context, args []string, stdout io.Writer) error {
 	}
 	for _, f := range files {
 		fmt.Fprintf(stdout, "  %s\n", filepath.Join(*out, f))
+	}
+	return nil
+}
+
+// writeOwnReports writes the reports of the crawl directory dir into dir/reports: from its
+// frontier (crawl.WriteReports), or for a process of a crawl on a shared frontier, whose state/
+// is only a lock, from its crawl.log (sharedDirInput).
+func writeOwnReports(dir string) error {
+	cfg, err := seeds.LoadConfig(filepath.Join(dir, crawl.ConfigFile))
+	if err != nil || cfg.Frontier.Redis == "" {
+		return crawl.WriteReports(dir)
+	}
+	in, err := sharedDirInput(dir, cfg)
+	if err != nil {
+		return err
+	}
+	if err := report.Write(filepath.Join(dir, crawl.ReportsDir), in); err != nil {
+		return fmt.Errorf("write reports: %w", err)
 	}
 	return nil
 }

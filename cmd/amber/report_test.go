@@ -356,6 +356,13 @@ func TestSharedDirInput(t *testing.T) {
 				in.EndReason != tc.endReason || in.EachURL != nil || in.CrawlLog != filepath.Join(dir, crawl.CrawlLogFile) {
 				t.Errorf("input %+v", in)
 			}
+			// amber report DIR writes DIR/reports from the same input.
+			if err := run(t.Context(), []string{"report", dir}, nil, new(bytes.Buffer), new(bytes.Buffer)); err != nil {
+				t.Fatalf("amber report: %v", err)
+			}
+			if b, err := os.ReadFile(filepath.Join(dir, crawl.ReportsDir, report.CrawlReportFile)); err != nil || !bytes.Contains(b, []byte("crawl name: shared")) {
+				t.Errorf("%s: %v\n%s", report.CrawlReportFile, err, b)
+			}
 			if es, _ := os.ReadDir(filepath.Join(dir, crawl.StateDir)); len(es) != 0 {
 				t.Errorf("files made in the state directory: %v", es)
 			}

@@ -3,6 +3,7 @@ package fastcfg
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"errors"
 	"fmt"
 	"math"
@@ -111,7 +112,7 @@ func newConv(d *Domain, opts ConvertOptions) *conv {
 func (c *conv) run() (*seeds.Converted, error) {
 	d, opts := c.d, c.opts
 	c.index()
-	steps := []func(){c.seeds, c.scalars, c.scope, c.access, c.limits, c.urls, c.dependent, c.subcollections, c.account, c.defaults}
+	steps := []func(){c.seeds, c.scalars, c.scope, c.access, c.logins, c.limits, c.urls, c.dependent, c.subcollections, c.account, c.defaults}
 	for _, step := range steps {
 		step()
 	}
@@ -153,10 +154,14 @@ func (c *conv) index() {
 		list []*Section
 	}{{"SubDomain", c.d.SubDomains}, {"Login", c.d.Logins}, {"Node", c.d.Nodes}} {
 		el := elements[g.name]
+		var inherit *Row
+		if el.row.Status != Mapped {
+			inherit = el.row
+		}
 		for _, s := range g.list {
 			prefix := g.name + "[" + s.Name + "]"
 			c.entries = append(c.entries, &entry{s: s, short: prefix, row: el.row})
-			c.walk(prefix, el.node, el.row, false, s.Attribs, s.Sections)
+			c.walk(prefix, el.node, inherit, false, s.Attribs, s.Sections)
 		}
 	}
 }
@@ -861,43 +866,75 @@ const encPrefix = "!ENC!"
 
 var authSchemes = []string{"basic", "digest", "ntlmv1", "ntlmv2", "auto"}
 
-// passwd maps one passwd attrib: a URI (prefix) or realm, and user:password[:realm:scheme].
+// passwd maps one passwd attrib (§2.2.4.20). Its name is a URI, a prefix of the URLs the
+// credentials are for (an origin when it has no path below /), or else a realm; its value is
+// username:password or username:password:realm:scheme (a password may hold colons: the
+// value is read as the four-part form only when its last part is a scheme). Basic and auto
+// become an auth entry of type basic, with the value's realm when it gives one; digest and
+// NTLM are refused.
 func (c *conv) passwd(a *Attrib) {
 	parts := strings.Split(a.Text, ":")
 	if len(parts) < 2 || parts[0] == "" {
 		c.invalid(a, "credentials: want username:password or username:password:realm:scheme")
 		return
 	}
-	user, scheme := parts[0], "basic"
+	user, scheme, realm := parts[0], "basic", ""
 	password := strings.Join(parts[1:], ":")
 	if n := len(parts); n >= 4 && slices.Contains(authSchemes, strings.ToLower(parts[n-1])) {
-		scheme = strings.ToLower(parts[n-1])
+		scheme, realm = strings.ToLower(parts[n-1]), parts[n-2]
 		password = strings.Join(parts[1:n-2], ":")
 	}
+	if scheme != "basic" && scheme != "auto" {
+		c.note(string(Refused), "amber answers Basic challenges only (basic or auto); digest, ntlmv1 and ntlmv2 it does not do", a)
+		return
+	}
+	spec := seeds.AuthSpec{Type: seeds.AuthBasic, Username: user, Password: seeds.Secret(password), Realm: realm}
+	var why []string
 	u, err := url.Parse(a.Name)
-	isURI := err == nil && (u.Scheme == "http" || u.Scheme == "https") && u.Host != ""
 	switch {
-	case !isURI:
-		c.note(string(Unsupported), "a realm: amber's credentials go to an origin (auth), not to a realm", a)
+	case err == nil && (u.Scheme == "http" || u.Scheme == "https") && u.Host != "":
+		if u.User != nil || u.Fragment != "" {
+			c.invalid(a, "a passwd URI without user info or fragment")
+			return
+		}
+		if (u.Path == "" || u.Path == "/") && u.RawQuery == "" {
+			origin, err := seeds.ElasticOrigin(u.Scheme + "://" + u.Host)
+			if err != nil {
+				c.invalid(a, "%v", err)
+				return
+			}
+			spec.Origin = origin
+		} else {
+			spec.Prefix = a.Name
+		}
+		if realm == "" {
+			why = append(why, "amber sends the credentials with every request to "+cmp.Or(spec.Origin, "the URLs under "+spec.Prefix)+", before any 401")
+		} else {
+			why = append(why, fmt.Sprintf("amber answers a 401 Basic challenge for realm %q from %s with them, then sends them ahead in that directory", realm, cmp.Or(spec.Origin, "the URLs under "+spec.Prefix)))
+		}
+		if u.Scheme == "http" {
+			c.c.HTTPAuthAllowed = true
+			c.src("http_auth_allowed", c.short[a]+" (an http URI)")
+			why = append(why, "over plain http too (http_auth_allowed), as FAST sends them")
+		}
+	case err == nil && u.Scheme != "" && u.Opaque == "" && u.Host != "":
+		c.note(string(Refused), whyFTP, a)
 		return
-	case (u.Path != "" && u.Path != "/") || u.RawQuery != "" || u.User != nil:
-		c.note(string(Unsupported), "amber sends credentials to a whole origin (scheme, host, port), not to the URIs under a path", a)
-		return
-	case scheme != "basic" && scheme != "auto":
-		c.note(string(Unsupported), "amber sends Basic credentials only, not "+scheme, a)
-		return
+	default:
+		if realm != "" && realm != a.Name {
+			c.invalid(a, "the entry is for realm %q, its credentials name realm %q", a.Name, realm)
+			return
+		}
+		spec.Realm = a.Name
+		c.c.HTTPAuthAllowed = true
+		c.src("http_auth_allowed", c.short[a]+" (a realm, answered over http too)")
+		why = append(why, fmt.Sprintf("amber answers a 401 Basic challenge for realm %q from any site with them, then sends them ahead in that directory; over plain http too (http_auth_allowed), as FAST sends them", a.Name))
 	}
-	origin, err := seeds.ElasticOrigin(u.Scheme + "://" + u.Host)
-	if err != nil {
-		c.invalid(a, "%v", err)
-		return
-	}
-	spec := seeds.AuthSpec{Origin: origin, Type: seeds.AuthBasic, Username: user, Password: seeds.Secret(password)}
 	for i, o := range c.c.Auth {
-		if o.Origin == origin {
+		if o.Origin == spec.Origin && o.Prefix == spec.Prefix && o.Realm == spec.Realm {
 			c.c.Auth = slices.Delete(c.c.Auth, i, i+1)
 			c.items = append(c.items, item{status: noteDiffers, what: c.short[a], line: a.Line, path: a.Path,
-				why: "an earlier passwd entry is for the same origin: amber keeps one credential per origin, the last"})
+				why: "an earlier passwd entry is for the same URI and realm: amber keeps one credential for them, the last"})
 			break
 		}
 	}
@@ -909,16 +946,10 @@ func (c *conv) passwd(a *Attrib) {
 	}
 	c.c.Auth = append(c.c.Auth, spec)
 	c.src(fmt.Sprintf("auth[%d]", i), c.short[a])
-	why := "amber sends the credentials with every request to " + origin + ", before any 401"
 	if scheme == "auto" {
-		why += "; auto: amber answers Basic only (not Digest or NTLM)"
+		why = append(why, "auto: amber answers Basic only (not Digest or NTLM)")
 	}
-	if u.Scheme == "http" {
-		c.c.HTTPAuthAllowed = true
-		c.src("http_auth_allowed", c.short[a]+" (an http origin)")
-		why += "; over plain http too (http_auth_allowed), as FAST sends them"
-	}
-	c.note(noteDiffers, why, a)
+	c.note(noteDiffers, strings.Join(why, "; "), a)
 }
 
 // limits maps the limits section.
@@ -989,7 +1020,21 @@ func (c *conv) dependent() {
 			c.done[a] = true
 		}
 	}
-	if a := c.top["cookie_timeout"]; a != nil && !boolOr(c.top["use_cookies"], false) {
+	// The login attribs change nothing without logins. A login's requests have the
+	// timeouts of every request, and a failed login does not stop the crawl of its sites.
+	if a := c.top["login_timeout"]; a != nil {
+		timeout := int64(300)
+		if ft := c.top["fetch_timeout"]; ft != nil && ft.Int > 0 {
+			timeout = ft.Int
+		}
+		if len(c.c.Logins) == 0 || a.Int == timeout {
+			c.done[a] = true
+		}
+	}
+	if a := c.top["login_failed_ignore"]; a != nil && len(c.c.Logins) == 0 {
+		c.done[a] = true
+	}
+	if a := c.top["cookie_timeout"]; a != nil && (c.c.Cookies == nil || !*c.c.Cookies) {
 		c.done[a] = true
 	}
 	// An rss section without channels (start URIs, files, discovery) changes nothing.
@@ -1197,7 +1242,7 @@ var defaultsDiffer = []struct {
 	{"", "check_meta_robots", func(c *conv) bool { return !boolOr(c.top["robots"], true) }},
 	{"", "obey_robots_delay", func(c *conv) bool { return boolOr(c.top["robots"], true) }},
 	{"", "enforce_delay_per_ip", nil},
-	{"", "cookie_timeout", func(c *conv) bool { return boolOr(c.top["use_cookies"], false) }},
+	{"", "cookie_timeout", func(c *conv) bool { return c.c.Cookies != nil && *c.c.Cookies }},
 	{"", "javascript_keep_html", func(c *conv) bool { return boolOr(c.top["use_javascript"], false) }},
 	{"crawlmode", "fwdredirects", nil},
 	{"crawlmode", "reset_level", func(c *conv) bool {

@@ -89,10 +89,56 @@ func TestConvertMapping(t *testing.T) {
 			func(c *seeds.Config) {
 				c.Auth = []seeds.AuthSpec{
 					{Origin: "https://intranet.example.org", Type: "basic", Username: "jane", Password: "s3:cr:et"},
-					{Origin: "http://old.example.org:8080", Type: "basic", Username: "joe", Password: "pw"},
-					{Origin: "https://x.example.org", Type: "basic", Username: "ann", Password: "env:AMBER_AUTH_2_PASSWORD"},
+					{Origin: "http://old.example.org:8080", Realm: "Old realm", Type: "basic", Username: "joe", Password: "pw"},
+					{Origin: "https://x.example.org", Realm: "r", Type: "basic", Username: "ann", Password: "env:AMBER_AUTH_2_PASSWORD"},
 				}
 				c.HTTPAuthAllowed = true
+			}},
+		{"passwd of a prefix and of a realm", section("passwd",
+			attrib("https://www.example.org/members/", String, "jane:pw"),
+			attrib("https://www.example.org/reports?y=2026", String, "joe:pw2:Reports:BASIC"),
+			attrib("Intranet", String, "ann:pw3"),
+			attrib("Staff only", String, "bob:pw:4:Staff only:auto")),
+			func(c *seeds.Config) {
+				c.Auth = []seeds.AuthSpec{
+					{Prefix: "https://www.example.org/members/", Type: "basic", Username: "jane", Password: "pw"},
+					{Prefix: "https://www.example.org/reports?y=2026", Realm: "Reports", Type: "basic", Username: "joe", Password: "pw2"},
+					{Realm: "Intranet", Type: "basic", Username: "ann", Password: "pw3"},
+					{Realm: "Staff only", Type: "basic", Username: "bob", Password: "pw:4"},
+				}
+				c.HTTPAuthAllowed = true // realms are answered over http too
+			}},
+		{"passwd of an https prefix", section("passwd", attrib("https://www.example.org/a/", String, "jane:pw")),
+			func(c *seeds.Config) {
+				c.Auth = []seeds.AuthSpec{{Prefix: "https://www.example.org/a/", Type: "basic", Username: "jane", Password: "pw"}}
+			}},
+		{"passwd twice for one URI and realm", section("passwd",
+			attrib("https://www.example.org/", String, "jane:pw"), attrib("https://www.example.org", String, "joe:pw2")),
+			func(c *seeds.Config) {
+				c.Auth = []seeds.AuthSpec{{Origin: "https://www.example.org", Type: "basic", Username: "joe", Password: "pw2"}}
+			}},
+		{"Login as §3.4", `<Login name="mytestlogin">` + attrib("preload", String, "http://preload.example.com/") +
+			attrib("scheme", String, " https ") + attrib("site", String, " login.example.com ") + attrib("form", String, " /path/to/some/form.cgi ") +
+			attrib("action", String, "post") + section("parameters", attrib("user", String, " username "), attrib("password", String, "pass word")) +
+			members("sites", "site1.example.com", "site2.example.com") + attrib("ttl", Integer, "7200") +
+			attrib("html_form", String, "\n http://login.example.com/login.html \n") + attrib("autofill", Boolean, "yes") +
+			attrib("relogin_if_failed", Boolean, "yes") + `</Login>`,
+			func(c *seeds.Config) {
+				c.Logins = []seeds.LoginSpec{{Name: "mytestlogin", Preload: "http://preload.example.com/", Scheme: "https", Site: "login.example.com",
+					Form: "/path/to/some/form.cgi", Method: "POST", HTMLForm: "http://login.example.com/login.html", Autofill: true,
+					Parameters: map[string]seeds.Secret{"user": "username", "password": "pass word"},
+					Sites:      []string{"site1.example.com", "site2.example.com"}, TTL: seeds.LoginTTL(2 * time.Hour), ReloginIfFailed: true}}
+				c.Cookies = yes()
+			}},
+		{"logins section and Login element", `<Login name="b">` + attrib("form", String, "https://b.example.com/login") + section("parameters", attrib("user", String, "u")) + `</Login>` +
+			section("logins", section("a", attrib("html_form", String, "http://a.example.com/"), attrib("autofill", Boolean, "yes"),
+				attrib("action", String, "GET"), attrib("relogin_if_failed", Boolean, "no"))) + attrib("use_cookies", Boolean, "yes"),
+			func(c *seeds.Config) {
+				c.Logins = []seeds.LoginSpec{
+					{Name: "a", HTMLForm: "http://a.example.com/", Autofill: true, Method: "GET"},
+					{Name: "b", Form: "https://b.example.com/login", Parameters: map[string]seeds.Secret{"user": "u"}},
+				}
+				c.Cookies = yes()
 			}},
 		{"limits", section("limits", attrib("max_doc", Integer, "50"), attrib("disk_free", Integer, "0"), attrib("max_doc_slack", Integer, "0")),
 			func(c *seeds.Config) { c.Limits.URLs = 50; c.Limits.MinFreeSpace = "off" }},
@@ -206,14 +252,32 @@ func TestConvertNotes(t *testing.T) {
 			[]note{{"refused", "ftp_passive=yes"}, {"refused", "allowed_schemes ftp"}, {"refused", "start_uris ftp://ftp.example.com/"}}, nil},
 		{"Node", `<Node name="n1">` + attrib("delay", Real, "90") + `</Node>`, []note{{"ignored", "Node[n1]/delay=90"}}, nil},
 		{"empty Node", `<Node name="n1"/>`, []note{{"ignored", "Node[n1]"}}, nil},
-		{"Login", `<Login name="l">` + attrib("site", String, "login.example.com") + section("parameters", attrib("password", String, "hunter2")) + `</Login>`,
-			[]note{{"unsupported-yet", "Login[l]/site=login.example.com"}, {"unsupported-yet", "Login[l]/parameters/password"}}, []string{"hunter2"}},
+		{"Login", `<Login name="l">` + attrib("site", String, "login.example.com") + attrib("form", String, "/login") +
+			members("sites", "www.example.com") + attrib("relogin_if_failed", Boolean, "yes") + attrib("ttl", Integer, "60") +
+			section("parameters", attrib("password", String, "hunter2")) + `</Login>`,
+			[]note{{"differs", "Login[l]/sites"}, {"differs", "Login[l]/relogin_if_failed=yes"}}, []string{"hunter2", "Login[l]/site=", "Login[l]/ttl", "cookies"}},
+		{"Login with use_cookies no", attrib("use_cookies", Boolean, "no") + `<Login name="l">` + attrib("form", String, "https://a.example.com/login") + section("parameters", attrib("user", String, "u")) + `</Login>`,
+			[]note{{"differs", "use_cookies=no"}}, nil},
+		{"login attribs without logins", attrib("login_timeout", Integer, "10") + attrib("login_failed_ignore", Boolean, "no"), nil, []string{"login_"}},
+		{"login attribs amber follows", attrib("fetch_timeout", Integer, "60") + attrib("login_timeout", Integer, "60") + attrib("login_failed_ignore", Boolean, "yes") +
+			section("logins", section("l", attrib("form", String, "https://a.example.com/login"), section("parameters", attrib("user", String, "u")))), nil, []string{"login_"}},
+		{"login attribs amber does not follow", attrib("login_timeout", Integer, "10") + attrib("login_failed_ignore", Boolean, "no") +
+			section("logins", section("l", attrib("form", String, "https://a.example.com/login"), section("parameters", attrib("user", String, "u")))),
+			[]note{{"unsupported-yet", "login_timeout=10"}, {"unsupported-yet", "login_failed_ignore=no"}}, nil},
+		{"unknown in a Login", `<Login name="l">` + attrib("form", String, "https://a.example.com/login") + attrib("captcha", String, "x") + section("fields") + section("parameters", attrib("user", String, "u")) + `</Login>`,
+			[]note{{"unknown", "Login[l]/captcha=x"}, {"unknown", "Login[l]/fields"}}, nil},
 		{"passwd amber cannot map", section("passwd",
+			attrib("http://www.example.com/private/", String, "u:secretpw:r:digest"),
+			attrib("Intranet realm", String, "u:secretpw:Intranet realm:NTLMv1"),
+			attrib("https://a.example.com/", String, "u:secretpw:realm:ntlmv2"),
+			attrib("ftp://ftp.example.com/", String, "u:secretpw")),
+			[]note{{"refused", `passwd/"http://www.example.com/private/"`}, {"refused", `passwd/"Intranet realm"`},
+				{"refused", `passwd/"https://a.example.com/"`}, {"refused", `passwd/"ftp://ftp.example.com/"`}}, []string{"secretpw"}},
+		{"passwd notes", section("passwd",
 			attrib("http://www.example.com/private/", String, "u:secretpw"),
-			attrib("Intranet realm", String, "u:secretpw"),
-			attrib("https://a.example.com/", String, "u:secretpw:realm:ntlmv2")),
-			[]note{{"unsupported-yet", `passwd/"http://www.example.com/private/"`}, {"unsupported-yet", `passwd/"Intranet realm"`},
-				{"unsupported-yet", `passwd/"https://a.example.com/"`}}, []string{"secretpw"}},
+			attrib("Intranet", String, "u:secretpw:Intranet:auto")),
+			[]note{{"differs", `passwd/"http://www.example.com/private/": amber sends the credentials with every request to the URLs under http://www.example.com/private/`},
+				{"differs", `passwd/Intranet: amber answers a 401 Basic challenge for realm "Intranet"`}}, []string{"secretpw"}},
 		{"headers amber cannot send", members("headers", "Authorization: Basic eHg=", "Host: a.example.com", "A: 1", "a: 2"),
 			[]note{{"unsupported-yet", "headers Authorization"}, {"unsupported-yet", "headers Host"}, {"differs", "headers A"}}, []string{"eHg="}},
 		{"several proxies", members("proxy", "p1.example.org:8080", "p2.example.org:8080"), []note{{"unsupported-yet", "proxy"}}, nil},
@@ -320,6 +384,13 @@ func TestConvertInvalid(t *testing.T) {
 		{"start_uri_files missing", members("start_uri_files", "no-such-file.txt"), "attrib[name=start_uri_files]"},
 		{"start_uri_files a directory", members("start_uri_files", "."), "attrib[name=start_uri_files]"},
 		{"passwd without a colon", section("passwd", attrib("https://a.example/", String, "jane")), "section[name=passwd]/attrib[name=https://a.example/]"},
+		{"passwd of a realm naming another", section("passwd", attrib("Intranet", String, "jane:pw:Extranet:basic")), "section[name=passwd]/attrib[name=Intranet]"},
+		{"passwd URI with user info", section("passwd", attrib("https://x@a.example/", String, "jane:pw")), "section[name=passwd]/attrib[name=https://x@a.example/]"},
+		{"login without a form", `<Login name="l">` + attrib("site", String, "a.example.com") + `</Login>`, "Login[name=l]/attrib[name=site]"},
+		{"login autofill without html_form", section("logins", section("l", attrib("autofill", Boolean, "yes"))), "section[name=logins]/section[name=l]/attrib[name=autofill]"},
+		{"login action", `<Login name="l">` + attrib("form", String, "https://a.example.com/login") + attrib("action", String, "PUT") + `</Login>`, "Login[name=l]/attrib[name=form]"},
+		{"login ttl", `<Login name="l">` + attrib("form", String, "https://a.example.com/login") + attrib("ttl", Integer, "-1") + `</Login>`, "Login[name=l]/attrib[name=ttl]"},
+		{"login without attribs", `<Login name="l"/>`, "Login[name=l]"},
 		{"negative delay", attrib("delay", Real, "-1"), "attrib[name=delay]"},
 		{"max_pending 0", attrib("max_pending", Integer, "0"), "attrib[name=max_pending]"},
 		{"proxy not a URL", members("proxy", "ftp://p.example.org"), "attrib[name=proxy]"},
@@ -377,10 +448,16 @@ func everyRow() string {
 		"start_uris": "http://www.example.com/", "proxy": "proxy.example.org:3128", "exact": "www.example.com",
 		"prefix": "www.", "suffix": ".example.com", "regexp": "example", "ipmask": "10.0.0.0/8", "ip6mask": "2001:db8::/32",
 		"file": "rules.txt", "<URI or realm>": "u:p", "headers": "X-A: 1", "mode": "DEPTH:5", "start_uri_files": "uris.txt",
-		"rewrite_rules": "*/old/*/new/*",
+		"rewrite_rules":          "*/old/*/new/*",
+		"logins/<login>/preload": "http://a.example.com/", "logins/<login>/scheme": "http", "logins/<login>/site": "a.example.com",
+		"logins/<login>/form": "/login", "logins/<login>/action": "POST", "logins/<login>/sites": "a.example.com",
+		"logins/<login>/html_form": "http://a.example.com/login.html",
 	}
 	value := func(r Row) string {
 		v := samples[r.Name]
+		if sv, ok := samples[r.Section+"/"+r.Name]; ok {
+			v = sv
+		}
 		if v == "" && r.Default != "" && !strings.HasPrefix(r.Default, "the ") && !strings.Contains(r.Default, "<") {
 			v = r.Default
 		}
@@ -432,7 +509,7 @@ func everyRow() string {
 	}
 	body := build("")
 	body += `<SubDomain name="s2">` + attrib("delay", Real, "5") + `</SubDomain>` + "\n"
-	body += `<Login name="l2">` + attrib("preload", String, "http://a.example.com/") + `</Login>` + "\n"
+	body += `<Login name="l2">` + attrib("form", String, "http://a.example.com/login") + section("parameters", attrib("user", String, "u")) + `</Login>` + "\n"
 	body += `<Node name="n1">` + attrib("delay", Real, "5") + `</Node>` + "\n"
 	return collection(body)
 }

@@ -3,8 +3,10 @@ package fastcfg
 import (
 	"bytes"
 	"flag"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -79,6 +81,20 @@ func checkConversion(t *testing.T, cfg *seeds.Config, rendered []byte) {
 			back.Auth[i].Password = cfg.Auth[i].Password
 		}
 	}
+	// Logins' parameters too: each value is an env: reference named in the rendering.
+	for i := range min(len(back.Logins), len(cfg.Logins)) {
+		for name, v := range back.Logins[i].Parameters {
+			ev, env := v.Env()
+			if !env {
+				t.Errorf("logins[%d] parameter %s is rendered as a value, not an env: reference", i, name)
+				continue
+			}
+			if _, given := cfg.Logins[i].Parameters[name].Env(); !given && !bytes.Contains(rendered, []byte("# - "+ev+": the value of ")) {
+				t.Errorf("logins[%d] parameter %s: %s is not listed with the secrets", i, name, ev)
+			}
+			back.Logins[i].Parameters[name] = cfg.Logins[i].Parameters[name]
+		}
+	}
 	if back.Proxy != nil && cfg.Proxy != nil {
 		if _, env := cfg.Proxy.Password.Env(); !env {
 			back.Proxy.Password = cfg.Proxy.Password
@@ -98,6 +114,9 @@ func checkConversion(t *testing.T, cfg *seeds.Config, rendered []byte) {
 	env := func(string) (string, bool) { return "secret", true }
 	if _, err := back.Access(env); err != nil {
 		t.Errorf("Access: %v", err)
+	}
+	if _, err := back.LoginSpecs(env); err != nil {
+		t.Errorf("LoginSpecs: %v", err)
 	}
 	if len(cfg.Seeds) == 0 {
 		if !bytes.Contains(rendered, []byte("# - note: start_uris: none in the file")) {
@@ -142,5 +161,61 @@ func TestRender(t *testing.T) {
 		"# What amber does differently:\n# - ignored: x: y\n"
 	if diff := cmp.Diff(want, string(out)); diff != "" {
 		t.Errorf("Render (-want +got):\n%s", diff)
+	}
+}
+
+// TestRenderLoginSecrets checks that a rendering holds no login parameter's value: each is an
+// env: reference listed with the attrib it stands for, after the credentials' when there are
+// some, and names that come out alike are told apart.
+func TestRenderLoginSecrets(t *testing.T) {
+	login := func(params map[string]seeds.Secret) seeds.LoginSpec {
+		return seeds.LoginSpec{Name: "l", Form: "https://a.example.com/login", Parameters: params}
+	}
+	tests := []struct {
+		name    string
+		cfg     *seeds.Config
+		want    []string // lines, in order
+		secrets []string // values the rendering must not hold
+	}{
+		{"logins only", &seeds.Config{Logins: []seeds.LoginSpec{login(map[string]seeds.Secret{"pass": "hunter2", "user": "jane"})}},
+			[]string{"      pass: env:AMBER_LOGIN_0_PASS", "      user: env:AMBER_LOGIN_0_USER",
+				strings.Trim(secretsHead, "\n"),
+				"# - AMBER_LOGIN_0_PASS: the value of Login[l]/parameters/pass", "# - AMBER_LOGIN_0_USER: the value of Login[l]/parameters/user",
+				"", "# What amber does differently:"},
+			[]string{"hunter2", "jane"}},
+		{"after the credentials", &seeds.Config{
+			Auth:   []seeds.AuthSpec{{Realm: "r", Type: "basic", Username: "u", Password: "authpw"}},
+			Logins: []seeds.LoginSpec{login(map[string]seeds.Secret{"j-pass": "p1", "j_pass": "p2", "token": "env:MY_TOKEN"})}},
+			[]string{"      j-pass: env:AMBER_LOGIN_0_J_PASS", "      j_pass: env:AMBER_LOGIN_0_J_PASS_2", "      token: env:MY_TOKEN",
+				"# - AMBER_AUTH_0_PASSWORD: the value of auth[0].password",
+				"# - AMBER_LOGIN_0_J_PASS: the value of Login[l]/parameters/j-pass", "# - AMBER_LOGIN_0_J_PASS_2: the value of Login[l]/parameters/j_pass",
+				"", "# What amber does differently:"},
+			[]string{"authpw", "p1", "p2"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			cv := &seeds.Converted{Config: tt.cfg, Sources: map[string]string{"logins[0]": "Login[l]"}, Notes: []string{"note: start_uris: none in the file: x"}}
+			out, err := Render(cv, "crawler.xml")
+			if err != nil {
+				t.Fatal(err)
+			}
+			rest := string(out)
+			for _, l := range tt.want {
+				i := strings.Index(rest, l+"\n")
+				if i < 0 {
+					t.Fatalf("no line %q after the lines before it in:\n%s", l, out)
+				}
+				rest = rest[i+len(l)+1:]
+			}
+			for _, s := range tt.secrets {
+				if strings.Contains(string(out), s) {
+					t.Errorf("the rendering holds %q:\n%s", s, out)
+				}
+			}
+			if tt.cfg.Logins[0].Parameters[slices.Sorted(maps.Keys(tt.cfg.Logins[0].Parameters))[0]] == "" {
+				t.Error("Render changed the conversion's parameters")
+			}
+			checkConversion(t, tt.cfg, out)
+		})
 	}
 }

@@ -2,9 +2,13 @@ package fastcfg
 
 import (
 	"bytes"
+	"cmp"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 
 	"github.com/amber-crawler/amber/seeds"
 )
@@ -48,9 +52,37 @@ var elasticHeader = []byte("# amber crawl config converted from the Elastic Open
 
 // Render is seeds.Converted.Render for a FAST conversion: the YAML with each key commented
 // with the FAST attrib it came from, then the notes, under a first line that names source
-// (the XML file and its DomainSpecification, say) as a FAST crawler configuration.
+// (the XML file and its DomainSpecification, say) as a FAST crawler configuration. Like the
+// credentials, the logins' parameters are written as env: references (AMBER_LOGIN_n_NAME),
+// each listed with the attrib it stands for, so that the rendering holds no secret.
 func Render(cv *seeds.Converted, source string) ([]byte, error) {
-	out, err := cv.Render(source)
+	cp := *cv
+	cfg := *cv.Config
+	cp.Config = &cfg
+	var secrets []string
+	if cv.Config.Logins != nil {
+		cfg.Logins = slices.Clone(cv.Config.Logins)
+		for i, l := range cfg.Logins {
+			if l.Parameters == nil {
+				continue
+			}
+			params := make(map[string]seeds.Secret, len(l.Parameters))
+			used := map[string]bool{}
+			for _, name := range slices.Sorted(maps.Keys(l.Parameters)) {
+				v := l.Parameters[name]
+				if _, env := v.Env(); env {
+					params[name] = v
+					continue
+				}
+				ev := loginEnvName(i, name, used)
+				params[name] = seeds.Secret("env:" + ev)
+				from := cmp.Or(cv.Sources[fmt.Sprintf("logins[%d]", i)], fmt.Sprintf("logins[%d]", i))
+				secrets = append(secrets, fmt.Sprintf("%s: the value of %s/parameters/%s", ev, from, quoteName(name)))
+			}
+			cfg.Logins[i].Parameters = params
+		}
+	}
+	out, err := cp.Render(source)
 	if err != nil {
 		return nil, err
 	}
@@ -59,5 +91,61 @@ func Render(cv *seeds.Converted, source string) ([]byte, error) {
 		return nil, fmt.Errorf("fastcfg: seeds.Converted.Render's first line is not the one Render replaces: %q", line)
 	}
 	head := fmt.Sprintf("# amber crawl config converted from the FAST crawler configuration (MS-FSCCFG) %s.\n", source)
-	return append([]byte(head), rest...), nil
+	return addSecrets(append([]byte(head), rest...), secrets), nil
+}
+
+// secretsHead starts the list of environment variables seeds.Converted.Render writes.
+const secretsHead = "\n# Secrets: this file holds none. Set these environment variables before amber crawl\n" +
+	"# (or write the value in place of its env: reference, and keep the file private):\n"
+
+// addSecrets adds lines to the list of environment variables of a rendering, which it starts
+// (before the notes) when the rendering has none.
+func addSecrets(out []byte, lines []string) []byte {
+	if len(lines) == 0 {
+		return out
+	}
+	var add bytes.Buffer
+	for _, l := range lines {
+		add.WriteString("# - " + l + "\n")
+	}
+	at := bytes.Index(out, []byte(secretsHead))
+	if at < 0 {
+		at = bytes.Index(out, []byte("\n# What amber does differently:\n"))
+		if at < 0 {
+			at = len(out)
+		}
+		return slices.Concat(out[:at], []byte(secretsHead), add.Bytes(), out[at:])
+	}
+	// After the list's last line.
+	end := at + len(secretsHead)
+	for bytes.HasPrefix(out[end:], []byte("# - ")) {
+		nl := bytes.IndexByte(out[end:], '\n')
+		if nl < 0 {
+			end = len(out)
+			break
+		}
+		end += nl + 1
+	}
+	return slices.Concat(out[:end], add.Bytes(), out[end:])
+}
+
+// loginEnvName names the environment variable of login i's parameter name:
+// AMBER_LOGIN_i_NAME, NAME upper-cased with every other character than a letter or digit as
+// _, and a number added when two parameters come out alike.
+func loginEnvName(i int, name string, used map[string]bool) string {
+	var b strings.Builder
+	for _, r := range strings.ToUpper(name) {
+		if (r >= 'A' && r <= 'Z') || (r >= '0' && r <= '9') {
+			b.WriteRune(r)
+		} else {
+			b.WriteByte('_')
+		}
+	}
+	base := fmt.Sprintf("AMBER_LOGIN_%d_%s", i, b.String())
+	ev := base
+	for n := 2; used[ev]; n++ {
+		ev = fmt.Sprintf("%s_%d", base, n)
+	}
+	used[ev] = true
+	return ev
 }

@@ -73,7 +73,6 @@ const (
 	whyFTP       = "amber crawls http and https only (no FTP)"
 	whyRefresh   = "amber runs one crawl and stops: no refresh cycles (run amber crawl again, e.g. from cron, for the next capture)"
 	whyAdaptive  = "adaptive refresh scheduling: " + whyRefresh
-	whyLogin     = "amber has no HTML form login yet"
 	whyPriority  = "amber's frontier has no priority levels (each host's URLs go in discovery order)"
 	whySubColl   = "amber has one value of each setting per crawl: no per-subcollection overrides yet"
 	whyScopeRule = "scope.accept (include) or scope.block (exclude) rules, as regular expressions on amber's canonical URL"
@@ -192,8 +191,10 @@ var rows = []Row{
 		Note: "parameters are split at & and ; and sorted by name (as bytes, stable), each keeping its exact bytes"},
 	{Name: "robots_timeout", Kind: KindAttrib, Type: Integer, Default: "300", Status: Unsupported, Spec: "2.2.3",
 		Note: "amber fetches robots.txt with the timeouts of every request (network.*_timeout)"},
-	{Name: "login_timeout", Kind: KindAttrib, Type: Integer, Default: "300", Status: Unsupported, Spec: "2.2.3", Note: whyLogin},
-	{Name: "login_failed_ignore", Kind: KindAttrib, Type: Boolean, Status: Unsupported, Spec: "3.2 (example only)", Note: whyLogin},
+	{Name: "login_timeout", Kind: KindAttrib, Type: Integer, Default: "300", Status: Mapped, Same: "the value of fetch_timeout", Spec: "2.2.3",
+		Note: "a login's requests have the timeouts of every request (network.response_timeout, from fetch_timeout); without logins it changes nothing"},
+	{Name: "login_failed_ignore", Kind: KindAttrib, Type: Boolean, Status: Mapped, Same: "yes", Spec: "3.2 (example only)",
+		Note: "a failed login is a login event (logs/events.jsonl) and the crawl of its sites goes on; without logins it changes nothing"},
 	{Name: "send_links_to", Kind: KindAttrib, Type: String, Status: Refused, Spec: "2.2.3",
 		Note: "an amber crawl is one collection: its links go to its own frontier"},
 	{Name: "cookie_timeout", Kind: KindAttrib, Type: Integer, Default: "900", Status: Unsupported, Spec: "2.2.3",
@@ -355,9 +356,9 @@ var rows = []Row{
 
 	// §2.2.4.20-2.2.4.21: credentials.
 	{Name: "passwd", Kind: KindSection, Status: Mapped, Amber: "auth", Spec: "2.2.4.20",
-		Note: "amber sends credentials to one origin (scheme, host, port), with every request to it"},
+		Note: "one auth entry of type basic per attrib"},
 	{Section: "passwd", Name: "<URI or realm>", Kind: KindAttrib, Type: String, Status: Mapped, Amber: "auth, http_auth_allowed", Spec: "2.2.4.20",
-		Note: "a URI that is an origin (no path below /) with basic or auto becomes an auth entry of type basic (an http origin sets http_auth_allowed, as FAST sends them over http); a deeper URI prefix, a realm, digest and NTLM are not supported yet; an encrypted (!ENC!) password becomes an env: reference"},
+		Note: "a URI becomes prefix (origin when it has no path below /), sent ahead with every request it covers; another name becomes realm, answered when a 401 Basic challenge names it; the realm of username:password:realm:scheme holds the credentials back until a 401 names it; basic and auto are type basic, digest, ntlmv1 and ntlmv2 are refused (amber answers Basic only); http URIs and realms set http_auth_allowed, as FAST sends credentials over http; an encrypted (!ENC!) password becomes an env: reference, as amber cannot read FAST's key"},
 	{Name: "ftp_acct", Kind: KindSection, Status: Refused, Spec: "2.2.4.21", Note: whyFTP},
 	{Section: "ftp_acct", Name: "<site>", Kind: KindAttrib, Type: String, Status: Refused, Spec: "2.2.4.21", Note: whyFTP},
 
@@ -426,21 +427,26 @@ var rows = []Row{
 		Note: "the first n items' links of a feed (its newest); amber reads a feed once per crawl, so nothing expires"},
 
 	// §2.2.4.31-2.2.4.32, §2.2.6: form logins.
-	{Name: "logins", Kind: KindSection, Status: Unsupported, Spec: "2.2.4.31", Note: whyLogin},
-	{Section: "logins", Name: "<login>", Kind: KindSection, Status: Unsupported, Spec: "2.2.4.31", Note: whyLogin},
-	{Section: "logins/<login>", Name: "preload", Kind: KindAttrib, Type: String, Status: Unsupported, Spec: "2.2.4.31", Note: whyLogin},
-	{Section: "logins/<login>", Name: "scheme", Kind: KindAttrib, Type: String, Status: Unsupported, Spec: "2.2.4.31", Note: whyLogin},
-	{Section: "logins/<login>", Name: "site", Kind: KindAttrib, Type: String, Status: Unsupported, Spec: "2.2.4.31", Note: whyLogin},
-	{Section: "logins/<login>", Name: "form", Kind: KindAttrib, Type: String, Status: Unsupported, Spec: "2.2.4.31", Note: whyLogin},
-	{Section: "logins/<login>", Name: "action", Kind: KindAttrib, Type: String, Status: Unsupported, Spec: "2.2.4.31", Note: whyLogin},
-	{Section: "logins/<login>", Name: "sites", Kind: KindAttrib, Type: ListString, Status: Unsupported, Spec: "2.2.4.31", Note: whyLogin},
-	{Section: "logins/<login>", Name: "ttl", Kind: KindAttrib, Type: Integer, Status: Unsupported, Spec: "2.2.4.31", Note: whyLogin},
-	{Section: "logins/<login>", Name: "html_form", Kind: KindAttrib, Type: String, Status: Unsupported, Spec: "2.2.4.31", Note: whyLogin},
-	{Section: "logins/<login>", Name: "autofill", Kind: KindAttrib, Type: Boolean, Status: Unsupported, Spec: "2.2.4.31", Note: whyLogin},
-	{Section: "logins/<login>", Name: "relogin_if_failed", Kind: KindAttrib, Type: Boolean, Status: Unsupported, Spec: "2.2.4.31", Note: whyLogin},
-	{Section: "logins/<login>", Name: "parameters", Kind: KindSection, Status: Unsupported, Spec: "2.2.4.32", Note: whyLogin},
-	{Section: "logins/<login>/parameters", Name: "<variable>", Kind: KindAttrib, Type: String, Status: Unsupported, Spec: "2.2.4.32", Note: whyLogin},
-	{Name: "Login", Kind: KindElement, Status: Unsupported, Spec: "2.2.6", Like: "logins/<login>", Note: whyLogin},
+	{Name: "logins", Kind: KindSection, Status: Mapped, Amber: "logins", Spec: "2.2.4.31",
+		Note: "a file with logins turns cookies on (a login's session is its cookies); every exchange of a login is archived (hop P), and each login is a login event"},
+	{Section: "logins", Name: "<login>", Kind: KindSection, Status: Mapped, Amber: "logins[].name", Spec: "2.2.4.31"},
+	{Section: "logins/<login>", Name: "preload", Kind: KindAttrib, Type: String, Status: Mapped, Amber: "logins[].preload", Spec: "2.2.4.31"},
+	{Section: "logins/<login>", Name: "scheme", Kind: KindAttrib, Type: String, Status: Mapped, Amber: "logins[].scheme", Spec: "2.2.4.31"},
+	{Section: "logins/<login>", Name: "site", Kind: KindAttrib, Type: String, Status: Mapped, Amber: "logins[].site", Spec: "2.2.4.31"},
+	{Section: "logins/<login>", Name: "form", Kind: KindAttrib, Type: String, Status: Mapped, Amber: "logins[].form", Spec: "2.2.4.31"},
+	{Section: "logins/<login>", Name: "action", Kind: KindAttrib, Type: String, Status: Mapped, Amber: "logins[].method", Spec: "2.2.4.31"},
+	{Section: "logins/<login>", Name: "sites", Kind: KindAttrib, Type: ListString, Status: Mapped, Amber: "logins[].sites", Spec: "2.2.4.31",
+		Note: "amber logs in before the first page of one of these hosts (not before the crawl starts), so a login whose sites are never crawled is never made"},
+	{Section: "logins/<login>", Name: "ttl", Kind: KindAttrib, Type: Integer, Status: Mapped, Amber: "logins[].ttl", Spec: "2.2.4.31"},
+	{Section: "logins/<login>", Name: "html_form", Kind: KindAttrib, Type: String, Status: Mapped, Amber: "logins[].html_form", Spec: "2.2.4.31"},
+	{Section: "logins/<login>", Name: "autofill", Kind: KindAttrib, Type: Boolean, Status: Mapped, Amber: "logins[].autofill", Spec: "2.2.4.31"},
+	{Section: "logins/<login>", Name: "relogin_if_failed", Kind: KindAttrib, Type: Boolean, Status: Mapped, Amber: "logins[].relogin_if_failed", Spec: "2.2.4.31",
+		Note: "amber also logs in again, once, when a page of the login's sites answers as logged out (a redirect to the form, 401, 403), and fetches that page again"},
+	{Section: "logins/<login>", Name: "parameters", Kind: KindSection, Status: Mapped, Amber: "logins[].parameters", Spec: "2.2.4.32"},
+	{Section: "logins/<login>/parameters", Name: "<variable>", Kind: KindAttrib, Type: String, Status: Mapped, Amber: "logins[].parameters", Spec: "2.2.4.32",
+		Note: "amber config convert writes each value as an env: reference (AMBER_LOGIN_n_NAME); a crawl of the XML file uses the values as given"},
+	{Name: "Login", Kind: KindElement, Status: Mapped, Amber: "logins", Spec: "2.2.6", Like: "logins/<login>",
+		Note: "as a section of logins"},
 
 	// §2.2.4.33, §2.2.5: subcollections.
 	{Name: "subdomains", Kind: KindSection, Status: Unsupported, Spec: "2.2.4.33",

@@ -3,9 +3,9 @@
 // the bottom a viewport per animation frame so that lazy content loads, and on while the
 // page grows; wait for the network to go idle), and returns every request the browser made
 // as a recorded exchange, the outlinks of the rendered DOM of every frame, the rendered HTML
-// and a screenshot. Its waits end on signals (the load event, animation frames, the end of
-// the requests it performs); the only timers are bounds and the quiet period of
-// Config.NetworkIdle.
+// and a screenshot. Its waits end on signals (DOMContentLoaded and the load event, animation
+// frames, the start and end of the requests it performs); the only timers are bounds and
+// the optional quiet period of Config.NetworkIdle.
 //
 // Chromium never talks to the network itself: every request it makes is paused with the
 // DevTools Fetch domain, performed by the crawl's fetch.Client (so the address guard, the size
@@ -42,7 +42,6 @@ const (
 	DefaultTabs            = 1
 	DefaultPageTimeout     = 90 * time.Second
 	DefaultBehaviorTimeout = 30 * time.Second
-	DefaultNetworkIdle     = 500 * time.Millisecond
 	DefaultIdleTimeout     = 10 * time.Second
 	DefaultRecycleAfter    = 200
 	DefaultViewportWidth   = 1366
@@ -82,8 +81,12 @@ type Config struct {
 	PageTimeout time.Duration
 	// BehaviorTimeout bounds the scrolling behaviour; default 30s.
 	BehaviorTimeout time.Duration
-	// NetworkIdle is how long no request may be in flight for the network to count as
-	// idle (a request that starts meanwhile starts it over); default 500ms.
+	// NetworkIdle is an extra quiet period: how long, once the network is idle, no request
+	// may start for it to stay idle (a request that starts meanwhile starts it over), for
+	// pages that start requests on timers of their own. The network is idle when no request
+	// the page announced or amber performs is in flight and the page, asked to render two
+	// frames and run the tasks they queue, started none meanwhile; default 0, no quiet
+	// period beyond that.
 	NetworkIdle time.Duration
 	// IdleTimeout bounds each wait for network idle; default 10s.
 	IdleTimeout time.Duration
@@ -148,7 +151,6 @@ func (c Config) withDefaults() (Config, error) {
 	def(&c.ViewportHeight, DefaultViewportHeight)
 	defDur(&c.PageTimeout, DefaultPageTimeout)
 	defDur(&c.BehaviorTimeout, DefaultBehaviorTimeout)
-	defDur(&c.NetworkIdle, DefaultNetworkIdle)
 	defDur(&c.IdleTimeout, DefaultIdleTimeout)
 	if c.Logger == nil {
 		c.Logger = slog.Default()

@@ -126,7 +126,6 @@ func newFetcher(t testing.TB, mod func(*Config)) *Fetcher {
 		Client:      client,
 		Screenshot:  true,
 		PageTimeout: 45 * time.Second,
-		NetworkIdle: 300 * time.Millisecond,
 		Block: func(u string) string {
 			if strings.Contains(u, "/blocked/") {
 				return "block:contains:/blocked/"
@@ -318,8 +317,14 @@ func firstLine(b []byte) string {
 func TestFetchPage(t *testing.T) {
 	s := newSite(t)
 	f := newFetcher(t, nil)
+	before := unlanded.Load()
 	p := fetchPage(t, f, s.URL+"/")
 	checkIndex(t, s, p, true)
+	// Every request the page announced or amber performed ended by Chromium's event: none
+	// held a wait for idle until the bound.
+	if n := unlanded.Load() - before; n != 0 {
+		t.Errorf("%d requests left flight by the bound", n)
+	}
 
 	t.Run("status is a result", func(t *testing.T) {
 		p := fetchPage(t, f, s.URL+"/missing.html")
@@ -561,7 +566,11 @@ func TestHangRecovery(t *testing.T) {
 func TestUnrecorded(t *testing.T) {
 	s := newSite(t)
 	f := newFetcher(t, func(c *Config) { c.Screenshot = false })
+	before := unlanded.Load()
 	p := fetchPage(t, f, s.URL+"/unrecorded.html")
+	if n := unlanded.Load() - before; n != 0 {
+		t.Errorf("%d requests left flight by the bound", n)
+	}
 	if s.saw("/ws") || s.saw("/post") {
 		t.Errorf("chromium reached the server by itself: %v", s.seen)
 	}

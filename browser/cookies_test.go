@@ -105,7 +105,7 @@ func TestSharedJar(t *testing.T) {
 				t.Fatal(err)
 			}
 			t.Cleanup(func() { client.Close() })
-			cfg := Config{Path: path, Client: client, PageTimeout: 45 * time.Second, NetworkIdle: 200 * time.Millisecond,
+			cfg := Config{Path: path, Client: client, PageTimeout: 45 * time.Second,
 				RecycleAfter: tc.recycle, Logger: slog.New(slog.DiscardHandler)}
 			if tc.jar {
 				cfg.Jar = jar

@@ -75,7 +75,11 @@ func allocatorOptions(cfg Config) []chromedp.ExecAllocatorOption {
 		chromedp.Flag("disable-site-isolation-trials", true),
 		chromedp.Flag("disable-features", "Translate,BlinkGenPropertyTrees,site-per-process,IsolateOrigins,"+
 			"OptimizationHints,MediaRouter,DialMediaRouteProvider,AutofillServerCommunication,"+
-			"CertificateTransparencyComponentUpdater,PrivacySandboxSettings4,HttpsUpgrades"),
+			"CertificateTransparencyComponentUpdater,PrivacySandboxSettings4,HttpsUpgrades,"+
+			// No back/forward cache and no new browsing instance per navigation: a tab keeps
+			// its renderer from page to page instead of starting one for each page (and
+			// keeping the previous page alive, frozen, for a "back" that never comes).
+			"BackForwardCache,ProactivelySwapBrowsingInstance"),
 		chromedp.Flag("proxy-server", "http://127.0.0.1:9"),
 		chromedp.Flag("proxy-bypass-list", "<-loopback>"),
 		chromedp.Flag("host-resolver-rules", "MAP * ~NOTFOUND"),
@@ -182,6 +186,7 @@ type tab struct {
 	crashed atomic.Bool   // the renderer crashed (Inspector.targetCrashed)
 	broken  bool          // the tab failed in a way that makes reuse unwise; set by capture
 	loads   chan struct{} // one token per Page.loadEventFired
+	ready   chan struct{} // one token per Page.domContentEventFired
 	bg      sync.WaitGroup
 
 	mu  sync.Mutex // guards rec
@@ -192,7 +197,7 @@ type tab struct {
 // cache off (so that every page's embeds are requests of that page), service workers
 // bypassed, the viewport set.
 func (in *instance) newTab(ctx context.Context, f *Fetcher) (*tab, error) {
-	t := &tab{inst: in, f: f, loads: make(chan struct{}, 16)}
+	t := &tab{inst: in, f: f, loads: make(chan struct{}, 16), ready: make(chan struct{}, 16)}
 	t.ctx, t.cancel = chromedp.NewContext(in.ctx, chromedp.WithListener(t.onEvent))
 	errc := make(chan error, 1)
 	go func() { errc <- chromedp.Do(t.ctx, chromedp.Func(t.setup)) }()
@@ -273,13 +278,13 @@ func (t *tab) onEvent(ev any) {
 		}()
 	case *network.EventRequestWillBeSent:
 		// The renderer says it is starting a request before the browser pauses it for amber:
-		// start the quiet period over now, so a request that a behaviour triggered but that is
-		// slow to reach interception on a loaded machine is not missed by waitIdle.
+		// it is in flight from now, so a request that a behaviour triggered but that is slow
+		// to reach interception on a loaded machine is not missed by waitIdle.
 		t.mu.Lock()
 		r := t.rec
 		t.mu.Unlock()
 		if r != nil {
-			r.settle()
+			r.announce(ev.RequestID)
 		}
 	case *network.EventLoadingFinished:
 		t.landed(ev.RequestID)
@@ -288,6 +293,11 @@ func (t *tab) onEvent(ev any) {
 	case *page.EventLoadEventFired:
 		select {
 		case t.loads <- struct{}{}:
+		default:
+		}
+	case *page.EventDomContentEventFired:
+		select {
+		case t.ready <- struct{}{}:
 		default:
 		}
 	case *inspector.EventTargetCrashed:
@@ -335,11 +345,25 @@ func (t *tab) waitLoad(ctx context.Context) error {
 	}
 }
 
-// drainLoads forgets load events that arrived before a navigation.
+// waitReady waits for the next Page.domContentEventFired, or Page.loadEventFired (which
+// comes after it; loaded reports that it came, and was taken).
+func (t *tab) waitReady(ctx context.Context) (loaded bool, err error) {
+	select {
+	case <-t.ready:
+		return false, nil
+	case <-t.loads:
+		return true, nil
+	case <-ctx.Done():
+		return false, ctx.Err()
+	}
+}
+
+// drainLoads forgets the load and DOMContentLoaded events that arrived before a navigation.
 func (t *tab) drainLoads() {
 	for {
 		select {
 		case <-t.loads:
+		case <-t.ready:
 		default:
 			return
 		}

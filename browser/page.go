@@ -39,19 +39,25 @@ type recorder struct {
 	header      http.Header    // extra headers for the page's own requests
 	wg          sync.WaitGroup // request goroutines
 
-	mu        sync.Mutex // guards the fields below
-	slots     []*fetch.Exchange
-	flights   []*flight // one per slot
-	byNet     map[network.RequestID][]int
+	mu      sync.Mutex // guards the fields below
+	slots   []*fetch.Exchange
+	flights []*flight // one per slot
+	byNet   map[network.RequestID][]int
+	// announced holds the requests the renderer announced (Network.requestWillBeSent) that
+	// were neither paused nor landed yet, each with its landBound timer.
+	announced map[network.RequestID]*time.Timer
 	blocked   []fetch.Refusal
 	failed    []fetch.Failure
 	inflight  int
 	landAfter time.Duration // landBound; shorter in tests
 	changed   time.Time     // last request start or end
 	moved     chan struct{} // closed (and replaced) at every request start and end
-	mainErr   error         // the page's own request got no response
-	mainSeen  bool          // a main-frame document response was recorded
-	navigated bool          // the page's navigation committed; later documents are not "the page"
+	// calm is set when the page settled with no request in flight and none starting
+	// meanwhile (waitIdle); any request start or end clears it.
+	calm      bool
+	mainErr   error // the page's own request got no response
+	mainSeen  bool  // a main-frame document response was recorded
+	navigated bool  // the page's navigation committed; later documents are not "the page"
 	// delivered is set when the page's own document is handed to Chromium. A request paused
 	// before that is not the page's: the new document does not exist yet, and Chromium
 	// still pauses requests the previous page made before the tab was reset.
@@ -61,10 +67,10 @@ type recorder struct {
 // flight is a request's way through the page: it is in flight from its pause until the
 // recorder has answered it (handled) and Chromium's renderer has taken in the whole answer
 // (landed: Network.loadingFinished or loadingFailed for its network request ID). The
-// renderer's event is the later one: the page's own code that runs on the answer (a fetch's
-// then, which appends the next part of an infinite list) has run by then, so a wait for
-// idle that ends on it cannot see the page before the answer reached it, however loaded the
-// machine.
+// renderer's event is the later one, so a wait for idle that ends on it cannot see the page
+// before the answer reached it, however loaded the machine. Before its pause, a request the
+// renderer announced (Network.requestWillBeSent, which the renderer sends before the
+// browser pauses the request for amber) is in flight as announced.
 type flight struct {
 	net     network.RequestID // "" when Chromium sends no network events for it
 	handled bool
@@ -74,12 +80,58 @@ type flight struct {
 }
 
 // landBound bounds the wait for a handled request's Network.loadingFinished or
-// loadingFailed, which Chromium may not send (a request the page dropped meanwhile).
+// loadingFailed, which Chromium may not send (a request the page dropped meanwhile), and
+// the wait for an announced request to be paused or to land.
 const landBound = 3 * time.Second
 
 // unlanded counts the requests taken out of flight by landBound rather than by Chromium's
 // event, in all pages (the tests check that pages land by the event).
 var unlanded atomic.Int64
+
+// landBoundLocked is the recorder's landBound. r.mu must be held.
+func (r *recorder) landBoundLocked() time.Duration {
+	if r.landAfter != 0 {
+		return r.landAfter
+	}
+	return landBound
+}
+
+// announce notes the renderer's Network.requestWillBeSent for net: the request is in
+// flight from now, although the browser has not paused it for amber yet. A redirect's hops
+// share the ID; a hop of a known request is movement, not another request.
+func (r *recorder) announce(net network.RequestID) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.movedLocked()
+	if net == "" || r.byNet[net] != nil || r.announced[net] != nil {
+		return
+	}
+	if r.announced == nil {
+		r.announced = map[network.RequestID]*time.Timer{}
+	}
+	r.inflight++
+	r.announced[net] = time.AfterFunc(r.landBoundLocked(), func() {
+		r.mu.Lock()
+		defer r.mu.Unlock()
+		if r.announced[net] != nil {
+			unlanded.Add(1)
+			r.unannounceLocked(net)
+		}
+	})
+}
+
+// unannounceLocked takes an announced request out of flight (it was paused, or landed).
+// r.mu must be held.
+func (r *recorder) unannounceLocked(net network.RequestID) {
+	tm := r.announced[net]
+	if tm == nil {
+		return
+	}
+	tm.Stop()
+	delete(r.announced, net)
+	r.inflight--
+	r.movedLocked()
+}
 
 // begin reserves the next exchange slot for a paused request whose network request ID is
 // net. It is called in event order, so the slots are in the order Chromium made the
@@ -92,6 +144,7 @@ func (r *recorder) begin(net network.RequestID) int {
 	r.flights = append(r.flights, &flight{net: net})
 	slot := len(r.slots) - 1
 	if net != "" {
+		r.unannounceLocked(net) // its flight takes over
 		if r.byNet == nil {
 			r.byNet = map[network.RequestID][]int{}
 		}
@@ -112,11 +165,7 @@ func (r *recorder) end(slot int) {
 	if fl.net == "" || fl.landed {
 		r.doneLocked(fl)
 	} else {
-		bound := r.landAfter
-		if bound == 0 {
-			bound = landBound
-		}
-		fl.timer = time.AfterFunc(bound, func() {
+		fl.timer = time.AfterFunc(r.landBoundLocked(), func() {
 			r.mu.Lock()
 			if !fl.done {
 				unlanded.Add(1)
@@ -133,6 +182,7 @@ func (r *recorder) end(slot int) {
 func (r *recorder) landed(net network.RequestID) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	r.unannounceLocked(net)
 	for _, slot := range r.byNet[net] {
 		fl := r.flights[slot]
 		fl.landed = true
@@ -164,19 +214,15 @@ func (r *recorder) stopTimers() {
 			fl.timer.Stop()
 		}
 	}
-}
-
-// settle starts the quiet period of waitIdle over, as a request would: what the page does
-// in answer to a behaviour (a scroll) may start requests a little later.
-func (r *recorder) settle() {
-	r.mu.Lock()
-	r.movedLocked()
-	r.mu.Unlock()
+	for _, tm := range r.announced {
+		tm.Stop()
+	}
 }
 
 // movedLocked notes a request start or end and wakes waitIdle. r.mu must be held.
 func (r *recorder) movedLocked() {
 	r.changed = time.Now()
+	r.calm = false
 	close(r.moved)
 	r.moved = make(chan struct{})
 }
@@ -404,34 +450,67 @@ func bracketHost(h string) string {
 	return h
 }
 
-// waitIdle waits until no request has been in flight (see flight) for quiet, at most bound.
-// It sleeps on the requests' own starts and ends (no polling): while a request is in flight it waits for
-// one to end, and once none is, for quiet, a wait that a new request cuts short and starts
-// over. It returns ctx's error when ctx ends first.
-func (r *recorder) waitIdle(ctx context.Context, quiet, bound time.Duration) error {
-	limit := time.NewTimer(bound)
-	defer limit.Stop()
-	hush := time.NewTimer(quiet)
-	defer hush.Stop()
+// waitIdle waits, at most bound, until the network is idle: no request in flight (see
+// flight), then the page settled (settle returned; in a tab, the page rendered two frames
+// and ran the tasks they queued, so that what it does on the last answers has run) without
+// a request starting or ending meanwhile, then quiet more without one. It sleeps on the
+// requests' own starts and ends and on the page (no polling); its only timers are bound
+// and quiet. A page that cannot be asked to settle (settle fails: it navigated away, say)
+// counts as settled; a request its next document makes is movement all the same. A nil
+// settle settles at once. It returns at once when nothing moved since the network was
+// last found idle, and ctx's error when ctx ends first.
+func (r *recorder) waitIdle(ctx context.Context, settle func(context.Context) error, quiet, bound time.Duration) error {
+	bctx, cancel := context.WithTimeout(ctx, bound)
+	defer cancel()
+	var hush *time.Timer
+	defer func() {
+		if hush != nil {
+			hush.Stop()
+		}
+	}()
+	ended := func() error {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		return nil // the bound
+	}
 	for {
 		r.mu.Lock()
-		busy, moved, since := r.inflight > 0, r.moved, time.Since(r.changed)
+		busy, moved, calm, since := r.inflight > 0, r.moved, r.calm, time.Since(r.changed)
 		r.mu.Unlock()
-		var hushC <-chan time.Time
-		if !busy {
-			if since >= quiet {
-				return nil
+		switch {
+		case busy:
+			select {
+			case <-moved:
+			case <-bctx.Done():
+				return ended()
 			}
-			hush.Reset(quiet - since)
-			hushC = hush.C
-		}
-		select {
-		case <-moved:
-		case <-hushC:
-		case <-limit.C:
+		case !calm:
+			if settle != nil {
+				_ = settle(bctx) // an error is a page gone or the bound, told apart below
+				if bctx.Err() != nil {
+					return ended()
+				}
+			}
+			r.mu.Lock()
+			if r.moved == moved {
+				r.calm = true
+			}
+			r.mu.Unlock()
+		case since >= quiet:
 			return nil
-		case <-ctx.Done():
-			return ctx.Err()
+		default:
+			if hush == nil {
+				hush = time.NewTimer(quiet - since)
+			} else {
+				hush.Reset(quiet - since)
+			}
+			select {
+			case <-moved:
+			case <-hush.C:
+			case <-bctx.Done():
+				return ended()
+			}
 		}
 	}
 }
@@ -555,6 +634,7 @@ func (t *tab) capture(ctx context.Context, pageURL string, header http.Header) (
 	defer stop()
 
 	r := &recorder{t: t, ctx: pctx, cancel: pcancel, header: header, changed: time.Now(), moved: make(chan struct{})}
+	w := &mainWorld{t: t}
 	r.calls, r.callsCancel = context.WithCancel(t.ctx)
 	defer r.callsCancel()
 	t.drainLoads()
@@ -584,7 +664,9 @@ func (t *tab) capture(ctx context.Context, pageURL string, header http.Header) (
 	r.mu.Lock()
 	r.navigated = true
 	r.mu.Unlock()
-	loaded := false
+	// The behaviours start once the document is parsed (DOMContentLoaded), while its
+	// subresources load; the load event is waited for after them.
+	ready, loaded := false, false
 	var navErr error
 	var cdpErr *cdproto.Error
 	switch {
@@ -597,19 +679,26 @@ func (t *tab) capture(ctx context.Context, pageURL string, header http.Header) (
 	case res.ErrorText != "":
 		navErr = fmt.Errorf("browser: navigate %s: %s", pageURL, res.ErrorText)
 	default:
+		var err error
+		loaded, err = t.waitReady(pctx)
+		if ferr := check(err); ferr != nil {
+			return nil, t.abandon(r, ferr)
+		}
+		ready = !p.TimedOut
+	}
+
+	if ready && !p.TimedOut {
+		if ferr := check(t.scroll(pctx, r, w)); ferr != nil {
+			return nil, t.abandon(r, ferr)
+		}
+	}
+	if ready && !loaded && !p.TimedOut {
 		if ferr := check(t.waitLoad(pctx)); ferr != nil {
 			return nil, t.abandon(r, ferr)
 		}
-		loaded = !p.TimedOut
 	}
-
-	if loaded && !p.TimedOut {
-		if ferr := check(t.scroll(pctx, r)); ferr != nil {
-			return nil, t.abandon(r, ferr)
-		}
-	}
-	if loaded && !p.TimedOut {
-		if ferr := check(r.waitIdle(pctx, cfg.NetworkIdle, cfg.IdleTimeout)); ferr != nil {
+	if ready && !p.TimedOut {
+		if ferr := check(r.waitIdle(pctx, w.settle, cfg.NetworkIdle, cfg.IdleTimeout)); ferr != nil {
 			return nil, t.abandon(r, ferr)
 		}
 	}
@@ -749,15 +838,12 @@ const descendJS = `(async (budget) => {
 // scroll walks the main frame down to the bottom (descendJS), waits for the network to go
 // idle there, and goes on while the document keeps growing, so that lazy images and
 // infinite lists load; it stops as soon as the height is unchanged after the network went
-// idle. It is bounded by Config.BehaviorTimeout; running out of that time is not an error.
-func (t *tab) scroll(ctx context.Context, r *recorder) error {
+// idle (one more walk, which finds itself at the bottom, tells). It is bounded by
+// Config.BehaviorTimeout; running out of that time is not an error.
+func (t *tab) scroll(ctx context.Context, r *recorder, w *mainWorld) error {
 	cfg := t.f.cfg
 	bctx, cancel := context.WithTimeout(ctx, cfg.BehaviorTimeout)
 	defer cancel()
-	world, err := t.world(bctx, t.targetID)
-	if err != nil {
-		return behaviourErr(ctx, err)
-	}
 	lastHeight := -1
 	for {
 		budget := cfg.BehaviorTimeout
@@ -765,7 +851,7 @@ func (t *tab) scroll(ctx context.Context, r *recorder) error {
 			budget = time.Until(d)
 		}
 		var pos [2]int
-		if err := t.evalAsync(bctx, world, fmt.Sprintf(descendJS, budget.Milliseconds()), &pos); err != nil {
+		if err := w.eval(bctx, fmt.Sprintf(descendJS, budget.Milliseconds()), true, &pos); err != nil {
 			return behaviourErr(ctx, err)
 		}
 		if pos[1] == lastHeight {
@@ -773,11 +859,54 @@ func (t *tab) scroll(ctx context.Context, r *recorder) error {
 		}
 		lastHeight = pos[1]
 		// At the bottom: let what the walk triggered start and arrive, then look again.
-		r.settle()
-		if err := r.waitIdle(bctx, cfg.NetworkIdle, cfg.IdleTimeout); err != nil {
+		if err := r.waitIdle(bctx, w.settle, cfg.NetworkIdle, cfg.IdleTimeout); err != nil {
 			return behaviourErr(ctx, err)
 		}
 	}
+}
+
+// settleJS resolves after two animation frames and a task: the first frame's rendering
+// update runs the page's observers at the current state (IntersectionObserver, lazy
+// images), and the tasks queued until then (their callbacks, the handlers of the answers
+// that just landed) run before the second frame's task. A request they start is announced
+// by the renderer (Network.requestWillBeSent) before the promise's value reaches amber.
+const settleJS = `new Promise(resolve => {
+	requestAnimationFrame(() => requestAnimationFrame(() => setTimeout(() => resolve(true), 0)));
+	// A bound, not a pause: a page that gets no frames (hidden) still settles.
+	setTimeout(() => resolve(true), 1000);
+})`
+
+// mainWorld is amber's isolated world in the tab's main frame (see world), made when it is
+// first needed and made again when the frame has a new document.
+type mainWorld struct {
+	t  *tab
+	id runtime.ExecutionContextID
+}
+
+// eval evaluates expr in the world (awaiting it when it is a promise, with await) and
+// decodes its JSON value into v. A world lost to a new document is made again, once.
+func (w *mainWorld) eval(ctx context.Context, expr string, await bool, v any) error {
+	for try := 0; ; try++ {
+		if w.id == 0 {
+			id, err := w.t.world(ctx, w.t.targetID)
+			if err != nil {
+				return err
+			}
+			w.id = id
+		}
+		err := w.t.evaluate(ctx, w.id, expr, await, v)
+		var cdpErr *cdproto.Error
+		if err == nil || try > 0 || !errors.As(err, &cdpErr) {
+			return err
+		}
+		w.id = 0
+	}
+}
+
+// settle waits for the page to settle (settleJS), for waitIdle.
+func (w *mainWorld) settle(ctx context.Context) error {
+	var ok bool
+	return w.eval(ctx, settleJS, true, &ok)
 }
 
 // behaviourErr drops errors that only mean the behaviour ran out of its own time.
@@ -808,11 +937,6 @@ func (t *tab) world(ctx context.Context, frame cdp.FrameID) (runtime.ExecutionCo
 // eval evaluates expr in the world and decodes its JSON value into v.
 func (t *tab) eval(ctx context.Context, world runtime.ExecutionContextID, expr string, v any) error {
 	return t.evaluate(ctx, world, expr, false, v)
-}
-
-// evalAsync is eval for an expression whose value is a promise: its result is awaited.
-func (t *tab) evalAsync(ctx context.Context, world runtime.ExecutionContextID, expr string, v any) error {
-	return t.evaluate(ctx, world, expr, true, v)
 }
 
 func (t *tab) evaluate(ctx context.Context, world runtime.ExecutionContextID, expr string, await bool, v any) error {
@@ -930,7 +1054,11 @@ func (t *tab) collect(ctx context.Context, p *Page) error {
 		}
 	}
 	if t.f.cfg.Screenshot {
-		shot, err := chromedp.Call(ctx, page.CaptureScreenshot, page.CaptureScreenshotParams{Format: page.CaptureScreenshotFormatPng})
+		// Fast PNG compression: the image is the same, the file somewhat larger, and the
+		// encoding takes a fraction of the default's CPU.
+		shot, err := chromedp.Call(ctx, page.CaptureScreenshot, page.CaptureScreenshotParams{
+			Format: page.CaptureScreenshotFormatPng, OptimizeForSpeed: new(true),
+		})
 		if err != nil {
 			return err
 		}

@@ -15,50 +15,75 @@ import (
 	"github.com/chromedp/cdproto/network"
 )
 
-// TestWaitIdle drives a recorder's request count by hand: waitIdle must not return while a
-// request is in flight, nor when a request starts during the quiet period, and returns at
-// the bound or when its context ends. Each step first pauses, giving a wrong waitIdle the
-// time to return early; the pauses that are checked against quiet are far shorter than it.
+// TestWaitIdle drives a recorder's request count and the page's settling by hand: waitIdle
+// must not return while a request is in flight, nor before the page settled with no request
+// starting meanwhile, nor when a request starts during the quiet period; it returns at once
+// when nothing moved since the network was last idle, and at the bound or when its context
+// ends. Each step first pauses, giving a wrong waitIdle the time to return early; no pause
+// is checked against a duration.
 func TestWaitIdle(t *testing.T) {
 	type step struct {
 		pause time.Duration
-		op    string // "begin" or "end" a request
+		op    string // "begin" or "end" a request, or let the page "settle"
 	}
-	const long = 60 * time.Millisecond // a pause while a request is in flight
+	const long = 60 * time.Millisecond // a pause before a step
 	for _, tc := range []struct {
 		name  string
 		quiet time.Duration
 		bound time.Duration
-		open  int // requests in flight when waitIdle starts
+		open  int  // requests in flight when waitIdle starts
+		calm  bool // the network was found idle before, and nothing moved since
+		hold  bool // the page settles only at a "settle" step (else at once)
 		steps []step
 		// done is the number of steps after which waitIdle returns; never before.
-		done   int
-		cancel bool
-		want   error
+		done    int
+		settles int // the times waitIdle asks the page to settle
+		cancel  bool
+		want    error
 	}{
-		{name: "idle already", quiet: 10 * time.Millisecond, bound: time.Hour},
-		{name: "waits for the request in flight", quiet: 10 * time.Millisecond, bound: time.Hour, open: 1,
-			steps: []step{{long, "end"}}, done: 1},
-		{name: "waits for every request", quiet: 10 * time.Millisecond, bound: time.Hour, open: 2,
-			steps: []step{{long, "end"}, {long, "end"}}, done: 2},
+		{name: "idle already", bound: time.Hour, settles: 1},
+		{name: "idle since the last wait", bound: time.Hour, calm: true, hold: true},
+		{name: "waits for the request in flight", bound: time.Hour, open: 1,
+			steps: []step{{long, "end"}}, done: 1, settles: 1},
+		{name: "waits for every request", bound: time.Hour, open: 2,
+			steps: []step{{long, "end"}, {long, "end"}}, done: 2, settles: 1},
+		{name: "waits for the page to settle", bound: time.Hour, hold: true,
+			steps: []step{{long, "settle"}}, done: 1, settles: 1},
+		{name: "a request while the page settles starts it over", bound: time.Hour, hold: true,
+			steps: []step{{long, "begin"}, {long, "settle"}, {long, "end"}, {long, "settle"}}, done: 4, settles: 2},
 		{name: "a request in the quiet period starts it over", quiet: time.Second, bound: time.Hour, open: 1,
-			steps: []step{{long, "end"}, {0, "begin"}, {long, "end"}}, done: 3},
-		{name: "bound", quiet: 10 * time.Millisecond, bound: long, open: 1},
-		{name: "context", quiet: 10 * time.Millisecond, bound: time.Hour, open: 1, cancel: true, want: context.Canceled},
+			steps: []step{{long, "end"}, {long, "begin"}, {long, "end"}}, done: 3, settles: 2},
+		{name: "bound", bound: long, open: 1},
+		{name: "bound while the page settles", bound: long, hold: true, settles: 1},
+		{name: "context", bound: time.Hour, open: 1, cancel: true, want: context.Canceled},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			r := &recorder{moved: make(chan struct{}), changed: time.Now().Add(-time.Hour)}
+			r := &recorder{moved: make(chan struct{}), changed: time.Now().Add(-time.Hour), calm: tc.calm}
 			var open []int // slots begun and not ended
 			for range tc.open {
 				open = append(open, r.begin(""))
 			}
 			ctx, cancel := context.WithCancel(t.Context())
 			defer cancel()
+			var settles atomic.Int64
+			release := make(chan struct{})
+			settle := func(ctx context.Context) error {
+				settles.Add(1)
+				if !tc.hold {
+					return nil
+				}
+				select {
+				case <-release:
+					return nil
+				case <-ctx.Done():
+					return ctx.Err()
+				}
+			}
 			var done atomic.Int64
 			returned := make(chan int64, 1)
 			var err error
 			go func() {
-				err = r.waitIdle(ctx, tc.quiet, tc.bound)
+				err = r.waitIdle(ctx, settle, tc.quiet, tc.bound)
 				returned <- done.Load()
 			}()
 			for i, s := range tc.steps {
@@ -68,14 +93,17 @@ func TestWaitIdle(t *testing.T) {
 					t.Fatalf("returned after step %d, want %d", at, tc.done)
 				default:
 				}
+				// Counted before the step is taken: waitIdle may return as soon as it is.
+				done.Store(int64(i + 1))
 				switch s.op {
 				case "begin":
 					open = append(open, r.begin(""))
 				case "end":
 					r.end(open[0])
 					open = open[1:]
+				case "settle":
+					release <- struct{}{}
 				}
-				done.Store(int64(i + 1))
 			}
 			if tc.cancel {
 				cancel()
@@ -86,6 +114,9 @@ func TestWaitIdle(t *testing.T) {
 			if err != tc.want {
 				t.Errorf("err = %v, want %v", err, tc.want)
 			}
+			if n := settles.Load(); n != int64(tc.settles) {
+				t.Errorf("page asked to settle %d times, want %d", n, tc.settles)
+			}
 			for _, slot := range open {
 				r.end(slot)
 			}
@@ -93,35 +124,46 @@ func TestWaitIdle(t *testing.T) {
 	}
 }
 
-// TestLanding: a request is in flight from its pause until both the recorder has answered it
-// and Chromium reported its end (in either order); a redirect's hops share a network ID and
-// land together; a request without one leaves when answered, one whose event never comes at
-// the bound.
+// TestLanding: a request is in flight from its pause, or from the renderer's announcement
+// of it before that, until both the recorder has answered it and Chromium reported its end
+// (in either order); a redirect's hops share a network ID and land together; a request
+// without one leaves when answered, one whose event never comes at the bound, as does an
+// announced request that is never paused nor ends.
 func TestLanding(t *testing.T) {
 	for _, tc := range []struct {
 		name  string
-		nets  []string // the paused requests' network IDs
-		steps []string // "end N" (answered) or "land ID"
+		steps []string // "pause ID" (slots are numbered in pause order), "announce ID", "end SLOT" (answered), "land ID" or "wait"
 		// busy is whether a request is in flight after each step.
-		busy []bool
+		busy     []bool
+		unlanded int64 // requests taken out of flight by the bound
 	}{
-		{name: "answered, then landed", nets: []string{"a"}, steps: []string{"end 0", "land a"}, busy: []bool{true, false}},
-		{name: "landed, then answered", nets: []string{"a"}, steps: []string{"land a", "end 0"}, busy: []bool{true, false}},
-		{name: "no network ID", nets: []string{""}, steps: []string{"end 0"}, busy: []bool{false}},
-		{name: "redirect hops", nets: []string{"a", "a"}, steps: []string{"end 0", "end 1", "land a"}, busy: []bool{true, true, false}},
-		{name: "another request's event", nets: []string{"a"}, steps: []string{"end 0", "land b"}, busy: []bool{true, true}},
-		{name: "bound", nets: []string{"a"}, steps: []string{"end 0", "wait"}, busy: []bool{true, false}},
+		{name: "answered, then landed", steps: []string{"pause a", "end 0", "land a"}, busy: []bool{true, true, false}},
+		{name: "landed, then answered", steps: []string{"pause a", "land a", "end 0"}, busy: []bool{true, true, false}},
+		{name: "no network ID", steps: []string{"pause ", "end 0"}, busy: []bool{true, false}},
+		{name: "redirect hops", steps: []string{"pause a", "pause a", "end 0", "end 1", "land a"},
+			busy: []bool{true, true, true, true, false}},
+		{name: "another request's event", steps: []string{"pause a", "end 0", "land b"}, busy: []bool{true, true, true}},
+		{name: "bound", steps: []string{"pause a", "end 0", "wait"}, busy: []bool{true, true, false}, unlanded: 1},
+		{name: "announced, then landed", steps: []string{"announce a", "land a"}, busy: []bool{true, false}},
+		{name: "announced, paused, answered, landed", steps: []string{"announce a", "pause a", "end 0", "land a"},
+			busy: []bool{true, true, true, false}},
+		{name: "paused, then announced", steps: []string{"pause a", "announce a", "end 0", "land a"},
+			busy: []bool{true, true, true, false}},
+		{name: "announced redirect hops", steps: []string{"announce a", "announce a", "land a"}, busy: []bool{true, true, false}},
+		{name: "announced, another request's event", steps: []string{"announce a", "land b"}, busy: []bool{true, true}},
+		{name: "announced, never paused nor landed", steps: []string{"announce a", "wait"}, busy: []bool{true, false}, unlanded: 1},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r := &recorder{moved: make(chan struct{}), landAfter: 50 * time.Millisecond}
 			var slots []int
-			for _, n := range tc.nets {
-				slots = append(slots, r.begin(network.RequestID(n)))
-			}
 			before := unlanded.Load()
 			for i, s := range tc.steps {
 				op, arg, _ := strings.Cut(s, " ")
 				switch op {
+				case "pause":
+					slots = append(slots, r.begin(network.RequestID(arg)))
+				case "announce":
+					r.announce(network.RequestID(arg))
 				case "end":
 					n, _ := strconv.Atoi(arg)
 					r.end(slots[n])
@@ -137,12 +179,8 @@ func TestLanding(t *testing.T) {
 					t.Errorf("after %q: in flight %v, want %v", s, busy, tc.busy[i])
 				}
 			}
-			wantUnlanded := int64(0)
-			if tc.name == "bound" {
-				wantUnlanded = 1
-			}
-			if n := unlanded.Load() - before; n != wantUnlanded {
-				t.Errorf("left by the bound: %d, want %d", n, wantUnlanded)
+			if n := unlanded.Load() - before; n != tc.unlanded {
+				t.Errorf("left by the bound: %d, want %d", n, tc.unlanded)
 			}
 			r.stopTimers()
 		})
@@ -187,12 +225,13 @@ new IntersectionObserver(es => {
 </script></body></html>`, parts)
 	}))
 	defer srv.Close()
-	// A request is in flight until Chromium's renderer has taken in its answer, by which time
-	// the page's callback that appends the next part has run (a wait that ended when amber
-	// fulfilled the request lost the last part under load).
-	// The production quiet period, not the tests' shorter one: under -race on a loaded 2-core
-	// machine the renderer took more than 300 ms between a scroll and the request it caused.
-	f := newFetcher(t, func(c *Config) { c.Screenshot = false; c.NetworkIdle = DefaultNetworkIdle })
+	// A request is in flight from the renderer's announcement of it until the renderer has
+	// taken in its answer (a wait that ended when amber fulfilled the request lost the last
+	// part under load), and the network is idle only once the page, asked to render and run
+	// its queued tasks, started nothing meanwhile: no quiet period (under -race on a loaded
+	// 2-core machine the renderer took more than 300 ms between a scroll and the request it
+	// caused, longer than a timer since the last request could be trusted to cover).
+	f := newFetcher(t, func(c *Config) { c.Screenshot = false; c.NetworkIdle = 0 })
 	before := unlanded.Load()
 	p := fetchPage(t, f, srv.URL+"/")
 	if n := unlanded.Load() - before; n != 0 {

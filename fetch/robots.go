@@ -38,12 +38,28 @@ type RobotsPolicy struct {
 // cannot read (an unparsable Crawl-delay, a rule before any User-agent) are ignored, and
 // only the first MaxRobotsBytes of the body are read.
 func ParseRobots(status int, body []byte, userAgent string) RobotsPolicy {
+	return ParseRobotsWith(status, body, userAgent, RobotsRules{})
+}
+
+// RobotsRules changes how ParseRobotsWith reads a robots.txt fetch outcome. The zero value
+// is ParseRobots's reading.
+type RobotsRules struct {
+	// AuthDisallows makes a 401 or 403 answer disallow all, permanently (FAST's
+	// robots_auth_ignore=no: a site whose robots.txt needs authentication is not crawled),
+	// where RFC 9309 §2.3.1.3 and ParseRobots read every 4xx as allowing all.
+	AuthDisallows bool
+}
+
+// ParseRobotsWith is ParseRobots with rules: see RobotsRules for what each changes.
+func ParseRobotsWith(status int, body []byte, userAgent string, rules RobotsRules) RobotsPolicy {
 	switch {
 	case status >= 200 && status < 300:
 	case status >= 300 && status < 400:
 		return RobotsPolicy{}
 	case status == 429:
 		return RobotsPolicy{disallowAll: true, temporary: true}
+	case (status == 401 || status == 403) && rules.AuthDisallows:
+		return RobotsPolicy{disallowAll: true}
 	case status >= 400 && status < 500:
 		return RobotsPolicy{}
 	default:

@@ -149,3 +149,43 @@ func TestRobotsCacheConcurrent(t *testing.T) {
 		<-done
 	}
 }
+
+// TestParseRobotsWith: RobotsRules.AuthDisallows turns a 401 or 403, and only those, into a
+// lasting disallow-all; without it every 4xx allows all (RFC 9309).
+func TestParseRobotsWith(t *testing.T) {
+	const ua = "amber/1.0"
+	tests := []struct {
+		name      string
+		status    int
+		rules     RobotsRules
+		allow     bool
+		temporary bool
+	}{
+		{"401 allows all by default", 401, RobotsRules{}, true, false},
+		{"403 allows all by default", 403, RobotsRules{}, true, false},
+		{"401 disallows with AuthDisallows", 401, RobotsRules{AuthDisallows: true}, false, false},
+		{"403 disallows with AuthDisallows", 403, RobotsRules{AuthDisallows: true}, false, false},
+		{"404 still allows with AuthDisallows", 404, RobotsRules{AuthDisallows: true}, true, false},
+		{"407 (proxy auth) still allows with AuthDisallows", 407, RobotsRules{AuthDisallows: true}, true, false},
+		{"410 still allows with AuthDisallows", 410, RobotsRules{AuthDisallows: true}, true, false},
+		{"429 stays temporary with AuthDisallows", 429, RobotsRules{AuthDisallows: true}, false, true},
+		{"503 stays temporary with AuthDisallows", 503, RobotsRules{AuthDisallows: true}, false, true},
+		{"200 reads the body with AuthDisallows", 200, RobotsRules{AuthDisallows: true}, true, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p := ParseRobotsWith(tt.status, []byte("User-agent: *\nDisallow: /private\n"), ua, tt.rules)
+			if got := p.Allowed("/page"); got != tt.allow {
+				t.Errorf("Allowed(/page) = %v, want %v", got, tt.allow)
+			}
+			if got := p.Temporary(); got != tt.temporary {
+				t.Errorf("Temporary() = %v, want %v", got, tt.temporary)
+			}
+			if tt.rules == (RobotsRules{}) {
+				if q := ParseRobots(tt.status, []byte("User-agent: *\nDisallow: /private\n"), ua); q.Allowed("/page") != p.Allowed("/page") || q.Temporary() != p.Temporary() {
+					t.Errorf("ParseRobotsWith with no rules differs from ParseRobots")
+				}
+			}
+		})
+	}
+}

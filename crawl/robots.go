@@ -17,8 +17,54 @@ import (
 	"github.com/amber-crawler/amber/status"
 )
 
-// robotsTTL is how long a robots.txt is trusted before it is fetched again.
-const robotsTTL = 24 * time.Hour
+// RobotsConfig configures robots.txt and robots meta tags, when the crawl obeys them
+// (Config.IgnoreRobots false); with IgnoreRobots none of it applies. The zero value, but for
+// TTL, is amber's behaviour without these settings.
+type RobotsConfig struct {
+	// TTL is how long a host's robots.txt is trusted: the first URL of the host claimed after
+	// that fetches it again (and archives it again, hop P) and obeys the new one (FAST's
+	// robots_ttl). A robots.txt that could not be had (5xx, 429, no answer) is asked again
+	// after RetryDelay instead. The cache is the run's: a resumed crawl fetches each
+	// robots.txt again. Default 24h (DefaultConfig); must be positive.
+	TTL time.Duration
+	// Timeout, when positive, bounds the whole robots.txt request, from connecting to the
+	// last byte (FAST's robots_timeout); the network timeouts of every request
+	// (Fetch.ConnectTimeout, FirstByteTimeout, ResponseTimeout) bound it too, so it can only
+	// shorten them. A body still arriving then is kept, truncated, and read as it is. Default
+	// 0: only the network timeouts. Negative is invalid.
+	Timeout time.Duration
+	// AllowOnTimeout: a robots.txt request that times out (no response within the timeouts,
+	// crawl.log status -4) allows the whole host, for TTL, as a missing robots.txt does
+	// (FAST's robots_tout_ignore). Its crawl.log line says so (robots:timeout-allows-all).
+	// Default false: a host whose robots.txt does not answer is treated as a 5xx, every URL of
+	// it disallowed for now and tried again later (RetryDelay), up to MaxAttempts, then left
+	// with status -9998 and annotation robots-unavailable.
+	AllowOnTimeout bool
+	// DisallowOnAuth: a robots.txt answered 401 or 403 disallows the whole host for TTL (its
+	// URLs get status -9998), as FAST does with robots_auth_ignore=no. Default false: a
+	// robots.txt answered with any 4xx, 401 and 403 included, allows all (RFC 9309
+	// §2.3.1.3, FAST's default robots_auth_ignore=yes).
+	DisallowOnAuth bool
+	// IgnoreMeta does not obey <meta name=robots>: noindex no longer keeps a page out of documents.jsonl, nofollow no longer keeps its
+	// links out of the crawl (FAST's check_meta_robots=no). rel=nofollow on single links is
+	// still obeyed. Default false: obeyed.
+	IgnoreMeta bool
+	// IgnoreCrawlDelay does not obey robots.txt Crawl-delay: a host is paced by HostDelay
+	// (and HostDelays) only (FAST's obey_robots_delay=no). Default false: a Crawl-delay,
+	// at most fetch.MaxCrawlDelay, raises the host's delay.
+	IgnoreCrawlDelay bool
+}
+
+// validate returns a *FieldError for an invalid field.
+func (r RobotsConfig) validate() error {
+	switch {
+	case r.TTL <= 0:
+		return &FieldError{Field: "Robots.TTL", Err: errors.New("must be positive")}
+	case r.Timeout < 0:
+		return &FieldError{Field: "Robots.Timeout", Err: errors.New("must not be negative")}
+	}
+	return nil
+}
 
 // maxRobotsRedirects is how many redirects of a robots.txt are followed (Elastic: 3xx follow).
 const maxRobotsRedirects = 5
@@ -40,6 +86,9 @@ const (
 type robotsGate struct {
 	c     *crawler
 	cache *fetch.RobotsCache
+	// sites is the crawl's site gate (limits_site.go), kept here because the robots.txt
+	// requests count towards a host's failures, and the gate is made with this one.
+	sites *siteGate
 
 	mu       sync.Mutex               // guards pending and failures
 	pending  map[string]chan struct{} // origins whose robots.txt is being fetched
@@ -49,7 +98,8 @@ type robotsGate struct {
 func newRobotsGate(c *crawler) *robotsGate {
 	return &robotsGate{
 		c:        c,
-		cache:    fetch.NewRobotsCache(robotsTTL, c.cfg.RetryDelay),
+		sites:    newSiteGate(c),
+		cache:    fetch.NewRobotsCache(c.cfg.Robots.TTL, c.cfg.RetryDelay),
 		pending:  make(map[string]chan struct{}),
 		failures: make(map[string]*fetch.Error),
 	}
@@ -130,8 +180,10 @@ func (g *robotsGate) policy(ctx context.Context, worker int, origin string, cl *
 		p, err := g.fetch(ctx, worker, origin, cl)
 		if err == nil {
 			g.cache.Put(origin, p, time.Now())
-			if d := p.CrawlDelay(); d > 0 {
-				g.c.front.SetHostDelay(cl.URL.Host, d)
+			// A robots.txt fetched again (Robots.TTL) may have dropped its Crawl-delay: the
+			// host's delay follows the latest one. Robots.IgnoreCrawlDelay leaves it alone.
+			if !p.Temporary() && !g.c.cfg.Robots.IgnoreCrawlDelay {
+				g.c.front.SetHostDelay(cl.URL.Host, p.CrawlDelay())
 			}
 		}
 		g.mu.Lock()
@@ -155,7 +207,7 @@ func (g *robotsGate) fetch(ctx context.Context, worker int, origin string, cl *f
 		if err := c.front.Pace(ctx, cl, host); err != nil {
 			return fetch.RobotsPolicy{}, fmt.Errorf("pace %s: %w", target, err)
 		}
-		ex, err := c.client.Do(ctx, fetch.Request{URL: target})
+		ex, err := g.do(ctx, target)
 		if eerr := c.front.Ended(cl, time.Now()); eerr != nil {
 			if ex != nil {
 				ex.Close()
@@ -176,15 +228,30 @@ func (g *robotsGate) fetch(ctx context.Context, worker int, origin string, cl *f
 					g.setFailure(origin, fe)
 				}
 			}
+			if hc, ok := hostFailure(err); ok {
+				if err := c.sites().failed(host, hc, u); err != nil {
+					return fetch.RobotsPolicy{}, err
+				}
+			}
 			c.log.Debug("robots.txt unavailable", "url", target, "err", err)
+			ann := []string{"robots", "err:" + errorWord(err)}
+			// Robots.AllowOnTimeout: a robots.txt that times out allows all, as a missing one.
+			allow := code == status.Timeout && c.cfg.Robots.AllowOnTimeout
+			if allow {
+				ann = append(ann, robotsTimeoutAllows)
+			}
 			if lerr := c.logLine(report.Line{Status: code, Size: -1, URL: target, Hops: hops, Via: via,
-				Thread: worker, Seed: u.Seed, Annotations: []string{"robots", "err:" + errorWord(err)}}); lerr != nil {
+				Thread: worker, Seed: u.Seed, Annotations: ann}); lerr != nil {
 				return fetch.RobotsPolicy{}, lerr
+			}
+			if allow {
+				return fetch.RobotsPolicy{}, nil
 			}
 			// No answer is treated like a 5xx: disallowed for now, asked again later.
 			return fetch.ParseRobots(503, nil, c.cfg.Fetch.UserAgent), nil
 		}
 		g.setFailure(origin, nil)
+		c.sites().answered(host)
 		g.backOff(target, ex)
 		body, err := g.record(worker, ex, via, hops, u.Seed)
 		if err != nil {
@@ -199,7 +266,8 @@ func (g *robotsGate) fetch(ctx context.Context, worker int, origin string, cl *f
 			host = g.hostOf(target)
 			continue
 		}
-		pol := fetch.ParseRobots(ex.StatusCode, body, c.cfg.Fetch.UserAgent)
+		pol := fetch.ParseRobotsWith(ex.StatusCode, body, c.cfg.Fetch.UserAgent,
+			fetch.RobotsRules{AuthDisallows: c.cfg.Robots.DisallowOnAuth})
 		robots := frontier.URL{URL: target, Host: host, Hops: hops, Via: via, Seed: u.Seed, HopsOff: u.HopsOff}
 		if err := c.robotsSitemaps(worker, origin, robots, pol.Sitemaps()); err != nil {
 			return fetch.RobotsPolicy{}, err
@@ -209,6 +277,22 @@ func (g *robotsGate) fetch(ctx context.Context, worker int, origin string, cl *f
 	// A redirect chain that does not end: no usable robots.txt, so everything is allowed
 	// (Elastic's reference treats an unusable robots.txt like a missing one).
 	return fetch.ParseRobots(404, nil, c.cfg.Fetch.UserAgent), nil
+}
+
+// robotsTimeoutAllows is the crawl.log annotation of a robots.txt request that timed out and
+// so allows all (RobotsConfig.AllowOnTimeout).
+const robotsTimeoutAllows = "robots:timeout-allows-all"
+
+// do sends one robots.txt request, within RobotsConfig.Timeout when one is set. A request
+// that runs out of that time fails as a timeout (or, with its body still arriving, is kept
+// truncated), as one that runs out of the network timeouts does.
+func (g *robotsGate) do(ctx context.Context, target string) (*fetch.Exchange, error) {
+	if t := g.c.cfg.Robots.Timeout; t > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, t)
+		defer cancel()
+	}
+	return g.c.client.Do(ctx, fetch.Request{URL: target})
 }
 
 // hostOf is the frontier's politeness key of a robots.txt URL: the host of its canonical form,

@@ -56,6 +56,7 @@ func DefaultConfig() Config {
 		HostConcurrency: 1,
 		MaxAttempts:     3,
 		RetryDelay:      10 * time.Second,
+		Robots:          RobotsConfig{TTL: 24 * time.Hour},
 		Fetcher:         FetcherHTTP,
 		Browser:         browser.Config{Screenshot: true},
 		Fetch:           fetch.Config{UserAgent: DefaultUserAgent},
@@ -107,6 +108,13 @@ type Config struct {
 	RetryDelay time.Duration
 	// IgnoreRobots skips robots.txt. Default false.
 	IgnoreRobots bool
+	// Robots configures robots.txt and robots meta tags when they are obeyed (RobotsConfig):
+	// how long a robots.txt is trusted, its timeout, what a timeout or a 401/403 means, and
+	// whether robots meta and Crawl-delay are obeyed. Default: TTL 24h, the rest off.
+	Robots RobotsConfig
+	// Sites bounds each host (SiteLimits): URLs fetched, failures in a row before it is
+	// given up, the longest backoff. Default: no bounds.
+	Sites SiteLimits
 
 	// LimitURLs stops the crawl after this many URLs were fetched (all runs together). Default
 	// 0: no limit.
@@ -116,6 +124,14 @@ type Config struct {
 	LimitBytes int64
 	// TimeLimit stops this run after the duration. Default 0: no limit.
 	TimeLimit time.Duration
+	// DropOversize drops a page cut at Fetch.MaxResponseSize (FAST's truncate=no): its
+	// capture is archived as it was cut (WARC-Truncated: length; the bytes were downloaded,
+	// and an archive keeps what it saw), its crawl.log line says dropped:oversize and its
+	// metadata record "dropped: oversize", but nothing is read from it: no links are followed
+	// and no search document is written. It applies to the URL's own response (with the
+	// browser fetcher, the page's document), not to the embeds a browser loads with a page.
+	// Default false: a cut page is used as far as it goes.
+	DropOversize bool
 
 	// Fetcher is FetcherHTTP (default) or FetcherBrowser: pages loaded in headless Chromium,
 	// every request recorded through the same HTTP client.
@@ -261,6 +277,12 @@ func (c Config) Validate() error {
 		return &FieldError{Field: "DedupFrom", Err: errors.New("empty path")}
 	}
 	if err := c.URLs.validate(); err != nil {
+		return err
+	}
+	if err := c.Robots.validate(); err != nil {
+		return err
+	}
+	if err := c.Sites.validate(); err != nil {
 		return err
 	}
 	if err := c.Feeds.validate(); err != nil {

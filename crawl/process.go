@@ -27,6 +27,12 @@ func (c *crawler) process(ctx context.Context, worker int, cl *frontier.Claim) e
 	if refused, err := c.refuseBlocked(worker, cl); refused || err != nil {
 		return err
 	}
+	// A given-up host, or one that had its URLs (SiteLimits), is not asked for more.
+	slot, refused, err := c.sites().claim(worker, cl)
+	if refused || err != nil {
+		return err
+	}
+	defer slot.release() // unless the URL got a response (keep)
 	if proceed, err := c.obeyRobots(ctx, worker, cl); !proceed || err != nil {
 		return err
 	}
@@ -59,10 +65,17 @@ func (c *crawler) process(ctx context.Context, worker int, cl *frontier.Claim) e
 		if fatal := loginFatal(err); fatal != nil {
 			return fatal
 		}
+		if err := c.sites().countFailure(u, err); err != nil {
+			return err
+		}
 		return c.fetchFailed(worker, cl, err)
 	}
 	defer res.Close()
+	c.sites().answered(u.Host)
 	if retried, err := c.retryLater(cl, res.Exchanges[0]); retried || err != nil {
+		return err
+	}
+	if err := slot.keep(); err != nil {
 		return err
 	}
 	if u.Sitemap {
@@ -74,11 +87,15 @@ func (c *crawler) process(ctx context.Context, worker int, cl *frontier.Claim) e
 		return err
 	}
 	var pg page
-	if orig != nil && res.Exchanges[0].StatusCode == 304 {
+	switch {
+	case orig != nil && res.Exchanges[0].StatusCode == 304:
 		// Not modified since the earlier capture: a revisit of it, and no body to find
 		// links in (as Heritrix, which extracts nothing from a 304).
 		caps[0].notModified = orig
-	} else {
+	case c.dropOversize(res.Exchanges[doc], &caps[doc]):
+		// Cut at the response size limit and Config.DropOversize: archived as it was cut,
+		// but neither its links nor its search document are used.
+	default:
 		pg = c.analyse(u, res, doc)
 	}
 	links, denied := c.obeyNofollow(pg)
@@ -273,11 +290,15 @@ func errorWord(err error) string {
 
 func attemptsNote(n int) string { return strconv.Itoa(n) + "t" }
 
-// backoff is the wait before retry number attempts+1: RetryDelay doubled per earlier attempt.
+// backoff is the wait before retry number attempts+1: RetryDelay doubled per earlier attempt,
+// at most SiteLimits.MaxBackoff when that is set.
 func (c *crawler) backoff(attempts int) time.Duration {
 	d := c.cfg.RetryDelay
 	for range min(attempts, 10) {
 		d *= 2
+	}
+	if m := c.cfg.Sites.MaxBackoff; m > 0 {
+		d = min(d, m)
 	}
 	return d
 }

@@ -171,16 +171,17 @@ func (c *crawler) withFavicon(page string, links []extract.Outlink) []extract.Ou
 }
 
 // obeyNofollow drops the links robots meta nofollow or rel=nofollow forbid following (unless
-// the crawl ignores robots) and returns the rest and the URLs dropped. Embeds are kept: they
-// are part of the page, not links to follow.
+// the crawl ignores robots; robots meta alone with Robots.IgnoreMeta) and returns the rest and
+// the URLs dropped. Embeds are kept: they are part of the page, not links to follow.
 func (c *crawler) obeyNofollow(p page) ([]extract.Outlink, []string) {
 	if c.cfg.IgnoreRobots {
 		return p.links, nil
 	}
+	noFollow := p.noFollow && !c.cfg.Robots.IgnoreMeta
 	var kept []extract.Outlink
 	var denied []string
 	for _, l := range p.links {
-		if l.Hop == hop.Link && (p.noFollow || l.NoFollow) {
+		if l.Hop == hop.Link && (noFollow || l.NoFollow) {
 			denied = append(denied, l.URL)
 			continue
 		}
@@ -190,10 +191,10 @@ func (c *crawler) obeyNofollow(p page) ([]extract.Outlink, []string) {
 }
 
 // writeDocument writes the search document of the capture of docURL, unless robots meta
-// noindex forbids it (the page is archived all the same), and logs reserved custom-field names
-// it refused.
+// noindex forbids it (the page is archived all the same; obeyed unless the crawl ignores robots
+// or Robots.IgnoreMeta), and logs reserved custom-field names it refused.
 func (c *crawler) writeDocument(u frontier.URL, docURL string, p page, ex *fetch.Exchange, res warc.Result) error {
-	if p.doc == nil || c.docs == nil || (p.noIndex && !c.cfg.IgnoreRobots) {
+	if p.doc == nil || c.docs == nil || (p.noIndex && !c.cfg.IgnoreRobots && !c.cfg.Robots.IgnoreMeta) {
 		return nil
 	}
 	info := report.URLInfo{URL: u.URL, Hops: u.Hops, Via: u.Via, Seed: u.Seed}

@@ -50,6 +50,9 @@ type Config struct {
 	Limits Limits `yaml:"limits,omitempty"`
 	// Politeness spaces requests to one host.
 	Politeness Politeness `yaml:"politeness,omitempty"`
+	// Robots says how robots.txt and robots meta tags are read when they are obeyed (see
+	// Robots; politeness.ignore_robots turns all of it off).
+	Robots Robots `yaml:"robots,omitempty"`
 	// Network holds connection settings.
 	Network Network `yaml:"network,omitempty"`
 	// WARC holds WARC output settings.
@@ -311,6 +314,14 @@ type Limits struct {
 	// MaxOutlinks is the most distinct URLs one page may add to the crawl; 0: 6,000, as
 	// Heritrix.
 	MaxOutlinks int `yaml:"max_outlinks,omitempty"`
+	// URLsPerHost is the most URLs of one host fetched, over the whole crawl (FAST's max_doc);
+	// the host's further URLs are left out with reason max-doc. 0: no limit.
+	URLsPerHost int64 `yaml:"urls_per_host,omitempty"`
+	// Oversize says what becomes of a page cut at response_size: "truncate" (the default:
+	// archived as cut, WARC-Truncated: length, and read as far as it goes) or "drop"
+	// (archived as cut, but neither its links nor its search document are used; FAST's
+	// truncate=no).
+	Oversize string `yaml:"oversize,omitempty"`
 	// MinFreeSpace stops the crawl cleanly when the crawl directory's filesystem has less free:
 	// a size (e.g. 5GB), "auto" (1 GiB, or 1% of the filesystem if smaller) or "off".
 	MinFreeSpace string `yaml:"min_free_space,omitempty"`
@@ -333,10 +344,40 @@ type Politeness struct {
 	MaxAttempts int `yaml:"max_attempts,omitempty"`
 	// RetryDelay is the wait before the first retry; it doubles with each attempt.
 	RetryDelay time.Duration `yaml:"retry_delay,omitempty"`
+	// MaxHostFailures gives a host up once more than this many of its requests in a row got
+	// no response (network errors, timeouts): its other URLs fail without a request, with
+	// annotation host-given-up (FAST's max_backoff_counter). 0: never.
+	MaxHostFailures int `yaml:"max_host_failures,omitempty"`
+	// MaxBackoff is the longest retry delay of a URL, and turns host backoff on: a host whose
+	// request got no response is paused for retry_delay doubled per failure in a row, at
+	// most this (FAST's max_backoff_delay). 0: retry delays uncapped, no host backoff.
+	MaxBackoff time.Duration `yaml:"max_backoff,omitempty"`
 	// HostDelays are per-host delays between requests (host[:port] as in the URL, lowercase):
 	// each replaces host_delay and robots.txt Crawl-delay for its host, lower or higher. amber
 	// ctl host-delay records them here so a resumed crawl keeps them.
 	HostDelays map[string]time.Duration `yaml:"host_delays,omitempty"`
+}
+
+// Robots says how robots.txt and robots meta tags are read (crawl.RobotsConfig has the
+// details). Zero values are amber's defaults.
+type Robots struct {
+	// TTL is how long a host's robots.txt is trusted before it is fetched (and archived)
+	// again (FAST's robots_ttl). 0: 24h.
+	TTL time.Duration `yaml:"ttl,omitempty"`
+	// Timeout bounds a robots.txt request, within the network timeouts (FAST's
+	// robots_timeout). 0: the network timeouts only.
+	Timeout time.Duration `yaml:"timeout,omitempty"`
+	// AllowOnTimeout: a robots.txt request that times out allows the whole host (FAST's
+	// robots_tout_ignore). Default: disallowed for now, asked again later.
+	AllowOnTimeout bool `yaml:"allow_on_timeout,omitempty"`
+	// DisallowOnAuth: a robots.txt answered 401 or 403 disallows the whole host (FAST's
+	// robots_auth_ignore=no). Default: any 4xx allows all (RFC 9309).
+	DisallowOnAuth bool `yaml:"disallow_on_auth,omitempty"`
+	// IgnoreMeta does not obey <meta name=robots> noindex and nofollow (FAST's
+	// check_meta_robots=no).
+	IgnoreMeta bool `yaml:"ignore_meta,omitempty"`
+	// IgnoreCrawlDelay does not obey robots.txt Crawl-delay (FAST's obey_robots_delay=no).
+	IgnoreCrawlDelay bool `yaml:"ignore_crawl_delay,omitempty"`
 }
 
 // Network holds connection settings.

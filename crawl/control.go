@@ -233,7 +233,7 @@ type control struct {
 	ln      *net.UnixListener
 	serving sync.WaitGroup
 	connMu  sync.Mutex
-	conns   map[*net.UnixConn]struct{} // open connections, closed when the socket stops
+	conns   map[*net.UnixConn]bool // open connections (true: answering a request); idle ones are closed when the socket stops
 	closed  bool                       // the socket stopped: a connection accepted meanwhile is closed
 	started bool                       // the socket is up: changes may be made (also over HTTP)
 	bus     *bus                       // the shared crawl's control stream; nil without one
@@ -412,8 +412,10 @@ func (k *control) start() (func(), error) {
 		stopBus()
 		ln.Close()
 		k.connMu.Lock()
-		for conn := range k.conns {
-			conn.Close() // a request being answered still finishes; an idle client is cut off
+		for conn, busy := range k.conns {
+			if !busy {
+				conn.Close() // an idle client is cut off; a request being answered still finishes
+			}
 		}
 		k.conns, k.closed = nil, true
 		k.connMu.Unlock()
@@ -435,9 +437,9 @@ func (k *control) serve() {
 			return
 		}
 		if k.conns == nil {
-			k.conns = map[*net.UnixConn]struct{}{}
+			k.conns = map[*net.UnixConn]bool{}
 		}
-		k.conns[conn] = struct{}{}
+		k.conns[conn] = false
 		k.connMu.Unlock()
 		k.serving.Go(func() {
 			k.handle(conn)
@@ -459,6 +461,9 @@ func (k *control) handle(conn *net.UnixConn) {
 		if len(line) == 0 && err != nil {
 			return
 		}
+		if !k.setBusy(conn, true) {
+			return // the socket stopped while the request came
+		}
 		var req ControlRequest
 		var res ControlResponse
 		if jerr := json.Unmarshal(line, &req); jerr != nil {
@@ -467,10 +472,23 @@ func (k *control) handle(conn *net.UnixConn) {
 			res = k.do(who, req)
 		}
 		b, _ := json.Marshal(res)
-		if _, werr := conn.Write(append(b, '\n')); werr != nil || err != nil {
+		_, werr := conn.Write(append(b, '\n'))
+		if !k.setBusy(conn, false) || werr != nil || err != nil {
 			return
 		}
 	}
+}
+
+// setBusy marks a connection as answering a request or idle; false once the socket has
+// stopped (the connection is then done).
+func (k *control) setBusy(conn *net.UnixConn, busy bool) bool {
+	k.connMu.Lock()
+	defer k.connMu.Unlock()
+	if k.closed {
+		return false
+	}
+	k.conns[conn] = busy
+	return true
 }
 
 // do carries out one request made to this process and records it; with a shared frontier a

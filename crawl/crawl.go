@@ -81,6 +81,7 @@ type crawler struct {
 	// sharedBytes is the crawl's response bytes across its processes, as the shared frontier
 	// last counted them (addBytes); 0 with the crawl's own frontier.
 	sharedBytes atomic.Int64
+	ctr         frontier.Counters // the shared frontier's crawl-wide counters; nil with the crawl's own
 	limitHit    atomic.Bool
 	done        atomic.Bool // the frontier said nothing is left
 	tally       tally       // crawl.log lines of this run by status and outcome
@@ -184,6 +185,7 @@ func makeDirs(dir string) error {
 // it opened is closed again.
 func open(ctx context.Context, cfg Config, front frontier.Store) (c *crawler, err error) {
 	c = &crawler{cfg: cfg, log: cfg.Logger, front: front, hosts: make(map[string]struct{}), started: time.Now()}
+	c.ctr, _ = front.(frontier.Counters) // before the live page wraps front
 	defer func() {
 		if err != nil {
 			c.close()
@@ -429,7 +431,7 @@ func (c *crawler) finish(end string, runErr error) (Result, error) {
 			keep(fmt.Errorf("close events: %w", err))
 		}
 	}
-	if err := writeReports(c.cfg.Dir, c.front, now, endReason); err != nil {
+	if err := writeReports(c.cfg.Dir, c.front, now, endReason, c.cfg.Shared.on()); err != nil {
 		c.log.Error("write reports", "err", err)
 		if runErr == nil {
 			runErr = c.diskFull(err)

@@ -65,13 +65,33 @@ func WriteReports(dir string) error {
 		return fmt.Errorf("open frontier of %s: %w", dir, err)
 	}
 	defer front.Close()
-	return writeReports(dir, front, time.Time{}, "")
+	return writeReports(dir, front, time.Time{}, "", false)
 }
 
-// writeReports gathers the report input from the crawl directory and the open frontier. A
-// zero ended and empty end mean the crawl's own record of its last end is used.
-func writeReports(dir string, front frontier.Store, ended time.Time, end string) error {
-	in := report.Input{Ended: ended, EndReason: end}
+// writeReports writes the reports of the crawl in dir, whose frontier is open as front. A zero
+// ended and empty end mean the crawl's own record of its last end is used. A shared frontier
+// holds the whole crawl's URLs, most of them another process's: this process's reports are
+// then those of its own crawl.log (amber report -o OUT DIR... merges the processes').
+func writeReports(dir string, front frontier.Store, ended time.Time, end string, shared bool) error {
+	in := ReportInput(dir, front)
+	if shared {
+		in.EachURL = nil
+	}
+	if end != "" {
+		in.EndReason, in.Ended = end, ended
+	}
+	if err := report.Write(filepath.Join(dir, ReportsDir), in); err != nil {
+		return fmt.Errorf("write reports: %w", err)
+	}
+	return nil
+}
+
+// ReportInput is the report input of the crawl in dir whose own frontier is open as front:
+// what the crawl recorded of itself (collection, start, seeds, how its last run ended, unless
+// URLs are still in flight: a killed crawl), its crawl.log, and every URL the frontier knows
+// (read once, while the reports are written: never the whole crawl in memory).
+func ReportInput(dir string, front frontier.Store) report.Input {
+	var in report.Input
 	meta := func(key string) string {
 		v, ok, err := front.Meta(key)
 		if err != nil || !ok {
@@ -83,12 +103,10 @@ func writeReports(dir string, front frontier.Store, ended time.Time, end string)
 	if t, err := time.Parse(time.RFC3339Nano, meta(metaStarted)); err == nil {
 		in.Started = t
 	}
-	if end == "" {
-		// "reason time" of the last run that ended; a killed crawl has none for its last run.
-		if r, t, ok := strings.Cut(meta(metaEnd), " "); ok {
-			if at, err := time.Parse(time.RFC3339Nano, t); err == nil && front.Stats().InFlight == 0 {
-				in.EndReason, in.Ended = r, at
-			}
+	// "reason time" of the last run that ended; a killed crawl has none for its last run.
+	if r, t, ok := strings.Cut(meta(metaEnd), " "); ok {
+		if at, err := time.Parse(time.RFC3339Nano, t); err == nil && front.Stats().InFlight == 0 {
+			in.EndReason, in.Ended = r, at
 		}
 	}
 	for _, l := range strings.Split(meta(metaSeeds), "\n") {
@@ -96,14 +114,8 @@ func writeReports(dir string, front frontier.Store, ended time.Time, end string)
 			in.Seeds = append(in.Seeds, report.SeedInfo{URL: u, Type: t})
 		}
 	}
-	// Both are read once, while the reports are written: never the whole crawl in memory.
 	in.CrawlLog = filepath.Join(dir, CrawlLogFile)
-	if _, shared := front.(unlockingStore); shared {
-		// The shared frontier holds the whole crawl's URLs, most of them another process's:
-		// this process's reports are those of its own crawl.log (amber report DIR... merges
-		// the processes').
-		return writeReportsOf(dir, in)
-	}
+	in.Dirs = []string{dir}
 	in.EachURL = func(fn func(report.URLState) error) error {
 		return front.Each(func(e frontier.Entry) error {
 			return fn(report.URLState{
@@ -112,13 +124,5 @@ func writeReports(dir string, front frontier.Store, ended time.Time, end string)
 			})
 		})
 	}
-	return writeReportsOf(dir, in)
-}
-
-// writeReportsOf writes the reports of the crawl in dir from in.
-func writeReportsOf(dir string, in report.Input) error {
-	if err := report.Write(filepath.Join(dir, ReportsDir), in); err != nil {
-		return fmt.Errorf("write reports: %w", err)
-	}
-	return nil
+	return in
 }

@@ -152,10 +152,7 @@ const (
 )
 
 // counters returns the frontier's crawl-wide counters; nil when it is the crawl's own.
-func (c *crawler) counters() frontier.Counters {
-	ctr, _ := c.front.(frontier.Counters)
-	return ctr
-}
+func (c *crawler) counters() frontier.Counters { return c.ctr }
 
 // counterKey is the metadata key of one of this process's counters: key itself with the
 // crawl's own frontier; with a shared one each process keeps its own figures (what it fetched)

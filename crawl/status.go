@@ -160,13 +160,10 @@ func (c *crawler) startServer(start time.Time, startFetched int64) (func(), erro
 		ln.Close()
 		return nil, fmt.Errorf("start status server: %w", err)
 	}
-	// The live page's hosts and URLs in flight: what goes through the frontier from now on. A
-	// shared frontier is left as it is: the crawl asks it for more than a Store (its counters,
-	// its type at the end), which the watching wrapper would hide.
+	// The live page's hosts and URLs in flight: what goes through the frontier from now on
+	// (the crawl took what it needs of the frontier beyond a Store, its counters, in open).
 	c.tally.live.start(start)
-	if _, shared := c.front.(frontier.Counters); !shared {
-		c.front = c.tally.live.watch(c.front)
-	}
+	c.front = c.tally.live.watch(c.front)
 	mux := http.NewServeMux()
 	serveLivePage(mux, &c.tally.live, func() Snapshot { return c.snapshot(start, startFetched) })
 	mux.Handle("/control", lc)

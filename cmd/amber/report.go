@@ -11,7 +11,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"strings"
 	"time"
 
 	"github.com/amber-crawler/amber/crawl"
@@ -167,15 +166,6 @@ func writeMergedLog(path string, logs []string) error {
 	return nil
 }
 
-// The crawl's records in its frontier's meta store that the reports read (crawl/reports.go's
-// metaCollection, metaStarted, metaSeeds and metaEnd).
-const (
-	metaCollection = "crawl/collection"
-	metaStarted    = "crawl/started"
-	metaSeeds      = "crawl/seeds" // "URL TYPE" lines
-	metaEnd        = "crawl/end"   // "REASON TIME" of the last run that ended
-)
-
 // dirReportInput opens the frontier of the crawl directory dir and returns the report input of
 // its crawl, as crawl.WriteReports gathers it; closeFn closes the frontier, after the reports
 // are written (EachURL reads it).
@@ -191,39 +181,7 @@ func dirReportInput(dir string) (in report.Input, closeFn func() error, err erro
 		}
 		return report.Input{}, nil, fmt.Errorf("open frontier of %s: %w", dir, err)
 	}
-	meta := func(key string) string {
-		v, ok, err := front.Meta(key)
-		if err != nil || !ok {
-			return ""
-		}
-		return string(v)
-	}
-	in.Collection = meta(metaCollection)
-	if t, err := time.Parse(time.RFC3339Nano, meta(metaStarted)); err == nil {
-		in.Started = t
-	}
-	// A killed crawl has no end for its last run: URLs still in flight say so.
-	if r, t, ok := strings.Cut(meta(metaEnd), " "); ok {
-		if at, err := time.Parse(time.RFC3339Nano, t); err == nil && front.Stats().InFlight == 0 {
-			in.EndReason, in.Ended = r, at
-		}
-	}
-	for _, l := range strings.Split(meta(metaSeeds), "\n") {
-		if u, t, ok := strings.Cut(l, " "); ok {
-			in.Seeds = append(in.Seeds, report.SeedInfo{URL: u, Type: t})
-		}
-	}
-	in.CrawlLog = filepath.Join(dir, crawl.CrawlLogFile)
-	in.Dirs = []string{dir}
-	in.EachURL = func(fn func(report.URLState) error) error {
-		return front.Each(func(e frontier.Entry) error {
-			return fn(report.URLState{
-				URL: e.URL.URL, Host: e.URL.Host, State: e.State, Status: e.Status, Reason: e.Reason,
-				Hops: e.URL.Hops, Via: e.URL.Via, Seed: e.URL.Seed,
-			})
-		})
-	}
-	return in, front.Close, nil
+	return crawl.ReportInput(dir, front), front.Close, nil
 }
 
 // distinctDirs is a usage error when a directory is given twice.

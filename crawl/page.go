@@ -114,8 +114,33 @@ func (c *crawler) analyseRendered(ex *fetch.Exchange, r *fetch.Render) page {
 	}
 	res := c.parse(ex.URL, "text/html; charset=utf-8", []byte(html), ok2xx)
 	p.doc, p.noFollow, p.noIndex = res.Document, res.NoFollow, res.NoIndex
+	if res.NoFollow && c.cfg.Robots.IgnoreMeta {
+		p.links = relNoFollowOnly(p.links, res.Outlinks)
+	}
 	p.links = c.withFavicon(ex.URL, p.links)
 	return p
+}
+
+// relNoFollowOnly takes the robots meta nofollow of the main frame back out of a rendered
+// page's links (the browser marks every link of a frame whose robots meta says nofollow, as
+// it marks rel=nofollow ones): a link stays nofollow only when the main frame's own HTML
+// (parsed, with its per-link rel=nofollow) has it so, or does not have it at all (a link of
+// another frame).
+func relNoFollowOnly(links, parsed []extract.Outlink) []extract.Outlink {
+	rel := make(map[string]bool, len(parsed))
+	for _, o := range parsed {
+		if o.Hop == hop.Link {
+			rel[o.URL] = o.NoFollow
+		}
+	}
+	out := make([]extract.Outlink, len(links))
+	for i, l := range links {
+		if nf, ok := rel[l.URL]; ok && l.NoFollow && !nf {
+			l.NoFollow = false
+		}
+		out[i] = l
+	}
+	return out
 }
 
 // parse extracts a parsable body: with its search document when one is due, and at most

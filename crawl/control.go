@@ -234,9 +234,9 @@ type control struct {
 	serving sync.WaitGroup
 	connMu  sync.Mutex
 	conns   map[*net.UnixConn]bool // open connections (true: answering a request); idle ones are closed when the socket stops
-	closed  bool                       // the socket stopped: a connection accepted meanwhile is closed
-	started bool                       // the socket is up: changes may be made (also over HTTP)
-	bus     *bus                       // the shared crawl's control stream; nil without one
+	closed  bool                   // the socket stopped: a connection accepted meanwhile is closed
+	started bool                   // the socket is up: changes may be made (also over HTTP)
+	bus     *bus                   // the shared crawl's control stream; nil without one
 }
 
 func newControl(c *crawler, stopRun context.CancelFunc) *control {

@@ -18,6 +18,7 @@ import (
 	"github.com/amber-crawler/amber/crawl"
 	"github.com/amber-crawler/amber/fetch"
 	"github.com/amber-crawler/amber/internal/crawltest"
+	"github.com/amber-crawler/amber/internal/redistest"
 	"github.com/amber-crawler/amber/report"
 	"github.com/amber-crawler/amber/scope"
 	"github.com/amber-crawler/amber/status"
@@ -205,11 +206,27 @@ func evaluatePage(t *testing.T, chromium, url, js string) pageReport {
 // figures and the chart with no error, its pause button stops the requests, its block form
 // refuses a queued and a later-found URL, and its answers (ok or the error) are shown. Every
 // request is recorded as the socket's are, with the HTTP client as the user.
+//
+// It runs with the crawl's own frontier and with a shared one in redis-server: the page and
+// its buttons work alike.
 func TestLivePage(t *testing.T) {
 	chromium := crawltest.Chromium(t)
+	t.Run("own", func(t *testing.T) { testLivePage(t, chromium, nil) })
+	t.Run("redis", func(t *testing.T) {
+		srv := redistest.Start(t)
+		testLivePage(t, chromium, func(cfg *crawl.Config) {
+			cfg.Shared = crawl.SharedFrontier{URL: srv.URL(0), CrawlID: "live"}
+		})
+	})
+}
+
+func testLivePage(t *testing.T, chromium string, configure func(*crawl.Config)) {
 	site := startCtlSite(t)
 	addr := freeAddr(t, "127.0.0.1")
 	cfg := liveConfig(t, site, addr)
+	if configure != nil {
+		configure(&cfg)
+	}
 	base := "http://" + addr
 	p1, slow := site.gate("a.test/p1"), site.gate("slow.test/")
 	defer close(slow)

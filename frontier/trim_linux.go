@@ -33,7 +33,8 @@ import (
 // only when the memtable's does): the tables in the tree both before and after it opened the
 // iterator, as a table leaves the tree only to be deleted and its ID never comes back, and
 // the memtable logs mapped both before and after, as a log is mapped once, when its memtable
-// is made, unmapped when it is deleted, and its number never comes back either.
+// is made, unmapped when it is deleted, and its number never comes back either. Other tables
+// get a weaker advice that is safe anywhere (see drop).
 
 const (
 	// trimEvery is how often the trimmer looks at the file-backed resident set.
@@ -131,13 +132,32 @@ func (t *trimmer) trim() bool {
 	if err != nil {
 		return false
 	}
+	return t.drop(maps, held, logs)
+}
+
+// drop drops from the resident set the pages of the store's mappings that maps lists: with
+// MADV_DONTNEED those of the tables held[id] says are held and the memtable logs logs[id]
+// says are, and with MADV_PAGEOUT those of the other tables; false when an MADV_DONTNEED
+// fails.
+//
+// The other tables are new ones a compaction wrote and has not put in the tree yet (those
+// of a long compaction can take much memory), or ones leaving it. Nothing holds their
+// mappings, so one may be gone, and its address reused, by the time the advice lands; but
+// MADV_PAGEOUT, unlike MADV_DONTNEED, loses nothing wherever it lands: it writes back or
+// swaps out what it reclaims (or leaves it), and the next access reads it in again. It also
+// drops their pages from the page cache, which a table just written and synced can spare.
+// Its errors are ignored: a kernel before Linux 5.4 lacks it, and the range may be gone.
+func (t *trimmer) drop(maps []byte, held, logs map[uint64]bool) bool {
 	for line := range bytes.Lines(maps) {
 		start, end, kind, id, ok := t.mapping(line)
-		if !ok || kind == mapTable && !held[id] || kind == mapLog && !logs[id] {
-			continue
-		}
-		if _, _, errno := unix.Syscall(unix.SYS_MADVISE, start, end-start, unix.MADV_DONTNEED); errno != 0 {
-			return false
+		switch {
+		case !ok:
+		case kind == mapTable && held[id], kind == mapLog && logs[id]:
+			if _, _, errno := unix.Syscall(unix.SYS_MADVISE, start, end-start, unix.MADV_DONTNEED); errno != 0 {
+				return false
+			}
+		case kind == mapTable:
+			_, _, _ = unix.Syscall(unix.SYS_MADVISE, start, end-start, unix.MADV_PAGEOUT)
 		}
 	}
 	return true

@@ -73,7 +73,7 @@ bench-scale: build
 
 # The frontier at scale: 10,000,000 URLs queued over 10,000 hosts through AddBatch (peak RSS,
 # anonymous and file-backed RSS, Go heap, store size, adds/s), and the resume of a crawl
-# killed with 1,000,000 URLs known, half of them done (seconds from Open to the first claim,
+# killed with 1,000,000 URLs known, half of them done (milliseconds from Open to the first claim,
 # peak RSS of the resume). FRONTIER_URLS=N for another size (both benchmarks). Prints
 # figures, asserts nothing; about 10 minutes on 2 cores.
 bench-frontier:

@@ -114,11 +114,33 @@ func (c *crawler) analyseRendered(ex *fetch.Exchange, r *fetch.Render) page {
 	}
 	res := c.parse(ex.URL, "text/html; charset=utf-8", []byte(html), ok2xx)
 	p.doc, p.noFollow, p.noIndex = res.Document, res.NoFollow, res.NoIndex
+	// Chromium's links have neither a <meta http-equiv=refresh> target nor the feeds a page
+	// names (<link rel=alternate type=application/rss+xml>): they come from the rendered DOM,
+	// as the plain fetcher has them (a refresh's hop R, or L above URLs.RefreshRedirectMax).
+	for _, o := range res.Outlinks {
+		if o.Context == "meta/@content" {
+			p.links = append(p.links, o)
+		} else if o.Feed {
+			p.links = markFeed(p.links, o)
+		}
+	}
 	if res.NoFollow && c.cfg.Robots.IgnoreMeta {
 		p.links = relNoFollowOnly(p.links, res.Outlinks)
 	}
 	p.links = c.withFavicon(ex.URL, p.links)
 	return p
+}
+
+// markFeed marks the link to a feed f among a rendered page's links, or adds it when Chromium
+// did not report it (a <link> element is not a link to it).
+func markFeed(links []extract.Outlink, f extract.Outlink) []extract.Outlink {
+	for i := range links {
+		if links[i].URL == f.URL {
+			links[i].Feed = true
+			return links
+		}
+	}
+	return append(links, f)
 }
 
 // relNoFollowOnly takes the robots meta nofollow of the main frame back out of a rendered

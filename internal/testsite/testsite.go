@@ -76,7 +76,7 @@ type Server struct {
 	srv    *http.Server
 	ln     net.Listener
 
-	mu   sync.Mutex     // guards hits and reqs
+	mu   sync.Mutex     // guards hits, reqs and extra
 	hits map[string]int // "host path?query" -> requests
 	reqs []Request
 }
@@ -97,7 +97,12 @@ func StartHandler(h http.Handler) (*Server, error) {
 }
 
 // Handle makes host serve h instead of files (for hosts whose answers are computed).
-func (s *Server) Handle(host string, h http.Handler) { s.extra[host] = h }
+// It may be called while the server serves.
+func (s *Server) Handle(host string, h http.Handler) {
+	s.mu.Lock()
+	s.extra[host] = h
+	s.mu.Unlock()
+}
 
 func (s *Server) listen(addr string) error {
 	ln, err := net.Listen("tcp", addr)
@@ -237,13 +242,13 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		s.reqs = append(s.reqs, Request{Host: host, URI: r.URL.RequestURI(),
 			Authorization: r.Header.Get("Authorization"), Cookie: r.Header.Get("Cookie")})
 	}
+	h, ok := s.extra[host]
+	if !ok {
+		h, ok = s.extra[""]
+	}
 	s.mu.Unlock()
 
-	if h, ok := s.extra[host]; ok {
-		h.ServeHTTP(w, r)
-		return
-	}
-	if h, ok := s.extra[""]; ok {
+	if ok {
 		h.ServeHTTP(w, r)
 		return
 	}

@@ -437,6 +437,7 @@ func scopeConfig(cfg *seeds.Config, fetcher string) (scope.Config, error) {
 func overlayYAML(c *crawl.Config, cfg *seeds.Config) error {
 	overlayIdentity(c, cfg)
 	overlayPoliteness(c, cfg.Politeness)
+	overlayRobots(c, cfg.Robots)
 	if err := overlayLimits(c, cfg.Limits); err != nil {
 		return err
 	}
@@ -497,6 +498,26 @@ func overlayPoliteness(c *crawl.Config, p seeds.Politeness) {
 	if p.IgnoreRobots {
 		c.IgnoreRobots = true
 	}
+	if p.MaxHostFailures != 0 {
+		c.Sites.MaxFailures = p.MaxHostFailures
+	}
+	if p.MaxBackoff != 0 {
+		c.Sites.MaxBackoff = p.MaxBackoff
+	}
+}
+
+// overlayRobots sets how robots.txt and robots meta are read (robots).
+func overlayRobots(c *crawl.Config, r seeds.Robots) {
+	if r.TTL != 0 {
+		c.Robots.TTL = r.TTL
+	}
+	if r.Timeout != 0 {
+		c.Robots.Timeout = r.Timeout
+	}
+	c.Robots.AllowOnTimeout = c.Robots.AllowOnTimeout || r.AllowOnTimeout
+	c.Robots.DisallowOnAuth = c.Robots.DisallowOnAuth || r.DisallowOnAuth
+	c.Robots.IgnoreMeta = c.Robots.IgnoreMeta || r.IgnoreMeta
+	c.Robots.IgnoreCrawlDelay = c.Robots.IgnoreCrawlDelay || r.IgnoreCrawlDelay
 }
 
 // parseMinFreeSpace reads a free-space threshold as crawl.Config.MinFreeSpace takes it: "auto"
@@ -594,6 +615,18 @@ func overlayLimits(c *crawl.Config, l seeds.Limits) error {
 	}
 	if l.MaxOutlinks != 0 {
 		c.MaxOutlinks = l.MaxOutlinks
+	}
+	if l.URLsPerHost != 0 {
+		c.Sites.MaxURLs = l.URLsPerHost
+	}
+	switch l.Oversize {
+	case "":
+	case "truncate":
+		c.DropOversize = false
+	case "drop":
+		c.DropOversize = true
+	default:
+		return fmt.Errorf("limits.oversize %q: want truncate or drop", l.Oversize)
 	}
 	if l.MinFreeSpace != "" {
 		n, err := parseMinFreeSpace(l.MinFreeSpace)
@@ -800,7 +833,15 @@ func recordEffective(cfg *seeds.Config, c crawl.Config) {
 	cfg.Fetcher = c.Fetcher
 	d := c.HostDelay
 	cfg.Politeness = seeds.Politeness{HostDelay: &d, HostConcurrency: c.HostConcurrency,
-		IgnoreRobots: c.IgnoreRobots, MaxAttempts: c.MaxAttempts, RetryDelay: c.RetryDelay}
+		IgnoreRobots: c.IgnoreRobots, MaxAttempts: c.MaxAttempts, RetryDelay: c.RetryDelay,
+		MaxHostFailures: c.Sites.MaxFailures, MaxBackoff: c.Sites.MaxBackoff}
+	cfg.Robots = seeds.Robots{TTL: c.Robots.TTL, Timeout: c.Robots.Timeout, AllowOnTimeout: c.Robots.AllowOnTimeout,
+		DisallowOnAuth: c.Robots.DisallowOnAuth, IgnoreMeta: c.Robots.IgnoreMeta, IgnoreCrawlDelay: c.Robots.IgnoreCrawlDelay}
+	cfg.Limits.URLsPerHost = c.Sites.MaxURLs
+	cfg.Limits.Oversize = ""
+	if c.DropOversize {
+		cfg.Limits.Oversize = "drop"
+	}
 	cfg.Limits.URLs = c.LimitURLs
 	cfg.Limits.Bytes = seeds.ByteSize(c.LimitBytes)
 	cfg.Limits.Time = c.TimeLimit

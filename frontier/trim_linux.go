@@ -20,21 +20,17 @@ import (
 // /proc/self/status, counted by VmHWM, time -v's maximum resident set size and the OOM killer
 // alike, although those pages are the kernel's page cache of the files. A trimmer therefore
 // drops the pages of those mappings from the resident set whenever the process's file-backed
-// resident set has grown by trimStep: madvise(MADV_DONTNEED) on a shared file mapping unmaps
-// the pages and leaves them in the page cache, a dirty page (a commit not yet written back)
-// still dirty, so nothing is lost, a commit stays as durable as it was (see the package doc),
-// and a later read or append maps the page again from the cache (a minor fault), without I/O
-// unless the kernel has written back and reclaimed it meanwhile.
+// resident set has grown by trimStep. For the tables in the tree, madvise(MADV_DONTNEED): on
+// a shared file mapping it unmaps the pages and leaves them in the page cache, so nothing is
+// lost and a later read maps them again from the cache (a minor fault), without I/O unless the
+// kernel has reclaimed them meanwhile. For the rest, MADV_PAGEOUT (see drop).
 //
-// MADV_DONTNEED must only ever reach such a mapping: on memory that the process mapped since
-// at the same address (the Go heap), it would zero it. So the trimmer trims only the files it
-// holds a reference to for the duration (an iterator, which holds every table of the tree and
-// every memtable; a table is unmapped only when its last reference goes, and a memtable's log
-// only when the memtable's does): the tables in the tree both before and after it opened the
-// iterator, as a table leaves the tree only to be deleted and its ID never comes back, and
-// the memtable logs mapped both before and after, as a log is mapped once, when its memtable
-// is made, unmapped when it is deleted, and its number never comes back either. Other tables
-// get a weaker advice that is safe anywhere (see drop).
+// MADV_DONTNEED must only ever reach a table's mapping: on memory that the process mapped
+// since at the same address (the Go heap), it would zero it. So the trimmer uses it only on
+// the tables it holds a reference to for the duration (an iterator, which holds every table
+// of the tree; a table is unmapped only when its last reference goes): those in the tree both
+// before and after it opened the iterator, as a table leaves the tree only to be deleted and
+// its ID never comes back.
 
 const (
 	// trimEvery is how often the trimmer looks at the file-backed resident set.
@@ -101,23 +97,13 @@ func (t *trimmer) run() {
 	}
 }
 
-// trim drops the resident pages of the tables and memtable logs the store holds; false when
-// the mappings cannot be read or trimmed (the trimmer then stops).
+// trim drops the resident pages of the tables and memtable logs of the store (see drop);
+// false when the mappings cannot be read or trimmed (the trimmer then stops).
 func (t *trimmer) trim() bool {
-	logs := make(map[uint64]bool) // memtable logs mapped before the iterator: held if still mapped
-	maps, err := os.ReadFile("/proc/self/maps")
-	if err != nil {
-		return false
-	}
-	for line := range bytes.Lines(maps) {
-		if _, _, kind, id, ok := t.mapping(line); ok && kind == mapLog {
-			logs[id] = true
-		}
-	}
 	before := t.db.Tables()
 	txn := t.db.NewTransaction(false)
 	defer txn.Discard()
-	it := txn.NewIterator(badger.IteratorOptions{}) // holds every table and memtable until closed
+	it := txn.NewIterator(badger.IteratorOptions{}) // holds every table until closed
 	defer it.Close()
 	held := make(map[uint64]bool, len(before))
 	for _, ti := range before {
@@ -128,35 +114,37 @@ func (t *trimmer) trim() bool {
 			held[ti.ID] = true
 		}
 	}
-	maps, err = os.ReadFile("/proc/self/maps")
+	maps, err := os.ReadFile("/proc/self/maps")
 	if err != nil {
 		return false
 	}
-	return t.drop(maps, held, logs)
+	return t.drop(maps, held)
 }
 
 // drop drops from the resident set the pages of the store's mappings that maps lists: with
-// MADV_DONTNEED those of the tables held[id] says are held and the memtable logs logs[id]
-// says are, and with MADV_PAGEOUT those of the other tables; false when an MADV_DONTNEED
-// fails.
+// MADV_DONTNEED those of the tables held[id] says are held, and with MADV_PAGEOUT those of
+// the other tables and of the memtable logs; false when an MADV_DONTNEED fails.
 //
 // The other tables are new ones a compaction wrote and has not put in the tree yet (those
-// of a long compaction can take much memory), or ones leaving it. Nothing holds their
-// mappings, so one may be gone, and its address reused, by the time the advice lands; but
-// MADV_PAGEOUT, unlike MADV_DONTNEED, loses nothing wherever it lands: it writes back or
-// swaps out what it reclaims (or leaves it), and the next access reads it in again. It also
-// drops their pages from the page cache, which a table just written and synced can spare.
-// Its errors are ignored: a kernel before Linux 5.4 lacks it, and the range may be gone.
-func (t *trimmer) drop(maps []byte, held, logs map[uint64]bool) bool {
+// of a long compaction can take much memory), or ones leaving it. Nothing here holds their
+// mappings, nor the logs' (a memtable flushed meanwhile may be on its way out, its log still
+// mapped, with no reference left), so one may be gone, and its address reused, by the time
+// the advice lands; but MADV_PAGEOUT, unlike MADV_DONTNEED, loses nothing wherever it lands:
+// it reclaims only what it can write back or swap out (a log's pages once the kernel has
+// written them back: a dirty page stays), and the next access reads it in again. It drops
+// the pages from the page cache too, which a table just written and synced, and a log that
+// is read only when a crashed store is opened, can spare. Its errors are ignored: a kernel
+// before Linux 5.4 lacks it, and the range may be gone.
+func (t *trimmer) drop(maps []byte, held map[uint64]bool) bool {
 	for line := range bytes.Lines(maps) {
 		start, end, kind, id, ok := t.mapping(line)
 		switch {
 		case !ok:
-		case kind == mapTable && held[id], kind == mapLog && logs[id]:
+		case kind == mapTable && held[id]:
 			if _, _, errno := unix.Syscall(unix.SYS_MADVISE, start, end-start, unix.MADV_DONTNEED); errno != 0 {
 				return false
 			}
-		case kind == mapTable:
+		default:
 			_, _, _ = unix.Syscall(unix.SYS_MADVISE, start, end-start, unix.MADV_PAGEOUT)
 		}
 	}

@@ -136,7 +136,7 @@ func TestTrim(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			return f.trimmer.drop(maps, nil, nil)
+			return f.trimmer.drop(maps, nil)
 		}},
 	}
 	for _, tt := range tests {

@@ -174,6 +174,9 @@ type Browser struct {
 	BehaviorTimeout time.Duration `yaml:"behavior_timeout,omitempty"`
 	// Screenshot stores a PNG of each page as a WARC resource record.
 	Screenshot *bool `yaml:"screenshot,omitempty"`
+	// NetworkIdle is a quiet period after the network went idle, for pages that start
+	// requests from timers; default 0 (idle is no request in flight and two frames drawn).
+	NetworkIdle time.Duration `yaml:"network_idle,omitempty"`
 }
 
 // Documents configures documents.jsonl; the keys follow Elastic's web crawler reference

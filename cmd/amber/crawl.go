@@ -684,6 +684,9 @@ func overlayBrowser(c *crawl.Config, fetcher string, b seeds.Browser) {
 	if b.Screenshot != nil {
 		c.Browser.Screenshot = *b.Screenshot
 	}
+	if b.NetworkIdle != 0 {
+		c.Browser.NetworkIdle = b.NetworkIdle
+	}
 }
 
 func overlayDocuments(c *crawl.Config, d seeds.Documents) error {
@@ -858,7 +861,8 @@ func recordEffective(cfg *seeds.Config, c crawl.Config) {
 	if c.Fetcher == crawl.FetcherBrowser {
 		shot := c.Browser.Screenshot
 		cfg.Browser = seeds.Browser{Path: c.Browser.Path, Tabs: c.Browser.Tabs,
-			PageTimeout: c.Browser.PageTimeout, BehaviorTimeout: c.Browser.BehaviorTimeout, Screenshot: &shot}
+			PageTimeout: c.Browser.PageTimeout, BehaviorTimeout: c.Browser.BehaviorTimeout, Screenshot: &shot,
+			NetworkIdle: c.Browser.NetworkIdle}
 	}
 	on, dedup := !c.NoDocuments, !c.NoDocumentDedup
 	cfg.Documents.Enabled, cfg.Documents.Deduplication = &on, &dedup

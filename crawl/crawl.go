@@ -72,6 +72,7 @@ type crawler struct {
 	docs    *docStream       // nil when documents are off
 	browser *browser.Fetcher // nil with the plain HTTP fetcher
 	robots  *robotsGate
+	sites   *siteGate    // per-host limits (limits_site.go); robots.txt requests count too
 	logins  *loginGate   // nil without Config.Logins
 	disk    *diskMonitor // nil when MinFreeSpace is negative
 
@@ -241,6 +242,7 @@ func open(ctx context.Context, cfg Config, front frontier.Store) (c *crawler, er
 		}
 	}
 	c.robots = newRobotsGate(c)
+	c.sites = newSiteGate(c)
 	c.logins = newLoginGate(c)
 	c.loadCounters()
 	c.startN = c.fetched.Load()

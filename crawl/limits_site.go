@@ -96,9 +96,6 @@ func newSiteGate(c *crawler) *siteGate {
 	return &siteGate{c: c, lim: c.cfg.Sites, counts: map[string]*siteCount{}, fails: map[string]int{}, gaveUp: map[string]int{}}
 }
 
-// sites returns the crawl's site gate.
-func (c *crawler) sites() *siteGate { return c.robots.sites }
-
 // siteSlot is a claim's reservation of one of its host's SiteLimits.MaxURLs; nil when there
 // is no limit.
 type siteSlot struct {

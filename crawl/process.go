@@ -28,7 +28,7 @@ func (c *crawler) process(ctx context.Context, worker int, cl *frontier.Claim) e
 		return err
 	}
 	// A given-up host, or one that had its URLs (SiteLimits), is not asked for more.
-	slot, refused, err := c.sites().claim(worker, cl)
+	slot, refused, err := c.sites.claim(worker, cl)
 	if refused || err != nil {
 		return err
 	}
@@ -65,13 +65,13 @@ func (c *crawler) process(ctx context.Context, worker int, cl *frontier.Claim) e
 		if fatal := loginFatal(err); fatal != nil {
 			return fatal
 		}
-		if err := c.sites().countFailure(u, err); err != nil {
+		if err := c.sites.countFailure(u, err); err != nil {
 			return err
 		}
 		return c.fetchFailed(worker, cl, err)
 	}
 	defer res.Close()
-	c.sites().answered(u.Host)
+	c.sites.answered(u.Host)
 	if retried, err := c.retryLater(cl, res.Exchanges[0]); retried || err != nil {
 		return err
 	}

@@ -86,9 +86,6 @@ const (
 type robotsGate struct {
 	c     *crawler
 	cache *fetch.RobotsCache
-	// sites is the crawl's site gate (limits_site.go), kept here because the robots.txt
-	// requests count towards a host's failures, and the gate is made with this one.
-	sites *siteGate
 
 	mu       sync.Mutex               // guards pending and failures
 	pending  map[string]chan struct{} // origins whose robots.txt is being fetched
@@ -98,7 +95,6 @@ type robotsGate struct {
 func newRobotsGate(c *crawler) *robotsGate {
 	return &robotsGate{
 		c:        c,
-		sites:    newSiteGate(c),
 		cache:    fetch.NewRobotsCache(c.cfg.Robots.TTL, c.cfg.RetryDelay),
 		pending:  make(map[string]chan struct{}),
 		failures: make(map[string]*fetch.Error),
@@ -229,7 +225,7 @@ func (g *robotsGate) fetch(ctx context.Context, worker int, origin string, cl *f
 				}
 			}
 			if hc, ok := hostFailure(err); ok {
-				if err := c.sites().failed(host, hc, u); err != nil {
+				if err := c.sites.failed(host, hc, u); err != nil {
 					return fetch.RobotsPolicy{}, err
 				}
 			}
@@ -251,7 +247,7 @@ func (g *robotsGate) fetch(ctx context.Context, worker int, origin string, cl *f
 			return fetch.ParseRobots(503, nil, c.cfg.Fetch.UserAgent), nil
 		}
 		g.setFailure(origin, nil)
-		c.sites().answered(host)
+		c.sites.answered(host)
 		g.backOff(target, ex)
 		body, err := g.record(worker, ex, via, hops, u.Seed)
 		if err != nil {

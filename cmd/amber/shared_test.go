@@ -84,105 +84,128 @@ func (s *sharedSite) url(h, i int) string {
 	return fmt.Sprintf("http://h%d.shared.test/p/%d.html", h, i)
 }
 
-// TestSharedCrawlKill: three amber processes share one crawl through redis-server and crawl a
-// 3,000-page site of 10 hosts; one is killed with SIGKILL partway. The other two finish the
-// crawl (the killed one's claims come back when its lease expires); the killed one, started
-// again, recovers its WARC files and finds the crawl finished. Every page is captured, pages
-// captured twice are at most the killed process's workers, politeness (host concurrency 2)
-// held across the processes, every WARC file is valid, and the merged report (amber report
-// DIR DIR DIR) agrees with the processes' crawl.logs.
-func TestSharedCrawlKill(t *testing.T) {
-	if testing.Short() {
-		t.Skip("crawls 3,000 pages with three processes")
-	}
-	const hosts, pages, workers, hostConcurrency = 10, 300, 8, 2
-	bin := amberBinary(t)
-	srv := redistest.Start(t)
-	site := &sharedSite{hosts: hosts, pages: pages, current: map[string]int{}, most: map[string]int{}}
-	ts, err := testsite.StartHandler(site)
+// sharedProc is one amber crawl process of a shared-crawl test.
+type sharedProc struct {
+	dir string
+	cmd *exec.Cmd
+	out bytes.Buffer
+}
+
+// sharedCrawl is a test's crawl shared by several amber processes: the site, the server and
+// the processes, each in its own directory.
+type sharedCrawl struct {
+	t     *testing.T
+	bin   string
+	srv   *redistest.Server
+	site  *sharedSite
+	ts    *testsite.Server
+	procs []*sharedProc
+}
+
+// newSharedCrawl starts redis-server and a site of hosts×pages pages answering after delay.
+func newSharedCrawl(t *testing.T, hosts, pages int, delay time.Duration) *sharedCrawl {
+	sc := &sharedCrawl{t: t, bin: amberBinary(t), srv: redistest.Start(t),
+		site: &sharedSite{hosts: hosts, pages: pages, current: map[string]int{}, most: map[string]int{}, delay: delay}}
+	ts, err := testsite.StartHandler(sc.site)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer ts.Close()
-
-	root := t.TempDir()
-	cfgPath := filepath.Join(root, "shared.yaml")
-	yaml := fmt.Sprintf("collection: shared\nfrontier:\n  redis: %s\n  crawl_id: shared-kill\n  lease: 2s\n", srv.URL(0))
-	if err := os.WriteFile(cfgPath, []byte(yaml), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	args := func(dir string) []string {
-		a := []string{"crawl", "--config", cfgPath, "--dir", dir, "--connect-to", ts.ConnectTo(), "--allow-private",
-			"--host-delay", "0", "--host-concurrency", strconv.Itoa(hostConcurrency), "--workers", strconv.Itoa(workers),
-			"--quiet"}
-		for h := range hosts {
-			a = append(a, site.url(h, 0))
-		}
-		return a
-	}
-	dirs := []string{filepath.Join(root, "p1"), filepath.Join(root, "p2"), filepath.Join(root, "p3")}
-	type proc struct {
-		cmd *exec.Cmd
-		out bytes.Buffer
-	}
-	procs := make([]*proc, 3)
-	for i, d := range dirs {
-		p := &proc{cmd: exec.Command(bin, args(d)...)}
-		p.cmd.Stdout, p.cmd.Stderr = &p.out, &p.out
-		if err := p.cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		procs[i] = p
-	}
-	defer func() {
-		for _, p := range procs {
+	sc.ts = ts
+	t.Cleanup(func() {
+		for _, p := range sc.procs {
 			if p.cmd.ProcessState == nil {
 				p.cmd.Process.Kill()
 				p.cmd.Wait()
 			}
 		}
-	}()
+		ts.Close()
+	})
+	return sc
+}
 
-	// Kill the third once the three crawl.logs hold a third of the pages.
-	deadline := time.Now().Add(2 * time.Minute)
-	for {
-		n := 0
-		for _, d := range dirs {
-			n += countLines(filepath.Join(d, crawl.CrawlLogFile))
+// args is the command line of a process crawling the site into dir: amber crawl with the
+// site's connect-to, the given flags and every host's root as a seed.
+func (sc *sharedCrawl) args(dir string, flags ...string) []string {
+	a := append([]string{"crawl", "--dir", dir, "--connect-to", sc.ts.ConnectTo(), "--allow-private", "--quiet"}, flags...)
+	for h := range sc.site.hosts {
+		a = append(a, sc.site.url(h, 0))
+	}
+	return a
+}
+
+// start starts one process per directory (n of them, p1, p2, ... in a temporary directory)
+// with the command line args gives it.
+func (sc *sharedCrawl) start(n int, args func(dir string) []string) {
+	root := sc.t.TempDir()
+	for i := range n {
+		p := &sharedProc{dir: filepath.Join(root, fmt.Sprint("p", i+1))}
+		p.cmd = exec.Command(sc.bin, args(p.dir)...)
+		p.cmd.Stdout, p.cmd.Stderr = &p.out, &p.out
+		if err := p.cmd.Start(); err != nil {
+			sc.t.Fatal(err)
 		}
-		if n >= hosts*pages/3 && countLines(filepath.Join(dirs[2], crawl.CrawlLogFile)) > 0 {
-			break
-		}
+		sc.procs = append(sc.procs, p)
+	}
+}
+
+// dirs are the processes' directories.
+func (sc *sharedCrawl) dirs() []string {
+	var d []string
+	for _, p := range sc.procs {
+		d = append(d, p.dir)
+	}
+	return d
+}
+
+// waitFor waits until ok, or fails the test with the processes' outputs after a minute.
+func (sc *sharedCrawl) waitFor(what string, ok func() bool) {
+	sc.t.Helper()
+	deadline := time.Now().Add(time.Minute)
+	for !ok() {
 		if time.Now().After(deadline) {
-			t.Fatalf("no progress; outputs:\n%s\n%s\n%s", procs[0].out.String(), procs[1].out.String(), procs[2].out.String())
+			var outs []string
+			for _, p := range sc.procs {
+				outs = append(outs, p.out.String())
+			}
+			sc.t.Fatalf("%s: never; outputs:\n%s", what, strings.Join(outs, "\n"))
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
-	if err := procs[2].cmd.Process.Signal(syscall.SIGKILL); err != nil {
-		t.Fatal(err)
-	}
-	procs[2].cmd.Wait()
-	t.Logf("killed p3 after %d of its crawl.log lines", countLines(filepath.Join(dirs[2], crawl.CrawlLogFile)))
+}
 
-	for i, p := range procs[:2] {
+// lines is the number of lines in the processes' crawl.logs.
+func (sc *sharedCrawl) lines() int {
+	n := 0
+	for _, p := range sc.procs {
+		n += countLines(filepath.Join(p.dir, crawl.CrawlLogFile))
+	}
+	return n
+}
+
+// finish waits for the processes still running, which must finish the crawl.
+func (sc *sharedCrawl) finish() {
+	sc.t.Helper()
+	for i, p := range sc.procs {
+		if p.cmd.ProcessState != nil {
+			continue
+		}
 		if err := p.cmd.Wait(); err != nil {
-			t.Fatalf("p%d: %v\n%s", i+1, err, p.out.String())
+			sc.t.Fatalf("p%d: %v\n%s", i+1, err, p.out.String())
 		}
 		if !strings.Contains(p.out.String(), "Crawl finished") {
-			t.Errorf("p%d output: %s", i+1, p.out.String())
+			sc.t.Errorf("p%d output: %s", i+1, p.out.String())
 		}
 	}
-	// The killed process, started again: nothing left to claim; it recovers its WARC files,
-	// and writes its index and reports.
-	out, err := exec.Command(bin, args(dirs[2])...).CombinedOutput()
-	if err != nil {
-		t.Fatalf("p3 again: %v\n%s", err, out)
-	}
+}
 
+// check validates every WARC file of the processes (and, with cdxj, their indexes, with
+// warcio.js too) and checks that every page of the site was captured and at most maxTwice
+// of them twice.
+func (sc *sharedCrawl) check(maxTwice int, cdxj bool) {
+	t := sc.t
+	t.Helper()
 	captures := map[string]int{}
-	fetchedURLs := map[string]bool{} // distinct URLs with a response, in any process's crawl.log
-	totalLines := 0
-	for _, d := range dirs {
+	for _, d := range sc.dirs() {
 		if open, _ := filepath.Glob(filepath.Join(d, crawl.WARCDir, "*.open")); len(open) != 0 {
 			t.Errorf(".open files left: %v", open)
 		}
@@ -199,26 +222,24 @@ func TestSharedCrawlKill(t *testing.T) {
 					captures[rec.TargetURI]++
 				}
 			}
-			crawltest.WarcioCDXJ(t, r.Path)
+			if cdxj {
+				crawltest.WarcioCDXJ(t, r.Path)
+			}
 		}
-		if err := warccheck.CheckCDXJ(filepath.Join(d, crawl.CDXJFile), filepath.Join(d, crawl.WARCDir)); err != nil {
-			t.Errorf("%s: %v", d, err)
-		}
-		for _, l := range crawltest.ReadCrawlLog(t, filepath.Join(d, crawl.CrawlLogFile)) {
-			totalLines++
-			if l.Status > 0 {
-				fetchedURLs[l.URL] = true
+		if cdxj {
+			if err := warccheck.CheckCDXJ(filepath.Join(d, crawl.CDXJFile), filepath.Join(d, crawl.WARCDir)); err != nil {
+				t.Errorf("%s: %v", d, err)
 			}
 		}
 	}
 	missing, twice := 0, 0
-	for h := range hosts {
-		for i := range pages {
-			switch n := captures[site.url(h, i)]; {
+	for h := range sc.site.hosts {
+		for i := range sc.site.pages {
+			switch n := captures[sc.site.url(h, i)]; {
 			case n == 0:
 				missing++
 				if missing < 5 {
-					t.Errorf("page %s not captured", site.url(h, i))
+					t.Errorf("page %s not captured", sc.site.url(h, i))
 				}
 			case n > 1:
 				twice++
@@ -226,27 +247,78 @@ func TestSharedCrawlKill(t *testing.T) {
 		}
 	}
 	if missing > 0 {
-		t.Errorf("%d of %d pages missing", missing, hosts*pages)
+		t.Errorf("%d of %d pages missing", missing, sc.site.hosts*sc.site.pages)
 	}
-	if twice > workers {
-		t.Errorf("%d pages captured twice, want at most %d (the killed process's claims)", twice, workers)
+	if twice > maxTwice {
+		t.Errorf("%d pages captured twice, want at most %d (the claims under way when a process or the server stopped)", twice, maxTwice)
 	}
-	t.Logf("pages captured twice: %d (bound %d)", twice, workers)
-	site.mu.Lock()
-	for h, n := range site.most {
+	t.Logf("pages captured twice: %d (bound %d)", twice, maxTwice)
+}
+
+// TestSharedCrawlKill: three amber processes share one crawl through redis-server and crawl a
+// 3,000-page site of 10 hosts; one is killed with SIGKILL partway. The other two finish the
+// crawl (the killed one's claims come back when its lease expires); the killed one, started
+// again, recovers its WARC files and finds the crawl finished. Every page is captured, pages
+// captured twice are at most the killed process's workers, politeness (host concurrency 2)
+// held across the processes, every WARC file is valid, and the merged report (amber report
+// DIR DIR DIR) agrees with the processes' crawl.logs.
+func TestSharedCrawlKill(t *testing.T) {
+	if testing.Short() {
+		t.Skip("crawls 3,000 pages with three processes")
+	}
+	const hosts, pages, workers, hostConcurrency = 10, 300, 8, 2
+	sc := newSharedCrawl(t, hosts, pages, 0)
+	cfgPath := filepath.Join(t.TempDir(), "shared.yaml")
+	yaml := fmt.Sprintf("collection: shared\nfrontier:\n  redis: %s\n  crawl_id: shared-kill\n  lease: 2s\n", sc.srv.URL(0))
+	if err := os.WriteFile(cfgPath, []byte(yaml), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	args := func(dir string) []string {
+		return sc.args(dir, "--config", cfgPath, "--host-delay", "0", "--host-concurrency", strconv.Itoa(hostConcurrency),
+			"--workers", strconv.Itoa(workers))
+	}
+	sc.start(3, args)
+	p3 := sc.procs[2]
+	sc.waitFor("a third of the pages in the crawl.logs, some in p3's", func() bool {
+		return sc.lines() >= hosts*pages/3 && countLines(filepath.Join(p3.dir, crawl.CrawlLogFile)) > 0
+	})
+	if err := p3.cmd.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	p3.cmd.Wait()
+	t.Logf("killed p3 after %d of its crawl.log lines", countLines(filepath.Join(p3.dir, crawl.CrawlLogFile)))
+	sc.finish()
+	// The killed process, started again: nothing left to claim; it recovers its WARC files,
+	// and writes its index and reports.
+	if out, err := exec.Command(sc.bin, args(p3.dir)...).CombinedOutput(); err != nil {
+		t.Fatalf("p3 again: %v\n%s", err, out)
+	}
+	sc.check(workers, true)
+	sc.site.mu.Lock()
+	for h, n := range sc.site.most {
 		if n > hostConcurrency {
 			t.Errorf("host %s had %d requests at once, host concurrency is %d", h, n, hostConcurrency)
 		}
 	}
-	site.mu.Unlock()
+	sc.site.mu.Unlock()
 
 	// amber report merges the three directories: its crawl.log is theirs, and its hosts report
-	// counts what they fetched.
-	merged := filepath.Join(root, "merged")
+	// counts the distinct URLs they fetched.
+	fetchedURLs := map[string]bool{}
+	totalLines := 0
+	for _, d := range sc.dirs() {
+		for _, l := range crawltest.ReadCrawlLog(t, filepath.Join(d, crawl.CrawlLogFile)) {
+			totalLines++
+			if l.Status > 0 {
+				fetchedURLs[l.URL] = true
+			}
+		}
+	}
+	merged := filepath.Join(t.TempDir(), "merged")
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	if out, err := exec.CommandContext(ctx, bin, "report", "-o", merged, dirs[0], dirs[1], dirs[2]).CombinedOutput(); err != nil {
-		t.Fatalf("amber report DIR DIR DIR: %v\n%s", err, out)
+	if out, err := exec.CommandContext(ctx, sc.bin, append([]string{"report", "-o", merged}, sc.dirs()...)...).CombinedOutput(); err != nil {
+		t.Fatalf("amber report -o OUT DIR DIR DIR: %v\n%s", err, out)
 	}
 	if n := len(crawltest.ReadCrawlLog(t, filepath.Join(merged, "crawl.log"))); n != totalLines {
 		t.Errorf("merged crawl.log has %d lines, the processes' %d", n, totalLines)
@@ -285,40 +357,11 @@ func TestSharedCtl(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs two crawl processes")
 	}
-	const hosts, pages = 4, 200
-	bin := amberBinary(t)
-	srv := redistest.Start(t)
-	site := &sharedSite{hosts: hosts, pages: pages, current: map[string]int{}, most: map[string]int{}, delay: 5 * time.Millisecond}
-	ts, err := testsite.StartHandler(site)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ts.Close()
-	root := t.TempDir()
-	dirs := []string{filepath.Join(root, "p1"), filepath.Join(root, "p2")}
-	procs := make([]*exec.Cmd, len(dirs))
-	outs := make([]*bytes.Buffer, len(dirs))
-	for i, d := range dirs {
-		args := []string{"crawl", "--dir", d, "--frontier", srv.URL(0), "--crawl-id", "ctl", "--connect-to", ts.ConnectTo(),
-			"--allow-private", "--host-delay", "50ms", "--workers", "2", "--quiet"}
-		for h := range hosts {
-			args = append(args, site.url(h, 0))
-		}
-		procs[i] = exec.Command(bin, args...)
-		outs[i] = &bytes.Buffer{}
-		procs[i].Stdout, procs[i].Stderr = outs[i], outs[i]
-		if err := procs[i].Start(); err != nil {
-			t.Fatal(err)
-		}
-	}
-	defer func() {
-		for _, p := range procs {
-			if p.ProcessState == nil {
-				p.Process.Kill()
-				p.Wait()
-			}
-		}
-	}()
+	sc := newSharedCrawl(t, 4, 200, 5*time.Millisecond)
+	sc.start(2, func(dir string) []string {
+		return sc.args(dir, "--frontier", sc.srv.URL(0), "--crawl-id", "ctl", "--host-delay", "50ms", "--workers", "2")
+	})
+	bin, srv, dirs := sc.bin, sc.srv, sc.dirs()
 	ctl := func(args ...string) string {
 		t.Helper()
 		out, err := exec.Command(bin, append([]string{"ctl"}, args...)...).CombinedOutput()
@@ -328,17 +371,10 @@ func TestSharedCtl(t *testing.T) {
 		return string(out)
 	}
 	// Both processes are up once the server answers for two of them.
-	deadline := time.Now().Add(time.Minute)
-	for {
+	sc.waitFor("both processes answer status", func() bool {
 		out, err := exec.Command(bin, "ctl", srv.URL(0), "ctl", "status").CombinedOutput()
-		if err == nil && strings.Count(string(out), `"urls_fetched"`) == 2 {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the two processes never answered: %s\n%s\n%s", out, outs[0], outs[1])
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+		return err == nil && strings.Count(string(out), `"urls_fetched"`) == 2
+	})
 	if out := ctl(srv.URL(0), "ctl", "pause"); strings.Count(out, "crawl paused") != 2 {
 		t.Errorf("pause through the server: %s", out)
 	}
@@ -347,17 +383,10 @@ func TestSharedCtl(t *testing.T) {
 		t.Errorf("block on p1: %s", out)
 	}
 	// p2 makes the change within a second and records it.
-	deadline = time.Now().Add(10 * time.Second)
-	for {
+	sc.waitFor("p2's control.log records the block given to p1", func() bool {
 		b, _ := os.ReadFile(filepath.Join(dirs[1], crawl.ControlLogFile))
-		if strings.Contains(string(b), `"command":"block"`) && strings.Contains(string(b), "contains:/p/1") {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("p2's control.log after a block given to p1: %s", b)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+		return strings.Contains(string(b), `"command":"block"`) && strings.Contains(string(b), "contains:/p/1")
+	})
 	blockedAt := time.Now()
 	status := ctl(dirs[1], "status")
 	if !strings.Contains(status, "contains:/p/1") || !strings.Contains(status, `"paused": true`) {
@@ -366,11 +395,7 @@ func TestSharedCtl(t *testing.T) {
 	if out := ctl(srv.URL(0), "ctl", "resume"); strings.Count(out, "crawl running") != 2 {
 		t.Errorf("resume through the server: %s", out)
 	}
-	for i, p := range procs {
-		if err := p.Wait(); err != nil {
-			t.Fatalf("p%d: %v\n%s", i+1, err, outs[i])
-		}
-	}
+	sc.finish()
 	// No URL the rule matches was fetched after it was made.
 	for _, d := range dirs {
 		for _, l := range crawltest.ReadCrawlLog(t, filepath.Join(d, crawl.CrawlLogFile)) {
@@ -390,97 +415,15 @@ func TestSharedCrawlRedisRestart(t *testing.T) {
 		t.Skip("crawls 1,000 pages with two processes")
 	}
 	const hosts, pages, workers = 5, 200, 4
-	bin := amberBinary(t)
-	srv := redistest.Start(t)
-	site := &sharedSite{hosts: hosts, pages: pages, current: map[string]int{}, most: map[string]int{}, delay: 2 * time.Millisecond}
-	ts, err := testsite.StartHandler(site)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ts.Close()
-	root := t.TempDir()
-	dirs := []string{filepath.Join(root, "p1"), filepath.Join(root, "p2")}
-	procs := make([]*exec.Cmd, len(dirs))
-	outs := make([]*bytes.Buffer, len(dirs))
-	for i, d := range dirs {
-		args := []string{"crawl", "--dir", d, "--frontier", srv.URL(0), "--crawl-id", "restart", "--connect-to", ts.ConnectTo(),
-			"--allow-private", "--host-delay", "10ms", "--workers", strconv.Itoa(workers), "--quiet"}
-		for h := range hosts {
-			args = append(args, site.url(h, 0))
-		}
-		procs[i] = exec.Command(bin, args...)
-		outs[i] = &bytes.Buffer{}
-		procs[i].Stdout, procs[i].Stderr = outs[i], outs[i]
-		if err := procs[i].Start(); err != nil {
-			t.Fatal(err)
-		}
-	}
-	defer func() {
-		for _, p := range procs {
-			if p.ProcessState == nil {
-				p.Process.Kill()
-				p.Wait()
-			}
-		}
-	}()
-	deadline := time.Now().Add(time.Minute)
-	for {
-		n := 0
-		for _, d := range dirs {
-			n += countLines(filepath.Join(d, crawl.CrawlLogFile))
-		}
-		if n >= hosts*pages/3 {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("no progress:\n%s\n%s", outs[0], outs[1])
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-	srv.Stop(syscall.SIGTERM)
+	sc := newSharedCrawl(t, hosts, pages, 2*time.Millisecond)
+	sc.start(2, func(dir string) []string {
+		return sc.args(dir, "--frontier", sc.srv.URL(0), "--crawl-id", "restart", "--host-delay", "10ms",
+			"--workers", strconv.Itoa(workers))
+	})
+	sc.waitFor("a third of the pages in the crawl.logs", func() bool { return sc.lines() >= hosts*pages/3 })
+	sc.srv.Stop(syscall.SIGTERM)
 	time.Sleep(time.Second)
-	srv.Restart()
-	for i, p := range procs {
-		if err := p.Wait(); err != nil {
-			t.Fatalf("p%d: %v\n%s", i+1, err, outs[i])
-		}
-		if !strings.Contains(outs[i].String(), "Crawl finished") {
-			t.Errorf("p%d output: %s", i+1, outs[i])
-		}
-	}
-	captures := map[string]int{}
-	for _, d := range dirs {
-		reports, err := warccheck.ValidateDir(filepath.Join(d, crawl.WARCDir))
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, r := range reports {
-			if !r.OK() {
-				t.Errorf("%s: %v %v", r.Path, r.Errors, r.Dangling)
-			}
-			for _, rec := range r.Records {
-				if rec.Type == "response" || rec.Type == "revisit" {
-					captures[rec.TargetURI]++
-				}
-			}
-		}
-	}
-	missing, twice := 0, 0
-	for h := range hosts {
-		for i := range pages {
-			switch n := captures[site.url(h, i)]; {
-			case n == 0:
-				missing++
-			case n > 1:
-				twice++
-			}
-		}
-	}
-	if missing > 0 {
-		t.Errorf("%d of %d pages missing", missing, hosts*pages)
-	}
-	if twice > 2*workers {
-		t.Errorf("%d pages captured twice, want at most %d (the claims under way at the restart)", twice, 2*workers)
-	}
-	t.Logf("pages captured twice: %d", twice)
+	sc.srv.Restart()
+	sc.finish()
+	sc.check(2*workers, false)
 }

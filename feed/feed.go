@@ -7,15 +7,13 @@ package feed
 import (
 	"bufio"
 	"bytes"
-	"compress/flate"
-	"compress/gzip"
 	"encoding/xml"
 	"errors"
 	"fmt"
 	"io"
 	"strings"
 
-	"golang.org/x/net/html/charset"
+	"github.com/amber-crawler/amber/internal/boundedread"
 )
 
 // Kind is the format of a feed.
@@ -102,7 +100,8 @@ var (
 	ErrMalformed = errors.New("feed: malformed feed")
 )
 
-var gzipMagic = []byte{0x1f, 0x8b}
+// format names the errors of a feed for boundedread.
+var format = boundedread.Format{Name: "feed", Not: ErrNotFeed, Malformed: ErrMalformed}
 
 // Parse reads one feed from r: gzip-compressed or not (told by its first two bytes), then
 // XML in any encoding it declares, with or without namespaces (element names are matched by
@@ -115,77 +114,28 @@ var gzipMagic = []byte{0x1f, 0x8b}
 // wrapping ErrMalformed, or the error of r.
 func Parse(r io.Reader, limits Limits) (*Result, error) {
 	limits = limits.withDefaults()
-	br := bufio.NewReaderSize(r, 32<<10)
-	var src io.Reader = br
-	if head, _ := br.Peek(len(gzipMagic)); bytes.Equal(head, gzipMagic) {
-		zr, err := gzip.NewReader(br)
-		if err != nil {
-			if isCorrupt(err) {
-				return nil, fmt.Errorf("%w: gzip: %w", ErrNotFeed, err)
-			}
-			return nil, fmt.Errorf("feed: read: %w", err)
-		}
-		defer zr.Close()
-		src = zr
+	in, err := boundedread.Open(r, limits.MaxBytes, format)
+	if err != nil {
+		return nil, err
 	}
-	p := &parser{limits: limits, in: &capped{r: src, left: limits.MaxBytes}}
+	defer in.Close()
+	p := &parser{limits: limits, in: in}
 	return p.parse()
-}
-
-// capped reads at most left bytes of r, then reports io.EOF; over records that r had more,
-// err the first error of r other than io.EOF.
-type capped struct {
-	r    io.Reader
-	left int64
-	over bool
-	err  error
-}
-
-func (c *capped) Read(p []byte) (int, error) {
-	if c.over {
-		return 0, io.EOF
-	}
-	if int64(len(p)) > c.left+1 {
-		p = p[:c.left+1]
-	}
-	n, err := c.r.Read(p)
-	if int64(n) > c.left {
-		n, c.left, c.over = int(c.left), 0, true
-		return n, io.EOF
-	}
-	c.left -= int64(n)
-	if err != nil && err != io.EOF && c.err == nil {
-		c.err = err
-	}
-	return n, err
-}
-
-func isCorrupt(err error) bool {
-	var flateErr flate.CorruptInputError
-	return errors.Is(err, gzip.ErrChecksum) || errors.Is(err, gzip.ErrHeader) ||
-		errors.Is(err, io.ErrUnexpectedEOF) || errors.As(err, &flateErr)
 }
 
 // parser is one Parse call.
 type parser struct {
 	limits Limits
-	in     *capped
+	in     *boundedread.Reader
 	res    Result
 }
 
-// fail ends the parse on err: ErrNotFeed before the root, ErrMalformed with what was read
-// after; an error of the reader itself is returned as it is.
-func (p *parser) fail(err error) (*Result, error) {
-	if e := p.in.err; e != nil && !isCorrupt(e) {
-		if p.res.Kind == 0 {
-			return nil, fmt.Errorf("feed: read: %w", e)
-		}
-		return &p.res, fmt.Errorf("feed: read: %w", e)
-	}
+// end ends the parse with err: without a Result before the root element was recognised.
+func (p *parser) end(err error) (*Result, error) {
 	if p.res.Kind == 0 {
-		return nil, fmt.Errorf("%w: %w", ErrNotFeed, err)
+		return nil, err
 	}
-	return &p.res, fmt.Errorf("%w: %w", ErrMalformed, err)
+	return &p.res, err
 }
 
 // item is the state of the RSS item or Atom entry being read.
@@ -201,11 +151,7 @@ type item struct {
 
 // parse reads the document token by token, keeping only what makes the item links.
 func (p *parser) parse() (*Result, error) {
-	d := xml.NewDecoder(bufio.NewReaderSize(p.in, 32<<10))
-	// Real feeds have unescaped ampersands in URLs and HTML entities.
-	d.Strict = false
-	d.Entity = xml.HTMLEntity
-	d.CharsetReader = charset.NewReaderLabel
+	d := boundedread.NewXMLDecoder(bufio.NewReaderSize(p.in, 32<<10))
 	var (
 		depth int
 		it    item
@@ -213,20 +159,10 @@ func (p *parser) parse() (*Result, error) {
 	for {
 		tok, err := d.RawToken()
 		if err != nil {
-			if p.in.over {
-				if p.res.Kind == 0 {
-					return nil, fmt.Errorf("%w: no root element within %d bytes", ErrNotFeed, p.limits.MaxBytes)
-				}
-				p.res.Truncated = TruncatedBytes
-				return &p.res, nil
+			if err = p.in.EndXML(p.res.Kind != 0, err); err == nil {
+				p.res.Truncated = TruncatedBytes // what was read before the limit stands
 			}
-			if err == io.EOF {
-				if p.res.Kind == 0 {
-					return nil, fmt.Errorf("%w: no root element", ErrNotFeed)
-				}
-				err = io.ErrUnexpectedEOF
-			}
-			return p.fail(err)
+			return p.end(err)
 		}
 		switch t := tok.(type) {
 		case xml.StartElement:

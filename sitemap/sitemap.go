@@ -7,15 +7,13 @@ package sitemap
 import (
 	"bufio"
 	"bytes"
-	"compress/flate"
-	"compress/gzip"
 	"encoding/xml"
 	"errors"
 	"fmt"
 	"io"
 	"strings"
 
-	"golang.org/x/net/html/charset"
+	"github.com/amber-crawler/amber/internal/boundedread"
 )
 
 // Kind is the format of a sitemap file.
@@ -106,8 +104,8 @@ var (
 	ErrMalformed = errors.New("sitemap: malformed sitemap")
 )
 
-// gzipMagic starts every gzip stream (RFC 1952).
-var gzipMagic = []byte{0x1f, 0x8b}
+// format names the errors of a sitemap for boundedread.
+var format = boundedread.Format{Name: "sitemap", Not: ErrNotSitemap, Malformed: ErrMalformed}
 
 // Parse reads one sitemap file from r: gzip-compressed or not (told by its first two bytes,
 // never by a name or a media type), then XML (a urlset or a sitemap index, with the
@@ -122,21 +120,12 @@ var gzipMagic = []byte{0x1f, 0x8b}
 // error of r. The optional elements (lastmod, changefreq, priority) are not read.
 func Parse(r io.Reader, limits Limits) (*Result, error) {
 	limits = limits.withDefaults()
-	br := bufio.NewReaderSize(r, 64<<10)
-	var src io.Reader = br
-	if head, _ := br.Peek(len(gzipMagic)); bytes.Equal(head, gzipMagic) {
-		zr, err := gzip.NewReader(br)
-		if err != nil {
-			if isCorrupt(err) {
-				return nil, fmt.Errorf("%w: gzip: %w", ErrNotSitemap, err)
-			}
-			return nil, fmt.Errorf("sitemap: read: %w", err)
-		}
-		defer zr.Close()
-		src = zr
+	in, err := boundedread.Open(r, limits.MaxBytes, format)
+	if err != nil {
+		return nil, err
 	}
-	cr := &capped{r: src, left: limits.MaxBytes}
-	p := &parser{limits: limits, in: cr, r: bufio.NewReaderSize(cr, 64<<10)}
+	defer in.Close()
+	p := &parser{limits: limits, in: in, r: bufio.NewReaderSize(in, 64<<10)}
 	first, err := p.firstByte()
 	if err != nil {
 		return nil, err
@@ -147,39 +136,10 @@ func Parse(r io.Reader, limits Limits) (*Result, error) {
 	return p.text()
 }
 
-// capped reads at most left bytes of r, then reports io.EOF; over records that r had more,
-// err the first error of r other than io.EOF.
-type capped struct {
-	r    io.Reader
-	left int64
-	over bool
-	err  error
-}
-
-func (c *capped) Read(p []byte) (int, error) {
-	if c.over {
-		return 0, io.EOF
-	}
-	// One byte more than allowed tells a document of exactly the limit from a longer one.
-	if int64(len(p)) > c.left+1 {
-		p = p[:c.left+1]
-	}
-	n, err := c.r.Read(p)
-	if int64(n) > c.left {
-		n, c.left, c.over = int(c.left), 0, true
-		return n, io.EOF
-	}
-	c.left -= int64(n)
-	if err != nil && err != io.EOF && c.err == nil {
-		c.err = err
-	}
-	return n, err
-}
-
 // parser is one Parse call.
 type parser struct {
 	limits Limits
-	in     *capped
+	in     *boundedread.Reader
 	r      *bufio.Reader // over in
 	res    Result
 }
@@ -205,27 +165,19 @@ func (p *parser) firstByte() (byte, error) {
 	}
 }
 
-// fail ends the parse on err: with ErrNotSitemap before the document was recognised, with
-// what was read and ErrMalformed after; an error of the reader itself is returned as it is.
+// fail ends the parse on err, met reading the document: with ErrNotSitemap before the
+// document was recognised, with what was read and ErrMalformed after; an error of the reader
+// itself is returned as it is.
 func (p *parser) fail(err error) (*Result, error) {
-	if e := p.in.err; e != nil && !isCorrupt(e) {
-		if p.res.Kind == 0 {
-			return nil, fmt.Errorf("sitemap: read: %w", e)
-		}
-		return &p.res, fmt.Errorf("sitemap: read: %w", e)
-	}
-	if p.res.Kind == 0 {
-		return nil, fmt.Errorf("%w: %w", ErrNotSitemap, err)
-	}
-	return &p.res, fmt.Errorf("%w: %w", ErrMalformed, err)
+	return p.end(p.in.Fault(p.res.Kind != 0, err))
 }
 
-// isCorrupt reports whether a read error is the fault of the gzip data rather than of
-// reading it.
-func isCorrupt(err error) bool {
-	var flateErr flate.CorruptInputError
-	return errors.Is(err, gzip.ErrChecksum) || errors.Is(err, gzip.ErrHeader) ||
-		errors.Is(err, io.ErrUnexpectedEOF) || errors.As(err, &flateErr)
+// end ends the parse with err: without a Result before the document was recognised.
+func (p *parser) end(err error) (*Result, error) {
+	if p.res.Kind == 0 {
+		return nil, err
+	}
+	return &p.res, err
 }
 
 // add keeps one entry (surrounding whitespace ignored) if it is an absolute http(s) URL; it
@@ -287,7 +239,7 @@ func (p *parser) text() (*Result, error) {
 			return p.fail(err)
 		}
 		eof := err == io.EOF
-		if eof && p.in.over {
+		if eof && p.in.Over() {
 			// The limit cut the last line: what is left of it may be another URL.
 			break
 		}
@@ -312,12 +264,12 @@ func (p *parser) text() (*Result, error) {
 		}
 	}
 	if p.res.Kind == 0 {
-		if p.in.over {
+		if p.in.Over() {
 			return nil, fmt.Errorf("%w: no URL within %d bytes", ErrNotSitemap, p.limits.MaxBytes)
 		}
 		return nil, fmt.Errorf("%w: empty document", ErrNotSitemap)
 	}
-	if p.in.over {
+	if p.in.Over() {
 		p.res.Truncated = TruncatedBytes
 	}
 	return &p.res, nil
@@ -327,12 +279,7 @@ func (p *parser) text() (*Result, error) {
 // inside the root's <url> (urlset) or <sitemap> (index) children is kept. Element names are
 // matched without their namespace prefix and case.
 func (p *parser) xml() (*Result, error) {
-	d := xml.NewDecoder(p.r)
-	// Real sitemaps have unescaped ampersands in URLs and HTML entities: read them as
-	// browsers would rather than lose the rest of the file.
-	d.Strict = false
-	d.Entity = xml.HTMLEntity
-	d.CharsetReader = charset.NewReaderLabel
+	d := boundedread.NewXMLDecoder(p.r)
 	var (
 		depth int
 		entry string // local name of the root's children that hold a <loc>
@@ -343,21 +290,10 @@ func (p *parser) xml() (*Result, error) {
 	for {
 		tok, err := d.RawToken()
 		if err != nil {
-			if p.in.over {
-				// The limit cut the document: what was read before it stands.
-				if p.res.Kind == 0 {
-					return nil, fmt.Errorf("%w: no root element within %d bytes", ErrNotSitemap, p.limits.MaxBytes)
-				}
-				p.res.Truncated = TruncatedBytes
-				return &p.res, nil
+			if err = p.in.EndXML(p.res.Kind != 0, err); err == nil {
+				p.res.Truncated = TruncatedBytes // what was read before the limit stands
 			}
-			if err == io.EOF {
-				if p.res.Kind == 0 {
-					return nil, fmt.Errorf("%w: no root element", ErrNotSitemap)
-				}
-				err = io.ErrUnexpectedEOF // the root element was not closed
-			}
-			return p.fail(err)
+			return p.end(err)
 		}
 		switch t := tok.(type) {
 		case xml.StartElement:

@@ -85,10 +85,14 @@ type conv struct {
 // max_pending, use_cookies, robots, headers, proxy, passwd, cut_off, fetch_timeout,
 // use_javascript, use_sitemaps, diffcheck, info, the limits section, the URL attribs
 // (sort_query_params, rewrite_rules, html_redir_is_redir, html_redir_threshold,
-// max_redirects, max_uri_recursion) and the rss section map to their amber keys. FAST's
-// defaults apply to delay (60 s), max_pending (2), use_cookies (no), fetch_timeout (300 s),
-// allowed_schemes (http), exclude_exts, html_redir_threshold (3), max_redirects (10) and
-// max_uri_recursion (5) when the file does not give them.
+// max_redirects, max_uri_recursion), the robots attribs (robots_ttl, robots_timeout,
+// robots_auth_ignore, robots_tout_ignore, check_meta_robots, obey_robots_delay), the
+// per-site attribs (max_doc, max_backoff_counter, max_backoff_delay, truncate) and the rss
+// section map to their amber keys. FAST's defaults apply to delay (60 s), max_pending (2),
+// use_cookies (no), fetch_timeout (300 s), allowed_schemes (http), exclude_exts,
+// html_redir_threshold (3), max_redirects (10), max_uri_recursion (5), robots_ttl
+// (86400 s), robots_timeout (300 s), obey_robots_delay (no), max_doc (100000),
+// max_backoff_counter (50) and max_backoff_delay (600 s) when the file does not give them.
 //
 // The Converted's Sources say which FAST attrib each amber key came from; its Notes say, for
 // every attrib the file gives that is not mapped, whether it is ignored, refused or not
@@ -112,7 +116,7 @@ func newConv(d *Domain, opts ConvertOptions) *conv {
 func (c *conv) run() (*seeds.Converted, error) {
 	d, opts := c.d, c.opts
 	c.index()
-	steps := []func(){c.seeds, c.scalars, c.scope, c.access, c.logins, c.limits, c.urls, c.dependent, c.subcollections, c.account, c.defaults}
+	steps := []func(){c.seeds, c.scalars, c.scope, c.access, c.logins, c.limits, c.urls, c.robotsAndSites, c.dependent, c.subcollections, c.account, c.defaults}
 	for _, step := range steps {
 		step()
 	}
@@ -988,23 +992,12 @@ func (c *conv) differs2(a *Attrib, sec string) {
 // dependent accounts for attribs whose meaning depends on another: they change nothing, or
 // amber follows them, or not, depending on that other.
 func (c *conv) dependent() {
-	robots := boolOr(c.top["robots"], true)
-	if a := c.top["check_meta_robots"]; a != nil {
-		if a.Bool == robots {
-			c.done[a] = true
-		} else {
-			c.note(string(Unsupported), "amber obeys <meta name=robots> exactly when it obeys robots.txt (robots)", a)
-		}
-	}
 	js := boolOr(c.top["use_javascript"], false)
 	if a := c.top["javascript_keep_html"]; a != nil && (!js || a.Bool) {
 		c.done[a] = true
 	}
 	if a := c.top["javascript_delay"]; a != nil && !js {
 		c.done[a] = true // without use_javascript it changes nothing
-	}
-	if a := c.top["truncate"]; a != nil && c.top["cut_off"] == nil {
-		c.done[a] = true
 	}
 	mode := c.sec("crawlmode", "mode")
 	if a := c.sec("crawlmode", "reset_level"); a != nil && (mode == nil || strings.EqualFold(strings.TrimSpace(mode.Text), "FULL")) {
@@ -1231,16 +1224,11 @@ var defaultsDiffer = []struct {
 	when      func(c *conv) bool
 }{
 	{"", "allowed_types", nil},
-	{"", "robots_ttl", nil},
 	{"", "uri_search_mime", nil},
 	{"", "extract_links_from_dupes", nil},
-	{"", "max_backoff_counter", nil},
-	{"", "max_backoff_delay", nil},
 	{"", "refresh", nil},
 	{"", "max_sites", nil},
-	{"", "max_doc", nil},
 	{"", "check_meta_robots", func(c *conv) bool { return !boolOr(c.top["robots"], true) }},
-	{"", "obey_robots_delay", func(c *conv) bool { return boolOr(c.top["robots"], true) }},
 	{"", "enforce_delay_per_ip", nil},
 	{"", "cookie_timeout", func(c *conv) bool { return c.c.Cookies != nil && *c.c.Cookies }},
 	{"", "javascript_keep_html", func(c *conv) bool { return boolOr(c.top["use_javascript"], false) }},

@@ -59,9 +59,28 @@ func TestConvertMapping(t *testing.T) {
 		{"delay 0", attrib("delay", Real, "0"), func(c *seeds.Config) { c.Politeness.HostDelay = dur(0) }},
 		{"max_pending", attrib("max_pending", Integer, "4"), func(c *seeds.Config) { c.Politeness.HostConcurrency = 4 }},
 		{"use_cookies", attrib("use_cookies", Boolean, "yes"), func(c *seeds.Config) { c.Cookies = yes() }},
-		{"robots no", attrib("robots", Boolean, "no") + attrib("check_meta_robots", Boolean, "no"),
-			func(c *seeds.Config) { c.Politeness.IgnoreRobots = true }},
+		{"robots no", attrib("robots", Boolean, "no") + attrib("check_meta_robots", Boolean, "no") + attrib("robots_ttl", Integer, "60") +
+			attrib("robots_timeout", Integer, "10") + attrib("obey_robots_delay", Boolean, "yes") + attrib("robots_auth_ignore", Boolean, "no") +
+			attrib("robots_tout_ignore", Boolean, "yes"),
+			func(c *seeds.Config) { c.Politeness.IgnoreRobots = true; c.Robots = seeds.Robots{} }},
 		{"robots yes", attrib("robots", Boolean, "yes"), func(c *seeds.Config) {}},
+		{"robots attribs", attrib("robots_ttl", Integer, "3600") + attrib("robots_timeout", Integer, "20") +
+			attrib("robots_auth_ignore", Boolean, "no") + attrib("robots_tout_ignore", Boolean, "yes") +
+			attrib("check_meta_robots", Boolean, "no") + attrib("obey_robots_delay", Boolean, "yes"),
+			func(c *seeds.Config) {
+				c.Robots = seeds.Robots{TTL: time.Hour, Timeout: 20 * time.Second, AllowOnTimeout: true, DisallowOnAuth: true, IgnoreMeta: true}
+			}},
+		{"robots attribs as amber's defaults", attrib("robots_auth_ignore", Boolean, "yes") + attrib("robots_tout_ignore", Boolean, "no") +
+			attrib("check_meta_robots", Boolean, "yes") + attrib("obey_robots_delay", Boolean, "no"),
+			func(c *seeds.Config) {}},
+		{"max_doc", attrib("max_doc", Integer, "500"), func(c *seeds.Config) { c.Limits.URLsPerHost = 500 }},
+		{"max_doc 0", attrib("max_doc", Integer, "0"), func(c *seeds.Config) { c.Limits.URLsPerHost = 0 }},
+		{"backoff", attrib("max_backoff_counter", Integer, "3") + attrib("max_backoff_delay", Integer, "90"),
+			func(c *seeds.Config) { c.Politeness.MaxHostFailures = 3; c.Politeness.MaxBackoff = 90 * time.Second }},
+		{"max_backoff_counter 0", attrib("max_backoff_counter", Integer, "0"), func(c *seeds.Config) { c.Politeness.MaxHostFailures = 0 }},
+		{"truncate no", attrib("cut_off", Integer, "1000") + attrib("truncate", Boolean, "no"),
+			func(c *seeds.Config) { c.Limits.ResponseSize = 1000; c.Limits.Oversize = "drop" }},
+		{"truncate no without cut_off", attrib("truncate", Boolean, "no"), func(c *seeds.Config) {}},
 		{"use_javascript", attrib("use_javascript", Boolean, "yes") + attrib("javascript_keep_html", Boolean, "yes"),
 			func(c *seeds.Config) { c.Fetcher = "browser" }},
 		{"use_javascript no", attrib("use_javascript", Boolean, "no") + attrib("javascript_keep_html", Boolean, "no"),
@@ -227,7 +246,7 @@ func TestConvertNotes(t *testing.T) {
 		not  []string
 	}{
 		{"truncate no with cut_off", attrib("cut_off", Integer, "10") + attrib("truncate", Boolean, "no"),
-			[]note{{"unsupported-yet", "truncate=no"}, {"differs", "cut_off=10"}}, nil},
+			[]note{{"differs", "truncate=no"}, {"differs", "cut_off=10"}}, nil},
 		{"truncate no without cut_off", attrib("truncate", Boolean, "no"), nil, []string{"truncate"}},
 		{"values amber has", attrib("use_http_1_1", Boolean, "yes") + attrib("near_duplicate_detection", Boolean, "no") +
 			attrib("sort_query_params", Boolean, "no") + attrib("proxy_max_pending", Integer, "2147483647") +
@@ -238,7 +257,16 @@ func TestConvertNotes(t *testing.T) {
 		{"values amber lacks", attrib("sort_query_params", Boolean, "yes") + section("link_extraction", attrib("img", Boolean, "no")),
 			[]note{{"differs", "sort_query_params=yes"}, {"unsupported-yet", "link_extraction/img=no"}}, nil},
 		{"meta robots as robots.txt", attrib("robots", Boolean, "no") + attrib("check_meta_robots", Boolean, "no"), nil, []string{"check_meta_robots"}},
-		{"meta robots not as robots.txt", attrib("check_meta_robots", Boolean, "no"), []note{{"unsupported-yet", "check_meta_robots=no"}}, nil},
+		{"meta robots ignored", attrib("check_meta_robots", Boolean, "no"), []note{{"differs", "check_meta_robots=no"}}, nil},
+		{"meta robots obeyed", attrib("check_meta_robots", Boolean, "yes"), nil, []string{"check_meta_robots"}},
+		{"meta robots without robots.txt", attrib("robots", Boolean, "no") + attrib("check_meta_robots", Boolean, "yes"),
+			[]note{{"unsupported-yet", "check_meta_robots=yes"}}, nil},
+		{"meta robots by default without robots.txt", attrib("robots", Boolean, "no"), []note{{"defaults", "check_meta_robots=yes"}}, nil},
+		{"robots attribs without robots.txt", attrib("robots", Boolean, "no") + attrib("robots_ttl", Integer, "60") + attrib("robots_timeout", Integer, "10") +
+			attrib("obey_robots_delay", Boolean, "yes") + attrib("robots_auth_ignore", Boolean, "no") + attrib("robots_tout_ignore", Boolean, "yes"),
+			nil, []string{"robots_"}},
+		{"robots and site attribs", attrib("robots_ttl", Integer, "3600") + attrib("max_doc", Integer, "10") + attrib("max_backoff_counter", Integer, "5"),
+			[]note{{"differs", "robots_ttl=3600"}, {"differs", "max_doc=10"}, {"differs", "max_backoff_counter=5"}}, []string{"obey_robots_delay", "robots_timeout"}},
 		{"javascript_delay without use_javascript", attrib("javascript_delay", Real, "1"), nil, []string{"javascript_delay"}},
 		{"javascript_delay with use_javascript", attrib("use_javascript", Boolean, "yes") + attrib("javascript_delay", Real, "1"),
 			[]note{{"unsupported-yet", "javascript_delay=1"}, {"differs", "use_javascript=yes"}}, nil},
@@ -346,7 +374,7 @@ func TestConvertNotes(t *testing.T) {
 }
 
 func TestConvertStrict(t *testing.T) {
-	body := startURI + "\n" + section("log", attrib("fetch", String, "text")) + "\n" + attrib("max_doc", Integer, "10") + "\n" + attrib("delay", Real, "1")
+	body := startURI + "\n" + section("log", attrib("fetch", String, "text")) + "\n" + attrib("max_sites", Integer, "10") + "\n" + attrib("delay", Real, "1")
 	_, err := convert(t, body, ConvertOptions{Strict: true})
 	if !errors.Is(err, ErrNotMapped) {
 		t.Fatalf("strict: %v, want ErrNotMapped", err)
@@ -359,9 +387,9 @@ func TestConvertStrict(t *testing.T) {
 		}
 		got = append(got, fmt.Sprintf("%d %s", fe.Line, fe.Path))
 	}
-	// log/fetch is FAST's own logging (ignored): not an error; max_doc is not supported yet.
+	// log/fetch is FAST's own logging (ignored): not an error; max_sites is not supported yet.
 	want := []string{
-		"3 CrawlerConfig/DomainSpecification[name=c]/attrib[name=max_doc]",
+		"3 CrawlerConfig/DomainSpecification[name=c]/attrib[name=max_sites]",
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("strict errors (-want +got):\n%s", diff)
@@ -393,6 +421,11 @@ func TestConvertInvalid(t *testing.T) {
 		{"login without attribs", `<Login name="l"/>`, "Login[name=l]"},
 		{"negative delay", attrib("delay", Real, "-1"), "attrib[name=delay]"},
 		{"max_pending 0", attrib("max_pending", Integer, "0"), "attrib[name=max_pending]"},
+		{"robots_ttl 0", attrib("robots_ttl", Integer, "0"), "attrib[name=robots_ttl]"},
+		{"robots_timeout negative", attrib("robots_timeout", Integer, "-5"), "attrib[name=robots_timeout]"},
+		{"max_doc negative", attrib("max_doc", Integer, "-1"), "attrib[name=max_doc]"},
+		{"max_backoff_counter negative", attrib("max_backoff_counter", Integer, "-1"), "attrib[name=max_backoff_counter]"},
+		{"max_backoff_delay 0", attrib("max_backoff_delay", Integer, "0"), "attrib[name=max_backoff_delay]"},
 		{"proxy not a URL", members("proxy", "ftp://p.example.org"), "attrib[name=proxy]"},
 	}
 	for _, tt := range tests {

@@ -28,8 +28,8 @@ type ConvertOptions struct {
 	// specification) an error naming it. Attribs ignored because they are about FAST's own
 	// processing and feeding mean nothing for a crawl, and are not errors.
 	Strict bool
-	// BaseDir is the directory the files start_uri_files names are read relative to (the
-	// XML file's); "" is the working directory.
+	// BaseDir is the directory the files start_uri_files and the rules' file attribs name
+	// are read relative to (the XML file's); "" is the working directory.
 	BaseDir string
 }
 
@@ -514,7 +514,8 @@ func (c *conv) addRule(list *[]seeds.RuleSpec, key string, r seeds.RuleSpec, fro
 
 func regexRule(re string) seeds.RuleSpec { return seeds.RuleSpec{Text: scope.KindRegex + ":" + re} }
 
-// domainRules and uriRules read a section's exact, prefix, suffix and regexp attribs.
+// domainRules and uriRules read a section's exact, prefix, suffix and regexp attribs, and
+// the rules of its file attrib's files (fileRules), in file order.
 func (c *conv) domainRules(sec string) (rules []domainRule, given bool) {
 	s := c.secs[sec]
 	if s == nil {
@@ -526,11 +527,15 @@ func (c *conv) domainRules(sec string) (rules []domainRule, given bool) {
 			continue
 		}
 		given = given || len(a.Members) > 0
+		if r.Name == "file" {
+			rules = append(rules, c.fileRules(sec, a)...)
+			continue
+		}
 		if r.Status != Mapped {
 			continue
 		}
 		for _, m := range a.Members {
-			rules = append(rules, domainRule{kind: a.Name, value: m, from: c.short[a] + " " + m, a: a})
+			rules = append(rules, domainRule{kind: a.Name, value: m, label: m, from: c.short[a] + " " + m, a: a})
 		}
 		c.done[a] = true
 	}
@@ -553,7 +558,7 @@ func (c *conv) block() {
 		if err == nil && c.addRule(blocks, "block", regexRule(re), r.from) {
 			continue
 		}
-		c.ruleNote(r.a, r.value, err)
+		c.ruleNote(r.a, r.label, err)
 	}
 	urs, _ := c.uriRules("exclude_uris")
 	for _, r := range urs {
@@ -561,7 +566,7 @@ func (c *conv) block() {
 		if err == nil && c.addRule(blocks, "block", regexRule(re), r.from) {
 			continue
 		}
-		c.ruleNote(r.a, r.value, err)
+		c.ruleNote(r.a, r.label, err)
 	}
 	schemes, from := []string{"http"}, fastDefault("allowed_schemes", "http")
 	if a := c.top["allowed_schemes"]; a != nil {
@@ -604,17 +609,18 @@ func (c *conv) block() {
 	}
 }
 
-// ruleNote notes a rule amber cannot express.
-func (c *conv) ruleNote(a *Attrib, value string, err error) {
+// ruleNote notes a rule amber cannot express; label names it after its attrib (its value, or
+// for a rule of a file the file, line and rule).
+func (c *conv) ruleNote(a *Attrib, label string, err error) {
 	if a == nil {
-		c.errs = append(c.errs, fmt.Errorf("fastcfg: internal error: rule %q has no attrib", value))
+		c.errs = append(c.errs, fmt.Errorf("fastcfg: internal error: rule %q has no attrib", label))
 		return
 	}
 	why := "amber cannot express it as a scope rule"
 	if err != nil {
 		why = strings.TrimPrefix(err.Error(), errNotExpressible.Error()+": ")
 	}
-	c.items = append(c.items, item{status: string(Unsupported), what: c.short[a] + " " + value, why: why,
+	c.items = append(c.items, item{status: string(Unsupported), what: c.short[a] + " " + label, why: why,
 		line: a.Line, path: a.Path, strict: true})
 }
 
@@ -653,7 +659,7 @@ func (c *conv) accept() {
 			for _, r := range drs {
 				ok, err := r.matches(h)
 				if err != nil {
-					c.ruleNote(r.a, r.value, err)
+					c.ruleNote(r.a, r.label, err)
 					continue
 				}
 				in = in || ok
@@ -665,7 +671,7 @@ func (c *conv) accept() {
 	case dGiven:
 		for i := range drs {
 			if _, err := drs[i].regex(); err != nil {
-				c.ruleNote(drs[i].a, drs[i].value, err)
+				c.ruleNote(drs[i].a, drs[i].label, err)
 				continue
 			}
 			hosts = append(hosts, hostCond{rule: &drs[i], from: drs[i].from})
@@ -676,7 +682,7 @@ func (c *conv) accept() {
 	var uris []uriRule
 	for _, r := range urs {
 		if _, err := r.regex(); err != nil {
-			c.ruleNote(r.a, r.value, err)
+			c.ruleNote(r.a, r.label, err)
 			continue
 		}
 		uris = append(uris, r)
@@ -697,20 +703,20 @@ func (c *conv) accept() {
 	case allHosts:
 		for _, u := range uris {
 			re, _ := u.regex()
-			add(regexRule(re), u.from, u.a, u.value)
+			add(regexRule(re), u.from, u.a, u.label)
 		}
 	case !uGiven:
 		for _, h := range hosts {
 			if h.rule != nil {
 				re, _ := h.rule.regex()
-				add(regexRule(re), h.from, h.rule.a, h.rule.value)
+				add(regexRule(re), h.from, h.rule.a, h.rule.label)
 			} else {
 				add(regexRule(exactHostRegex(h.exact)), h.from, fwdA, h.exact)
 			}
 		}
 	case len(hosts)*len(uris) > maxPairs:
 		for _, u := range uris {
-			c.ruleNote(u.a, u.value, fmt.Errorf("%w: with %d host conditions and %d URI rules, more than %d rules would be needed", errNotExpressible, len(hosts), len(uris), maxPairs))
+			c.ruleNote(u.a, u.label, fmt.Errorf("%w: with %d host conditions and %d URI rules, more than %d rules would be needed", errNotExpressible, len(hosts), len(uris), maxPairs))
 		}
 	default:
 		// Both a host and a URI condition: a URI rule that fixes its host is kept when the
@@ -730,7 +736,7 @@ func (c *conv) accept() {
 						}
 					}
 					if in {
-						add(regexRule(re), from, u.a, u.value)
+						add(regexRule(re), from, u.a, u.label)
 					}
 					continue
 				}
@@ -739,11 +745,11 @@ func (c *conv) accept() {
 					exact = normHost(h.rule.value)
 				}
 				if exact == "" {
-					c.ruleNote(u.a, u.value, fmt.Errorf("%w: amber cannot require both it and %s of a URL (a rule holds one regex)", errNotExpressible, h.from))
+					c.ruleNote(u.a, u.label, fmt.Errorf("%w: amber cannot require both it and %s of a URL (a rule holds one regex)", errNotExpressible, h.from))
 					continue
 				}
 				for _, surt := range hostSURTs(exact) {
-					add(seeds.RuleSpec{Map: map[string]string{scope.KindSURT: surt, scope.KindRegex: re}}, from, u.a, u.value)
+					add(seeds.RuleSpec{Map: map[string]string{scope.KindSURT: surt, scope.KindRegex: re}}, from, u.a, u.label)
 				}
 			}
 		}

@@ -555,6 +555,10 @@ func TestEveryRow(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "uris.txt"), []byte("http://www.example.com/b\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	// The rule file of every include and exclude section.
+	if err := os.WriteFile(filepath.Join(dir, "rules.txt"), []byte("# rules\nsuffix:.example.com\nregexp:example\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	xml := everyRow()
 	f, err := Parse([]byte(xml), "every.xml")
 	if err != nil {

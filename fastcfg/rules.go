@@ -34,7 +34,8 @@ var errNotExpressible = errors.New("not expressible")
 // regexp, on the host name.
 type domainRule struct {
 	kind, value string
-	from        string  // the FAST attrib and value, for Sources
+	label       string  // the rule after its attrib's name, for notes: the value, or FILE:LINE KIND:VALUE
+	from        string  // the FAST attrib and label, for Sources
 	a           *Attrib // the attrib, for notes (nil in tests)
 }
 
@@ -299,6 +300,7 @@ func subtractRunes(ranges []rune, cut string) []rune {
 // the whole URI.
 type uriRule struct {
 	kind, value string
+	label       string
 	from        string
 	a           *Attrib
 }

@@ -66,17 +66,20 @@ type Row struct {
 
 // Reasons shared by many rows.
 const (
-	whyFeeding   = "FAST's own processing/feeding; amber writes WARC, CDXJ and documents.jsonl itself"
-	whyLog       = "FAST's own logs; amber always writes logs/crawl.log, logs/events.jsonl and its reports"
-	whyCache     = "FAST's own caches; amber's frontier keeps its state in badger"
-	whyMultiNode = "FAST's multi-node installation; amber is one crawler process"
-	whyFTP       = "amber crawls http and https only (no FTP)"
-	whyRefresh   = "amber runs one crawl and stops: no refresh cycles (run amber crawl again, e.g. from cron, for the next capture)"
-	whyAdaptive  = "adaptive refresh scheduling: " + whyRefresh
-	whyPriority  = "amber's frontier has no priority levels (each host's URLs go in discovery order)"
-	whySubColl   = "amber has one value of each setting per crawl: no per-subcollection overrides yet"
-	whyScopeRule = "scope.accept (include) or scope.block (exclude) rules, as regular expressions on amber's canonical URL"
-	whyLinkExtr  = "amber extracts links from every kind of reference it knows, always"
+	whyFeeding    = "FAST's own processing/feeding; amber writes WARC, CDXJ and documents.jsonl itself"
+	whyLog        = "FAST's own logs; amber always writes logs/crawl.log, logs/events.jsonl and its reports"
+	whyCache      = "FAST's own caches; amber's frontier keeps its state in badger"
+	whyMultiNode  = "FAST's multi-node installation; amber is one crawler process"
+	whyFTP        = "amber crawls http and https only (no FTP)"
+	whyRefresh    = "amber runs one crawl and stops: no refresh cycles (run amber crawl again, e.g. from cron, for the next capture)"
+	whyAdaptive   = "adaptive refresh scheduling: " + whyRefresh
+	whyPriority   = "amber's frontier has no priority levels (each host's URLs go in discovery order)"
+	whySubColl    = "amber has one value of each setting per crawl: no per-subcollection overrides yet"
+	whyScopeRule  = "scope.accept (include) or scope.block (exclude) rules, as regular expressions on amber's canonical URL"
+	whyLinkExtr   = "amber extracts links from every kind of reference it knows, always"
+	whyRuleFile   = "each file (relative to the XML file's directory; UTF-8, at most 1 MiB and 100,000 rules) holds one rule per line, ruletype:rule; blank lines and lines starting with # are skipped; each rule is read as the section's attrib of its type; a file that cannot be read, or a line that is not a rule, is an error"
+	whyDomainFile = whyRuleFile + " (exact, prefix, suffix, regexp; ipmask and ip6mask are not supported yet)"
+	whyURIFile    = whyRuleFile + " (exact, prefix, suffix, regexp)"
 )
 
 // rows is the table; Table returns a copy.
@@ -212,7 +215,7 @@ var rows = []Row{
 		Note: whyScopeRule + "; amber's regexes are RE2 (no lookaround or backreference), an anchor (^, $) only at the start or end of an alternative"},
 	{Section: "include_domains", Name: "ipmask", Kind: KindAttrib, Type: ListString, Status: Unsupported, Spec: "2.2.4.1", Note: "amber's scope rules do not see addresses"},
 	{Section: "include_domains", Name: "ip6mask", Kind: KindAttrib, Type: ListString, Status: Unsupported, Spec: "2.2.4.1", Note: "amber's scope rules do not see addresses"},
-	{Section: "include_domains", Name: "file", Kind: KindAttrib, Type: ListString, Status: Unsupported, Spec: "2.2.4.1", Note: "rule files are not read yet"},
+	{Section: "include_domains", Name: "file", Kind: KindAttrib, Type: ListString, Status: Mapped, Amber: "scope.accept", Spec: "2.2.4.1", Note: whyDomainFile},
 	{Name: "exclude_domains", Kind: KindSection, Status: Mapped, Amber: "scope.block", Spec: "2.2.4.2",
 		Note: "rules on the host name; an empty section matches no host"},
 	{Section: "exclude_domains", Name: "exact", Kind: KindAttrib, Type: ListString, Status: Mapped, Amber: "scope.block", Spec: "2.2.4.2", Note: whyScopeRule},
@@ -222,7 +225,7 @@ var rows = []Row{
 		Note: whyScopeRule + "; as include_domains regexp"},
 	{Section: "exclude_domains", Name: "ipmask", Kind: KindAttrib, Type: ListString, Status: Unsupported, Spec: "2.2.4.2", Note: "amber's scope rules do not see addresses"},
 	{Section: "exclude_domains", Name: "ip6mask", Kind: KindAttrib, Type: ListString, Status: Unsupported, Spec: "2.2.4.2", Note: "amber's scope rules do not see addresses"},
-	{Section: "exclude_domains", Name: "file", Kind: KindAttrib, Type: ListString, Status: Unsupported, Spec: "2.2.4.2", Note: "rule files are not read yet"},
+	{Section: "exclude_domains", Name: "file", Kind: KindAttrib, Type: ListString, Status: Mapped, Amber: "scope.block", Spec: "2.2.4.2", Note: whyDomainFile},
 	{Name: "include_uris", Kind: KindSection, Status: Mapped, Amber: "scope.accept", Spec: "2.2.4.3",
 		Note: "rules on the whole URI; an empty section matches every URI"},
 	{Section: "include_uris", Name: "exact", Kind: KindAttrib, Type: ListString, Status: Mapped, Amber: "scope.accept", Spec: "2.2.4.3", Note: whyScopeRule},
@@ -230,7 +233,7 @@ var rows = []Row{
 	{Section: "include_uris", Name: "suffix", Kind: KindAttrib, Type: ListString, Status: Mapped, Amber: "scope.accept", Spec: "2.2.4.3", Note: whyScopeRule},
 	{Section: "include_uris", Name: "regexp", Kind: KindAttrib, Type: ListString, Status: Mapped, Amber: "scope.accept", Spec: "2.2.4.3",
 		Note: whyScopeRule + "; amber's regexes are RE2 (no lookaround or backreference)"},
-	{Section: "include_uris", Name: "file", Kind: KindAttrib, Type: ListString, Status: Unsupported, Spec: "2.2.4.3", Note: "rule files are not read yet"},
+	{Section: "include_uris", Name: "file", Kind: KindAttrib, Type: ListString, Status: Mapped, Amber: "scope.accept", Spec: "2.2.4.3", Note: whyURIFile},
 	{Name: "exclude_uris", Kind: KindSection, Status: Mapped, Amber: "scope.block", Spec: "2.2.4.4",
 		Note: "rules on the whole URI; an empty section matches no URI"},
 	{Section: "exclude_uris", Name: "exact", Kind: KindAttrib, Type: ListString, Status: Mapped, Amber: "scope.block", Spec: "2.2.4.4", Note: whyScopeRule},
@@ -238,7 +241,7 @@ var rows = []Row{
 	{Section: "exclude_uris", Name: "suffix", Kind: KindAttrib, Type: ListString, Status: Mapped, Amber: "scope.block", Spec: "2.2.4.4", Note: whyScopeRule},
 	{Section: "exclude_uris", Name: "regexp", Kind: KindAttrib, Type: ListString, Status: Mapped, Amber: "scope.block", Spec: "2.2.4.4",
 		Note: whyScopeRule + "; amber's regexes are RE2 (no lookaround or backreference)"},
-	{Section: "exclude_uris", Name: "file", Kind: KindAttrib, Type: ListString, Status: Unsupported, Spec: "2.2.4.4", Note: "rule files are not read yet"},
+	{Section: "exclude_uris", Name: "file", Kind: KindAttrib, Type: ListString, Status: Mapped, Amber: "scope.block", Spec: "2.2.4.4", Note: whyURIFile},
 
 	// §2.2.4.5: log.
 	{Name: "log", Kind: KindSection, Status: Ignored, Spec: "2.2.4.5", Note: whyLog},

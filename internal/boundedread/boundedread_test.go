@@ -14,11 +14,10 @@ import (
 	"github.com/amber-crawler/amber/internal/boundedread"
 )
 
+// format is a document format of the test's own; errSource is the error of a broken stream.
 var (
-	errNot       = errors.New("test: not a document")
-	errMalformed = errors.New("test: malformed document")
-	errSource    = errors.New("source broke")
-	format       = boundedread.Format{Name: "test", Not: errNot, Malformed: errMalformed}
+	format    = boundedread.Format{Name: "test", Not: errors.New("test: not a document"), Malformed: errors.New("test: malformed document")}
+	errSource = errors.New("source broke")
 )
 
 func gz(t *testing.T, s string) []byte {
@@ -36,6 +35,7 @@ func gz(t *testing.T, s string) []byte {
 
 // kind names which of the errors an error is: "not", "malformed", "source" or "" for nil.
 func kind(err error) string {
+	errNot, errMalformed := format.Not, format.Malformed
 	switch {
 	case err == nil:
 		return ""

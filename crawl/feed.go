@@ -1,10 +1,7 @@
 package crawl
 
 import (
-	"errors"
 	"fmt"
-	"net/url"
-	"slices"
 	"strconv"
 	"strings"
 
@@ -52,19 +49,7 @@ type FeedConfig struct {
 
 // validate returns a *FieldError for an invalid field.
 func (f FeedConfig) validate() error {
-	for _, raw := range f.URLs {
-		u, err := url.Parse(raw)
-		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-			return &FieldError{Field: "Feeds.URLs", Err: fmt.Errorf("%q: want an absolute http or https URL", raw)}
-		}
-	}
-	if f.Limits.MaxLinks < 0 {
-		return &FieldError{Field: "Feeds.Limits.MaxLinks", Err: errors.New("must not be negative")}
-	}
-	if f.Limits.MaxBytes < 0 {
-		return &FieldError{Field: "Feeds.Limits.MaxBytes", Err: errors.New("must not be negative")}
-	}
-	return nil
+	return validateListing("Feeds", f.URLs, "MaxLinks", f.Limits.MaxLinks, f.Limits.MaxBytes)
 }
 
 // metaFeed + canonical URL marks a URL queued as a feed (its frontier entry is marked as a
@@ -75,20 +60,12 @@ const metaFeed = "crawl/feeds/"
 // sitemap-read): labels feed_kind, feed_links, feed_truncated.
 const ActionFeedRead = "feed-read"
 
-// Annotations of a feed's crawl.log line besides "feed:KIND:N".
-const (
-	feedNotFeed   = "not-a-feed" // the body is not a feed
-	feedMalformed = "malformed"  // the feed breaks off; the links before the fault are used
-	feedReadError = "read-error" // the body could not be read to its end
-)
+// feedNotFeed is the problem of a body that is not a feed (its crawl.log line's annotation
+// "feed:not-a-feed", besides "feed:KIND:N", listingMalformed and listingReadError).
+const feedNotFeed = "not-a-feed"
 
-// feedInfo is what the crawl made of one feed.
-type feedInfo struct {
-	kind      string // "rss", "atom"; "" when not read as a feed
-	links     int
-	truncated string
-	problem   string
-}
+// feedListing is a feed.
+var feedListing = listing{name: "feed", notA: feedNotFeed, not: feed.ErrNotFeed, malformed: feed.ErrMalformed, feeds: true}
 
 // feedsOn reports whether the crawl may have feeds.
 func (c *crawler) feedsOn() bool { return len(c.cfg.Feeds.URLs) > 0 || c.cfg.Feeds.AutoDiscover }
@@ -105,112 +82,35 @@ func (c *crawler) isFeed(u string) (bool, error) {
 // addFeeds queues the configured feeds (Feeds.URLs), each from the first seed of its origin;
 // those already seen by an earlier run are no-ops.
 func (c *crawler) addFeeds() error {
-	if len(c.cfg.Feeds.URLs) == 0 {
-		return nil
-	}
-	var seeds []string
-	for _, s := range c.cfg.Scope.Seeds {
-		if u, err := scope.Canonicalize(s.URL, c.cfg.Scope.Flavour); err == nil {
-			seeds = append(seeds, u)
-		}
-	}
-	if len(seeds) == 0 {
-		return nil
-	}
-	bySeed := map[string][]string{}
-	var order []string
-	for _, raw := range c.cfg.Feeds.URLs {
-		s := seedOf(raw, seeds)
-		if _, ok := bySeed[s]; !ok {
-			order = append(order, s)
-		}
-		bySeed[s] = append(bySeed[s], raw)
-	}
-	for _, s := range order {
-		from := frontier.URL{URL: s, Host: hostKey(s), Seed: s}
-		d := c.decideListed(from, bySeed[s], hop.Link, true, "config/feed")
-		for _, u := range d.in {
-			d.feeds = append(d.feeds, u.URL)
-		}
-		if err := c.enqueue(0, from, d); err != nil {
-			return err
-		}
-	}
-	return nil
+	return c.addConfigured(c.cfg.Feeds.URLs, func(from frontier.URL, listed []string) decided {
+		return asFeeds(c.decideListed(from, listed, hop.Link, true, "config/feed"))
+	})
 }
 
-// processFeed takes a fetched feed through the rest of the pipeline, as processSitemap does a
-// sitemap file: its item links are read and decided, the capture archived with what was found
-// in its crawl.log line, the links in scope (or all of them, with IgnoreRules) queued, and
-// the feed done.
+// asFeeds marks the URLs d queues as feeds.
+func asFeeds(d decided) decided {
+	for _, u := range d.in {
+		d.feeds = append(d.feeds, u.URL)
+	}
+	return d
+}
+
+// processFeed takes a fetched feed through the rest of the pipeline (processListing), as
+// processSitemap does a sitemap file: its item links are read and decided, those in scope (or
+// all of them, with IgnoreRules) queued.
 func (c *crawler) processFeed(worker int, cl *frontier.Claim, res *fetch.Result) error {
-	u := cl.URL
-	caps, _ := c.captures(u, res)
-	if err := c.markRewritten(u, &caps[0]); err != nil {
-		return err
-	}
-	d, info := c.readFeed(u, res.Exchanges[0])
-	caps[0].outlinks = append(d.metadata, caps[0].outlinks...)
-	if ann := feedAnnotations(info); len(ann) > 0 {
-		caps[0].annotations = append(slices.Clip(caps[0].annotations), ann...)
-	}
-	if _, err := c.recordAll(worker, u, res, caps); err != nil {
-		return err
-	}
-	if info != (feedInfo{}) {
-		if err := c.feedRead(u, info); err != nil {
-			return err
-		}
-	}
-	if err := c.enqueue(worker, u, d); err != nil {
-		return err
-	}
-	return c.frontierErr(c.front.Done(cl))
+	return c.processListing(worker, cl, res, feedListing, c.readFeed, c.feedRead)
 }
 
 // readFeed reads the item links of a feed's response and decides them; a redirect's target
 // is a feed again. info is empty for a response that is neither a redirect nor a 2xx.
-func (c *crawler) readFeed(u frontier.URL, ex *fetch.Exchange) (decided, feedInfo) {
-	var info feedInfo
-	if isRedirect(ex.StatusCode) {
-		loc := ex.Header.Get("Location")
-		if loc == "" {
-			return decided{}, info
-		}
-		d := c.decideListed(u, []string{loc}, hop.Redirect, true, "header/location")
-		for _, t := range d.in {
-			d.feeds = append(d.feeds, t.URL)
-		}
+func (c *crawler) readFeed(u frontier.URL, ex *fetch.Exchange) (decided, listingInfo) {
+	d, f, info := readListing(c, u, ex, feedListing, feed.Parse, c.cfg.Feeds.Limits)
+	if f == nil {
 		return d, info
 	}
-	if ex.StatusCode < 200 || ex.StatusCode >= 300 {
-		return decided{}, info
-	}
-	body, err := ex.Body()
-	if err != nil {
-		c.log.Debug("read feed", "url", u.URL, "err", err)
-		info.problem = feedReadError
-		return decided{}, info
-	}
-	defer body.Close()
-	f, err := feed.Parse(body, c.cfg.Feeds.Limits)
-	switch {
-	case errors.Is(err, feed.ErrNotFeed):
-		c.log.Debug("not a feed", "url", u.URL, "err", err)
-		info.problem = feedNotFeed
-		return decided{}, info
-	case errors.Is(err, feed.ErrMalformed):
-		c.log.Debug("malformed feed", "url", u.URL, "err", err)
-		info.problem = feedMalformed
-	case err != nil:
-		c.log.Debug("read feed", "url", u.URL, "err", err)
-		info.problem = feedReadError
-	}
-	if f == nil {
-		return decided{}, info
-	}
-	info.kind, info.links, info.truncated = f.Kind.String(), len(f.Links), f.Truncated
-	d := c.decideListed(u, f.Links, hop.Link, false, "feed")
+	info.kind, info.listed, info.truncated = f.Kind.String(), len(f.Links), f.Truncated
+	d = c.decideListed(u, f.Links, hop.Link, false, "feed")
 	if c.cfg.Feeds.IgnoreRules {
 		out := d.out[:0]
 		for _, o := range d.out {
@@ -233,34 +133,18 @@ func ruleReason(reason string) bool {
 		strings.HasPrefix(reason, scope.ReasonBlockPrefix) || strings.HasPrefix(reason, scope.ReasonCrawlRulePrefix)
 }
 
-// feedAnnotations are the crawl.log annotations of a feed's capture: "feed:KIND:N", then
-// "feed:truncated:WHY" and "feed:PROBLEM" as they apply.
-func feedAnnotations(info feedInfo) []string {
-	var ann []string
-	if info.kind != "" {
-		ann = append(ann, "feed:"+info.kind+":"+strconv.Itoa(info.links))
-	}
-	if info.truncated != "" {
-		ann = append(ann, "feed:truncated:"+info.truncated)
-	}
-	if info.problem != "" {
-		ann = append(ann, "feed:"+info.problem)
-	}
-	return ann
-}
-
 // feedRead writes the feed-read event of a feed.
-func (c *crawler) feedRead(u frontier.URL, info feedInfo) error {
+func (c *crawler) feedRead(u frontier.URL, info listingInfo) error {
 	outcome, msg := "success", "Read feed "+u.URL+": "
-	if info.problem == feedNotFeed || info.problem == feedMalformed {
+	if info.problem == feedNotFeed || info.problem == listingMalformed {
 		outcome = "failure"
 	}
 	if info.kind == "" {
 		msg += "not a feed"
 	} else {
-		msg += info.kind + " of " + strconv.Itoa(info.links) + " links"
+		msg += info.kind + " of " + strconv.Itoa(info.listed) + " links"
 	}
-	labels := map[string]string{"feed_links": strconv.Itoa(info.links)}
+	labels := map[string]string{"feed_links": strconv.Itoa(info.listed)}
 	if info.kind != "" {
 		labels["feed_kind"] = info.kind
 	}

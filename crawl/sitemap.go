@@ -3,6 +3,7 @@ package crawl
 import (
 	"errors"
 	"fmt"
+	"io"
 	"net/url"
 	"slices"
 	"strconv"
@@ -40,17 +41,25 @@ type SitemapConfig struct {
 
 // validate returns a *FieldError for an invalid field.
 func (s SitemapConfig) validate() error {
-	for _, raw := range s.URLs {
+	return validateListing("Sitemaps", s.URLs, "MaxURLs", s.Limits.MaxURLs, s.Limits.MaxBytes)
+}
+
+// validateListing returns a *FieldError for an invalid field of the configuration of a kind
+// of listing document, section ("Sitemaps", "Feeds"): a URL of urls that is not an absolute
+// http or https URL, a negative limit on the URLs one document lists (the field count, named
+// countField: "MaxURLs") or on its bytes.
+func validateListing(section string, urls []string, countField string, count int, maxBytes int64) error {
+	for _, raw := range urls {
 		u, err := url.Parse(raw)
 		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-			return &FieldError{Field: "Sitemaps.URLs", Err: fmt.Errorf("%q: want an absolute http or https URL", raw)}
+			return &FieldError{Field: section + ".URLs", Err: fmt.Errorf("%q: want an absolute http or https URL", raw)}
 		}
 	}
-	if s.Limits.MaxURLs < 0 {
-		return &FieldError{Field: "Sitemaps.Limits.MaxURLs", Err: errors.New("must not be negative")}
+	if count < 0 {
+		return &FieldError{Field: section + ".Limits." + countField, Err: errors.New("must not be negative")}
 	}
-	if s.Limits.MaxBytes < 0 {
-		return &FieldError{Field: "Sitemaps.Limits.MaxBytes", Err: errors.New("must not be negative")}
+	if maxBytes < 0 {
+		return &FieldError{Field: section + ".Limits.MaxBytes", Err: errors.New("must not be negative")}
 	}
 	return nil
 }
@@ -60,13 +69,39 @@ func (s SitemapConfig) validate() error {
 const metaRobotsSitemaps = "crawl/sitemaps/robots/"
 
 // Annotations of a sitemap file's crawl.log line besides "sitemap:KIND:N" (the kind and the
-// number of URLs read).
+// number of URLs read), listingMalformed and listingReadError.
 const (
 	sitemapNotSitemap  = "not-a-sitemap" // the body is not a sitemap (an HTML page, say)
-	sitemapMalformed   = "malformed"     // the sitemap breaks off; the URLs before the fault are used
-	sitemapReadError   = "read-error"    // the body could not be read to its end; the URLs before are used
 	sitemapNestedIndex = "nested-index"  // an index listed by an index: its sitemaps are not followed
 )
+
+// Problems of a listing document (a sitemap file, a feed): annotations of its crawl.log line
+// ("sitemap:malformed", "feed:read-error") and reasons of its event.
+const (
+	listingMalformed = "malformed"  // the document breaks off; the URLs before the fault are used
+	listingReadError = "read-error" // the body could not be read to its end; the URLs before are used
+)
+
+// listing is one kind of listing document, a file the crawl reads for the URLs it lists: a
+// sitemap file or a feed.
+type listing struct {
+	name      string // "sitemap", "feed": the prefix of its annotations, the noun of its log lines
+	notA      string // the problem of a body of another kind: "not-a-sitemap"
+	not       error  // the parser's error for a body of another kind
+	malformed error  // the parser's error for a document that breaks off
+	feeds     bool   // the target of a redirect is queued as a feed
+}
+
+// sitemapListing is a sitemap file.
+var sitemapListing = listing{name: "sitemap", notA: sitemapNotSitemap, not: sitemap.ErrNotSitemap, malformed: sitemap.ErrMalformed}
+
+// listingInfo is what the crawl made of one listing document.
+type listingInfo struct {
+	kind      string // as the parser names it ("urlset", "rss"); "" when it was not read
+	listed    int    // the URLs it listed that were read, before scope decided on them
+	truncated string // why the rest was not read (the parser's Result.Truncated); "" if nothing was left
+	problem   string // why it was not used as it is (listingMalformed, listing.notA); "" if nothing
+}
 
 // addSitemaps queues the configured sitemap files (Sitemaps.URLs) and feeds (Feeds.URLs,
 // addFeeds); those already seen by an earlier run are no-ops.
@@ -79,7 +114,16 @@ func (c *crawler) addSitemaps() error {
 
 // addSitemapFiles queues the configured sitemap files.
 func (c *crawler) addSitemapFiles() error {
-	if len(c.cfg.Sitemaps.URLs) == 0 {
+	return c.addConfigured(c.cfg.Sitemaps.URLs, func(from frontier.URL, listed []string) decided {
+		return c.decideListed(from, listed, hop.Sitemap, true, "config")
+	})
+}
+
+// addConfigured queues the listing documents of the configuration (sitemap files, feeds),
+// those of one seed decided together by decide, from the first seed of their origin, or from
+// the first seed; none when no seed canonicalises.
+func (c *crawler) addConfigured(urls []string, decide func(from frontier.URL, listed []string) decided) error {
+	if len(urls) == 0 {
 		return nil
 	}
 	seeds := make([]string, 0, len(c.cfg.Scope.Seeds))
@@ -91,10 +135,9 @@ func (c *crawler) addSitemapFiles() error {
 	if len(seeds) == 0 {
 		return nil
 	}
-	// The files of one seed are decided and queued together.
 	bySeed := map[string][]string{}
 	var order []string
-	for _, raw := range c.cfg.Sitemaps.URLs {
+	for _, raw := range urls {
 		s := seedOf(raw, seeds)
 		if _, ok := bySeed[s]; !ok {
 			order = append(order, s)
@@ -103,7 +146,7 @@ func (c *crawler) addSitemapFiles() error {
 	}
 	for _, s := range order {
 		from := frontier.URL{URL: s, Host: hostKey(s), Seed: s}
-		if err := c.enqueue(0, from, c.decideListed(from, bySeed[s], hop.Sitemap, true, "config")); err != nil {
+		if err := c.enqueue(0, from, decide(from, bySeed[s])); err != nil {
 			return err
 		}
 	}
@@ -181,34 +224,41 @@ func (c *crawler) decideListed(from frontier.URL, listed []string, step byte, fi
 	return d
 }
 
-// processSitemap takes a fetched sitemap file through the rest of the pipeline: its URLs are
-// read and decided, the capture is archived with what was found in its crawl.log line, the
-// URLs in scope are queued, and the file is done. A redirect is followed as a sitemap file.
-// A feed (a file marked as one, crawl/feed.go) goes to processFeed instead.
+// processSitemap takes a fetched sitemap file through the rest of the pipeline
+// (processListing). A redirect is followed as a sitemap file. A feed (a file marked as one,
+// crawl/feed.go) goes to processFeed instead.
 func (c *crawler) processSitemap(worker int, cl *frontier.Claim, res *fetch.Result) error {
-	u := cl.URL
-	if isFeed, err := c.isFeed(u.URL); err != nil || isFeed {
+	if isFeed, err := c.isFeed(cl.URL.URL); err != nil || isFeed {
 		if err != nil {
 			return err
 		}
 		return c.processFeed(worker, cl, res)
 	}
-	ex := res.Exchanges[0]
+	return c.processListing(worker, cl, res, sitemapListing, c.readSitemap, c.sitemapRead)
+}
+
+// processListing takes a fetched listing document of kind l through the rest of the pipeline:
+// read reads its URLs and decides them, the capture is archived with what was found in its
+// crawl.log line (listingAnnotations), event records what was read (unless the response was
+// neither a redirect nor a 2xx), the URLs in scope are queued, and the document is done.
+func (c *crawler) processListing(worker int, cl *frontier.Claim, res *fetch.Result, l listing,
+	read func(frontier.URL, *fetch.Exchange) (decided, listingInfo), event func(frontier.URL, listingInfo) error) error {
+	u := cl.URL
 	caps, _ := c.captures(u, res)
 	if err := c.markRewritten(u, &caps[0]); err != nil {
 		return err
 	}
-	d, info := c.readSitemap(u, ex)
+	d, info := read(u, res.Exchanges[0])
 	caps[0].outlinks = append(d.metadata, caps[0].outlinks...)
-	if ann := sitemapAnnotations(info); len(ann) > 0 {
+	if ann := listingAnnotations(l, info); len(ann) > 0 {
 		caps[0].annotations = append(slices.Clip(caps[0].annotations), ann...)
 	}
 	if _, err := c.recordAll(worker, u, res, caps); err != nil {
 		return err
 	}
-	if info != (report.SitemapInfo{}) {
-		if err := c.events.SitemapRead(report.URLInfo{URL: u.URL, Hops: u.Hops, Via: u.Via, Seed: u.Seed}, info); err != nil {
-			return fmt.Errorf("write sitemap event: %w", err)
+	if info != (listingInfo{}) {
+		if err := event(u, info); err != nil {
+			return err
 		}
 	}
 	if err := c.enqueue(worker, u, d); err != nil {
@@ -217,45 +267,59 @@ func (c *crawler) processSitemap(worker int, cl *frontier.Claim, res *fetch.Resu
 	return c.frontierErr(c.front.Done(cl))
 }
 
+// readListing reads the response ex of a listing document of kind l with parse and limits.
+// The target of a redirect is decided as a document of the same kind (d); a response that is
+// neither a redirect nor a 2xx gives nothing. Else res is what parse read of the body (nil
+// when it read nothing) and info.problem what was wrong with it: listingReadError, l.notA,
+// listingMalformed, or "" for nothing; the rest of info is the caller's to fill from res.
+func readListing[L, R any](c *crawler, u frontier.URL, ex *fetch.Exchange, l listing, parse func(io.Reader, L) (*R, error), limits L) (d decided, res *R, info listingInfo) {
+	if isRedirect(ex.StatusCode) {
+		loc := ex.Header.Get("Location")
+		if loc == "" {
+			return decided{}, nil, info
+		}
+		d := c.decideListed(u, []string{loc}, hop.Redirect, true, "header/location")
+		if l.feeds {
+			d = asFeeds(d)
+		}
+		return d, nil, info
+	}
+	if ex.StatusCode < 200 || ex.StatusCode >= 300 {
+		return decided{}, nil, info
+	}
+	body, err := ex.Body()
+	if err != nil {
+		c.log.Debug("read "+l.name, "url", u.URL, "err", err)
+		info.problem = listingReadError
+		return decided{}, nil, info
+	}
+	defer body.Close()
+	res, err = parse(body, limits)
+	switch {
+	case errors.Is(err, l.not):
+		c.log.Debug("not a "+l.name, "url", u.URL, "err", err)
+		info.problem = l.notA
+		return decided{}, nil, info
+	case errors.Is(err, l.malformed):
+		c.log.Debug("malformed "+l.name, "url", u.URL, "err", err)
+		info.problem = listingMalformed
+	case err != nil:
+		c.log.Debug("read "+l.name, "url", u.URL, "err", err)
+		info.problem = listingReadError
+	}
+	return decided{}, res, info
+}
+
 // readSitemap reads the URLs of a sitemap file's response and decides them: the target of a
 // redirect (a sitemap file too), the sitemaps of an index (unless the index is itself listed
 // by a sitemap), the pages of a urlset or text file. info is empty for a response that is
 // neither a redirect nor a 2xx.
-func (c *crawler) readSitemap(u frontier.URL, ex *fetch.Exchange) (decided, report.SitemapInfo) {
-	var info report.SitemapInfo
-	if isRedirect(ex.StatusCode) {
-		if loc := ex.Header.Get("Location"); loc != "" {
-			return c.decideListed(u, []string{loc}, hop.Redirect, true, "header/location"), info
-		}
-		return decided{}, info
-	}
-	if ex.StatusCode < 200 || ex.StatusCode >= 300 {
-		return decided{}, info
-	}
-	body, err := ex.Body()
-	if err != nil {
-		c.log.Debug("read sitemap", "url", u.URL, "err", err)
-		info.Problem = sitemapReadError
-		return decided{}, info
-	}
-	defer body.Close()
-	sm, err := sitemap.Parse(body, c.cfg.Sitemaps.Limits)
-	switch {
-	case errors.Is(err, sitemap.ErrNotSitemap):
-		c.log.Debug("not a sitemap", "url", u.URL, "err", err)
-		info.Problem = sitemapNotSitemap
-		return decided{}, info
-	case errors.Is(err, sitemap.ErrMalformed):
-		c.log.Debug("malformed sitemap", "url", u.URL, "err", err)
-		info.Problem = sitemapMalformed
-	case err != nil:
-		c.log.Debug("read sitemap", "url", u.URL, "err", err)
-		info.Problem = sitemapReadError
-	}
+func (c *crawler) readSitemap(u frontier.URL, ex *fetch.Exchange) (decided, listingInfo) {
+	d, sm, info := readListing(c, u, ex, sitemapListing, sitemap.Parse, c.cfg.Sitemaps.Limits)
 	if sm == nil {
-		return decided{}, info
+		return d, info
 	}
-	info.Kind, info.URLs, info.Truncated = sm.Kind.String(), len(sm.URLs), sm.Truncated
+	info.kind, info.listed, info.truncated = sm.Kind.String(), len(sm.URLs), sm.Truncated
 	if sm.Truncated != "" {
 		c.log.Info("sitemap truncated", "url", u.URL, "reason", sm.Truncated, "urls", len(sm.URLs))
 	}
@@ -265,24 +329,34 @@ func (c *crawler) readSitemap(u frontier.URL, ex *fetch.Exchange) (decided, repo
 	if report.FromSitemap(u.Hops) {
 		// Index depth 1: an index listed by an index is archived, not followed.
 		c.log.Info("sitemap index listed by a sitemap index not followed", "url", u.URL, "via", u.Via)
-		info.Problem = sitemapNestedIndex
+		info.problem = sitemapNestedIndex
 		return decided{}, info
 	}
 	return c.decideListed(u, sm.URLs, hop.Sitemap, true, "sitemapindex"), info
 }
 
-// sitemapAnnotations are the crawl.log annotations of a sitemap file's capture:
-// "sitemap:KIND:N", then "sitemap:truncated:WHY" and "sitemap:PROBLEM" as they apply.
-func sitemapAnnotations(info report.SitemapInfo) []string {
+// sitemapRead writes the sitemap-read event of a sitemap file.
+func (c *crawler) sitemapRead(u frontier.URL, info listingInfo) error {
+	si := report.SitemapInfo{Kind: info.kind, URLs: info.listed, Truncated: info.truncated, Problem: info.problem}
+	if err := c.events.SitemapRead(report.URLInfo{URL: u.URL, Hops: u.Hops, Via: u.Via, Seed: u.Seed}, si); err != nil {
+		return fmt.Errorf("write sitemap event: %w", err)
+	}
+	return nil
+}
+
+// listingAnnotations are the crawl.log annotations of the capture of a listing document of
+// kind l: "NAME:KIND:N", then "NAME:truncated:WHY" and "NAME:PROBLEM" as they apply, NAME
+// being l.name ("sitemap:urlset:12", "feed:malformed").
+func listingAnnotations(l listing, info listingInfo) []string {
 	var ann []string
-	if info.Kind != "" {
-		ann = append(ann, "sitemap:"+info.Kind+":"+strconv.Itoa(info.URLs))
+	if info.kind != "" {
+		ann = append(ann, l.name+":"+info.kind+":"+strconv.Itoa(info.listed))
 	}
-	if info.Truncated != "" {
-		ann = append(ann, "sitemap:truncated:"+info.Truncated)
+	if info.truncated != "" {
+		ann = append(ann, l.name+":truncated:"+info.truncated)
 	}
-	if info.Problem != "" {
-		ann = append(ann, "sitemap:"+info.Problem)
+	if info.problem != "" {
+		ann = append(ann, l.name+":"+info.problem)
 	}
 	return ann
 }

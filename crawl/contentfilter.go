@@ -1,0 +1,222 @@
+package crawl
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"regexp"
+	"slices"
+	"strings"
+
+	"golang.org/x/net/http/httpguts"
+
+	"github.com/amber-crawler/amber/extract"
+	"github.com/amber-crawler/amber/fetch"
+	"github.com/amber-crawler/amber/frontier"
+	"github.com/amber-crawler/amber/report"
+	"github.com/amber-crawler/amber/warc"
+)
+
+// ContentConfig says which responses the crawl reads (FAST's allowed_types, uri_search_mime
+// and exclude_headers). It never keeps a response out of the archive: a response's type and
+// header fields are known only once it has been fetched, and an archive keeps what it
+// fetched. What it decides is whether the crawl uses a response: follows its links and
+// writes its search document. It applies to a URL's own response (with the browser fetcher,
+// the page's document at the end of its redirects), not to the embeds a browser loads with
+// a page, nor to robots.txt, sitemaps and feeds; and not to a redirect (3xx), whose target is
+// followed whatever its type and fields.
+type ContentConfig struct {
+	// Types are the MIME types of the responses the crawl uses, each "type/subtype" (any
+	// case) with "*" standing for a whole field ("text/*", "*/*"): a response of another type
+	// (its Content-Type; without one, the type sniffed from its first 512 bytes) is archived
+	// as it came, but its links are not followed and it has no search document; its crawl.log
+	// line says type-excluded:TYPE, its metadata record "excluded: type:TYPE", and a
+	// content-excluded event is written. Default none: every type.
+	Types []string
+	// LinkTypes are the MIME types (written as Types) of the responses whose links the crawl
+	// follows: a response amber would read links from (HTML, XHTML or CSS; a page the browser
+	// rendered) of another type gives none (not its embeds either; a Location or Refresh
+	// header is still followed), and its crawl.log line says links-not-searched:TYPE; its
+	// search document is written. amber reads links from HTML, XHTML and CSS only: another
+	// type listed here gives none. Default none: every type amber reads.
+	LinkTypes []string
+	// ExcludeHeaders exclude responses by their header fields: a response with a field
+	// that a rule names, one of whose values its pattern matches (anywhere in the value;
+	// anchor with ^ and $), is treated as a type Types leaves out, with the crawl.log
+	// annotation header-excluded:NAME and the metadata record "excluded: header:NAME". A
+	// response without the field is not excluded by its rules. Default none.
+	ExcludeHeaders []HeaderRule
+}
+
+// HeaderRule excludes the responses whose header field Name has a value Pattern matches
+// (ContentConfig.ExcludeHeaders). Make one with NewHeaderRule.
+type HeaderRule struct {
+	Name    string // the field name, canonical (http.CanonicalHeaderKey)
+	Pattern *regexp.Regexp
+}
+
+// NewHeaderRule returns the rule excluding the responses whose field name has a value that
+// the regular expression pattern (Go's syntax, RE2) matches.
+func NewHeaderRule(name, pattern string) (HeaderRule, error) {
+	if !httpguts.ValidHeaderFieldName(name) {
+		return HeaderRule{}, fmt.Errorf("%w: %q is not a header field name", ErrConfig, name)
+	}
+	re, err := regexp.Compile(pattern)
+	if err != nil {
+		return HeaderRule{}, fmt.Errorf("%w: header %s: %w", ErrConfig, name, err)
+	}
+	return HeaderRule{Name: http.CanonicalHeaderKey(name), Pattern: re}, nil
+}
+
+// Crawl.log annotations and metadata of the content filter (ContentConfig).
+const (
+	noteTypeExcluded   = "type-excluded:"      // + the response's type
+	noteHeaderExcluded = "header-excluded:"    // + the field's name
+	noteLinksNotRead   = "links-not-searched:" // + the response's type
+	// ActionContentExcluded is the event of a response ContentConfig excluded: archived, not
+	// used. Its reason is "type-excluded" or "header-excluded", its labels the type or the
+	// field's name.
+	ActionContentExcluded = "content-excluded"
+)
+
+// validate reports the first MIME type that is not "type/subtype" (a field either "*" or
+// without one), or a header rule not made by NewHeaderRule.
+func (c ContentConfig) validate() error {
+	for _, f := range []struct {
+		name  string
+		types []string
+	}{{"Content.Types", c.Types}, {"Content.LinkTypes", c.LinkTypes}} {
+		for _, t := range f.types {
+			if err := validMIMEPattern(t); err != nil {
+				return &FieldError{Field: f.name, Err: err}
+			}
+		}
+	}
+	for i, r := range c.ExcludeHeaders {
+		if r.Pattern == nil || !httpguts.ValidHeaderFieldName(r.Name) {
+			return &FieldError{Field: fmt.Sprintf("Content.ExcludeHeaders[%d]", i), Err: errors.New("not made by NewHeaderRule")}
+		}
+	}
+	return nil
+}
+
+func validMIMEPattern(p string) error {
+	typ, sub, ok := strings.Cut(p, "/")
+	if !ok || !validMIMEField(typ) || !validMIMEField(sub) {
+		return fmt.Errorf("%q: want type/subtype, a field * or without *", p)
+	}
+	return nil
+}
+
+func validMIMEField(f string) bool {
+	if f == "*" {
+		return true
+	}
+	return f != "" && !strings.Contains(f, "*") && httpguts.ValidHeaderFieldName(f)
+}
+
+// MatchType reports whether the MIME type mt (without parameters) is one of patterns, whose
+// "*" fields match any field (FAST's wildcards of allowed_types and uri_search_mime).
+func MatchType(patterns []string, mt string) bool {
+	typ, sub, _ := strings.Cut(strings.ToLower(mt), "/")
+	return slices.ContainsFunc(patterns, func(p string) bool {
+		pt, ps, _ := strings.Cut(strings.ToLower(p), "/")
+		return (pt == "*" || pt == typ) && (ps == "*" || ps == sub)
+	})
+}
+
+// excluded reports whether ex, the content of a URL's response, is left unused by
+// ContentConfig: of a type Types leaves out, or with a field ExcludeHeaders names. Its capture
+// k is then marked so (crawl.log annotation, metadata record field).
+func (c *crawler) excluded(ex *fetch.Exchange, k *capture) bool {
+	cc := c.cfg.Content
+	if (len(cc.Types) == 0 && len(cc.ExcludeHeaders) == 0) || isRedirect(ex.StatusCode) {
+		return false
+	}
+	var field, note string
+	if len(cc.Types) > 0 {
+		if mt := responseType(ex); !MatchType(cc.Types, mt) {
+			field, note = "type:"+mt, noteTypeExcluded+mt
+		}
+	}
+	if note == "" {
+		name, ok := excludedBy(cc.ExcludeHeaders, ex.Header)
+		if !ok {
+			return false
+		}
+		field, note = "header:"+name, noteHeaderExcluded+name
+	}
+	k.fields = append(slices.Clip(k.fields), warc.Field{Name: "excluded", Value: field})
+	// The annotations may share their array with the fetch's other captures.
+	k.annotations = append(slices.Clip(k.annotations), note)
+	return true
+}
+
+// excludedBy returns the name of the first rule's field one of whose values h has and its
+// pattern matches.
+func excludedBy(rules []HeaderRule, h http.Header) (string, bool) {
+	for _, r := range rules {
+		for _, v := range h.Values(r.Name) {
+			if r.Pattern.MatchString(v) {
+				return r.Name, true
+			}
+		}
+	}
+	return "", false
+}
+
+// responseType is the MIME type of a response: its Content-Type's, or without one the type
+// sniffed from the first 512 bytes of its decoded body (as extraction reads it).
+func responseType(ex *fetch.Exchange) string {
+	if mt := mediaType(ex.Header.Get("Content-Type")); mt != "" {
+		return mt
+	}
+	var head []byte
+	if r, err := ex.Body(); err == nil {
+		head, _ = io.ReadAll(io.LimitReader(r, 512))
+		r.Close()
+	}
+	return mediaType(http.DetectContentType(head))
+}
+
+// searchLinks takes the links out of p, what the crawl read from ex, when ex's type is not
+// one of ContentConfig.LinkTypes, and marks its capture k so (links-not-searched:TYPE). A
+// Location or Refresh header's target stays: it is not a link found in the content.
+func (c *crawler) searchLinks(p *page, ex *fetch.Exchange, rendered bool, k *capture) {
+	lt := c.cfg.Content.LinkTypes
+	if len(lt) == 0 || isRedirect(ex.StatusCode) {
+		return
+	}
+	mt := responseType(ex)
+	if MatchType(lt, mt) || !(rendered || isParsable(mt)) {
+		return
+	}
+	p.links = slices.DeleteFunc(p.links, func(o extract.Outlink) bool {
+		return o.Context != "header/location" && o.Context != "header/refresh"
+	})
+	p.dropped = 0
+	k.annotations = append(slices.Clip(k.annotations), noteLinksNotRead+mt)
+}
+
+// contentEvent writes the content-excluded event of the capture k of docURL, a URL's
+// response, when excluded marked it.
+func (c *crawler) contentEvent(u frontier.URL, docURL string, k capture) error {
+	for _, a := range k.annotations {
+		reason, label, msg := "type-excluded", "type", "of type %s, which content.types leaves out"
+		what, ok := strings.CutPrefix(a, noteTypeExcluded)
+		if !ok {
+			reason, label, msg = "header-excluded", "header", "with a %s field that content.exclude_headers excludes"
+			if what, ok = strings.CutPrefix(a, noteHeaderExcluded); !ok {
+				continue
+			}
+		}
+		info := report.URLInfo{URL: docURL, Hops: u.Hops, Via: u.Via, Seed: u.Seed}
+		if err := c.events.Event(report.Event{Action: ActionContentExcluded, Type: "denied", Outcome: "success",
+			Reason: reason, URL: &info, Labels: map[string]string{label: what},
+			Message: docURL + ": archived, " + fmt.Sprintf(msg, what) + "; its links are not followed and it has no search document"}); err != nil {
+			return fmt.Errorf("write content event: %w", err)
+		}
+	}
+	return nil
+}

@@ -132,6 +132,10 @@ type Config struct {
 	// browser fetcher, the page's document), not to the embeds a browser loads with a page.
 	// Default false: a cut page is used as far as it goes.
 	DropOversize bool
+	// Content says which responses the crawl reads, by MIME type and header fields
+	// (ContentConfig: FAST's allowed_types, uri_search_mime, exclude_headers); every response
+	// is archived. Default: all of them.
+	Content ContentConfig
 
 	// Fetcher is FetcherHTTP (default) or FetcherBrowser: pages loaded in headless Chromium,
 	// every request recorded through the same HTTP client.
@@ -286,6 +290,9 @@ func (c Config) Validate() error {
 		return err
 	}
 	if err := c.Feeds.validate(); err != nil {
+		return err
+	}
+	if err := c.Content.validate(); err != nil {
 		return err
 	}
 	return c.Sitemaps.validate()

@@ -95,8 +95,12 @@ func (c *crawler) process(ctx context.Context, worker int, cl *frontier.Claim) e
 	case c.dropOversize(res.Exchanges[doc], &caps[doc]):
 		// Cut at the response size limit and Config.DropOversize: archived as it was cut,
 		// but neither its links nor its search document are used.
+	case c.excluded(res.Exchanges[doc], &caps[doc]):
+		// Of a type or with a header field Config.Content leaves out: archived, but neither
+		// its links nor its search document are used (contentfilter.go).
 	default:
 		pg = c.analyse(u, res, doc)
+		c.searchLinks(&pg, res.Exchanges[doc], res.Render != nil, &caps[doc])
 	}
 	links, denied := c.obeyNofollow(pg)
 	decided := c.decide(u, links)
@@ -113,6 +117,9 @@ func (c *crawler) process(ctx context.Context, worker int, cl *frontier.Claim) e
 		docURL = res.Exchanges[doc].URL
 	}
 	if err := c.writeDocument(u, docURL, pg, res.Exchanges[doc], recs[doc]); err != nil {
+		return err
+	}
+	if err := c.contentEvent(u, docURL, caps[doc]); err != nil {
 		return err
 	}
 	for _, d := range denied {

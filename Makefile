@@ -65,6 +65,8 @@ bench: build
 	./scripts/bench.sh compare
 	$(GO) test -run '^$$' -bench . -benchmem ./scope/ ./crawlrule/ ./sitemap/ ./extract/ ./frontier/ ./warc/ ./wacz/ ./fetch/
 	$(GO) test -run '^$$' -bench 'LoadPrior|LoadRecrawl' -benchtime 1x ./crawl/
+	$(GO) test -run '^$$' -bench AddClaimDone -benchtime 50000x ./frontier/redisfront/
+	$(GO) test -run '^$$' -bench SharedCrawl -benchtime 1x ./cmd/amber/
 
 # amber on a generated 1,000,000-page site (SCALE_PAGES=N), pages/s and RSS every 10 s, stopped
 # at 15 minutes (SCALE_LIMIT) if not done.

@@ -66,6 +66,9 @@ type Config struct {
 	URLs URLs `yaml:"urls,omitempty"`
 	// Feeds are RSS and Atom feeds to read for the pages their items name (see Feeds).
 	Feeds Feeds `yaml:"feeds,omitempty"`
+	// Content says which responses the crawl reads, by MIME type and header fields (FAST's
+	// allowed_types, uri_search_mime, exclude_headers; see Content). Every response is archived.
+	Content Content `yaml:"content,omitempty"`
 	// DedupFrom lists earlier crawls (crawl directories, CDXJ files or WACZ files; relative to
 	// the config file) whose captures are not stored again: a response with the payload of one
 	// of them is written as a revisit referring to it.
@@ -118,6 +121,24 @@ type Config struct {
 	// Frontier puts the crawl's frontier on a Redis server shared by several amber processes:
 	// {redis, crawl_id, process, lease} (see FrontierSpec). Default: in the crawl directory.
 	Frontier FrontierSpec `yaml:"frontier,omitempty"`
+}
+
+// Content says which responses the crawl reads; every response fetched is archived, and a
+// response left out is logged with its reason (crawl.ContentConfig has the details). MIME
+// types are "type/subtype", "*" standing for a whole field ("text/*", "*/*").
+type Content struct {
+	// Types are the types of the responses used: a response of another type (a redirect
+	// excepted) is archived, but its links are not followed and it has no search document
+	// (crawl.log type-excluded:TYPE; FAST's allowed_types). Default: every type.
+	Types []string `yaml:"types,omitempty"`
+	// LinkTypes are the types whose links are followed (FAST's uri_search_mime); a page or
+	// style sheet of another type gives none (links-not-searched:TYPE). Default: every type
+	// amber reads links from (HTML, XHTML, CSS).
+	LinkTypes []string `yaml:"link_types,omitempty"`
+	// ExcludeHeaders, {Field-Name: [pattern, ...]}, exclude a response with a value of the
+	// field that a pattern (a Go regular expression, unanchored) matches, as a type left out
+	// is (header-excluded:NAME; FAST's exclude_headers).
+	ExcludeHeaders map[string][]string `yaml:"exclude_headers,omitempty"`
 }
 
 // Sitemaps configures sitemap discovery: sitemap files are archived (hop M) and every URL in

@@ -15,8 +15,9 @@ import (
 	"github.com/amber-crawler/amber/sitemap"
 )
 
-// TestReadListing: a sitemap file's or a feed's body is classified (not of its kind,
-// malformed, unreadable) the same way for both, with the result read before a fault kept.
+// TestReadListing: a body read as a sitemap file and as a feed is classified the same way for
+// both (not of the kind, malformed, unreadable), what was read before a fault is kept, and
+// the crawl.log annotation of the problem is named for the kind.
 func TestReadListing(t *testing.T) {
 	bodies := map[string]string{
 		"/urlset.xml":     `<urlset><url><loc>http://a.example/1</loc></url></urlset>`,
@@ -41,88 +42,60 @@ func TestReadListing(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer client.Close()
-	readSitemap := func(c *crawler, u frontier.URL, ex *fetch.Exchange) (decided, bool, listingInfo) {
-		d, res, info := readListing(c, u, ex, sitemapListing, sitemap.Parse, sitemap.Limits{})
-		return d, res != nil, info
-	}
-	readFeed := func(c *crawler, u frontier.URL, ex *fetch.Exchange) (decided, bool, listingInfo) {
-		d, res, info := readListing(c, u, ex, feedListing, feed.Parse, feed.Limits{})
-		return d, res != nil, info
-	}
-	tests := []struct {
-		name    string
-		read    func(*crawler, frontier.URL, *fetch.Exchange) (decided, bool, listingInfo)
-		path    string
-		closed  bool // the exchange is closed before it is read: its body cannot be read
-		wantRes bool
-		want    string // info.problem
-	}{
-		{name: "sitemap", read: readSitemap, path: "/urlset.xml", wantRes: true},
-		{name: "sitemap breaks off", read: readSitemap, path: "/broken.xml", wantRes: true, want: "malformed"},
-		{name: "page as a sitemap", read: readSitemap, path: "/page.html", want: "not-a-sitemap"},
-		{name: "feed as a sitemap", read: readSitemap, path: "/rss.xml", want: "not-a-sitemap"},
-		{name: "sitemap unreadable", read: readSitemap, path: "/urlset.xml", closed: true, want: "read-error"},
-		{name: "sitemap 404", read: readSitemap, path: "/missing"},
-		{name: "sitemap redirect without a Location", read: readSitemap, path: "/moved"},
-		{name: "feed", read: readFeed, path: "/rss.xml", wantRes: true},
-		{name: "feed breaks off", read: readFeed, path: "/broken-rss.xml", wantRes: true, want: "malformed"},
-		{name: "page as a feed", read: readFeed, path: "/page.html", want: "not-a-feed"},
-		{name: "sitemap as a feed", read: readFeed, path: "/urlset.xml", want: "not-a-feed"},
-		{name: "feed unreadable", read: readFeed, path: "/rss.xml", closed: true, want: "read-error"},
-		{name: "feed 404", read: readFeed, path: "/missing"},
-		{name: "feed redirect without a Location", read: readFeed, path: "/moved"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			ex, err := client.Do(context.Background(), fetch.Request{URL: srv.URL + tt.path})
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer ex.Close()
-			if tt.closed {
-				ex.Close()
-			}
-			c := &crawler{log: slog.New(slog.DiscardHandler)}
-			d, gotRes, info := tt.read(c, frontier.URL{URL: srv.URL + tt.path}, ex)
-			if gotRes != tt.wantRes {
-				t.Errorf("result: got %v, want %v", gotRes, tt.wantRes)
-			}
-			if want := (listingInfo{problem: tt.want}); info != want {
-				t.Errorf("info: got %+v, want %+v", info, want)
-			}
-			if len(d.in) != 0 || len(d.out) != 0 || len(d.metadata) != 0 {
-				t.Errorf("decided something: %+v", d)
-			}
-		})
-	}
-}
 
-// TestListingAnnotations: the crawl.log annotations of a sitemap file and of a feed.
-func TestListingAnnotations(t *testing.T) {
-	tests := []struct {
-		name string
+	// The two kinds, each read with its parser.
+	kinds := []struct {
 		l    listing
-		info listingInfo
-		want []string
+		read func(*crawler, frontier.URL, *fetch.Exchange) (decided, bool, listingInfo)
 	}{
-		{name: "nothing read", l: sitemapListing, info: listingInfo{}, want: nil},
-		{name: "urlset", l: sitemapListing, info: listingInfo{kind: "urlset", listed: 3}, want: []string{"sitemap:urlset:3"}},
-		{name: "empty urlset", l: sitemapListing, info: listingInfo{kind: "urlset"}, want: []string{"sitemap:urlset:0"}},
-		{name: "truncated", l: sitemapListing, info: listingInfo{kind: "text", listed: 2, truncated: sitemap.TruncatedURLs}, want: []string{"sitemap:text:2", "sitemap:truncated:max-urls"}},
-		{name: "not a sitemap", l: sitemapListing, info: listingInfo{problem: sitemapNotSitemap}, want: []string{"sitemap:not-a-sitemap"}},
-		{name: "nested index", l: sitemapListing, info: listingInfo{kind: "index", listed: 1, problem: sitemapNestedIndex}, want: []string{"sitemap:index:1", "sitemap:nested-index"}},
-		{name: "malformed sitemap", l: sitemapListing, info: listingInfo{kind: "urlset", listed: 1, truncated: sitemap.TruncatedBytes, problem: listingMalformed}, want: []string{"sitemap:urlset:1", "sitemap:truncated:max-bytes", "sitemap:malformed"}},
-		{name: "sitemap read error", l: sitemapListing, info: listingInfo{problem: listingReadError}, want: []string{"sitemap:read-error"}},
-		{name: "rss", l: feedListing, info: listingInfo{kind: "rss", listed: 3}, want: []string{"feed:rss:3"}},
-		{name: "atom truncated", l: feedListing, info: listingInfo{kind: "atom", listed: 128, truncated: feed.TruncatedLinks}, want: []string{"feed:atom:128", "feed:truncated:max-links"}},
-		{name: "not a feed", l: feedListing, info: listingInfo{problem: feedNotFeed}, want: []string{"feed:not-a-feed"}},
-		{name: "malformed feed", l: feedListing, info: listingInfo{kind: "rss", listed: 1, problem: listingMalformed}, want: []string{"feed:rss:1", "feed:malformed"}},
-		{name: "feed read error", l: feedListing, info: listingInfo{problem: listingReadError}, want: []string{"feed:read-error"}},
+		{sitemapListing, func(c *crawler, u frontier.URL, ex *fetch.Exchange) (decided, bool, listingInfo) {
+			d, res, info := readListing(c, u, ex, sitemapListing, sitemap.Parse, sitemap.Limits{})
+			return d, res != nil, info
+		}},
+		{feedListing, func(c *crawler, u frontier.URL, ex *fetch.Exchange) (decided, bool, listingInfo) {
+			d, res, info := readListing(c, u, ex, feedListing, feed.Parse, feed.Limits{})
+			return d, res != nil, info
+		}},
+	}
+	type outcome struct {
+		Res bool     // something was read
+		Ann []string // the annotations of what readListing returned
+	}
+	tests := []struct {
+		name   string
+		path   string
+		closed bool       // the exchange is closed before it is read: its body cannot be read
+		want   [2]outcome // read as a sitemap file, as a feed
+	}{
+		{name: "urlset", path: "/urlset.xml", want: [2]outcome{{Res: true}, {Ann: []string{"feed:not-a-feed"}}}},
+		{name: "urlset breaks off", path: "/broken.xml", want: [2]outcome{{Res: true, Ann: []string{"sitemap:malformed"}}, {Ann: []string{"feed:not-a-feed"}}}},
+		{name: "html page", path: "/page.html", want: [2]outcome{{Ann: []string{"sitemap:not-a-sitemap"}}, {Ann: []string{"feed:not-a-feed"}}}},
+		{name: "rss", path: "/rss.xml", want: [2]outcome{{Ann: []string{"sitemap:not-a-sitemap"}}, {Res: true}}},
+		{name: "rss breaks off", path: "/broken-rss.xml", want: [2]outcome{{Ann: []string{"sitemap:not-a-sitemap"}}, {Res: true, Ann: []string{"feed:malformed"}}}},
+		{name: "body unreadable", path: "/rss.xml", closed: true, want: [2]outcome{{Ann: []string{"sitemap:read-error"}}, {Ann: []string{"feed:read-error"}}}},
+		{name: "404", path: "/missing"},
+		{name: "redirect without a Location", path: "/moved"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if diff := cmp.Diff(tt.want, listingAnnotations(tt.l, tt.info)); diff != "" {
-				t.Errorf("annotations (-want +got):\n%s", diff)
+			for i, k := range kinds {
+				ex, err := client.Do(context.Background(), fetch.Request{URL: srv.URL + tt.path})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if tt.closed {
+					ex.Close()
+				}
+				c := &crawler{log: slog.New(slog.DiscardHandler)}
+				d, res, info := k.read(c, frontier.URL{URL: srv.URL + tt.path}, ex)
+				ex.Close()
+				got := outcome{Res: res, Ann: listingAnnotations(k.l, info)}
+				if diff := cmp.Diff(tt.want[i], got); diff != "" {
+					t.Errorf("read as a %s (-want +got):\n%s", k.l.name, diff)
+				}
+				if len(d.in) != 0 || len(d.out) != 0 || len(d.metadata) != 0 {
+					t.Errorf("read as a %s: decided %+v, want nothing", k.l.name, d)
+				}
 			}
 		})
 	}

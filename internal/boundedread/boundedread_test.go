@@ -6,6 +6,7 @@ import (
 	"compress/gzip"
 	"encoding/xml"
 	"errors"
+	"fmt"
 	"io"
 	"strings"
 	"testing"
@@ -49,6 +50,8 @@ func kind(err error) string {
 	return "other: " + err.Error()
 }
 
+// TestOpenRead: a document, gzip-compressed or not, is read up to the bound, uncompressed; a
+// corrupt gzip stream is the document's fault, an error of the stream under it is not.
 func TestOpenRead(t *testing.T) {
 	doc := strings.Repeat("<urlset>0123456789</urlset>\n", 1000) // 28,000 bytes
 	long := gz(t, doc)
@@ -140,6 +143,8 @@ func TestOpenRead(t *testing.T) {
 	}
 }
 
+// TestEndXML: the end of an XML token stream: truncated, not a document, malformed or a read
+// error.
 func TestEndXML(t *testing.T) {
 	tests := []struct {
 		name       string
@@ -173,6 +178,7 @@ func TestEndXML(t *testing.T) {
 	}
 }
 
+// TestNewXMLDecoder: the decoder reads XML as browsers do.
 func TestNewXMLDecoder(t *testing.T) {
 	// Not strict, HTML entities, a declared encoding: as browsers read sitemaps and feeds.
 	doc := "<?xml version=\"1.0\" encoding=\"ISO-8859-1\"?><a>x&y &eacute; \xe9</a>"
@@ -195,23 +201,24 @@ func TestNewXMLDecoder(t *testing.T) {
 	}
 }
 
+// TestIsCorrupt: the faults of gzip data are told from the errors of the stream under it.
 func TestIsCorrupt(t *testing.T) {
-	tests := []struct {
+	tests := map[string]struct {
 		err  error
 		want bool
 	}{
-		{gzip.ErrHeader, true},
-		{gzip.ErrChecksum, true},
-		{io.ErrUnexpectedEOF, true},
-		{flate.CorruptInputError(12), true},
-		{errors.Join(errSource, gzip.ErrChecksum), true},
-		{errSource, false},
-		{io.EOF, false},
-		{nil, false},
+		"bad header":           {gzip.ErrHeader, true},
+		"bad checksum":         {gzip.ErrChecksum, true},
+		"cut short":            {io.ErrUnexpectedEOF, true},
+		"corrupt deflate data": {flate.CorruptInputError(12), true},
+		"wrapped checksum":     {fmt.Errorf("read: %w", gzip.ErrChecksum), true},
+		"stream error":         {errSource, false},
+		"end of stream":        {io.EOF, false},
+		"no error":             {nil, false},
 	}
-	for _, tt := range tests {
+	for name, tt := range tests {
 		if got := boundedread.IsCorrupt(tt.err); got != tt.want {
-			t.Errorf("IsCorrupt(%v) = %v, want %v", tt.err, got, tt.want)
+			t.Errorf("%s: IsCorrupt(%v) = %v, want %v", name, tt.err, got, tt.want)
 		}
 	}
 }

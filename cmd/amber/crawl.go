@@ -7,10 +7,12 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"maps"
 	"math"
 	"os"
 	"path/filepath"
 	"runtime/debug"
+	"slices"
 	"strings"
 	"time"
 
@@ -449,7 +451,26 @@ func overlayYAML(c *crawl.Config, cfg *seeds.Config) error {
 	if err := overlayURLs(c, cfg); err != nil {
 		return err
 	}
+	if err := overlayContent(c, cfg.Content); err != nil {
+		return err
+	}
 	return overlayNetwork(c, cfg.Network)
+}
+
+// overlayContent sets which responses the crawl reads (content): the types as written (the
+// crawl checks them), the header patterns compiled, fields in name order.
+func overlayContent(c *crawl.Config, ct seeds.Content) error {
+	c.Content = crawl.ContentConfig{Types: ct.Types, LinkTypes: ct.LinkTypes}
+	for _, name := range slices.Sorted(maps.Keys(ct.ExcludeHeaders)) {
+		for _, p := range ct.ExcludeHeaders[name] {
+			r, err := crawl.NewHeaderRule(name, p)
+			if err != nil {
+				return fmt.Errorf("content.exclude_headers: %w", err)
+			}
+			c.Content.ExcludeHeaders = append(c.Content.ExcludeHeaders, r)
+		}
+	}
+	return nil
 }
 
 // overlayURLs sets what the crawl does to the URLs it finds (urls) and its feeds (feeds).

@@ -1,0 +1,91 @@
+package main
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/amber-crawler/amber/crawl"
+	"github.com/amber-crawler/amber/seeds"
+)
+
+// TestContentYAML: the content section (FAST's allowed_types, uri_search_mime,
+// exclude_headers) reaches crawl.Config, is written back to crawl.yaml as it ran, and a bad
+// type, field name or pattern is refused naming what is wrong.
+func TestContentYAML(t *testing.T) {
+	// view is crawl.ContentConfig with each header rule written NAME PATTERN.
+	type view struct {
+		Types, LinkTypes, Headers []string
+	}
+	see := func(c crawl.ContentConfig) view {
+		v := view{Types: c.Types, LinkTypes: c.LinkTypes}
+		for _, r := range c.ExcludeHeaders {
+			v.Headers = append(v.Headers, r.Name+" "+r.Pattern.String())
+		}
+		return v
+	}
+	tests := []struct {
+		name    string
+		yaml    string
+		want    view
+		wantErr string
+	}{
+		{"none", "", view{}, ""},
+		{"all set", `content:
+  types: [text/html, "text/*", application/pdf]
+  link_types: [text/html]
+  exclude_headers:
+    x-robots-tag: [noarchive, "^none$"]
+    Content-Language: ["^fr"]
+`, view{Types: []string{"text/html", "text/*", "application/pdf"}, LinkTypes: []string{"text/html"},
+			Headers: []string{"Content-Language ^fr", "X-Robots-Tag noarchive", "X-Robots-Tag ^none$"}}, ""},
+		{"bad type", "content:\n  types: [text]\n", view{}, "Content.Types"},
+		{"partial wildcard", "content:\n  link_types: [text/x-*]\n", view{}, "Content.LinkTypes"},
+		{"bad field name", "content:\n  exclude_headers: {\"X Y\": [a]}\n", view{}, "content.exclude_headers"},
+		{"bad pattern", "content:\n  exclude_headers: {Server: [\"a(\"]}\n", view{}, "content.exclude_headers"},
+		{"unknown key", "content:\n  mime_types: [text/html]\n", view{}, "mime_types"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			tmp := t.TempDir()
+			file := writeFile(t, tmp, "c.yaml", "seeds: [http://www.example.com/]\n"+tt.yaml)
+			a, err := parseCrawlArgs([]string{"--dir", filepath.Join(tmp, "crawl"), "--config", file})
+			if err != nil {
+				t.Fatal(err)
+			}
+			cfg, _, err := buildConfig(a)
+			var c crawl.Config
+			if err == nil {
+				c, err = crawlConfig(cfg, a)
+			}
+			if err == nil {
+				err = c.Validate()
+			}
+			if tt.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+					t.Fatalf("err = %v, want one naming %s", err, tt.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tt.want, see(c.Content)); diff != "" {
+				t.Errorf("crawl config (-want +got):\n%s", diff)
+			}
+			again, err := seeds.ParseConfig(c.EffectiveConfig, "crawl.yaml")
+			if err != nil {
+				t.Fatal(err)
+			}
+			back := crawl.DefaultConfig()
+			if err := overlayYAML(&back, again); err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tt.want, see(back.Content)); diff != "" {
+				t.Errorf("crawl.yaml read again (-want +got):\n%s", diff)
+			}
+		})
+	}
+}

@@ -339,7 +339,7 @@ func TestConvertNotes(t *testing.T) {
 			[]note{{"differs", "crawlmode/mode=FULL"}}, []string{"reset_level"}},
 		{"DEPTH and reset_level", section("crawlmode", attrib("mode", String, "DEPTH:2"), attrib("reset_level", Boolean, "yes")),
 			[]note{{"differs", "crawlmode/mode=DEPTH:2"}, {"unsupported-yet", "crawlmode/reset_level=yes"}}, nil},
-		{"defaults", "", []note{{"defaults", "allowed_types="}, {"defaults", "crawlmode/fwdredirects=no"}, {"note", "crawlmode/fwdlinks=yes"}},
+		{"defaults", "", []note{{"defaults", "max_sites="}, {"defaults", "crawlmode/fwdredirects=no"}, {"note", "crawlmode/fwdlinks=yes"}},
 			[]string{"cookie_timeout", "javascript_keep_html"}},
 		{"defaults that depend", attrib("use_cookies", Boolean, "yes") + attrib("use_javascript", Boolean, "yes"),
 			[]note{{"defaults", "cookie_timeout=900"}, {"defaults", "javascript_keep_html=no"}}, nil},

@@ -1,0 +1,80 @@
+package fastcfg
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/amber-crawler/amber/seeds"
+)
+
+// TestConvertContent: allowed_types, uri_search_mime and exclude_headers become content's
+// types, link_types and exclude_headers, FAST's defaults where the file leaves the lists out;
+// a member that is not a MIME type is invalid, a pattern RE2 cannot compile refused.
+func TestConvertContent(t *testing.T) {
+	type note struct{ status, what string }
+	defTypes := []string{"text/html", "text/plain", "application/msword", "application/msexcel", "application/pt", "application/pdf"}
+	defLinks := []string{"text/html", "text/vnd.wap.xml", "text/wml", "text/x-wap.wml", "x-application/wml", "text/x-hdml"}
+	tests := []struct {
+		name    string
+		body    string
+		want    seeds.Content
+		notes   []note
+		sources map[string]string // amber key -> the start of its source
+		invalid bool
+	}{
+		{name: "defaults", want: seeds.Content{Types: defTypes, LinkTypes: defLinks},
+			sources: map[string]string{"content.types": "allowed_types (not in the file", "content.link_types": "uri_search_mime (not in the file"}},
+		{name: "lists", body: members("allowed_types", "text/*", "application/pdf") + members("uri_search_mime", "*/*"),
+			want:    seeds.Content{Types: []string{"text/*", "application/pdf"}, LinkTypes: []string{"*/*"}},
+			notes:   []note{{"differs", "allowed_types"}, {"differs", "uri_search_mime"}},
+			sources: map[string]string{"content.types": "allowed_types", "content.link_types": "uri_search_mime"}},
+		{name: "headers", body: section("exclude_headers", members("x-robots-tag", "noarchive", `^none$`, "noarchive"), members("Content-Language", "^fr")),
+			want: seeds.Content{Types: defTypes, LinkTypes: defLinks,
+				ExcludeHeaders: map[string][]string{"X-Robots-Tag": {"noarchive", "^none$"}, "Content-Language": {"^fr"}}},
+			notes:   []note{{"differs", "exclude_headers/x-robots-tag"}},
+			sources: map[string]string{"content.exclude_headers": "exclude_headers/x-robots-tag, exclude_headers/Content-Language"}},
+		{name: "header pattern not RE2", body: section("exclude_headers", members("Server", `(?!apache)`, "nginx")),
+			want:  seeds.Content{Types: defTypes, LinkTypes: defLinks, ExcludeHeaders: map[string][]string{"Server": {"nginx"}}},
+			notes: []note{{"refused", "exclude_headers/Server"}}},
+		{name: "header pattern none RE2", body: section("exclude_headers", members("Server", `(a)\1`)),
+			want:  seeds.Content{Types: defTypes, LinkTypes: defLinks},
+			notes: []note{{"refused", "exclude_headers/Server"}}},
+		{name: "empty list", body: `<attrib name="allowed_types" type="list-string"></attrib>`,
+			want:  seeds.Content{LinkTypes: defLinks},
+			notes: []note{{"unsupported-yet", "allowed_types"}}},
+		{name: "not a type", body: members("allowed_types", "text"), invalid: true},
+		{name: "partial wildcard", body: members("uri_search_mime", "text/x-*"), invalid: true},
+		{name: "parameters", body: members("allowed_types", "text/html; charset=utf-8"), invalid: true},
+		{name: "not a field name", body: section("exclude_headers", members("X Robots", "a")), invalid: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			cv, err := convert(t, startURI+tt.body, ConvertOptions{})
+			if tt.invalid {
+				if !errors.Is(err, ErrInvalid) {
+					t.Fatalf("err %v, want ErrInvalid", err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tt.want, cv.Config.Content); diff != "" {
+				t.Errorf("content (-want +got):\n%s", diff)
+			}
+			for _, n := range tt.notes {
+				if !hasNote(cv.Notes, n.status, n.what) {
+					t.Errorf("no %s note naming %q in:\n%s", n.status, n.what, strings.Join(cv.Notes, "\n"))
+				}
+			}
+			for key, from := range tt.sources {
+				if got := cv.Sources[key]; !strings.HasPrefix(got, from) {
+					t.Errorf("source of %s: %q, want it to start %q", key, got, from)
+				}
+			}
+		})
+	}
+}

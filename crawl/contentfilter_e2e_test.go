@@ -8,9 +8,12 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/amber-crawler/amber/crawl"
+	"github.com/amber-crawler/amber/fetch"
 	"github.com/amber-crawler/amber/internal/testsite"
 	"github.com/amber-crawler/amber/internal/warccheck"
 )
@@ -345,6 +348,80 @@ func TestMatchType(t *testing.T) {
 	} {
 		if got := crawl.MatchType(tt.patterns, tt.mt); got != tt.want {
 			t.Errorf("MatchType(%q, %q) = %v, want %v", tt.patterns, tt.mt, got, tt.want)
+		}
+	}
+}
+
+// cookieSite sets a session cookie and one with Max-Age on /, which links to /p/1 and /p/2;
+// it records the Cookie header each /p/ page was asked with.
+type cookieSite struct {
+	mu  sync.Mutex        // guards got
+	got map[string]string // path -> Cookie
+}
+
+func (s *cookieSite) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	switch {
+	case r.URL.Path == "/":
+		http.SetCookie(w, &http.Cookie{Name: "session", Value: "abc", Path: "/"})
+		http.SetCookie(w, &http.Cookie{Name: "pref", Value: "x", Path: "/", MaxAge: 3600})
+		fmt.Fprint(w, `<html><body><a href="/p/1">1</a> <a href="/p/2">2</a></body></html>`)
+	case strings.HasPrefix(r.URL.Path, "/p/"):
+		s.mu.Lock()
+		s.got[r.URL.Path] = r.Header.Get("Cookie")
+		s.mu.Unlock()
+		fmt.Fprint(w, `<html><body>a page</body></html>`)
+	default:
+		http.NotFound(w, r)
+	}
+}
+
+// TestSessionCookieTTL: with FAST's cookie_timeout (SessionCookieTTL) a session cookie
+// leaves the jar that long after it was set (here at once), a cookie with its own expiry
+// stays; without it, both are sent for the whole run. The plain fetcher only: the browser
+// fetcher's Chromium keeps its own cookies, which the jar does not expire.
+func TestSessionCookieTTL(t *testing.T) {
+	for _, tt := range []struct {
+		ttl  time.Duration
+		want string
+	}{
+		{0, "pref=x; session=abc"},
+		{time.Nanosecond, "pref=x"},
+	} {
+		t.Run(tt.ttl.String(), func(t *testing.T) {
+			site := &cookieSite{got: map[string]string{}}
+			ts, err := testsite.StartHandler(site)
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { ts.Close() })
+			cfg := fastConfig(t, ts, crawl.FetcherHTTP)
+			cfg.Fetch.Jar = fetch.NewJar()
+			cfg.SessionCookieTTL = tt.ttl
+			runFAST(t, cfg)
+			for _, p := range []string{"/p/1", "/p/2"} {
+				parts := strings.Split(site.got[p], "; ")
+				sort.Strings(parts)
+				if got := strings.Join(parts, "; "); got != tt.want {
+					t.Errorf("%s: Cookie %q, want %q", p, got, tt.want)
+				}
+			}
+		})
+	}
+}
+
+// TestSessionCookieTTLValidate: a negative SessionCookieTTL is refused, naming the field.
+func TestSessionCookieTTLValidate(t *testing.T) {
+	for _, tt := range []struct {
+		ttl time.Duration
+		ok  bool
+	}{{0, true}, {time.Second, true}, {-time.Second, false}} {
+		cfg := basicConfig(t, nil, t.TempDir())
+		cfg.SessionCookieTTL = tt.ttl
+		err := cfg.Validate()
+		var fe *crawl.FieldError
+		if tt.ok != (err == nil) || (err != nil && (!errors.As(err, &fe) || fe.Field != "SessionCookieTTL")) {
+			t.Errorf("SessionCookieTTL %v: err %v, want ok %v", tt.ttl, err, tt.ok)
 		}
 	}
 }

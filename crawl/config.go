@@ -132,6 +132,11 @@ type Config struct {
 	// browser fetcher, the page's document), not to the embeds a browser loads with a page.
 	// Default false: a cut page is used as far as it goes.
 	DropOversize bool
+	// SessionCookieTTL is how long a session cookie (one without Expires or Max-Age) stays
+	// in the cookie jar (Fetch.Jar) from when a site first set it with its value (FAST's
+	// cookie_timeout); a cookie with its own expiry keeps it. It applies to the jar both
+	// fetchers share, not to the cookies Chromium keeps itself. Default 0: for the whole run.
+	SessionCookieTTL time.Duration
 	// Content says which responses the crawl reads, by MIME type and header fields
 	// (ContentConfig: FAST's allowed_types, uri_search_mime, exclude_headers); every response
 	// is archived. Default: all of them.
@@ -261,6 +266,7 @@ func (c Config) Validate() error {
 		{"LimitURLs", c.LimitURLs < 0, negative},
 		{"LimitBytes", c.LimitBytes < 0, negative},
 		{"TimeLimit", c.TimeLimit < 0, negative},
+		{"SessionCookieTTL", c.SessionCookieTTL < 0, negative},
 		{"Fetcher", c.Fetcher != FetcherHTTP && c.Fetcher != FetcherBrowser,
 			fmt.Errorf("%q: want %s or %s", c.Fetcher, FetcherHTTP, FetcherBrowser)},
 		{"Fetch.UserAgent", strings.TrimSpace(c.Fetch.UserAgent) == "", errors.New("required")},
@@ -299,7 +305,7 @@ func (c Config) Validate() error {
 }
 
 // derive fills in what follows from other fields once the Config is valid: an empty
-// WARCPrefix is the Collection, a nil Logger discards. It sets no defaults: those are
+// WARCPrefix is the Collection, a nil Logger discards, SessionCookieTTL wraps the jar. It sets no defaults: those are
 // DefaultConfig's alone.
 func (c *Config) derive() {
 	if c.WARCPrefix == "" {
@@ -307,5 +313,8 @@ func (c *Config) derive() {
 	}
 	if c.Logger == nil {
 		c.Logger = slog.New(slog.DiscardHandler)
+	}
+	if c.SessionCookieTTL > 0 && c.Fetch.Jar != nil {
+		c.Fetch.Jar = newSessionJar(c.Fetch.Jar, c.SessionCookieTTL, time.Now)
 	}
 }

@@ -114,6 +114,10 @@ type Config struct {
 	// cookies are kept between requests (the browser fetcher keeps Chromium's own, within one
 	// browser).
 	Cookies *bool `yaml:"cookies,omitempty"`
+	// SessionCookieTTL is how long a session cookie (one without Expires or Max-Age) is kept
+	// from when a site first set it (FAST's cookie_timeout); default: the whole run. It
+	// applies to the jar both fetchers share, not to Chromium's own cookies.
+	SessionCookieTTL time.Duration `yaml:"session_cookie_ttl,omitempty"`
 	// Logins are HTML form logins (FAST's Login), made before the first page of their
 	// sites and archived like any capture: {name, preload, scheme, site, form, method,
 	// html_form, autofill, parameters, sites, ttl, relogin_if_failed} (see LoginSpec).

@@ -451,6 +451,7 @@ func overlayYAML(c *crawl.Config, cfg *seeds.Config) error {
 	if err := overlayURLs(c, cfg); err != nil {
 		return err
 	}
+	c.SessionCookieTTL = cfg.SessionCookieTTL
 	if err := overlayContent(c, cfg.Content); err != nil {
 		return err
 	}

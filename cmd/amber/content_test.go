@@ -4,6 +4,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -85,6 +86,57 @@ func TestContentYAML(t *testing.T) {
 			}
 			if diff := cmp.Diff(tt.want, see(back.Content)); diff != "" {
 				t.Errorf("crawl.yaml read again (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestSessionCookieTTLYAML: session_cookie_ttl (FAST's cookie_timeout) reaches
+// crawl.Config, survives crawl.yaml, and a negative one is refused.
+func TestSessionCookieTTLYAML(t *testing.T) {
+	for _, tt := range []struct {
+		yaml    string
+		want    time.Duration
+		wantErr string
+	}{
+		{"", 0, ""},
+		{"session_cookie_ttl: 15m\n", 15 * time.Minute, ""},
+		{"session_cookie_ttl: -1s\n", 0, "SessionCookieTTL"},
+		{"session_cookie_ttl: soon\n", 0, "session_cookie_ttl"},
+	} {
+		t.Run(tt.yaml, func(t *testing.T) {
+			tmp := t.TempDir()
+			file := writeFile(t, tmp, "c.yaml", "seeds: [http://www.example.com/]\n"+tt.yaml)
+			a, err := parseCrawlArgs([]string{"--dir", filepath.Join(tmp, "crawl"), "--config", file})
+			if err != nil {
+				t.Fatal(err)
+			}
+			cfg, _, err := buildConfig(a)
+			var c crawl.Config
+			if err == nil {
+				c, err = crawlConfig(cfg, a)
+			}
+			if err == nil {
+				err = c.Validate()
+			}
+			if tt.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+					t.Fatalf("err = %v, want one naming %s", err, tt.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if c.SessionCookieTTL != tt.want {
+				t.Errorf("SessionCookieTTL %v, want %v", c.SessionCookieTTL, tt.want)
+			}
+			again, err := seeds.ParseConfig(c.EffectiveConfig, "crawl.yaml")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if again.SessionCookieTTL != tt.want {
+				t.Errorf("crawl.yaml: session_cookie_ttl %v, want %v", again.SessionCookieTTL, tt.want)
 			}
 		})
 	}

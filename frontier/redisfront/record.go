@@ -5,11 +5,11 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"math"
 	"strconv"
 	"time"
 
 	"github.com/amber-crawler/amber/frontier"
+	"github.com/amber-crawler/amber/internal/varrec"
 	"github.com/amber-crawler/amber/status"
 )
 
@@ -30,15 +30,15 @@ func (r *record) encode() []byte {
 	u := &r.URL
 	b := make([]byte, 0, 1+len(u.Host)+len(u.Hops)+len(u.Via)+len(u.Seed)+len(r.Reason)+10*binary.MaxVarintLen64)
 	b = append(b, 1)
-	b = appendString(b, u.Host)
-	b = appendString(b, u.Hops)
-	b = appendString(b, u.Via)
-	b = appendString(b, u.Seed)
+	b = varrec.AppendString(b, u.Host)
+	b = varrec.AppendString(b, u.Hops)
+	b = varrec.AppendString(b, u.Via)
+	b = varrec.AppendString(b, u.Seed)
 	b = binary.AppendVarint(b, int64(u.HopsOff))
 	b = binary.AppendVarint(b, int64(u.Attempts))
 	b = binary.AppendVarint(b, int64(u.Priority))
 	b = binary.AppendVarint(b, int64(r.Status))
-	b = appendString(b, r.Reason)
+	b = varrec.AppendString(b, r.Reason)
 	var flags uint64
 	if u.Sitemap {
 		flags |= 1
@@ -67,17 +67,17 @@ func decodeValue(url, v string) (status.State, record, error) {
 	default:
 		return "", record{}, fmt.Errorf("%w: state %q of %.100q", errCorrupt, v[0], url)
 	}
-	d := decoder{b: []byte(v[nl+1:])}
-	if d.byte() != 1 {
+	d := varrec.NewDecoder([]byte(v[nl+1:]), errCorrupt)
+	if d.Byte() != 1 {
 		return "", record{}, fmt.Errorf("%w: record version of %.100q", errCorrupt, url)
 	}
 	r := record{URL: frontier.URL{URL: url}}
-	r.URL.Host, r.URL.Hops, r.URL.Via, r.URL.Seed = d.string(), d.string(), d.string(), d.string()
-	r.URL.HopsOff, r.URL.Attempts, r.URL.Priority, r.Status = d.int(), d.int(), d.int(), d.int()
-	r.Reason = d.string()
-	r.URL.Sitemap = d.uvarint()&1 != 0
-	if d.err != nil {
-		return "", record{}, fmt.Errorf("%w: record of %.100q", d.err, url)
+	r.URL.Host, r.URL.Hops, r.URL.Via, r.URL.Seed = d.Str(), d.Str(), d.Str(), d.Str()
+	r.URL.HopsOff, r.URL.Attempts, r.URL.Priority, r.Status = d.Int(), d.Int(), d.Int(), d.Int()
+	r.Reason = d.Str()
+	r.URL.Sitemap = d.Uvarint()&1 != 0
+	if err := d.Err(); err != nil {
+		return "", record{}, fmt.Errorf("%w: record of %.100q", err, url)
 	}
 	return st, r, nil
 }
@@ -106,10 +106,10 @@ func decodeDigest(v string) (uri string, date time.Time, err error) {
 func encodePrior(p *frontier.Prior) string {
 	b := fmt.Appendf(nil, "%020d", uint64(p.Captured.UnixNano())+1<<63)
 	b = binary.AppendVarint(b, p.Date.UnixNano())
-	b = appendString(b, p.URI)
-	b = appendString(b, p.Digest)
-	b = appendString(b, p.ETag)
-	return string(appendString(b, p.LastModified))
+	b = varrec.AppendString(b, p.URI)
+	b = varrec.AppendString(b, p.Digest)
+	b = varrec.AppendString(b, p.ETag)
+	return string(varrec.AppendString(b, p.LastModified))
 }
 
 func decodePrior(v string) (frontier.Prior, error) {
@@ -120,81 +120,11 @@ func decodePrior(v string) (frontier.Prior, error) {
 	if err != nil {
 		return frontier.Prior{}, errCorrupt
 	}
-	d := decoder{b: []byte(v[20:])}
-	p := frontier.Prior{Captured: time.Unix(0, int64(c-1<<63)).UTC(), Date: time.Unix(0, d.varint()).UTC()}
-	p.URI, p.Digest, p.ETag, p.LastModified = d.string(), d.string(), d.string(), d.string()
-	if d.err != nil {
-		return frontier.Prior{}, d.err
+	d := varrec.NewDecoder([]byte(v[20:]), errCorrupt)
+	p := frontier.Prior{Captured: time.Unix(0, int64(c-1<<63)).UTC(), Date: time.Unix(0, d.Varint()).UTC()}
+	p.URI, p.Digest, p.ETag, p.LastModified = d.Str(), d.Str(), d.Str(), d.Str()
+	if err := d.Err(); err != nil {
+		return frontier.Prior{}, err
 	}
 	return p, nil
-}
-
-func appendString(b []byte, s string) []byte {
-	b = binary.AppendUvarint(b, uint64(len(s)))
-	return append(b, s...)
-}
-
-// decoder reads the fields written by encode; the first error sticks.
-type decoder struct {
-	b   []byte
-	err error
-}
-
-func (d *decoder) byte() byte {
-	if d.err != nil || len(d.b) == 0 {
-		d.err = errCorrupt
-		return 0
-	}
-	c := d.b[0]
-	d.b = d.b[1:]
-	return c
-}
-
-func (d *decoder) uvarint() uint64 {
-	if d.err != nil {
-		return 0
-	}
-	v, n := binary.Uvarint(d.b)
-	if n <= 0 {
-		d.err = errCorrupt
-		return 0
-	}
-	d.b = d.b[n:]
-	return v
-}
-
-func (d *decoder) varint() int64 {
-	if d.err != nil {
-		return 0
-	}
-	v, n := binary.Varint(d.b)
-	if n <= 0 {
-		d.err = errCorrupt
-		return 0
-	}
-	d.b = d.b[n:]
-	return v
-}
-
-func (d *decoder) int() int {
-	v := d.varint()
-	if v < math.MinInt || v > math.MaxInt {
-		d.err = errCorrupt
-		return 0
-	}
-	return int(v)
-}
-
-func (d *decoder) string() string {
-	n := d.uvarint()
-	if d.err != nil {
-		return ""
-	}
-	if n > uint64(len(d.b)) {
-		d.err = errCorrupt
-		return ""
-	}
-	s := string(d.b[:n])
-	d.b = d.b[n:]
-	return s
 }

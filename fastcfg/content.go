@@ -9,7 +9,8 @@ import (
 )
 
 // content maps allowed_types, uri_search_mime and the exclude_headers section onto
-// content.types, content.link_types and content.exclude_headers. FAST's defaults apply to
+// content.types, content.link_types and content.exclude_headers, and cookie_timeout onto
+// session_cookie_ttl. FAST's defaults apply to
 // allowed_types and uri_search_mime when the file leaves them out. A type that is not
 // type/subtype (a field * or without *) is invalid; a header pattern RE2 cannot compile is
 // refused (the header's other patterns are kept).
@@ -17,6 +18,7 @@ func (c *conv) content() {
 	ct := &c.c.Content
 	ct.Types = c.mimeTypes("allowed_types", "content.types")
 	ct.LinkTypes = c.mimeTypes("uri_search_mime", "content.link_types")
+	c.cookieTimeout()
 	s := c.secs["exclude_headers"]
 	if s == nil {
 		return
@@ -95,4 +97,16 @@ func validFieldName(s string) bool {
 		}
 	}
 	return true
+}
+
+// cookieTimeout maps cookie_timeout onto session_cookie_ttl when cookies are kept (FAST's
+// default 900 s when the file leaves it out); without cookies it changes nothing (dependent).
+func (c *conv) cookieTimeout() {
+	if c.c.Cookies == nil || !*c.c.Cookies {
+		return
+	}
+	if d, from, ok := c.seconds("cookie_timeout", 900); ok {
+		c.c.SessionCookieTTL = d
+		c.src("session_cookie_ttl", from)
+	}
 }

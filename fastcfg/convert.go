@@ -1236,7 +1236,6 @@ var defaultsDiffer = []struct {
 	{"", "max_sites", nil},
 	{"", "check_meta_robots", func(c *conv) bool { return !boolOr(c.top["robots"], true) }},
 	{"", "enforce_delay_per_ip", nil},
-	{"", "cookie_timeout", func(c *conv) bool { return c.c.Cookies != nil && *c.c.Cookies }},
 	{"", "javascript_keep_html", func(c *conv) bool { return boolOr(c.top["use_javascript"], false) }},
 	{"crawlmode", "fwdredirects", nil},
 	{"crawlmode", "reset_level", func(c *conv) bool {

@@ -58,7 +58,10 @@ func TestConvertMapping(t *testing.T) {
 		{"delay", attrib("delay", Real, "2.5"), func(c *seeds.Config) { c.Politeness.HostDelay = dur(2500 * time.Millisecond) }},
 		{"delay 0", attrib("delay", Real, "0"), func(c *seeds.Config) { c.Politeness.HostDelay = dur(0) }},
 		{"max_pending", attrib("max_pending", Integer, "4"), func(c *seeds.Config) { c.Politeness.HostConcurrency = 4 }},
-		{"use_cookies", attrib("use_cookies", Boolean, "yes"), func(c *seeds.Config) { c.Cookies = yes() }},
+		{"use_cookies", attrib("use_cookies", Boolean, "yes"), func(c *seeds.Config) { c.Cookies = yes(); c.SessionCookieTTL = 15 * time.Minute }},
+		{"cookie_timeout", attrib("use_cookies", Boolean, "yes") + attrib("cookie_timeout", Integer, "60"),
+			func(c *seeds.Config) { c.Cookies = yes(); c.SessionCookieTTL = time.Minute }},
+		{"cookie_timeout without cookies", attrib("cookie_timeout", Integer, "60"), func(c *seeds.Config) {}},
 		{"robots no", attrib("robots", Boolean, "no") + attrib("check_meta_robots", Boolean, "no") + attrib("robots_ttl", Integer, "60") +
 			attrib("robots_timeout", Integer, "10") + attrib("obey_robots_delay", Boolean, "yes") + attrib("robots_auth_ignore", Boolean, "no") +
 			attrib("robots_tout_ignore", Boolean, "yes"),
@@ -148,6 +151,7 @@ func TestConvertMapping(t *testing.T) {
 					Parameters: map[string]seeds.Secret{"user": "username", "password": "pass word"},
 					Sites:      []string{"site1.example.com", "site2.example.com"}, TTL: seeds.LoginTTL(2 * time.Hour), ReloginIfFailed: true}}
 				c.Cookies = yes()
+				c.SessionCookieTTL = 15 * time.Minute
 			}},
 		{"logins section and Login element", `<Login name="b">` + attrib("form", String, "https://b.example.com/login") + section("parameters", attrib("user", String, "u")) + `</Login>` +
 			section("logins", section("a", attrib("html_form", String, "http://a.example.com/"), attrib("autofill", Boolean, "yes"),
@@ -158,6 +162,7 @@ func TestConvertMapping(t *testing.T) {
 					{Name: "b", Form: "https://b.example.com/login", Parameters: map[string]seeds.Secret{"user": "u"}},
 				}
 				c.Cookies = yes()
+				c.SessionCookieTTL = 15 * time.Minute
 			}},
 		{"limits", section("limits", attrib("max_doc", Integer, "50"), attrib("disk_free", Integer, "0"), attrib("max_doc_slack", Integer, "0")),
 			func(c *seeds.Config) { c.Limits.URLs = 50; c.Limits.MinFreeSpace = "off" }},
@@ -342,7 +347,7 @@ func TestConvertNotes(t *testing.T) {
 		{"defaults", "", []note{{"defaults", "max_sites="}, {"defaults", "crawlmode/fwdredirects=no"}, {"note", "crawlmode/fwdlinks=yes"}},
 			[]string{"cookie_timeout", "javascript_keep_html"}},
 		{"defaults that depend", attrib("use_cookies", Boolean, "yes") + attrib("use_javascript", Boolean, "yes"),
-			[]note{{"defaults", "cookie_timeout=900"}, {"defaults", "javascript_keep_html=no"}}, nil},
+			[]note{{"defaults", "javascript_keep_html=no"}}, []string{"cookie_timeout"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -200,8 +200,8 @@ var rows = []Row{
 		Note: "a failed login is a login event (logs/events.jsonl) and the crawl of its sites goes on; without logins it changes nothing"},
 	{Name: "send_links_to", Kind: KindAttrib, Type: String, Status: Refused, Spec: "2.2.3",
 		Note: "an amber crawl is one collection: its links go to its own frontier"},
-	{Name: "cookie_timeout", Kind: KindAttrib, Type: Integer, Default: "900", Status: Unsupported, Spec: "2.2.3",
-		Note: "amber keeps session cookies for the whole run"},
+	{Name: "cookie_timeout", Kind: KindAttrib, Type: Integer, Default: "900", Status: Mapped, Amber: "session_cookie_ttl", Spec: "2.2.3",
+		Note: "a session cookie leaves the jar both fetchers share that long after a site first set it with its value (set again with the same value, it is not renewed); the browser fetcher's Chromium keeps its own copy and sends it with the requests it makes; without use_cookies it changes nothing"},
 	{Name: "refresh_when_idle", Kind: KindAttrib, Type: Boolean, Default: "no", Status: Unsupported, Spec: "2.2.3", Note: whyRefresh},
 	{Name: "refresh_mode", Kind: KindAttrib, Type: String, Default: "scratch", Status: Unsupported, Spec: "2.2.3", Note: whyRefresh},
 

@@ -18,6 +18,7 @@ import (
 	"github.com/amber-crawler/amber/fetch"
 	"github.com/amber-crawler/amber/frontier"
 	"github.com/amber-crawler/amber/report"
+	"github.com/amber-crawler/amber/scope"
 	"github.com/amber-crawler/amber/warc"
 )
 
@@ -290,4 +291,90 @@ func cookieKey(u *url.URL, c *http.Cookie) string {
 		}
 	}
 	return domain + "|" + p + "|" + c.Name
+}
+
+// PostPayload makes the requests for some URLs POST requests with a body (FAST's
+// post_payload): the URL exactly, or with Prefix every URL that starts with it.
+type PostPayload struct {
+	// URL is the URL as the crawl has it (canonical, as crawl.log writes it), or with Prefix
+	// the start of such URLs.
+	URL    string
+	Prefix bool
+	// Body is sent as the request's body, Content-Type application/x-www-form-urlencoded.
+	Body string
+}
+
+// payloadFor returns the payload of the URL u: the one for exactly u, else the one of the
+// longest prefix of u.
+func payloadFor(ps []PostPayload, u string) (PostPayload, bool) {
+	var best PostPayload
+	found := false
+	for _, p := range ps {
+		switch {
+		case !p.Prefix && p.URL == u:
+			return p, true
+		case p.Prefix && strings.HasPrefix(u, p.URL) && (!found || len(p.URL) > len(best.URL)):
+			best, found = p, true
+		}
+	}
+	return best, found
+}
+
+// withPayload makes req a POST with the payload of its URL (Config.PostPayloads), and
+// reports whether it did.
+func (c *crawler) withPayload(req *fetch.Request) bool {
+	p, ok := payloadFor(c.cfg.PostPayloads, req.URL)
+	if !ok {
+		return false
+	}
+	req.Method = http.MethodPost
+	req.Body = []byte(p.Body)
+	if req.Header == nil {
+		req.Header = http.Header{}
+	}
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	return true
+}
+
+// posts reports whether the URL u is requested with a POST (Config.PostPayloads).
+func (c *crawler) posts(u string) bool {
+	_, ok := payloadFor(c.cfg.PostPayloads, u)
+	return ok
+}
+
+// notePosted marks the capture of a URL requested with a POST (crawl.log annotation post).
+func notePosted(k *capture) {
+	k.annotations = append(slices.Clip(k.annotations), notePost)
+}
+
+// notePost is the crawl.log annotation of a URL requested with Config.PostPayloads' body.
+const notePost = "post"
+
+// validatePostPayloads reports the first payload whose URL is not an http or https URL.
+func validatePostPayloads(ps []PostPayload, f scope.Flavour) error {
+	for i, p := range ps {
+		u, err := url.Parse(p.URL)
+		if err == nil && (u.Scheme != "http" && u.Scheme != "https" || u.Host == "") {
+			err = errors.New("want an http or https URL")
+		}
+		if err == nil {
+			_, err = scope.Canonicalize(p.URL, f)
+		}
+		if err != nil {
+			return &FieldError{Field: fmt.Sprintf("PostPayloads[%d]", i), Err: fmt.Errorf("%q: %w", p.URL, err)}
+		}
+	}
+	return nil
+}
+
+// canonicalPayloads returns the payloads with their URLs canonical, as the crawl's URLs are
+// (validatePostPayloads checked they are URLs).
+func canonicalPayloads(ps []PostPayload, f scope.Flavour) []PostPayload {
+	out := slices.Clone(ps)
+	for i := range out {
+		if cu, err := scope.Canonicalize(out[i].URL, f); err == nil {
+			out[i].URL = cu
+		}
+	}
+	return out
 }

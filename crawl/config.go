@@ -137,6 +137,11 @@ type Config struct {
 	// cookie_timeout); a cookie with its own expiry keeps it. It applies to the jar both
 	// fetchers share, not to the cookies Chromium keeps itself. Default 0: for the whole run.
 	SessionCookieTTL time.Duration
+	// PostPayloads make the requests for some URLs POST requests with a body (PostPayload:
+	// FAST's post_payload): exact URLs, or prefixes, the exact URL winning, then the longest
+	// prefix. With the browser fetcher such a URL is fetched by the plain HTTP client (a page
+	// load is a GET) and read as the plain fetcher reads it. Default none.
+	PostPayloads []PostPayload
 	// Content says which responses the crawl reads, by MIME type and header fields
 	// (ContentConfig: FAST's allowed_types, uri_search_mime, exclude_headers); every response
 	// is archived. Default: all of them.
@@ -301,11 +306,15 @@ func (c Config) Validate() error {
 	if err := c.Content.validate(); err != nil {
 		return err
 	}
+	if err := validatePostPayloads(c.PostPayloads, c.Scope.Flavour); err != nil {
+		return err
+	}
 	return c.Sitemaps.validate()
 }
 
 // derive fills in what follows from other fields once the Config is valid: an empty
-// WARCPrefix is the Collection, a nil Logger discards, SessionCookieTTL wraps the jar. It sets no defaults: those are
+// WARCPrefix is the Collection, a nil Logger discards, PostPayloads' URLs are canonical,
+// SessionCookieTTL wraps the jar. It sets no defaults: those are
 // DefaultConfig's alone.
 func (c *Config) derive() {
 	if c.WARCPrefix == "" {
@@ -314,6 +323,7 @@ func (c *Config) derive() {
 	if c.Logger == nil {
 		c.Logger = slog.New(slog.DiscardHandler)
 	}
+	c.PostPayloads = canonicalPayloads(c.PostPayloads, c.Scope.Flavour)
 	if c.SessionCookieTTL > 0 && c.Fetch.Jar != nil {
 		c.Fetch.Jar = newSessionJar(c.Fetch.Jar, c.SessionCookieTTL, time.Now)
 	}

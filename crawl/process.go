@@ -40,6 +40,7 @@ func (c *crawler) process(ctx context.Context, worker int, cl *frontier.Claim) e
 	if u.Via != "" {
 		req.Header = http.Header{"Referer": {u.Via}}
 	}
+	posted := c.withPayload(&req) // Config.PostPayloads
 	orig, err := c.conditional(&req, u)
 	if err != nil {
 		c.unreserve()
@@ -83,6 +84,9 @@ func (c *crawler) process(ctx context.Context, worker int, cl *frontier.Claim) e
 	}
 
 	caps, doc := c.captures(u, res)
+	if posted {
+		notePosted(&caps[0])
+	}
 	if err := c.markRewritten(u, &caps[0]); err != nil {
 		return err
 	}
@@ -138,9 +142,10 @@ func (c *crawler) process(ctx context.Context, worker int, cl *frontier.Claim) e
 
 // fetcherFor picks the fetcher of a URL: with the browser fetcher, URLs a browser navigates
 // to (seeds, links, redirects, sitemap entries) are loaded as pages; everything else (sitemap
-// files too), and everything with the plain fetcher, is one HTTP exchange.
+// files too, and URLs requested with a POST, Config.PostPayloads), and everything with the
+// plain fetcher, is one HTTP exchange.
 func (c *crawler) fetcherFor(u frontier.URL) fetch.Fetcher {
-	if c.browser != nil && !u.Sitemap && hop.Navigates(u.Hops) {
+	if c.browser != nil && !u.Sitemap && hop.Navigates(u.Hops) && !c.posts(u.URL) {
 		return c.browser
 	}
 	return c.client

@@ -118,6 +118,13 @@ type Config struct {
 	// from when a site first set it (FAST's cookie_timeout); default: the whole run. It
 	// applies to the jar both fetchers share, not to Chromium's own cookies.
 	SessionCookieTTL time.Duration `yaml:"session_cookie_ttl,omitempty"`
+	// PostPayloads make the requests for some URLs POST requests with a body (FAST's
+	// post_payload): {url, body} for exactly that URL, {prefix, body} for the URLs starting
+	// with it (the exact one first, then the longest prefix). The body is sent as
+	// application/x-www-form-urlencoded; it may be env:NAME, read from the environment when
+	// the crawl starts; crawl.yaml and warcinfo write it as given. With the browser fetcher
+	// these URLs are fetched by the plain HTTP client (a page load is a GET).
+	PostPayloads []PostPayloadSpec `yaml:"post_payloads,omitempty"`
 	// Logins are HTML form logins (FAST's Login), made before the first page of their
 	// sites and archived like any capture: {name, preload, scheme, site, form, method,
 	// html_form, autofill, parameters, sites, ttl, relogin_if_failed} (see LoginSpec).
@@ -125,6 +132,13 @@ type Config struct {
 	// Frontier puts the crawl's frontier on a Redis server shared by several amber processes:
 	// {redis, crawl_id, process, lease} (see FrontierSpec). Default: in the crawl directory.
 	Frontier FrontierSpec `yaml:"frontier,omitempty"`
+}
+
+// PostPayloadSpec is one entry of post_payloads: URL or Prefix (one of them), and Body.
+type PostPayloadSpec struct {
+	URL    string `yaml:"url,omitempty"`
+	Prefix string `yaml:"prefix,omitempty"`
+	Body   string `yaml:"body"`
 }
 
 // Content says which responses the crawl reads; every response fetched is archived, and a

@@ -394,6 +394,9 @@ func crawlConfig(cfg *seeds.Config, a crawlArgs) (crawl.Config, error) {
 	if err := overlayAccess(&c, cfg, os.LookupEnv); err != nil {
 		return c, err
 	}
+	if err := overlayPostPayloads(&c, cfg.PostPayloads, os.LookupEnv); err != nil {
+		return c, err
+	}
 	if err := overlayPriors(&c, cfg, a); err != nil {
 		return c, err
 	}
@@ -456,6 +459,27 @@ func overlayYAML(c *crawl.Config, cfg *seeds.Config) error {
 		return err
 	}
 	return overlayNetwork(c, cfg.Network)
+}
+
+// overlayPostPayloads sets the POST bodies of URLs (post_payloads), each body env:NAME read
+// with lookupEnv.
+func overlayPostPayloads(c *crawl.Config, ps []seeds.PostPayloadSpec, lookupEnv func(string) (string, bool)) error {
+	c.PostPayloads = nil
+	for i, p := range ps {
+		if (p.URL == "") == (p.Prefix == "") {
+			return fmt.Errorf("post_payloads[%d]: want one of url and prefix", i)
+		}
+		body, err := seeds.Secret(p.Body).Resolve(lookupEnv)
+		if err != nil {
+			return fmt.Errorf("post_payloads[%d].body: %w", i, err)
+		}
+		pp := crawl.PostPayload{URL: p.URL, Body: body}
+		if p.Prefix != "" {
+			pp.URL, pp.Prefix = p.Prefix, true
+		}
+		c.PostPayloads = append(c.PostPayloads, pp)
+	}
+	return nil
 }
 
 // overlayContent sets which responses the crawl reads (content): the types as written (the

@@ -141,3 +141,66 @@ func TestSessionCookieTTLYAML(t *testing.T) {
 		})
 	}
 }
+
+// TestPostPayloadsYAML: post_payloads (FAST's post_payload) reach crawl.Config, a body
+// env:NAME read from the environment and written to crawl.yaml as env:NAME; an entry with
+// both or neither of url and prefix, an unset variable and a URL that is not http(s) are
+// refused.
+func TestPostPayloadsYAML(t *testing.T) {
+	t.Setenv("AMBER_TEST_POST_BODY", "token=s3cret")
+	for _, tt := range []struct {
+		name, yaml string
+		want       []crawl.PostPayload
+		wantErr    string
+	}{
+		{"none", "", nil, ""},
+		{"url and prefix", `post_payloads:
+  - {url: http://www.example.com/search, body: "q=a&b=c"}
+  - {prefix: http://www.example.com/secure/, body: env:AMBER_TEST_POST_BODY}
+`, []crawl.PostPayload{{URL: "http://www.example.com/search", Body: "q=a&b=c"},
+			{URL: "http://www.example.com/secure/", Prefix: true, Body: "token=s3cret"}}, ""},
+		{"both", "post_payloads: [{url: http://a.example.com/, prefix: http://a.example.com/, body: x}]\n", nil, "post_payloads[0]"},
+		{"neither", "post_payloads: [{body: x}]\n", nil, "post_payloads[0]"},
+		{"unset variable", "post_payloads: [{url: http://a.example.com/, body: env:AMBER_TEST_UNSET_VARIABLE}]\n", nil, "post_payloads[0].body"},
+		{"not http", "post_payloads: [{url: ftp://a.example.com/, body: x}]\n", nil, "PostPayloads[0]"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			tmp := t.TempDir()
+			file := writeFile(t, tmp, "c.yaml", "seeds: [http://www.example.com/]\n"+tt.yaml)
+			a, err := parseCrawlArgs([]string{"--dir", filepath.Join(tmp, "crawl"), "--config", file})
+			if err != nil {
+				t.Fatal(err)
+			}
+			cfg, _, err := buildConfig(a)
+			var c crawl.Config
+			if err == nil {
+				c, err = crawlConfig(cfg, a)
+			}
+			if err == nil {
+				err = c.Validate()
+			}
+			if tt.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+					t.Fatalf("err = %v, want one naming %s", err, tt.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tt.want, c.PostPayloads); diff != "" {
+				t.Errorf("PostPayloads (-want +got):\n%s", diff)
+			}
+			if strings.Contains(string(c.EffectiveConfig), "s3cret") {
+				t.Errorf("crawl.yaml holds the body read from the environment:\n%s", c.EffectiveConfig)
+			}
+			again, err := seeds.ParseConfig(c.EffectiveConfig, "crawl.yaml")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(cfg.PostPayloads, again.PostPayloads); diff != "" {
+				t.Errorf("crawl.yaml post_payloads (-given +read again):\n%s", diff)
+			}
+		})
+	}
+}

@@ -3,14 +3,17 @@ package fastcfg
 import (
 	"fmt"
 	"net/http"
+	"net/url"
 	"regexp"
 	"slices"
 	"strings"
+
+	"github.com/amber-crawler/amber/seeds"
 )
 
 // content maps allowed_types, uri_search_mime and the exclude_headers section onto
-// content.types, content.link_types and content.exclude_headers, and cookie_timeout onto
-// session_cookie_ttl. FAST's defaults apply to
+// content.types, content.link_types and content.exclude_headers, cookie_timeout onto
+// session_cookie_ttl and the post_payload section onto post_payloads. FAST's defaults apply to
 // allowed_types and uri_search_mime when the file leaves them out. A type that is not
 // type/subtype (a field * or without *) is invalid; a header pattern RE2 cannot compile is
 // refused (the header's other patterns are kept).
@@ -19,6 +22,7 @@ func (c *conv) content() {
 	ct.Types = c.mimeTypes("allowed_types", "content.types")
 	ct.LinkTypes = c.mimeTypes("uri_search_mime", "content.link_types")
 	c.cookieTimeout()
+	c.postPayloads()
 	s := c.secs["exclude_headers"]
 	if s == nil {
 		return
@@ -108,5 +112,43 @@ func (c *conv) cookieTimeout() {
 	if d, from, ok := c.seconds("cookie_timeout", 900); ok {
 		c.c.SessionCookieTTL = d
 		c.src("session_cookie_ttl", from)
+	}
+}
+
+// postPayloads maps the post_payload section onto post_payloads: an attrib named "prefix:URI"
+// is a prefix, any other name a URI; its value, the body, is never written in a note or an
+// error (it may be a secret).
+func (c *conv) postPayloads() {
+	s := c.secs["post_payload"]
+	if s == nil {
+		return
+	}
+	c.done[s] = true
+	var from []string
+	for _, a := range s.Attribs {
+		name := strings.TrimSpace(a.Name)
+		spec := seeds.PostPayloadSpec{Body: a.Text}
+		raw, prefix := strings.CutPrefix(name, "prefix:")
+		raw = strings.TrimSpace(raw)
+		u, err := url.Parse(raw)
+		switch {
+		case err != nil || u.Scheme == "" || u.Host == "":
+			c.invalid(a, "%q is not a URI (want URI or prefix:URI)", name)
+			continue
+		case !strings.EqualFold(u.Scheme, "http") && !strings.EqualFold(u.Scheme, "https"):
+			c.items = append(c.items, item{status: string(Refused), what: c.short[a], why: whyFTP, line: a.Line, path: a.Path, strict: true})
+			c.done[a] = true
+			continue
+		case prefix:
+			spec.Prefix = raw
+		default:
+			spec.URL = raw
+		}
+		c.differs2(a, "post_payload")
+		c.c.PostPayloads = append(c.c.PostPayloads, spec)
+		from = append(from, c.short[a])
+	}
+	if len(from) > 0 {
+		c.src("post_payloads", strings.Join(from, ", "))
 	}
 }

@@ -78,3 +78,49 @@ func TestConvertContent(t *testing.T) {
 		})
 	}
 }
+
+// TestConvertPostPayload: post_payload's attribs become post_payloads, "prefix:URI" a prefix
+// and any other name an exact URI; an ftp URI is refused and a name that is no URI invalid;
+// no note or error shows a body.
+func TestConvertPostPayload(t *testing.T) {
+	const secret = "token=s3cret"
+	tests := []struct {
+		name    string
+		body    string
+		want    []seeds.PostPayloadSpec
+		refused bool
+		invalid bool
+	}{
+		{name: "exact and prefix", body: section("post_payload", attrib("http://www.example.com/search", String, " q=a&amp;b=c "),
+			attrib("prefix:https://www.example.com/secure/", String, secret)),
+			want: []seeds.PostPayloadSpec{{URL: "http://www.example.com/search", Body: "q=a&b=c"}, {Prefix: "https://www.example.com/secure/", Body: secret}}},
+		{name: "ftp", body: section("post_payload", attrib("prefix:ftp://ftp.example.com/", String, secret)), refused: true},
+		{name: "not a URI", body: section("post_payload", attrib("prefix:/secure", String, secret)), invalid: true},
+		{name: "a relative name", body: section("post_payload", attrib("secure", String, secret)), invalid: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			cv, err := convert(t, startURI+tt.body, ConvertOptions{})
+			if tt.invalid {
+				if !errors.Is(err, ErrInvalid) || strings.Contains(err.Error(), "s3cret") {
+					t.Fatalf("err %v, want ErrInvalid without the body", err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tt.want, cv.Config.PostPayloads); diff != "" {
+				t.Errorf("post_payloads (-want +got):\n%s", diff)
+			}
+			if got := hasNote(cv.Notes, "refused", "post_payload/"); got != tt.refused {
+				t.Errorf("refused note %v, want %v:\n%s", got, tt.refused, strings.Join(cv.Notes, "\n"))
+			}
+			for _, n := range cv.Notes {
+				if strings.Contains(n, "s3cret") {
+					t.Errorf("a note shows the body: %s", n)
+				}
+			}
+		})
+	}
+}

@@ -88,13 +88,13 @@ type conv struct {
 // max_redirects, max_uri_recursion), the robots attribs (robots_ttl, robots_timeout,
 // robots_auth_ignore, robots_tout_ignore, check_meta_robots, obey_robots_delay), the
 // per-site attribs (max_doc, max_backoff_counter, max_backoff_delay, truncate), the rss
-// section, and allowed_types, uri_search_mime and exclude_headers (content) map to their
-// amber keys. FAST's defaults apply to delay (60 s), max_pending (2),
+// section, allowed_types, uri_search_mime and exclude_headers (content), cookie_timeout
+// and the post_payload section map to their amber keys. FAST's defaults apply to delay (60 s), max_pending (2),
 // use_cookies (no), fetch_timeout (300 s), allowed_schemes (http), exclude_exts,
 // html_redir_threshold (3), max_redirects (10), max_uri_recursion (5), robots_ttl
 // (86400 s), robots_timeout (300 s), obey_robots_delay (no), max_doc (100000),
-// max_backoff_counter (50), max_backoff_delay (600 s), allowed_types and uri_search_mime
-// when the file does not give them.
+// max_backoff_counter (50), max_backoff_delay (600 s), allowed_types, uri_search_mime and,
+// with cookies, cookie_timeout (900 s) when the file does not give them.
 //
 // The Converted's Sources say which FAST attrib each amber key came from; its Notes say, for
 // every attrib the file gives that is not mapped, whether it is ignored, refused or not

@@ -8,10 +8,8 @@
 package varrec
 
 import (
-	"cmp"
 	"encoding/binary"
 	"errors"
-	"math"
 )
 
 // ErrCorrupt is what a Decoder made without an error of its own reports.
@@ -29,8 +27,8 @@ func AppendString(b []byte, s string) []byte {
 type Decoder struct {
 	b       []byte
 	s       string // if set, b is its tail: Str returns substrings of it
-	corrupt error  // what Err reports once a read failed
-	err     error
+	corrupt error  // what Err reports once a read failed (ErrCorrupt if nil)
+	failed  bool
 }
 
 // NewDecoder returns a Decoder of the fields of b. Once a read fails, Err returns corrupt (the
@@ -48,15 +46,20 @@ func NewSharedDecoder(b []byte, corrupt error) Decoder {
 }
 
 // Err returns nil if every read so far succeeded, else the error given to NewDecoder.
-func (d *Decoder) Err() error { return d.err }
+func (d *Decoder) Err() error {
+	if !d.failed {
+		return nil
+	}
+	if d.corrupt == nil {
+		return ErrCorrupt
+	}
+	return d.corrupt
+}
 
 // Fail makes the Decoder fail as a malformed field does: for callers that read fields of their
 // own kind from Rest.
 func (d *Decoder) Fail() {
-	if d.err == nil {
-		d.err = cmp.Or(d.corrupt, ErrCorrupt)
-	}
-	d.b, d.s = nil, ""
+	d.failed, d.b = true, nil
 }
 
 // Rest returns the bytes not read yet (nil after an error), without consuming them.
@@ -98,7 +101,7 @@ func (d *Decoder) Varint() int64 {
 // Int reads a signed varint that must fit in an int.
 func (d *Decoder) Int() int {
 	v := d.Varint()
-	if v < math.MinInt || v > math.MaxInt {
+	if int64(int(v)) != v {
 		d.Fail()
 		return 0
 	}

@@ -5,8 +5,9 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"math"
 	"time"
+
+	"github.com/amber-crawler/amber/internal/varrec"
 )
 
 // Key prefixes of the badger keyspace. Every key starts with one of them. <url>, <host>,
@@ -80,10 +81,8 @@ type record struct {
 	Seq       uint64
 }
 
-func appendString(b []byte, s string) []byte {
-	b = binary.AppendUvarint(b, uint64(len(s)))
-	return append(b, s...)
-}
+// appendString is varrec.AppendString, under the name prior.go uses.
+func appendString(b []byte, s string) []byte { return varrec.AppendString(b, s) }
 
 // maxSize bounds the length of the record's encoding.
 func (r *record) maxSize() int {
@@ -104,16 +103,16 @@ func (r *record) encode() []byte {
 	u := &r.URL
 	b := make([]byte, 0, r.maxSize())
 	b = append(b, recordVersion)
-	b = appendString(b, u.URL)
-	b = appendString(b, u.Host)
-	b = appendString(b, u.Hops)
-	b = appendString(b, u.Via)
-	b = appendString(b, u.Seed)
+	b = varrec.AppendString(b, u.URL)
+	b = varrec.AppendString(b, u.Host)
+	b = varrec.AppendString(b, u.Hops)
+	b = varrec.AppendString(b, u.Via)
+	b = varrec.AppendString(b, u.Seed)
 	b = binary.AppendVarint(b, int64(u.HopsOff))
 	b = binary.AppendVarint(b, int64(u.Attempts))
 	b = binary.AppendVarint(b, int64(u.Priority))
 	b = binary.AppendVarint(b, int64(r.Status))
-	b = appendString(b, r.Reason)
+	b = varrec.AppendString(b, r.Reason)
 	b = binary.AppendVarint(b, r.NotBefore)
 	b = binary.AppendUvarint(b, r.Seq)
 	if f := r.flags(); f != 0 {
@@ -135,66 +134,33 @@ func (r *record) flags() uint64 {
 	return f
 }
 
-// decoder reads the fields written by encode; the first error sticks.
+// decoder reads the fields written by prior.go's encodePrior; the first error sticks. It is
+// varrec.Decoder under the names prior.go uses, until prior.go uses varrec itself.
 type decoder struct {
 	b   []byte
-	s   string // if set, the bytes decoded as a string: string returns substrings of it
 	err error
 }
 
-func (d *decoder) uvarint() uint64 {
-	if d.err != nil {
-		return 0
-	}
-	v, n := binary.Uvarint(d.b)
-	if n <= 0 {
-		d.err = errCorrupt
-		return 0
-	}
-	d.b = d.b[n:]
-	return v
-}
-
 func (d *decoder) varint() int64 {
-	if d.err != nil {
-		return 0
-	}
-	v, n := binary.Varint(d.b)
-	if n <= 0 {
-		d.err = errCorrupt
-		return 0
-	}
-	d.b = d.b[n:]
-	return v
-}
-
-func (d *decoder) int() int {
-	v := d.varint()
-	if v < math.MinInt || v > math.MaxInt {
-		d.err = errCorrupt
-		return 0
-	}
-	return int(v)
+	v := varrec.NewDecoder(d.b, errCorrupt)
+	x := v.Varint()
+	d.done(&v)
+	return x
 }
 
 func (d *decoder) string() string {
-	n := d.uvarint()
-	if d.err != nil {
-		return ""
-	}
-	if n > uint64(len(d.b)) {
-		d.err = errCorrupt
-		return ""
-	}
-	var s string
-	if d.s != "" {
-		off := len(d.s) - len(d.b)
-		s = d.s[off : off+int(n)]
-	} else {
-		s = string(d.b[:n])
-	}
-	d.b = d.b[n:]
+	v := varrec.NewDecoder(d.b, errCorrupt)
+	s := v.Str()
+	d.done(&v)
 	return s
+}
+
+// done takes over what v left unread and its error, unless d has failed already.
+func (d *decoder) done(v *varrec.Decoder) {
+	d.b = v.Rest()
+	if d.err == nil {
+		d.err = v.Err()
+	}
 }
 
 func decodeRecord(b []byte) (record, error) {
@@ -203,24 +169,24 @@ func decodeRecord(b []byte) (record, error) {
 		return r, fmt.Errorf("%w: version", errCorrupt)
 	}
 	// One allocation for all the strings of the record.
-	d := decoder{b: b[1:], s: string(b)}
-	r.URL.URL = d.string()
-	r.URL.Host = d.string()
-	r.URL.Hops = d.string()
-	r.URL.Via = d.string()
-	r.URL.Seed = d.string()
-	r.URL.HopsOff = d.int()
-	r.URL.Attempts = d.int()
-	r.URL.Priority = d.int()
-	r.Status = d.int()
-	r.Reason = d.string()
-	r.NotBefore = d.varint()
-	r.Seq = d.uvarint()
+	d := varrec.NewSharedDecoder(b[1:], errCorrupt)
+	r.URL.URL = d.Str()
+	r.URL.Host = d.Str()
+	r.URL.Hops = d.Str()
+	r.URL.Via = d.Str()
+	r.URL.Seed = d.Str()
+	r.URL.HopsOff = d.Int()
+	r.URL.Attempts = d.Int()
+	r.URL.Priority = d.Int()
+	r.Status = d.Int()
+	r.Reason = d.Str()
+	r.NotBefore = d.Varint()
+	r.Seq = d.Uvarint()
 	if b[0] == recordFlagsVersion {
-		r.URL.Sitemap = d.uvarint()&flagSitemap != 0
+		r.URL.Sitemap = d.Uvarint()&flagSitemap != 0
 	}
-	if d.err != nil {
-		return record{}, d.err
+	if err := d.Err(); err != nil {
+		return record{}, err
 	}
 	return r, nil
 }
@@ -279,12 +245,12 @@ func encodeLong(full string, val []byte) []byte {
 
 // decodeLong splits the value of a d/ or m/ entry with UserMeta longKey.
 func decodeLong(b []byte) (full string, val []byte, err error) {
-	d := decoder{b: b}
-	full = d.string()
-	if d.err != nil {
-		return "", nil, d.err
+	d := varrec.NewDecoder(b, errCorrupt)
+	full = d.Str()
+	if err := d.Err(); err != nil {
+		return "", nil, err
 	}
-	return full, d.b, nil
+	return full, d.Rest(), nil
 }
 
 func encodeDigest(uri string, date time.Time) []byte {

@@ -11,6 +11,8 @@ import (
 	"os"
 	"slices"
 	"strings"
+
+	"github.com/amber-crawler/amber/internal/varrec"
 )
 
 // Memory bounds of the external sorts behind the reports.
@@ -360,47 +362,76 @@ func cutKey(b []byte) (key, rest []byte, ok bool) {
 	}
 }
 
-// appendString appends s with its length in front.
-func appendString(b []byte, s string) []byte {
-	b = binary.AppendUvarint(b, uint64(len(s)))
-	return append(b, s...)
-}
+// appendString is varrec.AppendString, under the name build.go and scope.go use.
+func appendString(b []byte, s string) []byte { return varrec.AppendString(b, s) }
 
-// decoder reads the fields of a record, in the order they were appended. Its first error
-// (a record shorter than its fields) sticks and makes every later field zero.
+// decoder reads the fields of a record, in the order they were appended: a varrec.Decoder
+// under the names build.go and scope.go use. Its first error (a record shorter than its fields)
+// sticks and makes every later field zero.
 type decoder struct {
 	b   []byte
 	err error
 }
 
+// start returns a varrec.Decoder of what d has left; done takes over what it leaves and its
+// error.
+func (d *decoder) start() varrec.Decoder { return varrec.NewDecoder(d.b, errCorruptRun) }
+
+func (d *decoder) done(v *varrec.Decoder) {
+	d.b = v.Rest()
+	if d.err == nil {
+		d.err = v.Err()
+	}
+}
+
 func (d *decoder) str() string {
-	if d.err != nil {
-		return ""
-	}
-	n, k := binary.Uvarint(d.b)
-	if k <= 0 || n > uint64(len(d.b)-k) {
-		d.err = errCorruptRun
-		return ""
-	}
-	s := string(d.b[k : k+int(n)])
-	d.b = d.b[k+int(n):]
+	v := d.start()
+	s := v.Str()
+	d.done(&v)
 	return s
 }
 
 // istr is str for a field with few distinct values (a state, a MIME type, a seed, a hop
 // path, a reason): the strings are shared through in.
 func (d *decoder) istr(in interner) string {
-	if d.err != nil {
-		return ""
-	}
-	n, k := binary.Uvarint(d.b)
-	if k <= 0 || n > uint64(len(d.b)-k) {
-		d.err = errCorruptRun
-		return ""
-	}
-	s := in.get(d.b[k : k+int(n)])
-	d.b = d.b[k+int(n):]
+	v := d.start()
+	s := in.str(&v)
+	d.done(&v)
 	return s
+}
+
+// key reads a key written by appendKey.
+func (d *decoder) key() string {
+	v := d.start()
+	s := readKey(&v)
+	d.done(&v)
+	return s
+}
+
+func (d *decoder) varint() int64 {
+	v := d.start()
+	x := v.Varint()
+	d.done(&v)
+	return x
+}
+
+func (d *decoder) byte() byte {
+	v := d.start()
+	c := v.Byte()
+	d.done(&v)
+	return c
+}
+
+// readKey reads a key written by appendKey.
+func readKey(d *varrec.Decoder) string {
+	rest := d.Rest()
+	k, after, ok := cutKey(rest)
+	if !ok {
+		d.Fail()
+		return ""
+	}
+	d.Next(len(rest) - len(after))
+	return string(k)
 }
 
 // maxInterned bounds the strings an interner keeps.
@@ -408,6 +439,15 @@ const maxInterned = 4096
 
 // interner shares equal strings: it keeps the first maxInterned distinct ones it is given.
 type interner map[string]string
+
+// str reads a string field (varrec.AppendString) shared through in.
+func (in interner) str(d *varrec.Decoder) string {
+	b := d.Bytes()
+	if len(b) == 0 {
+		return ""
+	}
+	return in.get(b)
+}
 
 func (in interner) get(b []byte) string {
 	if s, ok := in[string(b)]; ok {
@@ -418,44 +458,4 @@ func (in interner) get(b []byte) string {
 		in[s] = s
 	}
 	return s
-}
-
-// key reads a key written by appendKey.
-func (d *decoder) key() string {
-	if d.err != nil {
-		return ""
-	}
-	k, rest, ok := cutKey(d.b)
-	if !ok {
-		d.err = errCorruptRun
-		return ""
-	}
-	d.b = rest
-	return string(k)
-}
-
-func (d *decoder) varint() int64 {
-	if d.err != nil {
-		return 0
-	}
-	v, k := binary.Varint(d.b)
-	if k <= 0 {
-		d.err = errCorruptRun
-		return 0
-	}
-	d.b = d.b[k:]
-	return v
-}
-
-func (d *decoder) byte() byte {
-	if d.err != nil {
-		return 0
-	}
-	if len(d.b) == 0 {
-		d.err = errCorruptRun
-		return 0
-	}
-	c := d.b[0]
-	d.b = d.b[1:]
-	return c
 }

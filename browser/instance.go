@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -26,7 +28,7 @@ const (
 	pingTimeout   = 5 * time.Second  // health check
 	closeTimeout  = 10 * time.Second // graceful browser close
 	callTimeout   = 30 * time.Second // one CDP command outside the page's own deadline
-	resetTimeout  = 5 * time.Second  // back to about:blank between pages
+	resetTimeout  = 5 * time.Second  // to about:blank before a same-document navigation
 	collectBudget = 20 * time.Second // outlinks, HTML and screenshot after the page
 )
 
@@ -185,19 +187,52 @@ type tab struct {
 
 	crashed atomic.Bool   // the renderer crashed (Inspector.targetCrashed)
 	broken  bool          // the tab failed in a way that makes reuse unwise; set by capture
-	loads   chan struct{} // one token per Page.loadEventFired
-	ready   chan struct{} // one token per Page.domContentEventFired
+	loads   chan struct{} // one token per Page.loadEventFired of a page's document
+	ready   chan struct{} // one token per Page.domContentEventFired of a page's document
 	bg      sync.WaitGroup
 
-	mu  sync.Mutex // guards rec
+	mu  sync.Mutex // guards the fields below, and the recorder's commit fields
 	rec *recorder  // the page being captured; nil between pages
+	// The tab is not reset between pages: the previous page runs on until the next one's
+	// document commits, and its requests are told from the new page's by the epoch (the
+	// number of pages committed in the tab) in which the renderer announced them or their
+	// frame (see placeLocked). The maps keep the last two epochs.
+	epoch  int
+	wills  map[network.RequestID]will // each request's Network.requestWillBeSent
+	frames map[cdp.FrameID]int        // epoch in which each child frame was first seen
+}
+
+// will is a request's announcement (Network.requestWillBeSent): the epoch it came in, and
+// the request's place in its renderer's sequence (requestSeq).
+type will struct {
+	epoch int
+	proc  string
+	seq   int64
+}
+
+// requestSeq splits a renderer's network request ID, "PROCESS.N", where N counts the
+// requests the renderer process made, in the order it made them. ok is false for other IDs
+// (a navigation's is its loader ID).
+func requestSeq(id network.RequestID) (proc string, n int64, ok bool) {
+	proc, num, found := strings.Cut(string(id), ".")
+	if !found || proc == "" {
+		return "", 0, false
+	}
+	n, err := strconv.ParseInt(num, 10, 64)
+	if err != nil || n < 0 {
+		return "", 0, false
+	}
+	return proc, n, true
 }
 
 // newTab opens a tab and prepares it: every request paused at the request stage, the
 // cache off (so that every page's embeds are requests of that page), service workers
 // bypassed, the viewport set.
 func (in *instance) newTab(ctx context.Context, f *Fetcher) (*tab, error) {
-	t := &tab{inst: in, f: f, loads: make(chan struct{}, 16), ready: make(chan struct{}, 16)}
+	t := &tab{
+		inst: in, f: f, loads: make(chan struct{}, 16), ready: make(chan struct{}, 16),
+		wills: map[network.RequestID]will{}, frames: map[cdp.FrameID]int{},
+	}
 	t.ctx, t.cancel = chromedp.NewContext(in.ctx, chromedp.WithListener(t.onEvent))
 	errc := make(chan error, 1)
 	go func() { errc <- chromedp.Do(t.ctx, chromedp.Func(t.setup)) }()
@@ -265,9 +300,10 @@ func (t *tab) onEvent(ev any) {
 		t.mu.Lock()
 		r := t.rec
 		if r != nil {
+			v := t.verdictLocked(r, ev)
 			slot := r.begin(ev.NetworkID)
 			t.mu.Unlock()
-			go r.handle(ev, slot)
+			go r.handle(ev, slot, v)
 			return
 		}
 		t.bg.Add(1)
@@ -279,30 +315,171 @@ func (t *tab) onEvent(ev any) {
 	case *network.EventRequestWillBeSent:
 		// The renderer says it is starting a request before the browser pauses it for amber:
 		// it is in flight from now, so a request that a behaviour triggered but that is slow
-		// to reach interception on a loaded machine is not missed by waitIdle.
+		// to reach interception on a loaded machine is not missed by waitIdle. Before the
+		// page's document commits, only the previous page's requests are announced (the
+		// page's own document is paused at once), and none is waited for.
 		t.mu.Lock()
+		if _, ok := t.wills[ev.RequestID]; !ok && ev.RequestID != "" {
+			proc, seq, _ := requestSeq(ev.RequestID)
+			t.wills[ev.RequestID] = will{epoch: t.epoch, proc: proc, seq: seq}
+		}
 		r := t.rec
+		if r != nil && r.epoch == 0 {
+			r = nil
+		}
 		t.mu.Unlock()
 		if r != nil {
 			r.announce(ev.RequestID)
 		}
+	case *page.EventFrameAttached:
+		t.mu.Lock()
+		t.seeFrameLocked(ev.FrameID)
+		t.mu.Unlock()
+	case *page.EventFrameNavigated:
+		if ev.Frame == nil {
+			return
+		}
+		t.mu.Lock()
+		if ev.Frame.ParentID != "" {
+			t.seeFrameLocked(ev.Frame.ID)
+		} else if r := t.rec; r != nil && r.epoch == 0 && r.loader != "" && network.RequestID(ev.Frame.LoaderID) == r.loader {
+			t.commitLocked(r)
+		}
+		t.mu.Unlock()
 	case *network.EventLoadingFinished:
 		t.landed(ev.RequestID)
 	case *network.EventLoadingFailed:
 		t.landed(ev.RequestID)
 	case *page.EventLoadEventFired:
-		select {
-		case t.loads <- struct{}{}:
-		default:
+		// Those of the previous page's document, which runs on until the next one commits,
+		// are not the page's.
+		if t.committed() {
+			select {
+			case t.loads <- struct{}{}:
+			default:
+			}
 		}
 	case *page.EventDomContentEventFired:
-		select {
-		case t.ready <- struct{}{}:
-		default:
+		if t.committed() {
+			select {
+			case t.ready <- struct{}{}:
+			default:
+			}
 		}
 	case *inspector.EventTargetCrashed:
 		t.crashed.Store(true)
 	}
+}
+
+// committed reports whether a page is being captured and its document committed.
+func (t *tab) committed() bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.rec != nil && t.rec.epoch != 0
+}
+
+// seeFrameLocked notes a child frame's first sighting. t.mu must be held.
+func (t *tab) seeFrameLocked(id cdp.FrameID) {
+	if _, ok := t.frames[id]; !ok && id != "" {
+		t.frames[id] = t.epoch
+	}
+}
+
+// commitLocked notes that the document of r's page committed in the main frame (the
+// previous page's document, its frames and their requests are gone): a new epoch starts,
+// and the requests held until now are judged. t.mu must be held.
+func (t *tab) commitLocked(r *recorder) {
+	t.epoch++
+	r.epoch = t.epoch
+	for id, w := range t.wills {
+		if w.epoch < t.epoch-1 {
+			delete(t.wills, id)
+		}
+	}
+	for id, e := range t.frames {
+		if e < t.epoch-1 {
+			delete(t.frames, id)
+		}
+	}
+	close(r.commit)
+}
+
+// verdict is what a paused request is to the page being captured.
+type verdict int
+
+const (
+	// held: not known yet; judged by recorder.judge, before anything of it is sent.
+	held    verdict = iota
+	pageDoc         // the page's own document request, or one of its redirect hops
+	ofPage          // a request of the page's document, its frames, or a later document of the tab
+	stale           // a request of the previous page's documents
+)
+
+// verdictLocked judges a request paused while r's page is captured, in event order. Before
+// the commit, the first main-frame document request is the page's own (its network ID is
+// the navigation's loader ID, which its redirect hops share) and any other is not; the rest
+// is held for the commit. t.mu must be held.
+func (t *tab) verdictLocked(r *recorder, ev *cdpfetch.EventRequestPaused) verdict {
+	if r.epoch == 0 {
+		if ev.FrameID == t.targetID && ev.ResourceType == network.ResourceTypeDocument {
+			if r.loader == "" {
+				r.loader = ev.NetworkID
+			}
+			if ev.NetworkID == r.loader {
+				return pageDoc
+			}
+			return stale
+		}
+		return held
+	}
+	if ev.NetworkID == "" {
+		return ofPage // nothing tells: as it was paused after the commit
+	}
+	return t.placeLocked(ev, r.epoch)
+}
+
+// placeLocked says whether a request paused, and judged, after the commit that started
+// epoch is the previous page's (stale) or the page's (ofPage), or held when nothing tells
+// yet. The renderer sends its events in order on one channel, and numbers its requests in
+// the order it makes them (requestSeq); the browser's pause of a request may come before or
+// after either event. So: a frame the renderer attached before the commit is the previous
+// page's; a request the renderer announced (Network.requestWillBeSent) before the commit
+// is, one it announced after is not, and neither is one it made after a request it
+// announced after; one it made before a request it announced before the commit is the
+// previous page's. A request the previous page made as it went may never be announced. A
+// document request in a frame (a navigation, announced by the browser, outside the
+// renderer's order) is judged by its frame alone. t.mu must be held.
+func (t *tab) placeLocked(ev *cdpfetch.EventRequestPaused, epoch int) verdict {
+	if ev.FrameID != t.targetID {
+		if e, ok := t.frames[ev.FrameID]; ok && e < epoch {
+			return stale
+		}
+	}
+	if ev.ResourceType == network.ResourceTypeDocument {
+		return ofPage
+	}
+	if w, ok := t.wills[ev.NetworkID]; ok {
+		if w.epoch < epoch {
+			return stale
+		}
+		return ofPage
+	}
+	proc, n, ok := requestSeq(ev.NetworkID)
+	if !ok {
+		return held
+	}
+	for _, w := range t.wills {
+		if w.proc != proc {
+			continue
+		}
+		switch {
+		case w.epoch < epoch && w.seq > n:
+			return stale
+		case w.epoch >= epoch && w.seq < n:
+			return ofPage
+		}
+	}
+	return held
 }
 
 // landed hands Chromium's end of a network request to the page's recorder.

@@ -54,14 +54,14 @@ type recorder struct {
 	moved     chan struct{} // closed (and replaced) at every request start and end
 	// calm is set when the page settled with no request in flight and none starting
 	// meanwhile (waitIdle); any request start or end clears it.
-	calm      bool
-	mainErr   error // the page's own request got no response
-	mainSeen  bool  // a main-frame document response was recorded
-	navigated bool  // the page's navigation committed; later documents are not "the page"
-	// delivered is set when the page's own document is handed to Chromium. A request paused
-	// before that is not the page's: the new document does not exist yet, and Chromium
-	// still pauses requests the previous page made before the tab was reset.
-	delivered bool
+	calm     bool
+	mainErr  error // the page's own request got no response
+	mainSeen bool  // a main-frame document response was recorded
+
+	// Guarded by t.mu (the tab's events set them, in order; see tab.verdictLocked).
+	loader network.RequestID // the page's navigation: its document request's network ID
+	epoch  int               // the tab's epoch from the commit of the page's document on; 0 before
+	commit chan struct{}     // closed at the commit
 }
 
 // flight is a request's way through the page: it is in flight from its pause until the
@@ -227,8 +227,60 @@ func (r *recorder) movedLocked() {
 	r.moved = make(chan struct{})
 }
 
-// handle answers one paused request: performed by fetch.Client and fulfilled, or failed.
-func (r *recorder) handle(ev *cdpfetch.EventRequestPaused, slot int) {
+// willBound bounds the wait for what tells whose a held request is (see recorder.judge).
+const willBound = time.Second
+
+// judge waits for the commit of the page's document and for what tells whose a request
+// is (tab.placeLocked): the renderer announces a request of the page, or one it made after
+// it, soon after the commit. One of the previous page's made as it went may never be
+// announced, and is taken for the previous page's at willBound.
+func (r *recorder) judge(ev *cdpfetch.EventRequestPaused) verdict {
+	t := r.t
+	select {
+	case <-r.commit:
+	case <-r.ctx.Done():
+		return stale
+	}
+	if ev.NetworkID == "" {
+		return stale // paused before the commit, and nothing tells
+	}
+	var bound <-chan time.Time
+	for {
+		r.mu.Lock()
+		moved := r.moved // every announcement closes it (announce)
+		r.mu.Unlock()
+		t.mu.Lock()
+		v := t.placeLocked(ev, r.epoch)
+		t.mu.Unlock()
+		if v != held {
+			return v
+		}
+		if bound == nil {
+			tm := time.NewTimer(willBound)
+			defer tm.Stop()
+			bound = tm.C
+		}
+		select {
+		case <-moved:
+		case <-bound:
+			return stale
+		case <-r.ctx.Done():
+			return stale
+		}
+	}
+}
+
+// forget takes slot's request out of flight as soon as it is answered: a request of the
+// previous page, whose end Chromium may never report (its document is gone).
+func (r *recorder) forget(slot int) {
+	r.mu.Lock()
+	r.flights[slot].landed = true
+	r.mu.Unlock()
+}
+
+// handle answers one paused request (v says whose it is): performed by fetch.Client and
+// fulfilled, or failed.
+func (r *recorder) handle(ev *cdpfetch.EventRequestPaused, slot int, v verdict) {
 	defer r.end(slot)
 	t := r.t
 	cctx, cancel := context.WithTimeout(r.calls, callTimeout)
@@ -243,15 +295,15 @@ func (r *recorder) handle(ev *cdpfetch.EventRequestPaused, slot int) {
 		chromedp.Call(cctx, cdpfetch.ContinueRequest, cdpfetch.ContinueRequestParams{RequestID: ev.RequestID})
 		return
 	}
-	isPage := ev.FrameID == t.targetID && ev.ResourceType == network.ResourceTypeDocument
-	r.mu.Lock()
-	isPage = isPage && !r.navigated
-	stale := !isPage && !r.delivered
-	r.mu.Unlock()
-	if stale {
+	if v == held {
+		v = r.judge(ev) // nothing of it reaches the server before
+	}
+	if v == stale {
+		r.forget(slot)
 		fail(network.ErrorReasonAborted)
 		return
 	}
+	isPage := v == pageDoc
 	if !isHTTP(u) {
 		// ws:, ftp: and the rest would go to the network without fetch.Client.
 		r.addFailed(u, ErrScheme)
@@ -328,12 +380,6 @@ func (r *recorder) handle(ev *cdpfetch.EventRequestPaused, slot int) {
 		return
 	}
 	body, headers := fulfilment(ex)
-	if isPage && !isRedirect(ex) {
-		// Before the answer goes, so that every request of the new document finds it set.
-		r.mu.Lock()
-		r.delivered = true
-		r.mu.Unlock()
-	}
 	// The exchange is recorded whatever Chromium makes of the answer (the page may be gone).
 	chromedp.Call(cctx, cdpfetch.FulfillRequest, cdpfetch.FulfillRequestParams{
 		RequestID:       ev.RequestID,
@@ -573,16 +619,6 @@ func fulfilment(ex *fetch.Exchange) ([]byte, []*cdpfetch.HeaderEntry) {
 	return body, headers
 }
 
-// isRedirect reports whether Chromium follows ex to another URL rather than showing it.
-func isRedirect(ex *fetch.Exchange) bool {
-	switch ex.StatusCode {
-	case http.StatusMovedPermanently, http.StatusFound, http.StatusSeeOther,
-		http.StatusTemporaryRedirect, http.StatusPermanentRedirect:
-		return ex.Header.Get("Location") != ""
-	}
-	return false
-}
-
 // errorReason maps a fetch failure to the network error Chromium is given.
 func errorReason(err error) network.ErrorReason {
 	var fe *fetch.Error
@@ -633,7 +669,7 @@ func (t *tab) capture(ctx context.Context, pageURL string, header http.Header) (
 	stop := context.AfterFunc(ctx, pcancel)
 	defer stop()
 
-	r := &recorder{t: t, ctx: pctx, cancel: pcancel, header: header, changed: time.Now(), moved: make(chan struct{})}
+	r := &recorder{t: t, ctx: pctx, cancel: pcancel, header: header, changed: time.Now(), moved: make(chan struct{}), commit: make(chan struct{})}
 	w := &mainWorld{t: t}
 	r.calls, r.callsCancel = context.WithCancel(t.ctx)
 	defer r.callsCancel()
@@ -661,9 +697,20 @@ func (t *tab) capture(ctx context.Context, pageURL string, header http.Header) (
 	}
 
 	res, err := chromedp.Call(pctx, page.Navigate, page.NavigateParams{URL: pageURL})
-	r.mu.Lock()
-	r.navigated = true
-	r.mu.Unlock()
+	if err == nil && res.ErrorText == "" && res.LoaderID == "" {
+		// A navigation within the document (pageURL is the previous page's URL with another
+		// fragment): no request, no new document. It is made again from about:blank.
+		if err = t.blank(pctx); err == nil {
+			res, err = chromedp.Call(pctx, page.Navigate, page.NavigateParams{URL: pageURL})
+		}
+	}
+	if err == nil {
+		t.mu.Lock()
+		if r.loader == "" {
+			r.loader = network.RequestID(res.LoaderID) // its document was not paused
+		}
+		t.mu.Unlock()
+	}
 	// The behaviours start once the document is parsed (DOMContentLoaded), while its
 	// subresources load; the load event is waited for after them.
 	ready, loaded := false, false
@@ -678,6 +725,8 @@ func (t *tab) capture(ctx context.Context, pageURL string, header http.Header) (
 		}
 	case res.ErrorText != "":
 		navErr = fmt.Errorf("browser: navigate %s: %s", pageURL, res.ErrorText)
+	case res.LoaderID == "":
+		navErr = fmt.Errorf("browser: navigate %s: no new document", pageURL)
 	default:
 		var err error
 		loaded, err = t.waitReady(pctx)
@@ -732,7 +781,6 @@ func (t *tab) capture(ctx context.Context, pageURL string, header http.Header) (
 		return nil, ctx.Err()
 	}
 	t.keepCookies(r.slots)
-	t.reset()
 	for _, ex := range r.slots {
 		if ex != nil {
 			p.Exchanges = append(p.Exchanges, ex)
@@ -781,19 +829,12 @@ func (t *tab) abandon(r *recorder, err error) error {
 	return err
 }
 
-// reset navigates the tab to about:blank so that the page stops running between pages, and
-// nothing it requests later can be taken for a request of the next page.
-func (t *tab) reset() {
-	ctx, cancel := context.WithTimeout(t.ctx, resetTimeout)
+// blank navigates the tab to about:blank.
+func (t *tab) blank(ctx context.Context) error {
+	ctx, cancel := context.WithTimeout(ctx, resetTimeout)
 	defer cancel()
-	t.drainLoads()
-	if _, err := chromedp.Call(ctx, page.Navigate, page.NavigateParams{URL: "about:blank"}); err != nil {
-		t.broken = true
-		return
-	}
-	if err := t.waitLoad(ctx); err != nil {
-		t.broken = true
-	}
+	_, err := chromedp.Call(ctx, page.Navigate, page.NavigateParams{URL: "about:blank"})
+	return err
 }
 
 func closeAll(exs []*fetch.Exchange) {

@@ -3,8 +3,10 @@ package browser
 import (
 	"context"
 	"fmt"
+	"math"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -253,62 +255,137 @@ new IntersectionObserver(es => {
 	}
 }
 
-// TestPreviousPage loads a page that keeps requesting (a timer) and then, in the same tab, a
-// page whose document is slow to come: none of the first page's requests may reach the
-// server after its capture, nor be taken for the second page's (the tab is reset between
-// pages; leaving the first page there until the second commits would let its requests in).
+// TestPreviousPage loads a page that keeps requesting (timers in its main frame or in a
+// frame, fetch() or images) and then, in the same tab, a page whose document is slow to come
+// and has a stylesheet, an image and a frame of its own: no request the first page makes
+// after its capture may reach the server, nor be taken for the second page's (the tab is
+// not reset between pages: the first page runs on until the second one's document
+// commits), and every request of the second page is captured.
 func TestPreviousPage(t *testing.T) {
-	var ticks atomic.Int64
+	tickers := map[string]string{ // the first page's HTML
+		"fetch": `<script>setInterval(() => fetch('/tick?' + Date.now()).catch(() => {}), 10);</script>`,
+		"image": `<script>setInterval(() => { new Image().src = '/tick?' + Date.now(); }, 10);</script>`,
+		"frame": `<iframe src="/tickframe.html"></iframe>`,
+		"both": `<iframe src="/tickframe.html"></iframe>
+<script>setInterval(() => fetch('/tick?' + Date.now()).catch(() => {}), 10);</script>`,
+	}
+	// late counts the ticks made (by the page's clock, the machine's) after after: a tick
+	// the first page made before its capture ended may still reach the server after it
+	// (performed, then canceled, by the capture), a later one must not.
+	var late, after atomic.Int64
+	after.Store(math.MaxInt64)
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		switch r.URL.Path {
-		case "/tick":
-			ticks.Add(1)
+		html := func(s string) {
+			w.Header().Set("Content-Type", "text/html; charset=utf-8")
+			w.Write([]byte(s))
+		}
+		switch p := r.URL.Path; {
+		case p == "/tick":
+			if ms, err := strconv.ParseInt(strings.TrimPrefix(r.URL.RawQuery, "frame"), 10, 64); err != nil {
+				t.Errorf("tick %s", r.URL)
+			} else if ms > after.Load() {
+				late.Add(1)
+			}
 			w.Header().Set("Content-Type", "text/plain")
 			w.Write([]byte("tick"))
-		case "/ticker.html":
-			w.Header().Set("Content-Type", "text/html; charset=utf-8")
-			w.Write([]byte(`<!DOCTYPE html><title>ticker</title>
-<script>setInterval(() => fetch('/tick?' + Date.now()).catch(() => {}), 10);</script>`))
-		case "/slow.html":
-			// Long enough for the ticker's timer to fire many times meanwhile.
+		case strings.HasPrefix(p, "/ticker/"):
+			html(`<!DOCTYPE html><title>ticker</title>` + tickers[strings.TrimPrefix(p, "/ticker/")])
+		case p == "/tickframe.html":
+			html(`<!DOCTYPE html><script>setInterval(() => fetch('/tick?frame' + Date.now()).catch(() => {}), 10);</script>`)
+		case p == "/slow.html":
+			// Long enough for the ticker's timers to fire many times meanwhile.
 			time.Sleep(500 * time.Millisecond)
-			w.Header().Set("Content-Type", "text/html; charset=utf-8")
-			w.Write([]byte(`<!DOCTYPE html><title>slow</title><p>slow page</p>`))
+			html(`<!DOCTYPE html><title>slow</title><link rel="stylesheet" href="/slow.css">
+<p>slow page</p><img src="/slow.png"><iframe src="/slowframe.html"></iframe>`)
+		case p == "/slow.css":
+			w.Header().Set("Content-Type", "text/css")
+			w.Write([]byte("p { color: green }"))
+		case p == "/slow.png", p == "/slowframe.png":
+			w.Header().Set("Content-Type", "image/png")
+			w.Write(readFile(t, "img/lazy.png"))
+		case p == "/slowframe.html":
+			html(`<!DOCTYPE html><img src="/slowframe.png">`)
 		default:
 			http.NotFound(w, r)
 		}
 	}))
 	defer srv.Close()
+	// One tab: each page is loaded where the one before it ran.
 	f := newFetcher(t, func(c *Config) {
 		c.Screenshot = false
 		c.NetworkIdle = 100 * time.Millisecond
 		c.IdleTimeout = time.Second
 	})
-	first := fetchPage(t, f, srv.URL+"/ticker.html")
-	var tickerTicks int
-	for _, ex := range first.Exchanges {
-		if strings.HasPrefix(ex.URL, srv.URL+"/tick?") {
-			tickerTicks++
+	for _, name := range []string{"fetch", "image", "frame", "both"} {
+		t.Run(name, func(t *testing.T) {
+			first := fetchPage(t, f, srv.URL+"/ticker/"+name)
+			var tickerTicks int
+			for _, ex := range first.Exchanges {
+				if strings.HasPrefix(ex.URL, srv.URL+"/tick?") {
+					tickerTicks++
+				}
+			}
+			if tickerTicks == 0 {
+				t.Fatalf("the ticker page made no requests while it was captured: %v", urls(first.Exchanges))
+			}
+			after.Store(time.Now().UnixMilli())
+			late.Store(0)
+			before := unlanded.Load()
+			second := fetchPage(t, f, srv.URL+"/slow.html")
+			if n := late.Load(); n != 0 {
+				t.Errorf("%d requests the previous page made after its capture reached the server", n)
+			}
+			var got []string
+			for _, ex := range second.Exchanges {
+				if p := strings.TrimPrefix(ex.URL, srv.URL); p != "/favicon.ico" {
+					got = append(got, p)
+				}
+			}
+			slices.Sort(got)
+			if want := []string{"/slow.css", "/slow.html", "/slow.png", "/slowframe.html", "/slowframe.png"}; !slices.Equal(got, want) {
+				t.Errorf("second page captured %v, want %v", got, want)
+			}
+			for _, fl := range second.Failed {
+				t.Errorf("second page lists a failure: %s: %v", fl.URL, fl.Err)
+			}
+			if second.Title != "slow" {
+				t.Errorf("second page title %q", second.Title)
+			}
+			// The previous page's requests, failed by amber, held no wait for idle.
+			if n := unlanded.Load() - before; n != 0 {
+				t.Errorf("%d requests left flight by the bound", n)
+			}
+		})
+	}
+}
+
+// TestSameDocument loads a page, then the same URL with a fragment (a navigation within
+// the document, had the tab been left there), then it again: each is a page of its own, with
+// its document requested.
+func TestSameDocument(t *testing.T) {
+	var docs atomic.Int64
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/a.html" {
+			http.NotFound(w, r)
+			return
 		}
-	}
-	if tickerTicks == 0 {
-		t.Fatalf("the ticker page made no requests while it was captured: %v", urls(first.Exchanges))
-	}
-	seen := ticks.Load()
-	second := fetchPage(t, f, srv.URL+"/slow.html")
-	if n := ticks.Load() - seen; n != 0 {
-		t.Errorf("%d requests of the previous page reached the server", n)
-	}
-	for _, ex := range second.Exchanges {
-		if !strings.HasPrefix(ex.URL, srv.URL+"/slow.html") && !strings.HasSuffix(ex.URL, "/favicon.ico") {
-			t.Errorf("second page captured %s", ex.URL)
+		n := docs.Add(1)
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		fmt.Fprintf(w, `<!DOCTYPE html><title>a%d</title><p id="part">part</p>`, n)
+	}))
+	defer srv.Close()
+	f := newFetcher(t, func(c *Config) { c.Screenshot = false })
+	for i, u := range []string{"/a.html", "/a.html#part", "/a.html#part", "/a.html"} {
+		p := fetchPage(t, f, srv.URL+u)
+		if want := fmt.Sprintf("a%d", i+1); p.Title != want {
+			t.Errorf("%d: %s: title %q, want %q", i, u, p.Title, want)
 		}
-	}
-	for _, fl := range second.Failed {
-		t.Errorf("second page lists a failure: %s: %v", fl.URL, fl.Err)
-	}
-	if second.Title != "slow" {
-		t.Errorf("second page title %q", second.Title)
+		if len(p.Exchanges) == 0 || p.Exchanges[0].URL != srv.URL+"/a.html" {
+			t.Errorf("%d: %s: exchanges %v", i, u, urls(p.Exchanges))
+		}
+		if p.FinalURL != srv.URL+u {
+			t.Errorf("%d: %s: FinalURL %s", i, u, p.FinalURL)
+		}
 	}
 }
 

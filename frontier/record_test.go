@@ -3,6 +3,7 @@ package frontier
 import (
 	"errors"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 )
@@ -93,6 +94,43 @@ func TestLongGolden(t *testing.T) {
 		if _, _, err := decodeLong([]byte(enc)); !errors.Is(err, errCorrupt) {
 			t.Errorf("decodeLong(%q) = %v, want errCorrupt", enc, err)
 		}
+	}
+}
+
+// TestPriorGolden pins the encoding of a p/ entry (encodePrior).
+func TestPriorGolden(t *testing.T) {
+	tests := []struct {
+		name string
+		p    Prior
+		enc  string
+	}{
+		{
+			"all fields",
+			Prior{URI: "http://a.test/", Date: time.Unix(1700000000, 5).UTC(), Captured: time.Unix(1800000000, 7).UTC(),
+				Digest: "sha1:ABC", ETag: `"e"`, LastModified: "Tue, 14 Nov 2023 22:13:20 GMT"},
+			"\x8e\x80\xa0\xbb\xd2\x9d\xf1\xfa1\x8a\x80\xd0\xe2\xc6\xbf\xce\x97/\x0ehttp://a.test/\x08sha1:ABC\x03\"e\"" +
+				"\x1dTue, 14 Nov 2023 22:13:20 GMT",
+		},
+		{"zero times", Prior{URI: "u", Date: time.Unix(0, 0).UTC(), Captured: time.Unix(0, 0).UTC()}, "\x00\x00\x01u\x00\x00\x00"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := string(encodePrior(&tt.p)); got != tt.enc {
+				t.Errorf("encodePrior = %q, want %q", got, tt.enc)
+			}
+			got, err := decodePrior([]byte(tt.enc))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tt.p, got); diff != "" {
+				t.Errorf("decodePrior (-want +got):\n%s", diff)
+			}
+			for n := range len(tt.enc) {
+				if _, err := decodePrior([]byte(tt.enc[:n])); !errors.Is(err, errCorrupt) {
+					t.Errorf("decodePrior of %d/%d bytes: %v, want errCorrupt", n, len(tt.enc), err)
+				}
+			}
+		})
 	}
 }
 

@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"github.com/dgraph-io/badger/v4"
+
+	"github.com/amber-crawler/amber/internal/varrec"
 )
 
 // What a crawl knows of earlier crawls it builds on (crawl.Config.DedupFrom, RecrawlOf): their
@@ -180,19 +182,19 @@ func encodePrior(p *Prior) []byte {
 	b := make([]byte, 0, 2*binary.MaxVarintLen64+len(p.URI)+len(p.Digest)+len(p.ETag)+len(p.LastModified)+4*binary.MaxVarintLen64)
 	b = binary.AppendVarint(b, p.Captured.UnixNano())
 	b = binary.AppendVarint(b, p.Date.UnixNano())
-	b = appendString(b, p.URI)
-	b = appendString(b, p.Digest)
-	b = appendString(b, p.ETag)
-	return appendString(b, p.LastModified)
+	b = varrec.AppendString(b, p.URI)
+	b = varrec.AppendString(b, p.Digest)
+	b = varrec.AppendString(b, p.ETag)
+	return varrec.AppendString(b, p.LastModified)
 }
 
 func decodePrior(b []byte) (Prior, error) {
-	d := decoder{b: b}
-	captured, date := d.varint(), d.varint()
+	d := varrec.NewDecoder(b, errCorrupt)
+	captured, date := d.Varint(), d.Varint()
 	p := Prior{Captured: time.Unix(0, captured).UTC(), Date: time.Unix(0, date).UTC()}
-	p.URI, p.Digest, p.ETag, p.LastModified = d.string(), d.string(), d.string(), d.string()
-	if d.err != nil {
-		return Prior{}, d.err
+	p.URI, p.Digest, p.ETag, p.LastModified = d.Str(), d.Str(), d.Str(), d.Str()
+	if err := d.Err(); err != nil {
+		return Prior{}, err
 	}
 	return p, nil
 }

@@ -38,7 +38,7 @@ const maxKeyPart = 256
 const hashedPart = maxKeyPart + sha256.Size
 
 // UserMeta of a d/ or m/ entry whose key part is hashed: its value starts with the full
-// digest or key (appendString), followed by the value proper.
+// digest or key (varrec.AppendString), followed by the value proper.
 const longKey byte = 1
 
 // keyPart appends the key part of s to b: s itself, or, for s longer than maxKeyPart, its
@@ -80,9 +80,6 @@ type record struct {
 	NotBefore int64 // unix nanoseconds; 0 = no constraint
 	Seq       uint64
 }
-
-// appendString is varrec.AppendString, under the name prior.go uses.
-func appendString(b []byte, s string) []byte { return varrec.AppendString(b, s) }
 
 // maxSize bounds the length of the record's encoding.
 func (r *record) maxSize() int {
@@ -132,35 +129,6 @@ func (r *record) flags() uint64 {
 		f |= flagSitemap
 	}
 	return f
-}
-
-// decoder reads the fields written by prior.go's encodePrior; the first error sticks. It is
-// varrec.Decoder under the names prior.go uses, until prior.go uses varrec itself.
-type decoder struct {
-	b   []byte
-	err error
-}
-
-func (d *decoder) varint() int64 {
-	v := varrec.NewDecoder(d.b, errCorrupt)
-	x := v.Varint()
-	d.done(&v)
-	return x
-}
-
-func (d *decoder) string() string {
-	v := varrec.NewDecoder(d.b, errCorrupt)
-	s := v.Str()
-	d.done(&v)
-	return s
-}
-
-// done takes over what v left unread and its error, unless d has failed already.
-func (d *decoder) done(v *varrec.Decoder) {
-	d.b = v.Rest()
-	if d.err == nil {
-		d.err = v.Err()
-	}
 }
 
 func decodeRecord(b []byte) (record, error) {
@@ -240,7 +208,7 @@ func parseQueueKey(k []byte) (part []byte, seq uint64, err error) {
 // encodeLong is the value of a d/ or m/ entry with a hashed key part (UserMeta longKey).
 func encodeLong(full string, val []byte) []byte {
 	b := make([]byte, 0, binary.MaxVarintLen64+len(full)+len(val))
-	return append(appendString(b, full), val...)
+	return append(varrec.AppendString(b, full), val...)
 }
 
 // decodeLong splits the value of a d/ or m/ entry with UserMeta longKey.

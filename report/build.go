@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/amber-crawler/amber/hop"
+	"github.com/amber-crawler/amber/internal/varrec"
 	"github.com/amber-crawler/amber/status"
 )
 
@@ -211,29 +212,29 @@ const (
 
 func encodeURLItem(b []byte, seq uint64, u *URLState) []byte {
 	b = appendItemKey(b, u.URL, srcURL, seq)
-	b = appendString(b, u.Host)
-	b = appendString(b, string(u.State))
+	b = varrec.AppendString(b, u.Host)
+	b = varrec.AppendString(b, string(u.State))
 	b = binary.AppendVarint(b, int64(u.Status))
-	b = appendString(b, u.Reason)
-	b = appendString(b, u.Hops)
-	b = appendString(b, u.Via)
-	return appendString(b, u.Seed)
+	b = varrec.AppendString(b, u.Reason)
+	b = varrec.AppendString(b, u.Hops)
+	b = varrec.AppendString(b, u.Via)
+	return varrec.AppendString(b, u.Seed)
 }
 
 func encodeLineItem(b []byte, seq uint64, l *Line) []byte {
 	b = appendItemKey(b, l.URL, srcLine, seq)
 	b = binary.AppendVarint(b, int64(l.Status))
 	b = binary.AppendVarint(b, l.ContentSize())
-	b = appendString(b, l.MIME)
+	b = varrec.AppendString(b, l.MIME)
 	dup := byte(0)
 	if isDuplicate(l) {
 		dup = 1
 	}
 	b = append(b, dup)
-	b = appendString(b, l.Hops)
-	b = appendString(b, l.Via)
-	b = appendString(b, l.Seed)
-	return appendString(b, lineReason(*l))
+	b = varrec.AppendString(b, l.Hops)
+	b = varrec.AppendString(b, l.Via)
+	b = varrec.AppendString(b, l.Seed)
+	return varrec.AppendString(b, lineReason(*l))
 }
 
 func appendItemKey(b []byte, u string, src byte, seq uint64) []byte {
@@ -326,32 +327,32 @@ func eachRecord(in Input, tmp string, budget int, onLine func(*Line), fn func(*r
 		if r == nil {
 			r = &record{url: string(u), size: -1, rank: rank{src: int(rest[0]), seq: binary.BigEndian.Uint64(rest[1:9])}}
 		}
-		d := decoder{b: rest[9:]}
+		d := varrec.NewDecoder(rest[9:], errCorruptRun)
 		if rest[0] == srcURL {
 			r.addURL(&d, strs)
 		} else {
 			r.addLine(&d, strs)
 		}
-		if d.err != nil {
-			return time.Time{}, d.err
+		if err := d.Err(); err != nil {
+			return time.Time{}, err
 		}
 	}
 }
 
 // addURL records what the frontier knows of the URL.
-func (r *record) addURL(d *decoder, in interner) {
-	host := d.istr(in)
-	r.state, r.status, r.reason = status.State(d.istr(in)), int(d.varint()), d.istr(in)
-	r.hops, r.via, r.seed = d.istr(in), d.str(), d.istr(in)
+func (r *record) addURL(d *varrec.Decoder, in interner) {
+	host := in.str(d)
+	r.state, r.status, r.reason = status.State(in.str(d)), int(d.Varint()), in.str(d)
+	r.hops, r.via, r.seed = in.str(d), d.Str(), in.str(d)
 	r.host = hostOf(r.url, host)
 }
 
 // addLine overlays a crawl.log line about the URL (a later line wins).
-func (r *record) addLine(d *decoder, in interner) {
+func (r *record) addLine(d *varrec.Decoder, in interner) {
 	r.logged = true
-	r.status, r.size, r.mime = int(d.varint()), d.varint(), d.istr(in)
-	r.dup = d.byte() == 1
-	hops, via, seed, why := d.istr(in), d.str(), d.istr(in), d.istr(in)
+	r.status, r.size, r.mime = int(d.Varint()), d.Varint(), in.str(d)
+	r.dup = d.Byte() == 1
+	hops, via, seed, why := in.str(d), d.Str(), in.str(d), in.str(d)
 	// crawl.log abbreviates a long hop path ("N+…"); the frontier's is whole.
 	if hops != "" && (r.hops == "" || !strings.Contains(hops, "+")) {
 		r.hops = hops

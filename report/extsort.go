@@ -362,66 +362,6 @@ func cutKey(b []byte) (key, rest []byte, ok bool) {
 	}
 }
 
-// appendString is varrec.AppendString, under the name build.go and scope.go use.
-func appendString(b []byte, s string) []byte { return varrec.AppendString(b, s) }
-
-// decoder reads the fields of a record, in the order they were appended: a varrec.Decoder
-// under the names build.go and scope.go use. Its first error (a record shorter than its fields)
-// sticks and makes every later field zero.
-type decoder struct {
-	b   []byte
-	err error
-}
-
-// start returns a varrec.Decoder of what d has left; done takes over what it leaves and its
-// error.
-func (d *decoder) start() varrec.Decoder { return varrec.NewDecoder(d.b, errCorruptRun) }
-
-func (d *decoder) done(v *varrec.Decoder) {
-	d.b = v.Rest()
-	if d.err == nil {
-		d.err = v.Err()
-	}
-}
-
-func (d *decoder) str() string {
-	v := d.start()
-	s := v.Str()
-	d.done(&v)
-	return s
-}
-
-// istr is str for a field with few distinct values (a state, a MIME type, a seed, a hop
-// path, a reason): the strings are shared through in.
-func (d *decoder) istr(in interner) string {
-	v := d.start()
-	s := in.str(&v)
-	d.done(&v)
-	return s
-}
-
-// key reads a key written by appendKey.
-func (d *decoder) key() string {
-	v := d.start()
-	s := readKey(&v)
-	d.done(&v)
-	return s
-}
-
-func (d *decoder) varint() int64 {
-	v := d.start()
-	x := v.Varint()
-	d.done(&v)
-	return x
-}
-
-func (d *decoder) byte() byte {
-	v := d.start()
-	c := v.Byte()
-	d.done(&v)
-	return c
-}
-
 // readKey reads a key written by appendKey.
 func readKey(d *varrec.Decoder) string {
 	rest := d.Rest()

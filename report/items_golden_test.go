@@ -5,9 +5,11 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/amber-crawler/amber/internal/varrec"
 )
 
-// itemFields is what the decoder reads back from an item or a left record, field by field.
+// itemFields is what a varrec.Decoder reads back from an item or a left record, field by field.
 type itemFields struct {
 	Key, Key2 string
 	Src       byte
@@ -16,13 +18,13 @@ type itemFields struct {
 }
 
 // TestItemsGolden pins the encoding of the items and left records the reports sort, and reads
-// them back with the decoder the reports read them with.
+// them back as the reports read them.
 func TestItemsGolden(t *testing.T) {
 	tests := []struct {
 		name string
 		enc  []byte
 		want string
-		read func(d *decoder, in interner) itemFields
+		read func(d *varrec.Decoder, in interner) itemFields
 		got  itemFields
 	}{
 		{
@@ -31,14 +33,14 @@ func TestItemsGolden(t *testing.T) {
 				Reason: "max-hops", Hops: "LL", Via: "http://a.test/", Seed: "http://a.test/"}),
 			want: "http://a.test/\x00\xffx\x00\x01\x00\x00\x00\x00\x00\x00\x00\x01\x02\x06a.test\x06failed\x0b\x08max-hops\x02LL" +
 				"\x0ehttp://a.test/\x0ehttp://a.test/",
-			read: func(d *decoder, in interner) itemFields {
-				f := itemFields{Key: d.key(), Src: d.byte()}
+			read: func(d *varrec.Decoder, in interner) itemFields {
+				f := itemFields{Key: readKey(d), Src: d.Byte()}
 				for range 8 {
-					f.Ints = append(f.Ints, int64(d.byte()))
+					f.Ints = append(f.Ints, int64(d.Byte()))
 				}
-				f.Strs = append(f.Strs, d.istr(in), d.istr(in))
-				f.Ints = append(f.Ints, d.varint())
-				f.Strs = append(f.Strs, d.istr(in), d.istr(in), d.str(), d.istr(in))
+				f.Strs = append(f.Strs, in.str(d), in.str(d))
+				f.Ints = append(f.Ints, d.Varint())
+				f.Strs = append(f.Strs, in.str(d), in.str(d), d.Str(), in.str(d))
 				return f
 			},
 			got: itemFields{Key: "http://a.test/\x00x", Src: srcURL, Ints: []int64{0, 0, 0, 0, 0, 0, 1, 2, -6},
@@ -50,15 +52,15 @@ func TestItemsGolden(t *testing.T) {
 				Via: "http://a.test/", Seed: "http://a.test/", Annotations: []string{"duplicate:digest"}}),
 			want: "http://a.test/p\x00\x01\x01\x00\x00\x00\x00\x00\x00\x00\x03\x90\x03\x14\x09text/html\x01\x01L" +
 				"\x0ehttp://a.test/\x0ehttp://a.test/\x00",
-			read: func(d *decoder, in interner) itemFields {
-				f := itemFields{Key: d.key(), Src: d.byte()}
+			read: func(d *varrec.Decoder, in interner) itemFields {
+				f := itemFields{Key: readKey(d), Src: d.Byte()}
 				for range 8 {
-					f.Ints = append(f.Ints, int64(d.byte()))
+					f.Ints = append(f.Ints, int64(d.Byte()))
 				}
-				f.Ints = append(f.Ints, d.varint(), d.varint())
-				f.Strs = append(f.Strs, d.istr(in))
-				f.Ints = append(f.Ints, int64(d.byte()))
-				f.Strs = append(f.Strs, d.istr(in), d.str(), d.istr(in), d.istr(in))
+				f.Ints = append(f.Ints, d.Varint(), d.Varint())
+				f.Strs = append(f.Strs, in.str(d))
+				f.Ints = append(f.Ints, int64(d.Byte()))
+				f.Strs = append(f.Strs, in.str(d), d.Str(), in.str(d), in.str(d))
 				return f
 			},
 			got: itemFields{Key: "http://a.test/p", Src: srcLine, Ints: []int64{0, 0, 0, 0, 0, 0, 0, 3, 200, 10, 1},
@@ -68,8 +70,8 @@ func TestItemsGolden(t *testing.T) {
 			name: "left record",
 			enc:  encodeLeft(nil, &record{host: "a.test", url: "http://a.test/x", reason: "block:x", hops: "L", via: "v", seed: "s"}),
 			want: "a.test\x00\x01http://a.test/x\x00\x01\x07block:x\x01L\x01v\x01s",
-			read: func(d *decoder, _ interner) itemFields {
-				return itemFields{Key: d.key(), Key2: d.key(), Strs: []string{d.str(), d.str(), d.str(), d.str()}}
+			read: func(d *varrec.Decoder, _ interner) itemFields {
+				return itemFields{Key: readKey(d), Key2: readKey(d), Strs: []string{d.Str(), d.Str(), d.Str(), d.Str()}}
 			},
 			got: itemFields{Key: "a.test", Key2: "http://a.test/x", Strs: []string{"block:x", "L", "v", "s"}},
 		},
@@ -79,23 +81,23 @@ func TestItemsGolden(t *testing.T) {
 			if string(tt.enc) != tt.want {
 				t.Errorf("encoding = %q, want %q", tt.enc, tt.want)
 			}
-			d := decoder{b: tt.enc}
+			d := varrec.NewDecoder(tt.enc, errCorruptRun)
 			got := tt.read(&d, interner{})
-			if d.err != nil {
-				t.Fatal(d.err)
+			if err := d.Err(); err != nil {
+				t.Fatal(err)
 			}
-			if len(d.b) != 0 {
-				t.Errorf("%q left unread", d.b)
+			if len(d.Rest()) != 0 {
+				t.Errorf("%q left unread", d.Rest())
 			}
 			if diff := cmp.Diff(tt.got, got); diff != "" {
 				t.Errorf("decoded (-want +got):\n%s", diff)
 			}
 			// Every cut short of the end fails, and the failure sticks.
 			for n := range len(tt.enc) {
-				d := decoder{b: tt.enc[:n]}
+				d := varrec.NewDecoder(tt.enc[:n], errCorruptRun)
 				tt.read(&d, interner{})
-				if !errors.Is(d.err, errCorruptRun) {
-					t.Errorf("read of %d/%d bytes: err = %v, want errCorruptRun", n, len(tt.enc), d.err)
+				if !errors.Is(d.Err(), errCorruptRun) {
+					t.Errorf("read of %d/%d bytes: err = %v, want errCorruptRun", n, len(tt.enc), d.Err())
 				}
 			}
 		})

@@ -14,6 +14,7 @@ import (
 	"strings"
 
 	"github.com/amber-crawler/amber/crawlrule"
+	"github.com/amber-crawler/amber/internal/varrec"
 	"github.com/amber-crawler/amber/scope"
 )
 
@@ -107,7 +108,7 @@ func encodeLeft(b []byte, r *record) []byte {
 	b = appendKey(b, r.host)
 	b = appendKey(b, r.url)
 	for _, f := range []string{r.reason, r.hops, r.via, r.seed} {
-		b = appendString(b, f)
+		b = varrec.AppendString(b, f)
 	}
 	return b
 }
@@ -202,11 +203,11 @@ func (lr *leftReader) each(h *hostStats, fn func(ScopeURL) error) error {
 		if err != nil {
 			return fmt.Errorf("report: read the URLs left out: %w", err)
 		}
-		d := decoder{b: lr.rr.rec}
-		_ = d.key() // host
-		u := ScopeURL{URL: d.key(), Reason: d.str(), Hops: d.str(), Via: d.str(), Seed: d.str()}
-		if d.err != nil {
-			return d.err
+		d := varrec.NewDecoder(lr.rr.rec, errCorruptRun)
+		_ = readKey(&d) // host
+		u := ScopeURL{URL: readKey(&d), Reason: d.Str(), Hops: d.Str(), Via: d.Str(), Seed: d.Str()}
+		if err := d.Err(); err != nil {
+			return err
 		}
 		if err := fn(u); err != nil {
 			return err

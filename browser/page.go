@@ -757,7 +757,7 @@ func (t *tab) capture(ctx context.Context, pageURL string, header http.Header) (
 		// HTML and screenshot when the renderer answers.
 		cctx, ccancel := context.WithTimeout(t.ctx, min(collectBudget, cfg.PageTimeout/2))
 		stopc := context.AfterFunc(ctx, ccancel)
-		err := t.collect(cctx, p)
+		err := t.collect(cctx, p, w)
 		stopc()
 		ccancel()
 		if err != nil {
@@ -879,7 +879,7 @@ const descendJS = `(async (budget) => {
 // scroll walks the main frame down to the bottom (descendJS), waits for the network to go
 // idle there, and goes on while the document keeps growing, so that lazy images and
 // infinite lists load; it stops as soon as the height is unchanged after the network went
-// idle (one more walk, which finds itself at the bottom, tells). It is bounded by
+// idle. It is bounded by
 // Config.BehaviorTimeout; running out of that time is not an error.
 func (t *tab) scroll(ctx context.Context, r *recorder, w *mainWorld) error {
 	cfg := t.f.cfg
@@ -903,8 +903,27 @@ func (t *tab) scroll(ctx context.Context, r *recorder, w *mainWorld) error {
 		if err := r.waitIdle(bctx, w.settle, cfg.NetworkIdle, cfg.IdleTimeout); err != nil {
 			return behaviourErr(ctx, err)
 		}
+		if pos[0] < pos[1] {
+			continue // the walk stopped short of the bottom (the page would not scroll)
+		}
+		// The page settled at the bottom (waitIdle: its observers ran there, and what they
+		// started arrived), so its height now is final unless it grew: read at once (the
+		// read lays the page out; no frame is drawn for it) rather than by another walk.
+		var height int
+		if err := w.eval(bctx, heightJS, false, &height); err != nil {
+			return behaviourErr(ctx, err)
+		}
+		if height <= pos[1] {
+			return nil
+		}
 	}
 }
+
+// heightJS is the height of the document, as descendJS reads it.
+const heightJS = `(() => {
+	const el = document.scrollingElement || document.documentElement || document.body;
+	return el ? el.scrollHeight : 0;
+})()`
 
 // settleJS resolves after two animation frames and a task: the first frame's rendering
 // update runs the page's observers at the current state (IntersectionObserver, lazy
@@ -1031,8 +1050,10 @@ const documentJS = `(() => {
 })()`
 
 // collect reads outlinks from every frame, the main frame's HTML, title and URL, and the
-// screenshot.
-func (t *tab) collect(ctx context.Context, p *Page) error {
+// screenshot. The main frame is read in w, the world the behaviours ran in (a world is a
+// JavaScript context of its own, made by the renderer for each new one); each other frame
+// in a world made for it.
+func (t *tab) collect(ctx context.Context, p *Page, w *mainWorld) error {
 	tree, err := chromedp.Call(ctx, page.GetFrameTree, cdp.Empty{})
 	if err != nil {
 		return err
@@ -1052,26 +1073,24 @@ func (t *tab) collect(ctx context.Context, p *Page) error {
 
 	seen := map[string]bool{}
 	for i, fr := range frames {
-		world, err := t.world(ctx, fr)
-		if err != nil {
-			if i == 0 {
-				return err
-			}
-			continue // a frame that went away meanwhile
-		}
+		var links []frameLink
 		if i == 0 {
 			var doc [3]string
-			if err := t.eval(ctx, world, documentJS, &doc); err != nil {
+			if err := w.eval(ctx, documentJS, false, &doc); err != nil {
 				return err
 			}
 			p.HTML, p.Title, p.FinalURL = doc[0], doc[1], doc[2]
-		}
-		var links []frameLink
-		if err := t.eval(ctx, world, linksJS, &links); err != nil {
-			if i == 0 {
+			if err := w.eval(ctx, linksJS, false, &links); err != nil {
 				return err
 			}
-			continue
+		} else {
+			world, err := t.world(ctx, fr)
+			if err != nil {
+				continue // a frame that went away meanwhile
+			}
+			if err := t.eval(ctx, world, linksJS, &links); err != nil {
+				continue
+			}
 		}
 		for _, l := range links {
 			if !isHTTP(l.URL) {

@@ -14,6 +14,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto/cdp"
+	cdpfetch "github.com/chromedp/cdproto/fetch"
 	"github.com/chromedp/cdproto/network"
 )
 
@@ -427,5 +429,79 @@ func TestConditionalPageRedirect(t *testing.T) {
 	}
 	if n.Get("If-None-Match") != "" || n.Get("If-Modified-Since") != "" || n.Get("X-Archive") != "museum" {
 		t.Errorf("/new was sent %v", n)
+	}
+}
+
+// TestPlace judges requests paused after the commit that started epoch 2 by what the tab
+// saw: the renderer's announcements (each with its epoch) and the frames it attached.
+func TestPlace(t *testing.T) {
+	const main = cdp.FrameID("MAIN")
+	tb := &tab{
+		targetID: main,
+		epoch:    2,
+		wills: map[network.RequestID]will{
+			"10.5":   {epoch: 1, proc: "10", seq: 5}, // the previous page's
+			"10.9":   {epoch: 2, proc: "10", seq: 9}, // the page's
+			"20.3":   {epoch: 2, proc: "20", seq: 3}, // the page's, in another renderer
+			"LOADER": {epoch: 1},                     // a navigation's
+		},
+		frames: map[cdp.FrameID]int{"OLD": 1, "NEW": 2},
+	}
+	for _, tc := range []struct {
+		name  string
+		id    network.RequestID
+		frame cdp.FrameID
+		typ   network.ResourceType
+		want  verdict
+	}{
+		{name: "announced before the commit", id: "10.5", frame: main, want: stale},
+		{name: "announced after the commit", id: "10.9", frame: main, want: ofPage},
+		{name: "made before one announced before the commit", id: "10.4", frame: main, want: stale},
+		{name: "made after one announced after the commit", id: "10.10", frame: main, want: ofPage},
+		{name: "made between", id: "10.7", frame: main, want: held},
+		{name: "another renderer's, made after one of the page's", id: "20.4", frame: main, want: ofPage},
+		{name: "another renderer's, made before", id: "20.2", frame: main, want: held},
+		{name: "a renderer nothing was announced of", id: "30.1", frame: main, want: held},
+		{name: "not a renderer's sequence", id: "ABC", frame: main, want: held},
+		{name: "a frame attached before the commit", id: "10.10", frame: "OLD", want: stale},
+		{name: "a frame attached after the commit", id: "10.10", frame: "NEW", want: ofPage},
+		{name: "a frame not seen yet", id: "10.10", frame: "UNSEEN", want: ofPage},
+		{name: "a document in a frame attached after the commit", id: "LOADER", frame: "NEW", typ: network.ResourceTypeDocument, want: ofPage},
+		{name: "a document in a frame attached before the commit", id: "NAV", frame: "OLD", typ: network.ResourceTypeDocument, want: stale},
+		{name: "a document in the main frame after the commit", id: "NAV", frame: main, typ: network.ResourceTypeDocument, want: ofPage},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			typ := tc.typ
+			if typ == "" {
+				typ = network.ResourceTypeXHR
+			}
+			ev := &cdpfetch.EventRequestPaused{NetworkID: tc.id, FrameID: tc.frame, ResourceType: typ}
+			if got := tb.placeLocked(ev, 2); got != tc.want {
+				t.Errorf("placeLocked = %d, want %d", got, tc.want)
+			}
+		})
+	}
+}
+
+func TestRequestSeq(t *testing.T) {
+	for _, tc := range []struct {
+		id   network.RequestID
+		proc string
+		n    int64
+		ok   bool
+	}{
+		{id: "26652.21", proc: "26652", n: 21, ok: true},
+		{id: "1.0", proc: "1", n: 0, ok: true},
+		{id: "78887CF0F041A3EF3433269DE5DD7AAC"},
+		{id: ".5"},
+		{id: "5."},
+		{id: "5.-1"},
+		{id: "5.x"},
+		{id: ""},
+	} {
+		proc, n, ok := requestSeq(tc.id)
+		if proc != tc.proc || n != tc.n || ok != tc.ok {
+			t.Errorf("requestSeq(%q) = %q, %d, %v; want %q, %d, %v", tc.id, proc, n, ok, tc.proc, tc.n, tc.ok)
+		}
 	}
 }

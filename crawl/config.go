@@ -285,7 +285,7 @@ func (c Config) Validate() error {
 			return &FieldError{Field: ck.field, Err: ck.err}
 		}
 	}
-	if err := c.Shared.validate(); err != nil {
+	if err := c.validateShared(); err != nil {
 		return err
 	}
 	if slices.Contains(c.DedupFrom, "") {

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 	"time"
 
 	"github.com/amber-crawler/amber/frontier"
@@ -52,38 +51,41 @@ func (s SharedFrontier) process(dir string) string {
 	if err != nil {
 		abs = dir
 	}
-	return sanitizeProcess(host + "-" + filepath.Base(abs))
+	return host + "-" + filepath.Base(abs)
 }
 
-// sanitizeProcess keeps [A-Za-z0-9._-] of a process name (it goes into WARC file names and
-// Redis keys), replacing anything else with '-'.
-func sanitizeProcess(s string) string {
-	return strings.Map(func(r rune) rune {
-		switch {
-		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9', r == '.', r == '_', r == '-':
-			return r
-		}
-		return '-'
-	}, s)
-}
-
-func (s SharedFrontier) validate() error {
+// validateShared checks Shared as its frontier will (redisfront.Config.Validate): an empty
+// Collection with no crawl id, braces, a negative lease, a URL go-redis cannot parse.
+func (c Config) validateShared() error {
+	s := c.Shared
 	if !s.on() {
 		if s.CrawlID != "" || s.Process != "" || s.Lease != 0 {
 			return &FieldError{Field: "Shared", Err: fmt.Errorf("crawl id, process or lease without a frontier URL")}
 		}
 		return nil
 	}
-	if !strings.HasPrefix(s.URL, "redis://") && !strings.HasPrefix(s.URL, "rediss://") && !strings.HasPrefix(s.URL, "unix://") {
-		return &FieldError{Field: "Shared.URL", Err: fmt.Errorf("want redis://HOST:PORT/DB, rediss:// or unix://")}
-	}
-	if strings.ContainsAny(s.CrawlID, "{}") {
-		return &FieldError{Field: "Shared.CrawlID", Err: fmt.Errorf("%q: must not contain braces", s.CrawlID)}
-	}
-	if s.Lease < 0 {
-		return &FieldError{Field: "Shared.Lease", Err: fmt.Errorf("must not be negative")}
+	if err := c.sharedConfig().Validate(); err != nil {
+		return &FieldError{Field: "Shared", Err: err}
 	}
 	return nil
+}
+
+// sharedConfig is the configuration of the crawl's shared frontier.
+func (c Config) sharedConfig() redisfront.Config {
+	id := c.Shared.CrawlID
+	if id == "" {
+		id = c.Collection
+	}
+	return redisfront.Config{
+		URL:             c.Shared.URL,
+		CrawlID:         id,
+		Process:         c.Shared.process(c.Dir),
+		Dir:             c.Dir,
+		HostDelay:       c.HostDelay,
+		HostConcurrency: c.HostConcurrency,
+		MaxAttempts:     c.MaxAttempts,
+		Lease:           c.Shared.Lease,
+	}
 }
 
 // openFrontier opens the crawl's frontier: the shared one in Redis, with the crawl
@@ -103,20 +105,7 @@ func openFrontier(ctx context.Context, cfg Config) (frontier.Store, error) {
 	if err != nil {
 		return nil, err
 	}
-	id := cfg.Shared.CrawlID
-	if id == "" {
-		id = cfg.Collection
-	}
-	f, err := redisfront.Open(ctx, redisfront.Config{
-		URL:             cfg.Shared.URL,
-		CrawlID:         id,
-		Process:         cfg.Shared.process(cfg.Dir),
-		Dir:             cfg.Dir,
-		HostDelay:       cfg.HostDelay,
-		HostConcurrency: cfg.HostConcurrency,
-		MaxAttempts:     cfg.MaxAttempts,
-		Lease:           cfg.Shared.Lease,
-	})
+	f, err := redisfront.Open(ctx, cfg.sharedConfig())
 	if err != nil {
 		unlock()
 		return nil, err

@@ -160,26 +160,39 @@ const (
 	finished
 )
 
+// Validate reports, wrapping frontier.ErrConfig, what Open would refuse in c: an empty or
+// unparsable URL, an empty crawl id or one with braces, a negative HostDelay or Lease, a
+// Process with a slash.
+func (c Config) Validate() error {
+	if c.URL == "" {
+		return fmt.Errorf("%w: empty URL", frontier.ErrConfig)
+	}
+	if _, err := redis.ParseURL(c.URL); err != nil {
+		return fmt.Errorf("%w: %w", frontier.ErrConfig, err)
+	}
+	if c.CrawlID == "" || strings.ContainsAny(c.CrawlID, "{}") {
+		return fmt.Errorf("%w: crawl id %q (want a non-empty id without braces)", frontier.ErrConfig, c.CrawlID)
+	}
+	if c.HostDelay < 0 || c.Lease < 0 {
+		return fmt.Errorf("%w: negative HostDelay or Lease", frontier.ErrConfig)
+	}
+	if strings.Contains(c.Process, "/") {
+		return fmt.Errorf("%w: process %q contains /", frontier.ErrConfig, c.Process)
+	}
+	return nil
+}
+
 // Open connects to the server and registers this process's instance, queueing again the
 // URLs an earlier instance of Config.Process held. It fails with an error wrapping
 // frontier.ErrConfig for an invalid Config, and with the server's error when it cannot be
 // reached.
 func Open(ctx context.Context, cfg Config) (*Frontier, error) {
-	if cfg.URL == "" {
-		return nil, fmt.Errorf("%w: empty URL", frontier.ErrConfig)
-	}
-	if cfg.CrawlID == "" || strings.ContainsAny(cfg.CrawlID, "{}") {
-		return nil, fmt.Errorf("%w: crawl id %q (want a non-empty id without braces)", frontier.ErrConfig, cfg.CrawlID)
-	}
-	if cfg.HostDelay < 0 || cfg.Lease < 0 {
-		return nil, fmt.Errorf("%w: negative HostDelay or Lease", frontier.ErrConfig)
+	if err := cfg.Validate(); err != nil {
+		return nil, err
 	}
 	if cfg.Process == "" {
 		h, _ := os.Hostname()
 		cfg.Process = fmt.Sprintf("%s-%d", h, os.Getpid())
-	}
-	if strings.Contains(cfg.Process, "/") {
-		return nil, fmt.Errorf("%w: process %q contains /", frontier.ErrConfig, cfg.Process)
 	}
 	if cfg.HostConcurrency <= 0 {
 		cfg.HostConcurrency = 1
@@ -190,10 +203,7 @@ func Open(ctx context.Context, cfg Config) (*Frontier, error) {
 	if cfg.Lease == 0 {
 		cfg.Lease = 30 * time.Second
 	}
-	opt, err := redis.ParseURL(cfg.URL)
-	if err != nil {
-		return nil, fmt.Errorf("%w: %w", frontier.ErrConfig, err)
-	}
+	opt, _ := redis.ParseURL(cfg.URL) // checked by Validate
 	// A restarted server takes a moment to come back: retry a failed call for a few seconds.
 	opt.MaxRetries = 10
 	opt.MaxRetryBackoff = time.Second

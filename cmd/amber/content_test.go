@@ -1,7 +1,6 @@
 package main
 
 import (
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -9,7 +8,6 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/amber-crawler/amber/crawl"
-	"github.com/amber-crawler/amber/seeds"
 )
 
 // TestContentYAML: the content section (FAST's allowed_types, uri_search_mime,
@@ -50,20 +48,7 @@ func TestContentYAML(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			tmp := t.TempDir()
-			file := writeFile(t, tmp, "c.yaml", "seeds: [http://www.example.com/]\n"+tt.yaml)
-			a, err := parseCrawlArgs([]string{"--dir", filepath.Join(tmp, "crawl"), "--config", file})
-			if err != nil {
-				t.Fatal(err)
-			}
-			cfg, _, err := buildConfig(a)
-			var c crawl.Config
-			if err == nil {
-				c, err = crawlConfig(cfg, a)
-			}
-			if err == nil {
-				err = c.Validate()
-			}
+			_, c, err := yamlCrawlConfig(t, tt.yaml)
 			if tt.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
 					t.Fatalf("err = %v, want one naming %s", err, tt.wantErr)
@@ -76,14 +61,7 @@ func TestContentYAML(t *testing.T) {
 			if diff := cmp.Diff(tt.want, see(c.Content)); diff != "" {
 				t.Errorf("crawl config (-want +got):\n%s", diff)
 			}
-			again, err := seeds.ParseConfig(c.EffectiveConfig, "crawl.yaml")
-			if err != nil {
-				t.Fatal(err)
-			}
-			back := crawl.DefaultConfig()
-			if err := overlayYAML(&back, again); err != nil {
-				t.Fatal(err)
-			}
+			_, back := readBack(t, c)
 			if diff := cmp.Diff(tt.want, see(back.Content)); diff != "" {
 				t.Errorf("crawl.yaml read again (-want +got):\n%s", diff)
 			}
@@ -105,20 +83,7 @@ func TestSessionCookieTTLYAML(t *testing.T) {
 		{"session_cookie_ttl: soon\n", 0, "session_cookie_ttl"},
 	} {
 		t.Run(tt.yaml, func(t *testing.T) {
-			tmp := t.TempDir()
-			file := writeFile(t, tmp, "c.yaml", "seeds: [http://www.example.com/]\n"+tt.yaml)
-			a, err := parseCrawlArgs([]string{"--dir", filepath.Join(tmp, "crawl"), "--config", file})
-			if err != nil {
-				t.Fatal(err)
-			}
-			cfg, _, err := buildConfig(a)
-			var c crawl.Config
-			if err == nil {
-				c, err = crawlConfig(cfg, a)
-			}
-			if err == nil {
-				err = c.Validate()
-			}
+			_, c, err := yamlCrawlConfig(t, tt.yaml)
 			if tt.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
 					t.Fatalf("err = %v, want one naming %s", err, tt.wantErr)
@@ -131,10 +96,7 @@ func TestSessionCookieTTLYAML(t *testing.T) {
 			if c.SessionCookieTTL != tt.want {
 				t.Errorf("SessionCookieTTL %v, want %v", c.SessionCookieTTL, tt.want)
 			}
-			again, err := seeds.ParseConfig(c.EffectiveConfig, "crawl.yaml")
-			if err != nil {
-				t.Fatal(err)
-			}
+			again, _ := readBack(t, c)
 			if again.SessionCookieTTL != tt.want {
 				t.Errorf("crawl.yaml: session_cookie_ttl %v, want %v", again.SessionCookieTTL, tt.want)
 			}
@@ -165,20 +127,7 @@ func TestPostPayloadsYAML(t *testing.T) {
 		{"not http", "post_payloads: [{url: ftp://a.example.com/, body: x}]\n", nil, "PostPayloads[0]"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			tmp := t.TempDir()
-			file := writeFile(t, tmp, "c.yaml", "seeds: [http://www.example.com/]\n"+tt.yaml)
-			a, err := parseCrawlArgs([]string{"--dir", filepath.Join(tmp, "crawl"), "--config", file})
-			if err != nil {
-				t.Fatal(err)
-			}
-			cfg, _, err := buildConfig(a)
-			var c crawl.Config
-			if err == nil {
-				c, err = crawlConfig(cfg, a)
-			}
-			if err == nil {
-				err = c.Validate()
-			}
+			cfg, c, err := yamlCrawlConfig(t, tt.yaml)
 			if tt.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
 					t.Fatalf("err = %v, want one naming %s", err, tt.wantErr)
@@ -194,10 +143,7 @@ func TestPostPayloadsYAML(t *testing.T) {
 			if strings.Contains(string(c.EffectiveConfig), "s3cret") {
 				t.Errorf("crawl.yaml holds the body read from the environment:\n%s", c.EffectiveConfig)
 			}
-			again, err := seeds.ParseConfig(c.EffectiveConfig, "crawl.yaml")
-			if err != nil {
-				t.Fatal(err)
-			}
+			again, _ := readBack(t, c)
 			if diff := cmp.Diff(cfg.PostPayloads, again.PostPayloads); diff != "" {
 				t.Errorf("crawl.yaml post_payloads (-given +read again):\n%s", diff)
 			}

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -9,7 +8,6 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/amber-crawler/amber/crawl"
-	"github.com/amber-crawler/amber/seeds"
 )
 
 // TestRobotsAndSiteLimitsYAML: the robots section, limits.urls_per_host and
@@ -55,17 +53,7 @@ politeness:
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			tmp := t.TempDir()
-			file := writeFile(t, tmp, "c.yaml", "seeds: [http://www.example.com/]\n"+tt.yaml)
-			a, err := parseCrawlArgs([]string{"--dir", filepath.Join(tmp, "crawl"), "--config", file})
-			if err != nil {
-				t.Fatal(err)
-			}
-			cfg, _, err := buildConfig(a)
-			var c crawl.Config
-			if err == nil {
-				c, err = crawlConfig(cfg, a)
-			}
+			_, c, err := yamlCrawlConfig(t, tt.yaml)
 			if tt.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
 					t.Fatalf("err = %v, want one naming %s", err, tt.wantErr)
@@ -79,18 +67,8 @@ politeness:
 			if diff := cmp.Diff(tt.want, got); diff != "" {
 				t.Errorf("crawl config (-want +got):\n%s", diff)
 			}
-			if err := c.Validate(); err != nil {
-				t.Errorf("Validate: %v", err)
-			}
 			// crawl.yaml, read again, gives the same settings.
-			again, err := seeds.ParseConfig(c.EffectiveConfig, "crawl.yaml")
-			if err != nil {
-				t.Fatal(err)
-			}
-			back := crawl.DefaultConfig()
-			if err := overlayYAML(&back, again); err != nil {
-				t.Fatal(err)
-			}
+			_, back := readBack(t, c)
 			if diff := cmp.Diff(tt.want, view{back.Robots, back.Sites, back.DropOversize}); diff != "" {
 				t.Errorf("crawl.yaml read again (-want +got):\n%s", diff)
 			}

@@ -33,6 +33,7 @@
 //	P pd, P pu   hash   earlier crawls' captures by digest, by URL
 //	P m, P mk    hash, zset   metadata key -> value; the keys, for ScanMeta's ordered scans
 //	P cnt        hash         the crawl's own counters (AddCounter: URLs reserved, bytes)
+//	P fin:TOKEN  string       a finished claim's token, for 5 minutes: a finish sent again is not refused
 //
 // Times are the server's (TIME): one clock for every process. A time a caller passes (the end
 // of a response, a retry's not-before, a backoff) is sent as an offset from the caller's own
@@ -948,12 +949,9 @@ func (f *Frontier) PutMeta(key string, value []byte) error {
 	defer f.ops.Done()
 	ctx, cancel := background()
 	defer cancel()
-	_, err := f.rdb.TxPipelined(ctx, func(p redis.Pipeliner) error {
-		p.HSet(ctx, f.prefix+"m", key, value)
-		p.ZAdd(ctx, f.prefix+"mk", redis.Z{Member: key})
-		return nil
-	})
-	if err != nil {
+	// A script, as every change of several keys here: one atomic step, retried as a call
+	// (a MULTI/EXEC pipeline cut by a server restart came back as EOF).
+	if err := f.run(ctx, scriptPutMeta, key, value).Err(); err != nil {
 		return wrap("put meta", err)
 	}
 	return nil

@@ -272,12 +272,20 @@ return {0, wait}
 
 // scriptFinish finishes a claim. ARGV[6]: url, [7]: token, [8]: state (d done, f failed, q
 // retry), [9]: record, [10]: queue priority (retry), [11]: µs until the retry may be claimed
-// (retry; <= 0: at once). It returns 0 when the claim is not this instance's (finished, or
-// its lease expired and its URL was claimed again).
+// (retry; <= 0: at once). It returns 0 when the claim is not this instance's (its lease
+// expired and its URL was claimed again). The claim's token is kept as finished (P fin:TOKEN)
+// for finTTL seconds, so that the same call sent again (go-redis retries a call whose reply was
+// lost with its connection, as when the server restarts) returns 1 instead of 0.
+// finTTL is how long, in seconds, a finished claim's token is remembered (scriptFinish): longer
+// than go-redis takes retrying a call.
+const finTTL = "300"
+
 var scriptFinish = script(`
 local u, st, rec = ARGV[6], ARGV[8], ARGV[9]
+local fin = P .. 'fin:' .. ARGV[7]
 local c = getClaim(u, ARGV[7])
-if not c then return 0 end
+if not c then return redis.call('EXISTS', fin) end
+redis.call('SET', fin, '1', 'EX', ` + finTTL + `)
 local touched = {}
 release(u, c, touched)
 if st == 'q' then
@@ -402,5 +410,12 @@ for j = 6, #ARGV, 2 do
     redis.call('HSET', k, ARGV[j], ARGV[j+1])
   end
 end
+return 1
+`)
+
+// scriptPutMeta stores a metadata entry. ARGV[6]: key, [7]: value.
+var scriptPutMeta = script(`
+redis.call('HSET', P .. 'm', ARGV[6], ARGV[7])
+redis.call('ZADD', P .. 'mk', 0, ARGV[6])
 return 1
 `)

@@ -422,3 +422,41 @@ func TestKeysShareHashTag(t *testing.T) {
 		}
 	}
 }
+
+// TestFinishSentAgain: a finish the server carried out whose reply was lost is sent again by
+// go-redis (after a server restart, say); the second run of the script says the claim was
+// finished, not that it is another's. A token that never finished its claim still gets 0.
+func TestFinishSentAgain(t *testing.T) {
+	srv := redistest.Start(t)
+	f := open(t, srv, "again", "p1", Config{})
+	add(t, f, urls(2, 1))
+	cl, err := f.Claim(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	l, _ := f.leaseOf(cl)
+	rec := record{URL: cl.URL}
+	send := func(token int64) int64 {
+		n, err := f.run(t.Context(), scriptFinish, cl.URL.URL, token, "d", rec.encode(), 0, 0).Int64()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	for _, tc := range []struct {
+		name  string
+		token int64
+		want  int64
+	}{
+		{"first", l.token, 1},
+		{"sent again", l.token, 1},
+		{"another token", l.token + 1000, 0},
+	} {
+		if got := send(tc.token); got != tc.want {
+			t.Errorf("%s: finish script = %d, want %d", tc.name, got, tc.want)
+		}
+	}
+	if st := f.Stats(); st.Done != 1 || st.InFlight != 0 {
+		t.Errorf("stats after the finish sent twice: %+v, want 1 done, none in flight", st)
+	}
+}

@@ -324,6 +324,9 @@ func (c *Config) derive() {
 		c.Logger = slog.New(slog.DiscardHandler)
 	}
 	c.PostPayloads = canonicalPayloads(c.PostPayloads, c.Scope.Flavour)
+	if c.Shared.on() {
+		c.Shared = c.Shared.withDefaults(c.Collection, c.Dir)
+	}
 	if c.SessionCookieTTL > 0 && c.Fetch.Jar != nil {
 		c.Fetch.Jar = newSessionJar(c.Fetch.Jar, c.SessionCookieTTL, time.Now)
 	}

@@ -53,12 +53,8 @@ func (k *control) startBus(ctx context.Context) (func(), error) {
 	if err != nil {
 		return nil, fmt.Errorf("control stream: %w", err)
 	}
-	id := cfg.Shared.CrawlID
-	if id == "" {
-		id = cfg.Collection
-	}
-	stream, _ := controlKeys(id)
-	b := &bus{rdb: redis.NewClient(opt), stream: stream, self: cfg.Shared.process(cfg.Dir), k: k}
+	stream, _ := controlKeys(cfg.Shared.CrawlID)
+	b := &bus{rdb: redis.NewClient(opt), stream: stream, self: cfg.Shared.Process, k: k}
 	// The stream's last ID now: reading starts after it.
 	last := "0-0"
 	if xs, err := b.rdb.XRevRangeN(ctx, stream, "+", "-", 1).Result(); err != nil {

@@ -38,20 +38,24 @@ type SharedFrontier struct {
 // on reports whether the crawl's frontier is shared.
 func (s SharedFrontier) on() bool { return s.URL != "" }
 
-// process is Process or its default for the crawl directory dir.
-func (s SharedFrontier) process(dir string) string {
-	if s.Process != "" {
-		return s.Process
+// withDefaults returns s with its CrawlID and Process defaults for a crawl of collection in
+// dir (Config.derive sets them once; the rest of the crawl reads the fields).
+func (s SharedFrontier) withDefaults(collection, dir string) SharedFrontier {
+	if s.CrawlID == "" {
+		s.CrawlID = collection
 	}
-	host, err := os.Hostname()
-	if err != nil || host == "" {
-		host = "localhost"
+	if s.Process == "" {
+		host, err := os.Hostname()
+		if err != nil || host == "" {
+			host = "localhost"
+		}
+		abs, err := filepath.Abs(dir)
+		if err != nil {
+			abs = dir
+		}
+		s.Process = host + "-" + filepath.Base(abs)
 	}
-	abs, err := filepath.Abs(dir)
-	if err != nil {
-		abs = dir
-	}
-	return host + "-" + filepath.Base(abs)
+	return s
 }
 
 // validateShared checks Shared as its frontier will (redisfront.Config.Validate): an empty
@@ -72,14 +76,11 @@ func (c Config) validateShared() error {
 
 // sharedConfig is the configuration of the crawl's shared frontier.
 func (c Config) sharedConfig() redisfront.Config {
-	id := c.Shared.CrawlID
-	if id == "" {
-		id = c.Collection
-	}
+	s := c.Shared.withDefaults(c.Collection, c.Dir)
 	return redisfront.Config{
-		URL:             c.Shared.URL,
-		CrawlID:         id,
-		Process:         c.Shared.process(c.Dir),
+		URL:             s.URL,
+		CrawlID:         s.CrawlID,
+		Process:         s.Process,
 		Dir:             c.Dir,
 		HostDelay:       c.HostDelay,
 		HostConcurrency: c.HostConcurrency,
@@ -131,7 +132,7 @@ func (c Config) warcHostname() string {
 	if !c.Shared.on() {
 		return ""
 	}
-	return c.Shared.process(c.Dir)
+	return c.Shared.Process
 }
 
 // The crawl-wide counters of a shared frontier (frontier.Counters).
@@ -150,7 +151,7 @@ func (c *crawler) counterKey(key string) string {
 	if !c.cfg.Shared.on() {
 		return key
 	}
-	return key + "@" + c.cfg.Shared.process(c.cfg.Dir)
+	return key + "@" + c.cfg.Shared.Process
 }
 
 // addReserved adds delta to the URL reservations (reserve) and returns their number: this

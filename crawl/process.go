@@ -337,11 +337,20 @@ func retryAfter(v string, now time.Time) (time.Time, bool) {
 	return t, true
 }
 
+// frontierErr is the crawl's error for a frontier change that failed. A shared frontier takes
+// a claim back when its lease expired (this process was cut off from the server, or stopped,
+// for longer than the lease): another process has the URL then, and this one goes on with
+// the next, what it archived kept (the URL may be captured twice). With the crawl's own
+// frontier a claim finished twice is a fault.
 func (c *crawler) frontierErr(err error) error {
-	if err != nil {
-		return fmt.Errorf("update frontier: %w", err)
+	if err == nil {
+		return nil
 	}
-	return nil
+	if c.cfg.Shared.on() && errors.Is(err, frontier.ErrClaimFinished) {
+		c.log.Warn("a claim's lease expired: another process of the crawl has its URL", "err", err)
+		return nil
+	}
+	return fmt.Errorf("update frontier: %w", err)
 }
 
 func (c *crawler) logLine(l report.Line) error {

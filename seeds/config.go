@@ -384,6 +384,14 @@ type Politeness struct {
 	IgnoreRobots bool `yaml:"ignore_robots,omitempty"`
 	// MaxAttempts is how often a URL is tried on network errors and 5xx.
 	MaxAttempts int `yaml:"max_attempts,omitempty"`
+	// Retries are how many times a URL is tried again after a condition, {condition: n}
+	// (FAST's http_errors RETRY:n): a status code, X standing for any digit ("503", "5XX",
+	// "4XX"), net (no response: DNS, connect, broken connection), ttl (a timeout) or int
+	// (amber's own failure: the browser could not load the page). The most specific condition
+	// wins (fewest X; "503" over "50X" over "5XX"); a response or failure no condition names
+	// keeps max_attempts (network errors, 5xx and 429 retried, other statuses not). 0: not
+	// retried. See ParseRetryCondition.
+	Retries map[string]int `yaml:"retries,omitempty"`
 	// RetryDelay is the wait before the first retry; it doubles with each attempt.
 	RetryDelay time.Duration `yaml:"retry_delay,omitempty"`
 	// MaxHostFailures gives a host up once more than this many of its requests in a row got
@@ -430,6 +438,11 @@ type Network struct {
 	ConnectTo []string `yaml:"connect_to,omitempty"`
 	// VerifyTLS refuses sites with invalid certificates (default: capture them, record the problem).
 	VerifyTLS bool `yaml:"verify_tls,omitempty"`
+	// ClientCert and ClientKey are PEM files (relative to the config file) of a TLS client
+	// certificate and its unencrypted private key, offered to https servers that ask for one,
+	// by both fetchers (FAST's cert_file, key_file). Both or neither.
+	ClientCert string `yaml:"client_cert,omitempty"`
+	ClientKey  string `yaml:"client_key,omitempty"`
 	// Timeouts: connect, first byte, whole response.
 	ConnectTimeout   time.Duration `yaml:"connect_timeout,omitempty"`
 	FirstByteTimeout time.Duration `yaml:"first_byte_timeout,omitempty"`
@@ -519,6 +532,8 @@ func configData(data []byte, path string) (*Config, error) {
 		c.DedupFrom[i] = relativeTo(path, p)
 	}
 	c.RecrawlOf = relativeTo(path, c.RecrawlOf)
+	c.Network.ClientCert = relativeTo(path, c.Network.ClientCert)
+	c.Network.ClientKey = relativeTo(path, c.Network.ClientKey)
 	return c, nil
 }
 
@@ -540,6 +555,11 @@ func ParseConfig(data []byte, name string) (*Config, error) {
 	if err := dec.Decode(&c); err != nil && !errors.Is(err, io.EOF) {
 		return nil, fmt.Errorf("%w: %s: %v", ErrConfig, name, err)
 	}
+	r, err := CheckRetries(c.Politeness.Retries)
+	if err != nil {
+		return nil, fmt.Errorf("%s: politeness: %w", name, err)
+	}
+	c.Politeness.Retries = r
 	return &c, nil
 }
 

@@ -132,6 +132,9 @@ type Config struct {
 	// Frontier puts the crawl's frontier on a Redis server shared by several amber processes:
 	// {redis, crawl_id, process, lease} (see FrontierSpec). Default: in the crawl directory.
 	Frontier FrontierSpec `yaml:"frontier,omitempty"`
+	// Subcollections are named parts of the crawl with their own settings (FAST's
+	// subcollections; see Subcollection).
+	Subcollections []Subcollection `yaml:"subcollections,omitempty"`
 }
 
 // PostPayloadSpec is one entry of post_payloads: URL or Prefix (one of them), and Body.
@@ -606,10 +609,10 @@ func (c *Config) ScopeConfig(defaultFlavour scope.Flavour) (scope.Config, error)
 	if sc.Block, err = parseRules(c.Scope.Block, "scope.block"); err != nil {
 		return sc, err
 	}
-	if len(c.Seeds) == 0 {
+	if len(c.AllSeeds()) == 0 {
 		return sc, fmt.Errorf("%w: no seeds", ErrConfig)
 	}
-	for i, s := range c.Seeds {
+	for i, s := range c.AllSeeds() {
 		where := fmt.Sprintf("seeds[%d] (%s)", i, s.URL)
 		if err := CheckURL(s.URL); err != nil {
 			return sc, fmt.Errorf("%s: %w", where, err)

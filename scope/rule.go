@@ -19,7 +19,7 @@ const (
 )
 
 // kinds lists the matcher kinds in the fixed order Rule.String uses.
-var kinds = [...]string{KindSURT, KindSSURT, KindRegex, KindContains, KindHost, KindParentRegex}
+var kinds = [...]string{KindSURT, KindSSURT, KindRegex, KindContains, KindHost, KindParentRegex, KindIP}
 
 // Rule is one accept or block rule (spec/scope.md §1). Each non-empty field is a matcher and a
 // URL matches the rule when all of its matchers hold:
@@ -33,6 +33,8 @@ var kinds = [...]string{KindSURT, KindSSURT, KindRegex, KindContains, KindHost, 
 //   - Contains: is a substring of the canonical URL.
 //   - Host: the URL's host is it or ends with "." + it (lowercase, IDN in punycode).
 //   - ParentRegex: matches the whole via URL or the via's final redirect URL.
+//   - IP: an address mask (ParseIPMask) that holds the address of the URL's host
+//     (Candidate.Addr); without an address it does not hold.
 //
 // Rule is plain data (comparable with ==); New validates and compiles it.
 type Rule struct {
@@ -42,12 +44,14 @@ type Rule struct {
 	Contains    string `json:"contains,omitempty" yaml:"contains,omitempty"`
 	Host        string `json:"host,omitempty" yaml:"host,omitempty"`
 	ParentRegex string `json:"parent_regex,omitempty" yaml:"parent_regex,omitempty"`
+	IP          string `json:"ip,omitempty" yaml:"ip,omitempty"`
 }
 
 // ParseRule parses a rule written "kind:value" (kinds: surt, ssurt, regex, contains, host,
-// parent_regex; the kind is case-insensitive, space around kind and value is ignored), e.g.
-// "surt:http://(org,archive," or "host:example.com". Errors wrap ErrRule and name the rule: an
-// unknown kind, an empty value, an invalid regex, a surt without "(", an invalid host.
+// parent_regex, ip; the kind is case-insensitive, space around kind and value is ignored), e.g.
+// "surt:http://(org,archive," or "host:example.com" or "ip:207.46.197.0/24". Errors wrap ErrRule
+// and name the rule: an unknown kind, an empty value, an invalid regex, a surt without "(", an
+// invalid host or address mask.
 func ParseRule(s string) (Rule, error) {
 	kind, value, ok := strings.Cut(s, ":")
 	if !ok {
@@ -100,8 +104,10 @@ func (r *Rule) set(kind, value string) error {
 		field = &r.Host
 	case KindParentRegex:
 		field = &r.ParentRegex
+	case KindIP:
+		field = &r.IP
 	default:
-		return fmt.Errorf("unknown kind %q (want surt, ssurt, regex, contains, host or parent_regex)", kind)
+		return fmt.Errorf("unknown kind %q (want surt, ssurt, regex, contains, host, parent_regex or ip)", kind)
 	}
 	if *field != "" {
 		return fmt.Errorf("duplicate %s matcher", kind)
@@ -127,13 +133,17 @@ func checkMatcher(kind, value string) error {
 		if _, err := ruleHost(value); err != nil {
 			return err
 		}
+	case KindIP:
+		if _, err := parseIPMask(strings.TrimSpace(value)); err != nil {
+			return fmt.Errorf("%w: %v", errIPMask, err)
+		}
 	}
 	return nil
 }
 
 // matchers returns the rule's non-empty matchers in the fixed kind order.
 func (r Rule) matchers() [][2]string {
-	vals := [...]string{r.SURT, r.SSURT, r.Regex, r.Contains, r.Host, r.ParentRegex}
+	vals := [...]string{r.SURT, r.SSURT, r.Regex, r.Contains, r.Host, r.ParentRegex, r.IP}
 	var out [][2]string
 	for i, v := range vals {
 		if v != "" {
@@ -144,7 +154,7 @@ func (r Rule) matchers() [][2]string {
 }
 
 // String renders the rule as reasons name it: "kind:value" for each matcher, joined with a
-// space in the order surt, ssurt, regex, contains, host, parent_regex, e.g.
+// space in the order surt, ssurt, regex, contains, host, parent_regex, ip, e.g.
 // "contains:/login host:example.com".
 func (r Rule) String() string {
 	var b strings.Builder

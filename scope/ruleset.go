@@ -2,6 +2,7 @@ package scope
 
 import (
 	"math/bits"
+	"net/netip"
 	"regexp"
 	"strings"
 )
@@ -15,6 +16,7 @@ type crule struct {
 	contains string
 	host     string
 	parent   *regexp.Regexp
+	ip       *IPMask // nil: no ip matcher
 }
 
 // ruleSet is the compiled, indexed block and accept rules of one level (collection or seed).
@@ -30,6 +32,7 @@ type ruleSet struct {
 	ac        *acMatcher
 	needSURT  bool
 	needSSURT bool
+	needAddr  bool // a rule has an ip matcher
 }
 
 // compileRules compiles and indexes block and accept rules for flavour f. It returns nil when
@@ -63,6 +66,11 @@ func compileRules(block, accept []Rule, f Flavour) (*ruleSet, error) {
 		}
 		if r.ParentRegex != "" {
 			c.parent, _ = compileWhole(r.ParentRegex)
+		}
+		if r.IP != "" {
+			m, _ := ParseIPMask(r.IP) // validated above
+			c.ip = &m
+			rs.needAddr = true
 		}
 		rs.rules = append(rs.rules, c)
 		// Index the rule under its most selective matcher; the others are checked on match.
@@ -170,6 +178,9 @@ func (rs *ruleSet) first(t *target, set *idSet, lo, hi int) (*crule, bool) {
 				continue
 			}
 			if r := &rs.rules[id]; r.match(t) {
+				if r.ip != nil {
+					t.byAddr = true
+				}
 				return r, true
 			}
 		}
@@ -210,6 +221,14 @@ func (r *crule) match(t *target) bool {
 		t.viaRedirect != "" && r.parent.MatchString(t.viaRedirect)) {
 		return false
 	}
+	if r.ip != nil {
+		// Last: the address is only missed when every other matcher held.
+		if !t.addr.IsValid() {
+			t.addrMissing = true
+			return false
+		}
+		return r.ip.Contains(t.addr)
+	}
 	return true
 }
 
@@ -231,7 +250,10 @@ type target struct {
 	via         string
 	viaRedirect string
 	brozzler    bool
-	surtLen     int // -1: not built; else the SURT is buf1[:surtLen] (or surtHeap)
+	addr        netip.Addr // Candidate.Addr
+	byAddr      bool       // the rule that matched has an ip matcher
+	addrMissing bool       // an ip matcher was not tried for want of an address
+	surtLen     int        // -1: not built; else the SURT is buf1[:surtLen] (or surtHeap)
 	ssurtLen    int
 	surtHeap    []byte // SURTs longer than the buffers
 	ssurtHeap   []byte

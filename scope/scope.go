@@ -9,6 +9,7 @@ package scope
 import (
 	"errors"
 	"fmt"
+	"net/netip"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -178,6 +179,9 @@ type Candidate struct {
 	ViaHopsOff  int    // the via's offHops (Standard) or hops_off (Brozzler)
 	ViaRedirect string // the via's final redirect URL, if it redirected (parent_regex)
 	Seed        string // source seed; "" or unknown means the first seed
+	// Addr is the address the URL's host resolves to (the one the crawl connects to), for
+	// rules with an ip matcher; the zero Addr when it is not known (see NeedsAddr).
+	Addr netip.Addr
 }
 
 // Decision is the outcome for a Candidate.
@@ -185,6 +189,9 @@ type Decision struct {
 	In      bool
 	Reason  string // one of the Reason constants, or ReasonAcceptPrefix/ReasonBlockPrefix + rule
 	HopsOff int    // the offHops/hops_off the URL gets when In (0 otherwise)
+	// ByAddr says the decision rests on the candidate's address: the rule that decided it
+	// has an ip matcher, or it is ReasonNoAddress.
+	ByAddr bool
 }
 
 // seedState is a seed as Decide uses it. Fields are immutable after creation except auto.
@@ -208,8 +215,9 @@ type Scope struct {
 	mu       sync.Mutex            // serialises writers of prefixes, extra and seedState.auto
 	cfgHops  *int
 	cfgOff   *int
-	maxLen   int // Config.MaxURLLength with the default applied
-	repeats  int // Config.MaxPathRepeats, 0 when nil
+	maxLen   int  // Config.MaxURLLength with the default applied
+	repeats  int  // Config.MaxPathRepeats, 0 when nil
+	needAddr bool // a rule of the collection or of a seed has an ip matcher
 	elastic  elasticScope
 }
 
@@ -251,6 +259,7 @@ func New(cfg Config) (*Scope, error) {
 	if s.coll, err = compileRules(cfg.Block, cfg.Accept, fl); err != nil {
 		return nil, fmt.Errorf("compile collection rules: %w", err)
 	}
+	s.needAddr = s.coll != nil && s.coll.needAddr
 	var redirected []Seed
 	for _, sd := range cfg.Seeds {
 		if sd.RedirectedFrom != "" {
@@ -353,6 +362,7 @@ func (s *Scope) addSeed(sd Seed, origin *seedState) error {
 	if st.rules, err = compileRules(sd.Block, sd.Accept, s.flavour); err != nil {
 		return fmt.Errorf("add seed %q: %w", sd.URL, err)
 	}
+	s.needAddr = s.needAddr || st.rules != nil && st.rules.needAddr
 	st.maxHops, st.maxHopsOff = s.limits(typ, sd.MaxHops, sd.MaxHopsOff)
 	if s.flavour == Brozzler {
 		st.auto.Store(&[]string{seedSSURT(c)})
@@ -436,6 +446,10 @@ func (s *Scope) lookup(u string) *seedState {
 	}
 	return nil
 }
+
+// NeedsAddr reports whether a rule of the scope (of the collection or of a seed) has an ip
+// matcher: then Decide wants Candidate.Addr.
+func (s *Scope) NeedsAddr() bool { return s.needAddr }
 
 // Flavour returns the scope's flavour.
 func (s *Scope) Flavour() Flavour { return s.flavour }
@@ -554,7 +568,7 @@ func (s *Scope) Decide(c Candidate) Decision {
 		return Decision{Reason: ReasonTooLong}
 	}
 	var t target
-	t.url, t.via, t.viaRedirect = c.URL, c.Via, c.ViaRedirect
+	t.url, t.via, t.viaRedirect, t.addr = c.URL, c.Via, c.ViaRedirect, c.Addr
 	t.surtLen, t.ssurtLen = -1, -1
 	p, ok := split(c.URL)
 	if !ok || (p.scheme != "http" && p.scheme != "https") {
@@ -576,14 +590,33 @@ func (s *Scope) Decide(c Candidate) Decision {
 			st = x
 		}
 	}
+	var d Decision
 	switch s.flavour {
 	case Elastic:
-		return s.decideElastic(&t, &c, st)
+		d = s.decideElastic(&t, &c, st)
 	case Brozzler:
 		t.brozzler = true
-		return s.decideBrozzler(&t, &c, st)
+		d = s.decideBrozzler(&t, &c, st)
+	default:
+		d = s.decideStandard(&t, &c, st)
 	}
-	return s.decideStandard(&t, &c, st)
+	if t.byAddr || t.addrMissing {
+		d = addrDecision(&t, d)
+	}
+	return d
+}
+
+// addrDecision marks a decision made by a rule with an ip matcher (Decision.ByAddr), and turns
+// "nothing let it in" into ReasonNoAddress when an ip matcher could not be tried for want of
+// an address.
+func addrDecision(t *target, d Decision) Decision {
+	switch {
+	case t.byAddr && (strings.HasPrefix(d.Reason, ReasonAcceptPrefix) || strings.HasPrefix(d.Reason, ReasonBlockPrefix)):
+		d.ByAddr = true
+	case !d.In && t.addrMissing && (d.Reason == ReasonOutOfScope || d.Reason == ReasonOutOfDomain):
+		d.Reason, d.ByAddr = ReasonNoAddress, true
+	}
+	return d
 }
 
 // levels holds the candidate rules of the collection and the seed for one decision.
@@ -602,19 +635,24 @@ func (l *levels) init(t *target, coll, seed *ruleSet) {
 	}
 }
 
-// block returns the first matching block rule: collection rules first, then the seed's.
+// block returns the first matching block rule: collection rules first, then the seed's. A
+// block rule's ip matcher left untried does not make a URL ReasonNoAddress (only an accept
+// rule's does: it could have let the URL in).
 func (l *levels) block(t *target) (string, bool) {
+	missing := t.addrMissing
+	reason, ok := "", false
 	if l.coll != nil {
-		if r, ok := l.coll.first(t, &l.collSet, 0, l.coll.nBlock); ok {
-			return r.reason, true
+		if r, found := l.coll.first(t, &l.collSet, 0, l.coll.nBlock); found {
+			reason, ok = r.reason, true
 		}
 	}
-	if l.seed != nil {
-		if r, ok := l.seed.first(t, &l.seedSet, 0, l.seed.nBlock); ok {
-			return r.reason, true
+	if !ok && l.seed != nil {
+		if r, found := l.seed.first(t, &l.seedSet, 0, l.seed.nBlock); found {
+			reason, ok = r.reason, true
 		}
 	}
-	return "", false
+	t.addrMissing = missing
+	return reason, ok
 }
 
 // accept returns the first matching accept rule: collection rules first, then the seed's.

@@ -205,6 +205,10 @@ func (c *Client) do(ctx context.Context, t *target) (*Exchange, error) {
 		if err != nil {
 			return nil, err
 		}
+		if err := c.checkAddr(t, cn); err != nil {
+			c.putIdle(cn) // nothing was written on it
+			return nil, err
+		}
 		ex, retry, err := c.roundTrip(ctx, cn, t, deadline)
 		if retry && reused && attempt == 0 {
 			continue // the server closed an idle connection; try a fresh one

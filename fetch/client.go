@@ -517,6 +517,12 @@ func (c *Client) handshake(dctx, ctx context.Context, cn *conn, t *target) error
 		NextProtos:         []string{"http/1.1"},
 		MinVersion:         tls.VersionTLS10,
 		CipherSuites:       allCipherSuites,
+		GetClientCertificate: func(*tls.CertificateRequestInfo) (*tls.Certificate, error) {
+			if c.cfg.ClientCert != nil {
+				return c.cfg.ClientCert, nil
+			}
+			return &tls.Certificate{}, nil // none: the server decides whether that will do
+		},
 		VerifyConnection: func(cs tls.ConnectionState) error {
 			err := verifyChain(cs, t.hostname, c.cfg.RootCAs)
 			info.Verified = err == nil

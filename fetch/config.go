@@ -1,6 +1,7 @@
 package fetch
 
 import (
+	"crypto/tls"
 	"crypto/x509"
 	"fmt"
 	"net"
@@ -51,6 +52,9 @@ type Config struct {
 	VerifyTLS bool
 	// RootCAs verifies server certificates; nil means the system roots.
 	RootCAs *x509.CertPool
+	// ClientCert, when not nil, is offered to every https server that asks for a client
+	// certificate (LoadClientCert reads one); nil: none is offered. Not to an https proxy.
+	ClientCert *tls.Certificate
 	// ConnectTimeout bounds DNS, TCP connect and TLS handshake; default 10s.
 	ConnectTimeout time.Duration
 	// FirstByteTimeout bounds the wait from the request written to the first response

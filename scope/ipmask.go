@@ -12,9 +12,15 @@ import (
 // address the URL's host resolves to (Candidate.Addr) is in the mask. See ParseIPMask.
 const KindIP = "ip"
 
-// ReasonNoAddress is the reason of a URL that is out because the scope has ip rules and its
-// host's address is not known (the host did not resolve): no ip rule could let it in.
-const ReasonNoAddress = "no-address"
+// Reasons of decisions that rest on an address (Decision.ByAddr) when nothing let the URL in.
+const (
+	// ReasonNoAddress: the address of the URL's host is not known (it did not resolve), and an
+	// accept rule whose other matchers hold has an ip matcher.
+	ReasonNoAddress = "no-address"
+	// ReasonAddress: an accept rule whose other matchers hold has an ip matcher that does
+	// not hold the address of the URL's host.
+	ReasonAddress = "address"
+)
 
 // errIPMask is wrapped by the errors of ParseIPMask.
 var errIPMask = errors.New("invalid address mask")

@@ -227,7 +227,10 @@ func (r *crule) match(t *target) bool {
 			t.addrMissing = true
 			return false
 		}
-		return r.ip.Contains(t.addr)
+		if !r.ip.Contains(t.addr) {
+			t.addrFailed = true
+			return false
+		}
 	}
 	return true
 }
@@ -253,6 +256,7 @@ type target struct {
 	addr        netip.Addr // Candidate.Addr
 	byAddr      bool       // the rule that matched has an ip matcher
 	addrMissing bool       // an ip matcher was not tried for want of an address
+	addrFailed  bool       // an ip matcher failed on the address (every other matcher held)
 	surtLen     int        // -1: not built; else the SURT is buf1[:surtLen] (or surtHeap)
 	ssurtLen    int
 	surtHeap    []byte // SURTs longer than the buffers

@@ -190,7 +190,8 @@ type Decision struct {
 	Reason  string // one of the Reason constants, or ReasonAcceptPrefix/ReasonBlockPrefix + rule
 	HopsOff int    // the offHops/hops_off the URL gets when In (0 otherwise)
 	// ByAddr says the decision rests on the candidate's address: the rule that decided it
-	// has an ip matcher, or it is ReasonNoAddress.
+	// has an ip matcher, or it is ReasonNoAddress or ReasonAddress (with another address, an
+	// ip rule could have let it in).
 	ByAddr bool
 }
 
@@ -600,21 +601,23 @@ func (s *Scope) Decide(c Candidate) Decision {
 	default:
 		d = s.decideStandard(&t, &c, st)
 	}
-	if t.byAddr || t.addrMissing {
+	if t.byAddr || t.addrMissing || t.addrFailed {
 		d = addrDecision(&t, d)
 	}
 	return d
 }
 
 // addrDecision marks a decision made by a rule with an ip matcher (Decision.ByAddr), and turns
-// "nothing let it in" into ReasonNoAddress when an ip matcher could not be tried for want of
-// an address.
+// "nothing let it in" into ReasonNoAddress when an accept rule's ip matcher could not be tried
+// for want of an address, or into ReasonAddress when it failed on the address.
 func addrDecision(t *target, d Decision) Decision {
 	switch {
 	case t.byAddr && (strings.HasPrefix(d.Reason, ReasonAcceptPrefix) || strings.HasPrefix(d.Reason, ReasonBlockPrefix)):
 		d.ByAddr = true
-	case !d.In && t.addrMissing && (d.Reason == ReasonOutOfScope || d.Reason == ReasonOutOfDomain):
+	case !d.In && (d.Reason == ReasonOutOfScope || d.Reason == ReasonOutOfDomain) && t.addrMissing:
 		d.Reason, d.ByAddr = ReasonNoAddress, true
+	case !d.In && (d.Reason == ReasonOutOfScope || d.Reason == ReasonOutOfDomain) && t.addrFailed:
+		d.Reason, d.ByAddr = ReasonAddress, true
 	}
 	return d
 }
@@ -636,10 +639,10 @@ func (l *levels) init(t *target, coll, seed *ruleSet) {
 }
 
 // block returns the first matching block rule: collection rules first, then the seed's. A
-// block rule's ip matcher left untried does not make a URL ReasonNoAddress (only an accept
-// rule's does: it could have let the URL in).
+// block rule's ip matcher, untried or failed, does not make a URL ReasonNoAddress or
+// ReasonAddress (only an accept rule's does: it could have let the URL in).
 func (l *levels) block(t *target) (string, bool) {
-	missing := t.addrMissing
+	missing, failed := t.addrMissing, t.addrFailed
 	reason, ok := "", false
 	if l.coll != nil {
 		if r, found := l.coll.first(t, &l.collSet, 0, l.coll.nBlock); found {
@@ -651,7 +654,7 @@ func (l *levels) block(t *target) (string, bool) {
 			reason, ok = r.reason, true
 		}
 	}
-	t.addrMissing = missing
+	t.addrMissing, t.addrFailed = missing, failed
 	return reason, ok
 }
 

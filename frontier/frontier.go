@@ -98,6 +98,16 @@ type Config struct {
 	// MaxAttempts is the number of fetch attempts a URL gets before Retry marks it failed.
 	// Default 3.
 	MaxAttempts int
+	// MaxSites is the most hosts being crawled at once (FAST's max_sites): a host is being
+	// crawled from its first claim until its queue is empty and its claims are finished; a
+	// host that could be claimed meanwhile waits for a place, and places go to the waiting
+	// hosts in the order they came to wait. Default 0: no bound.
+	MaxSites int
+	// MaxInterDocs interleaves sites (FAST's max_inter_docs): a host that had this many URLs
+	// claimed while other hosts wait for a place goes back behind them; its claims in flight
+	// finish first (nothing more of it is claimed), then the first waiting host takes its
+	// place. It needs MaxSites. Default 0: a host keeps its place until its queue is empty.
+	MaxInterDocs int
 }
 
 // URL is one URL of the crawl and what the crawl knows about how it was reached.
@@ -124,9 +134,13 @@ type Entry struct {
 	Reason string
 }
 
-// Stats counts the URLs by state. Queued excludes in-flight URLs.
+// Stats counts the URLs by state. Queued excludes in-flight URLs. Sites counts the hosts being
+// crawled and SitesWaiting those waiting for a place among them (Config.MaxSites; both 0
+// without it).
 type Stats struct {
 	Queued, InFlight, Done, Failed, Rejected int64
+	Sites                                    int64 `json:",omitempty"`
+	SitesWaiting                             int64 `json:",omitempty"`
 }
 
 // Claim is a URL handed out by Claim. Finish it with exactly one of Done, Failed or Retry.
@@ -158,6 +172,7 @@ type Frontier struct {
 	db        *badger.DB
 	w         *writer
 	trimmer   *trimmer // nil where there is none
+	builders  *builderPool
 	space     *gate
 	cfg       Config
 	readAhead int                // per-host buffer size
@@ -179,6 +194,13 @@ type Frontier struct {
 	stats    Stats
 	known    *knownCache
 	buffered int // entries in all hosts' read-ahead buffers
+
+	// Config.MaxSites (sites.go): the hosts holding a place, and the line of hosts waiting
+	// for one (siteWait[siteHead:], sitesWaiting of them).
+	sites        int
+	siteWait     []*host
+	siteHead     int
+	sitesWaiting int
 
 	keys *keyFilter // every u/, d/ and m/ key stored; safe for concurrent use
 }
@@ -211,6 +233,9 @@ func Open(cfg Config) (*Frontier, error) {
 	}
 	if cfg.HostDelay < 0 {
 		return nil, fmt.Errorf("%w: negative HostDelay", ErrConfig)
+	}
+	if cfg.MaxSites < 0 || cfg.MaxInterDocs < 0 {
+		return nil, fmt.Errorf("%w: negative MaxSites or MaxInterDocs", ErrConfig)
 	}
 	if cfg.HostConcurrency <= 0 {
 		cfg.HostConcurrency = 1
@@ -275,6 +300,7 @@ func Open(cfg Config) (*Frontier, error) {
 		db:        db,
 		w:         startWriter(db, g),
 		trimmer:   startTrimmer(db, cfg.Dir),
+		builders:  startBuilderPool(db),
 		space:     g,
 		cfg:       cfg,
 		readAhead: min(max(2*cfg.HostConcurrency+4, 8), 64),
@@ -303,6 +329,7 @@ func Open(cfg Config) (*Frontier, error) {
 	}
 	if err != nil {
 		f.trimmer.close()
+		f.builders.close()
 		f.w.close()
 		_ = db.Close()
 		_ = g.close()
@@ -477,6 +504,7 @@ func (f *Frontier) Close() error {
 	}
 	f.mu.Unlock()
 	f.trimmer.close()
+	f.builders.close()
 	f.w.close()
 	err = f.db.Close()
 	if cerr := f.space.close(); err == nil {
@@ -1190,7 +1218,9 @@ func (f *Frontier) HostBackoff(host string, t time.Time) {
 func (f *Frontier) Stats() Stats {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	return f.stats
+	st := f.stats
+	st.Sites, st.SitesWaiting = int64(f.sites), int64(f.sitesWaiting)
+	return st
 }
 
 // Each calls fn for every URL the frontier knows, in URL order (URLs longer than 256 bytes: in

@@ -45,6 +45,10 @@ type host struct {
 	readyGen uint64
 	heapIdx  int // index in Frontier.timed, -1 when absent
 	heapAt   time.Time
+
+	site       uint8 // siteIdle, siteActive or siteDraining (Config.MaxSites, sites.go)
+	inSiteWait bool  // in Frontier.siteWait, waiting for a site place
+	docs       int   // claims since the host took its site place (Config.MaxInterDocs)
 }
 
 // insert adds an entry to a host's read-ahead buffer.
@@ -221,7 +225,7 @@ func (f *Frontier) canLoad(h *host) bool {
 // for a claim and for its request, no Pace is waiting for a slot, and there is work.
 func (f *Frontier) eligible(h *host) bool {
 	return !h.loading && h.inflight < f.cfg.HostConcurrency && h.busy < f.cfg.HostConcurrency &&
-		h.waiting == 0 && (h.queued > 0 || len(h.buf) > 0)
+		h.waiting == 0 && (h.queued > 0 || len(h.buf) > 0) && !h.siteWaiting()
 }
 
 // politeAt is the earliest time h may be sent its next request: after its backoff, and after
@@ -252,6 +256,9 @@ func (f *Frontier) readyAt(h *host) time.Time {
 
 // schedule puts h where it belongs after any change: the ready queue, the timed heap, or neither.
 func (f *Frontier) schedule(h *host, now time.Time) {
+	if f.cfg.MaxSites > 0 {
+		f.settleSite(h, now)
+	}
 	if !f.eligible(h) {
 		h.inReady = false
 		f.timed.remove(h)
@@ -390,6 +397,10 @@ func (f *Frontier) claimLocked(now time.Time) (*Claim, *host) {
 			f.schedule(h, now)
 			continue
 		}
+		if f.cfg.MaxSites > 0 && !f.admitSite(h) {
+			f.schedule(h, now) // out of the queues until it has a place
+			continue
+		}
 		i := h.firstDue(nowNs)
 		if i < 0 {
 			if f.canLoad(h) {
@@ -411,6 +422,9 @@ func (f *Frontier) claimLocked(now time.Time) (*Claim, *host) {
 		f.inflight[it.rec.URL.URL] = struct{}{}
 		f.stats.Queued--
 		f.stats.InFlight++
+		if f.cfg.MaxSites > 0 {
+			f.claimedSite(h)
+		}
 		f.schedule(h, now)
 		return &Claim{URL: it.rec.URL, f: f, host: h, key: it.key, rec: it.rec, req: h}, nil
 	}

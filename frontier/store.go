@@ -25,6 +25,7 @@ type Store interface {
 	HostBackoff(host string, t time.Time)
 	SetHostDelay(host string, d time.Duration)
 	SetHostDelayOverride(host string, d time.Duration)
+	SetDelay(d time.Duration)
 
 	StoreDigest(digest, uri string, date time.Time) error
 	LookupDigest(digest string) (uri string, date time.Time, ok bool, err error)

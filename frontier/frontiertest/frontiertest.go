@@ -7,6 +7,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"testing"
@@ -37,6 +38,9 @@ func Run(t *testing.T, open Opener) {
 		{"HostDelay", s.testHostDelay},
 		{"Pace", s.testPace},
 		{"HostBackoffAndOverride", s.testHostBackoffAndOverride},
+		{"SetDelay", s.testSetDelay},
+		{"MaxSites", s.testMaxSites},
+		{"MaxInterDocs", s.testMaxInterDocs},
 		{"Retry", s.testRetry},
 		{"RetryNotBefore", s.testRetryNotBefore},
 		{"EachStats", s.testEachStats},
@@ -744,5 +748,139 @@ func (s suite) testReopen(t *testing.T) {
 	defer cancel()
 	if _, err := st.Claim(ctx); !errors.Is(err, frontier.ErrDone) {
 		t.Errorf("Claim at the end = %v, want ErrDone", err)
+	}
+}
+
+// testSetDelay: SetDelay replaces Config.HostDelay at once, for hosts already waiting for it;
+// a robots Crawl-delay still raises it, an operator's delay still replaces it.
+func (s suite) testSetDelay(t *testing.T) {
+	st := s.store(t, frontier.Config{HostDelay: time.Hour})
+	mustAdd(t, st, u("http://a/1", "a"), u("http://a/2", "a"), u("http://a/3", "a"), u("http://a/4", "a"))
+	finish := func(c *frontier.Claim) {
+		t.Helper()
+		if err := st.Ended(c, time.Now()); err != nil {
+			t.Fatal(err)
+		}
+		done(t, st, c)
+	}
+	finish(claim(t, st))
+	noClaim(t, st, 100*time.Millisecond) // an hour's delay
+	st.SetDelay(0)                       // the host waits no more
+	finish(claim(t, st))
+	st.SetHostDelay("a", time.Hour) // Crawl-delay: above the new delay
+	noClaim(t, st, 100*time.Millisecond)
+	st.SetHostDelayOverride("a", 0) // the operator's delay: in place of both
+	finish(claim(t, st))
+	st.SetHostDelayOverride("a", -1)
+	st.SetHostDelay("a", 0)
+	st.SetDelay(time.Hour)
+	noClaim(t, st, 100*time.Millisecond)
+	st.SetDelay(0)
+	finish(claim(t, st))
+}
+
+// claimOrder claims and finishes one URL at a time until the store is done, and returns the
+// URLs in claim order.
+func claimOrder(t *testing.T, st frontier.Store) []string {
+	t.Helper()
+	var got []string
+	for {
+		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+		c, err := st.Claim(ctx)
+		cancel()
+		if errors.Is(err, frontier.ErrDone) {
+			return got
+		}
+		if err != nil {
+			t.Fatalf("Claim after %v: %v", got, err)
+		}
+		got = append(got, c.URL.URL)
+		done(t, st, c)
+	}
+}
+
+// testMaxSites: at most MaxSites hosts are crawled at once; a host keeps its place until its
+// queue is empty and its claims are finished, then the first host that waited takes it.
+func (s suite) testMaxSites(t *testing.T) {
+	st := s.store(t, frontier.Config{MaxSites: 2})
+	mustAdd(t, st, u("http://a/1", "a"), u("http://a/2", "a"), u("http://b/1", "b"), u("http://c/1", "c"), u("http://d/1", "d"))
+	a1, b1 := claim(t, st), claim(t, st)
+	if a1.URL.URL != "http://a/1" || b1.URL.URL != "http://b/1" {
+		t.Fatalf("first claims %s, %s; want http://a/1, http://b/1", a1.URL.URL, b1.URL.URL)
+	}
+	noClaim(t, st, 150*time.Millisecond) // c and d wait for a place
+	if got := st.Stats(); got.Sites != 2 || got.SitesWaiting != 2 {
+		t.Errorf("Stats = %+v; want Sites 2, SitesWaiting 2", got)
+	}
+	done(t, st, a1) // a keeps its place: a/2 is queued
+	steps := []struct {
+		want   string
+		finish *frontier.Claim // finished after the claim
+	}{
+		{"http://a/2", b1}, // b's queue is empty: c takes its place
+		{"http://c/1", nil},
+	}
+	var held []*frontier.Claim
+	for _, step := range steps {
+		c := claim(t, st)
+		if c.URL.URL != step.want {
+			t.Fatalf("claimed %s, want %s", c.URL.URL, step.want)
+		}
+		held = append(held, c)
+		if step.finish != nil {
+			done(t, st, step.finish)
+		}
+	}
+	noClaim(t, st, 150*time.Millisecond) // d waits: a and c hold the places
+	done(t, st, held[0])                 // a is done: d takes its place
+	if c := claim(t, st); c.URL.URL != "http://d/1" {
+		t.Fatalf("claimed %s, want http://d/1", c.URL.URL)
+	} else {
+		done(t, st, c)
+	}
+	done(t, st, held[1])
+	if got := st.Stats(); got.Sites != 0 || got.SitesWaiting != 0 || got.Done != 5 {
+		t.Errorf("Stats at the end = %+v; want Done 5, no sites", got)
+	}
+	if got := claimOrder(t, st); len(got) != 0 {
+		t.Errorf("claims at the end: %v", got)
+	}
+}
+
+// testMaxInterDocs: a host that had MaxInterDocs claims while another waits goes back behind
+// it (interleaving); without a waiting host it keeps its place.
+func (s suite) testMaxInterDocs(t *testing.T) {
+	tests := []struct {
+		name     string
+		cfg      frontier.Config
+		hosts    map[string]int // URLs per host, added a first
+		want     []string
+		wantLast frontier.Stats
+	}{
+		{"interleaved", frontier.Config{MaxSites: 1, MaxInterDocs: 2}, map[string]int{"a": 5, "b": 3},
+			[]string{"http://a/1", "http://a/2", "http://b/1", "http://b/2", "http://a/3", "http://a/4", "http://b/3", "http://a/5"},
+			frontier.Stats{Done: 8}},
+		{"nobody waits", frontier.Config{MaxSites: 2, MaxInterDocs: 1}, map[string]int{"a": 3},
+			[]string{"http://a/1", "http://a/2", "http://a/3"}, frontier.Stats{Done: 3}},
+		{"one site at a time", frontier.Config{MaxSites: 1}, map[string]int{"a": 3, "b": 2},
+			[]string{"http://a/1", "http://a/2", "http://a/3", "http://b/1", "http://b/2"}, frontier.Stats{Done: 5}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			st := s.store(t, tt.cfg)
+			var us []frontier.URL
+			for _, h := range slices.Sorted(maps.Keys(tt.hosts)) {
+				for i := range tt.hosts[h] {
+					us = append(us, u(fmt.Sprintf("http://%s/%d", h, i+1), h))
+				}
+			}
+			mustAdd(t, st, us...)
+			if diff := cmp.Diff(tt.want, claimOrder(t, st)); diff != "" {
+				t.Errorf("claim order (-want +got):\n%s", diff)
+			}
+			if got := st.Stats(); got != tt.wantLast {
+				t.Errorf("Stats at the end = %+v, want %+v", got, tt.wantLast)
+			}
+		})
 	}
 }

@@ -22,7 +22,10 @@
 //	P h:HOST     hash   the host's politeness: i claims in flight, b requests in progress,
 //	                    w Pace calls waiting for a request slot, e end of its latest request
 //	                    (µs), k backoff until (µs), d robots Crawl-delay (µs), o operator's
-//	                    delay (µs)
+//	                    delay (µs), s claims since it took its site place (MaxSites)
+//	P sa         hash   MaxSites: the hosts holding a site place -> a (active) or r (sent back
+//	                    by MaxInterDocs, draining its claims)
+//	P sw         zset   MaxSites: the hosts waiting for a site place, in line (by P swseq)
 //	P c          hash   URL -> its claim (MessagePack: token, instance, host, host of the
 //	                    request in progress, host of a Pace's wait)
 //	P pc:INST    set    the URLs an instance has claimed
@@ -83,6 +86,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/amber-crawler/amber/diskspace"
@@ -91,7 +95,8 @@ import (
 )
 
 // Config configures a Frontier. Every process of a crawl must give the same CrawlID,
-// HostDelay, HostConcurrency and MaxAttempts.
+// HostDelay, HostConcurrency, MaxAttempts, MaxSites and MaxInterDocs (and SetDelay the same
+// delays).
 type Config struct {
 	// URL is the server: redis://[[USER]:PASSWORD@]HOST:PORT/DB (rediss:// for TLS). Required.
 	URL string
@@ -109,6 +114,9 @@ type Config struct {
 	HostDelay       time.Duration
 	HostConcurrency int
 	MaxAttempts     int
+	// MaxSites and MaxInterDocs are as in frontier.Config (sites crawled at once, across all
+	// processes): default 0, no bound.
+	MaxSites, MaxInterDocs int
 	// Lease is how long a claim outlives its process: the URLs of a process that stopped
 	// renewing (killed, or cut off from the server) are queued again this long after its last
 	// renewal. Default 30s.
@@ -128,8 +136,9 @@ type Frontier struct {
 	cfg    Config
 	prefix string
 	inst   string
-	base   []any    // ARGV[1..5] of every script
-	keys   []string // KEYS of every script
+	base   []any        // ARGV[1..7] of every script (ARGV[3], the delay, is delay's)
+	delay  atomic.Int64 // the host delay in µs: Config.HostDelay, or SetDelay's
+	keys   []string     // KEYS of every script
 
 	// claiming is held (read) by a Claim from its script until its claim is in live, and
 	// (write) by the renewal while it compares the server's claims with live.
@@ -162,8 +171,8 @@ const (
 )
 
 // Validate reports, wrapping frontier.ErrConfig, what Open would refuse in c: an empty or
-// unparsable URL, an empty crawl id or one with braces, a negative HostDelay or Lease, a
-// Process with a slash.
+// unparsable URL, an empty crawl id or one with braces, a negative HostDelay, Lease, MaxSites
+// or MaxInterDocs, a Process with a slash.
 func (c Config) Validate() error {
 	if c.URL == "" {
 		return fmt.Errorf("%w: empty URL", frontier.ErrConfig)
@@ -176,6 +185,9 @@ func (c Config) Validate() error {
 	}
 	if c.HostDelay < 0 || c.Lease < 0 {
 		return fmt.Errorf("%w: negative HostDelay or Lease", frontier.ErrConfig)
+	}
+	if c.MaxSites < 0 || c.MaxInterDocs < 0 {
+		return fmt.Errorf("%w: negative MaxSites or MaxInterDocs", frontier.ErrConfig)
 	}
 	if strings.Contains(c.Process, "/") {
 		return fmt.Errorf("%w: process %q contains /", frontier.ErrConfig, c.Process)
@@ -224,7 +236,9 @@ func Open(ctx context.Context, cfg Config) (*Frontier, error) {
 		return nil, fmt.Errorf("redisfront: open %s: %w", cfg.URL, err)
 	}
 	f.inst = cfg.Process + "/" + strconv.FormatInt(n, 10)
-	f.base = []any{f.prefix, cfg.HostConcurrency, cfg.HostDelay.Microseconds(), f.inst, cfg.Lease.Microseconds()}
+	f.base = []any{f.prefix, cfg.HostConcurrency, cfg.HostDelay.Microseconds(), f.inst, cfg.Lease.Microseconds(),
+		cfg.MaxSites, cfg.MaxInterDocs}
+	f.delay.Store(cfg.HostDelay.Microseconds())
 	if err := f.run(ctx, scriptRegister, cfg.Process).Err(); err != nil {
 		_ = rdb.Close()
 		return nil, fmt.Errorf("redisfront: open %s: %w", cfg.URL, err)
@@ -237,6 +251,7 @@ func Open(ctx context.Context, cfg Config) (*Frontier, error) {
 func (f *Frontier) run(ctx context.Context, s *redis.Script, args ...any) *redis.Cmd {
 	a := make([]any, 0, len(f.base)+len(args))
 	a = append(a, f.base...)
+	a[2] = f.delay.Load()
 	a = append(a, args...)
 	return s.Run(ctx, f.rdb, f.keys, a...)
 }
@@ -815,6 +830,24 @@ func (f *Frontier) SetHostDelayOverride(host string, d time.Duration) {
 	f.host(host, "o", d.Microseconds())
 }
 
+// SetDelay sets the delay of every host from now on, in place of Config.HostDelay, as
+// frontier.Frontier.SetDelay does; hosts waiting for their delay are scheduled again at once.
+// Every process of the crawl must set the same delay (each passes its own to the server); a
+// failure to reschedule is dropped (the hosts then wait for the delay they had).
+func (f *Frontier) SetDelay(d time.Duration) {
+	f.delay.Store(max(d, 0).Microseconds())
+	if f.enter() != nil {
+		return
+	}
+	defer f.ops.Done()
+	ctx, cancel := background()
+	defer cancel()
+	_ = f.run(ctx, scriptResched).Err()
+	f.mu.Lock()
+	f.broadcast()
+	f.mu.Unlock()
+}
+
 // StoreDigest records the first capture of a payload digest for every process; a digest
 // already stored keeps its first capture. An error wrapping frontier.ErrURL concerns this
 // capture alone (larger than frontier.MaxRecordSize).
@@ -1056,6 +1089,11 @@ func (f *Frontier) Stats() frontier.Stats {
 	ctx, cancel := background()
 	defer cancel()
 	v, err := f.rdb.HMGet(ctx, f.prefix+"n", "q", "i", "d", "f", "r").Result()
+	var sites, waiting int64
+	if err == nil && f.cfg.MaxSites > 0 {
+		sites, _ = f.rdb.HLen(ctx, f.prefix+"sa").Result()
+		waiting, _ = f.rdb.ZCard(ctx, f.prefix+"sw").Result()
+	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if err != nil {
@@ -1067,7 +1105,8 @@ func (f *Frontier) Stats() frontier.Stats {
 			n[i], _ = strconv.ParseInt(s, 10, 64)
 		}
 	}
-	f.stats = frontier.Stats{Queued: n[0], InFlight: n[1], Done: n[2], Failed: n[3], Rejected: n[4]}
+	f.stats = frontier.Stats{Queued: n[0], InFlight: n[1], Done: n[2], Failed: n[3], Rejected: n[4],
+		Sites: sites, SitesWaiting: waiting}
 	return f.stats
 }
 

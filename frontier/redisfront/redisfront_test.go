@@ -27,6 +27,8 @@ func TestConformance(t *testing.T) {
 			HostDelay:       cfg.HostDelay,
 			HostConcurrency: cfg.HostConcurrency,
 			MaxAttempts:     cfg.MaxAttempts,
+			MaxSites:        cfg.MaxSites,
+			MaxInterDocs:    cfg.MaxInterDocs,
 			Lease:           5 * time.Second,
 		})
 		if err != nil {

@@ -8,8 +8,9 @@ import "github.com/redis/go-redis/v9"
 // caller passes (Ended's end, Retry's not-before, HostBackoff's end) is passed as an offset
 // from the caller's now, so that clocks of other machines never matter.
 //
-// Every script gets ARGV[1..5] = key prefix, host concurrency, host delay (µs), this
-// process's instance id and its lease (µs); its own arguments follow. KEYS[1] is the
+// Every script gets ARGV[1..7] = key prefix, host concurrency, host delay (µs), this
+// process's instance id, its lease (µs), the most sites crawled at once and the claims of a
+// site before it goes back behind the waiting ones (0: no bound); its own arguments follow. KEYS[1] is the
 // counters hash, for a cluster's routing (all keys share the {crawl id} hash tag).
 
 // prelude is the start of every script: its constants and helpers.
@@ -19,6 +20,8 @@ local CONC = tonumber(ARGV[2])
 local DELAY = tonumber(ARGV[3])
 local INST = ARGV[4]
 local LEASE = tonumber(ARGV[5])
+local MAXSITES = tonumber(ARGV[6])
+local MAXINTER = tonumber(ARGV[7])
 local tm = redis.call('TIME')
 local NOW = tonumber(tm[1]) * 1000000 + tonumber(tm[2])
 local K_U = P .. 'u'
@@ -27,6 +30,8 @@ local K_HOSTS = P .. 'hosts'
 local K_C = P .. 'c'
 local K_PROCS = P .. 'procs'
 local K_SEQ = P .. 'seq'
+local K_SA = P .. 'sa'
+local K_SW = P .. 'sw'
 local PRIO = 1099511627776 -- 2^40: queue score = priority * PRIO + seq
 
 local function hk(h) return P .. 'h:' .. h end
@@ -55,9 +60,54 @@ local function politeAt(s)
   return at
 end
 
+local sched
+
+-- fillSites gives the free site places (MAXSITES) to the hosts waiting for one, first come
+-- first served; a waiting host without work any more is dropped, a draining one takes its own
+-- place back.
+local function fillSites()
+  while redis.call('HLEN', K_SA) < MAXSITES do
+    local w = redis.call('ZPOPMIN', K_SW)
+    if #w == 0 then return end
+    local h = w[1]
+    if redis.call('HGET', K_SA, h) == 'r' or redis.call('ZCARD', qk(h)) > 0 or redis.call('ZCARD', nbk(h)) > 0 then
+      redis.call('HSET', K_SA, h, 'a')
+      redis.call('HSET', hk(h), 's', 0)
+      sched(h)
+    end
+  end
+end
+
+-- siteHeld frees the site place of host h when its queue is empty, or it drained, and its
+-- claims are finished; it reports whether h may not be claimed for want of a place (it waits
+-- for one, or it is draining).
+local function siteHeld(h)
+  local st = redis.call('HGET', K_SA, h)
+  if st then
+    local i = tonumber(redis.call('HGET', hk(h), 'i')) or 0
+    if i <= 0 and (st == 'r' or (redis.call('ZCARD', qk(h)) == 0 and redis.call('ZCARD', nbk(h)) == 0)) then
+      redis.call('HDEL', K_SA, h)
+      redis.call('HSET', hk(h), 's', 0)
+      fillSites()
+      st = redis.call('HGET', K_SA, h)
+    end
+  end
+  if st == 'r' then return true end
+  return redis.call('ZSCORE', K_SW, h) ~= false
+end
+
+-- waitSite puts host h last in line for a site place.
+local function waitSite(h)
+  redis.call('ZADD', K_SW, 'NX', redis.call('INCR', P .. 'swseq'), h)
+end
+
 -- sched puts host h where it belongs after any change: in the hosts zset at the time it may
 -- be claimed (keeping the place of a host that was ready already: round robin), or out of it.
-local function sched(h)
+sched = function(h)
+  if MAXSITES > 0 and siteHeld(h) then
+    redis.call('ZREM', K_HOSTS, h)
+    return
+  end
   local nb = nil
   if redis.call('ZCARD', qk(h)) == 0 then
     local first = redis.call('ZRANGE', nbk(h), 0, 0, 'WITHSCORES')
@@ -142,11 +192,11 @@ end
 
 func script(body string) *redis.Script { return redis.NewScript(prelude + body) }
 
-// scriptRegister forgets the earlier instances of this process (ARGV[6], the Process name,
-// whose instances are ARGV[6] .. '/' .. n), queueing their claims again, and registers this
+// scriptRegister forgets the earlier instances of this process (ARGV[8], the Process name,
+// whose instances are ARGV[8] .. '/' .. n), queueing their claims again, and registers this
 // instance with its lease.
 var scriptRegister = script(`
-local pre = ARGV[6] .. '/'
+local pre = ARGV[8] .. '/'
 for _, inst in ipairs(redis.call('ZRANGE', K_PROCS, 0, -1)) do
   if string.sub(inst, 1, #pre) == pre and inst ~= INST then reclaim(inst) end
 end
@@ -155,12 +205,12 @@ return 1
 `)
 
 // scriptRenew extends this instance's lease and queues again the URLs Redis has as claimed
-// by it that it does not hold (ARGV[6..]: the URLs it holds): claims whose reply never reached
+// by it that it does not hold (ARGV[8..]: the URLs it holds): claims whose reply never reached
 // it (a connection lost after the script ran).
 var scriptRenew = script(`
 redis.call('ZADD', K_PROCS, NOW + LEASE, INST)
 local live = {}
-for j = 6, #ARGV do live[ARGV[j]] = true end
+for j = 8, #ARGV do live[ARGV[j]] = true end
 local touched = {}
 local n = 0
 for _, u in ipairs(redis.call('SMEMBERS', pck(INST))) do
@@ -186,12 +236,12 @@ reclaim(INST)
 return 1
 `)
 
-// scriptAdd queues URLs not seen before (or only rejected). ARGV[6..]: url, host, queue
+// scriptAdd queues URLs not seen before (or only rejected). ARGV[8..]: url, host, queue
 // priority, record, for each URL. It returns 1 (queued) or 0 (seen) per URL.
 var scriptAdd = script(`
 local res = {}
 local touched = {}
-for j = 6, #ARGV, 4 do
+for j = 8, #ARGV, 4 do
   local u, h, prio, rec = ARGV[j], ARGV[j+1], tonumber(ARGV[j+2]), ARGV[j+3]
   local v = redis.call('HGET', K_U, u)
   if v and string.sub(v, 1, 1) ~= 'r' then
@@ -210,10 +260,10 @@ schedAll(touched)
 return res
 `)
 
-// scriptReject records a URL as rejected unless it is known. ARGV[6]: url, ARGV[7]: record.
+// scriptReject records a URL as rejected unless it is known. ARGV[8]: url, ARGV[9]: record.
 // It returns 1 when it did.
 var scriptReject = script(`
-if redis.call('HSETNX', K_U, ARGV[6], header('r', 0) .. ARGV[7]) == 0 then return 0 end
+if redis.call('HSETNX', K_U, ARGV[8], header('r', 0) .. ARGV[9]) == 0 then return 0 end
 redis.call('HINCRBY', K_N, 'r', 1)
 return 1
 `)
@@ -235,7 +285,17 @@ for n = 1, 64 do
     redis.call('ZADD', qk(h), score(redis.call('HGET', K_U, u)), u)
   end
   local s = hostState(h)
-  if s.i < CONC and s.b < CONC and s.w == 0 and politeAt(s) <= NOW then
+  local admit = true
+  if MAXSITES > 0 and not redis.call('HGET', K_SA, h) then
+    if redis.call('HLEN', K_SA) < MAXSITES then
+      redis.call('HSET', K_SA, h, 'a')
+      redis.call('HSET', hk(h), 's', 0)
+    else
+      waitSite(h)
+      admit = false
+    end
+  end
+  if admit and s.i < CONC and s.b < CONC and s.w == 0 and politeAt(s) <= NOW then
     local top = redis.call('ZPOPMIN', qk(h))
     if #top > 0 then
       local u = top[1]
@@ -248,6 +308,12 @@ for n = 1, 64 do
       redis.call('HINCRBY', hk(h), 'b', 1)
       redis.call('HINCRBY', K_N, 'q', -1)
       redis.call('HINCRBY', K_N, 'i', 1)
+      if MAXSITES > 0 and redis.call('HINCRBY', hk(h), 's', 1) >= MAXINTER and MAXINTER > 0 and
+          redis.call('ZCARD', K_SW) > 0 then
+        redis.call('HSET', K_SA, h, 'r')
+        redis.call('HSET', hk(h), 's', 0)
+        waitSite(h)
+      end
       sched(h)
       return {1, u, v, tok}
     end
@@ -270,8 +336,8 @@ end
 return {0, wait}
 `)
 
-// scriptFinish finishes a claim. ARGV[6]: url, [7]: token, [8]: state (d done, f failed, q
-// retry), [9]: record, [10]: queue priority (retry), [11]: µs until the retry may be claimed
+// scriptFinish finishes a claim. ARGV[8]: url, [9]: token, [10]: state (d done, f failed, q
+// retry), [11]: record, [12]: queue priority (retry), [13]: µs until the retry may be claimed
 // (retry; <= 0: at once). It returns 0 when the claim is not this instance's (its lease
 // expired and its URL was claimed again). The claim's token is kept as finished (P fin:TOKEN)
 // for finTTL seconds, so that the same call sent again (go-redis retries a call whose reply was
@@ -281,17 +347,17 @@ return {0, wait}
 const finTTL = "300"
 
 var scriptFinish = script(`
-local u, st, rec = ARGV[6], ARGV[8], ARGV[9]
-local fin = P .. 'fin:' .. ARGV[7]
-local c = getClaim(u, ARGV[7])
+local u, st, rec = ARGV[8], ARGV[10], ARGV[11]
+local fin = P .. 'fin:' .. ARGV[9]
+local c = getClaim(u, ARGV[9])
 if not c then return redis.call('EXISTS', fin) end
 redis.call('SET', fin, '1', 'EX', ` + finTTL + `)
 local touched = {}
 release(u, c, touched)
 if st == 'q' then
-  local sc = tonumber(ARGV[10]) * PRIO + redis.call('INCR', K_SEQ)
+  local sc = tonumber(ARGV[12]) * PRIO + redis.call('INCR', K_SEQ)
   redis.call('HSET', K_U, u, header('q', sc) .. rec)
-  local off = tonumber(ARGV[11])
+  local off = tonumber(ARGV[13])
   if off > 0 then
     redis.call('ZADD', nbk(c.h), NOW + off, u)
   else
@@ -306,12 +372,12 @@ schedAll(touched)
 return 1
 `)
 
-// scriptPace is one attempt of Pace. ARGV[6]: url, [7]: token, [8]: host. It returns {1}
+// scriptPace is one attempt of Pace. ARGV[8]: url, [9]: token, [10]: host. It returns {1}
 // when the request may go (and counts it), {0, µs to wait (-1: for a slot)} when not, {-1}
 // for a claim that is not this instance's.
 var scriptPace = script(`
-local u, h = ARGV[6], ARGV[8]
-local c = getClaim(u, ARGV[7])
+local u, h = ARGV[8], ARGV[10]
+local c = getClaim(u, ARGV[9])
 if not c then return {-1} end
 local touched = {}
 if c.r ~= '' and c.r ~= h then
@@ -357,37 +423,37 @@ if blocked then return {0, wait} end
 return {1}
 `)
 
-// scriptUnqueue undoes the wait of a Pace that gave up. ARGV[6]: url, [7]: token.
+// scriptUnqueue undoes the wait of a Pace that gave up. ARGV[8]: url, [9]: token.
 var scriptUnqueue = script(`
-local c = getClaim(ARGV[6], ARGV[7])
+local c = getClaim(ARGV[8], ARGV[9])
 if not c or c.w == '' then return 0 end
 redis.call('HINCRBY', hk(c.w), 'w', -1)
 local h = c.w
 c.w = ''
-putClaim(ARGV[6], c)
+putClaim(ARGV[8], c)
 sched(h)
 return 1
 `)
 
-// scriptEnded ends a claim's request in progress. ARGV[6]: url, [7]: token, [8]: µs since
+// scriptEnded ends a claim's request in progress. ARGV[8]: url, [9]: token, [10]: µs since
 // the request ended (by the caller's clock). It returns 0 for a claim not this instance's.
 var scriptEnded = script(`
-local c = getClaim(ARGV[6], ARGV[7])
+local c = getClaim(ARGV[8], ARGV[9])
 if not c then return 0 end
 if c.r ~= '' then
   local h = c.r
-  endReq(h, NOW - tonumber(ARGV[8]))
+  endReq(h, NOW - tonumber(ARGV[10]))
   c.r = ''
-  putClaim(ARGV[6], c)
+  putClaim(ARGV[8], c)
   sched(h)
 end
 return 1
 `)
 
-// scriptHost changes a host's politeness. ARGV[6]: host, [7]: what (d: robots delay, o:
-// operator's delay, -1 removes it; k: backoff), [8]: µs (k: from now).
+// scriptHost changes a host's politeness. ARGV[8]: host, [9]: what (d: robots delay, o:
+// operator's delay, -1 removes it; k: backoff), [10]: µs (k: from now).
 var scriptHost = script(`
-local h, what, v = ARGV[6], ARGV[7], tonumber(ARGV[8])
+local h, what, v = ARGV[8], ARGV[9], tonumber(ARGV[10])
 if what == 'o' and v < 0 then
   redis.call('HDEL', hk(h), 'o')
 elseif what == 'k' then
@@ -400,11 +466,11 @@ sched(h)
 return 1
 `)
 
-// scriptPriorURLs stores earlier captures by URL, keeping the later captured. ARGV[6..]:
+// scriptPriorURLs stores earlier captures by URL, keeping the later captured. ARGV[8..]:
 // url, value (starting with the capture time, 20 digits), for each.
 var scriptPriorURLs = script(`
 local k = P .. 'pu'
-for j = 6, #ARGV, 2 do
+for j = 8, #ARGV, 2 do
   local old = redis.call('HGET', k, ARGV[j])
   if not old or string.sub(ARGV[j+1], 1, 20) > string.sub(old, 1, 20) then
     redis.call('HSET', k, ARGV[j], ARGV[j+1])
@@ -413,9 +479,20 @@ end
 return 1
 `)
 
-// scriptPutMeta stores a metadata entry. ARGV[6]: key, [7]: value.
+// scriptPutMeta stores a metadata entry. ARGV[8]: key, [9]: value.
 var scriptPutMeta = script(`
-redis.call('HSET', P .. 'm', ARGV[6], ARGV[7])
-redis.call('ZADD', P .. 'mk', 0, ARGV[6])
+redis.call('HSET', P .. 'm', ARGV[8], ARGV[9])
+redis.call('ZADD', P .. 'mk', 0, ARGV[8])
 return 1
+`)
+
+// scriptResched schedules again the hosts waiting for their delay (SetDelay: the delay
+// changed).
+var scriptResched = script(`
+local n = 0
+for _, h in ipairs(redis.call('ZRANGEBYSCORE', K_HOSTS, '(' .. NOW, '+inf')) do
+  sched(h)
+  n = n + 1
+end
+return n
 `)

@@ -36,11 +36,10 @@ func BenchmarkFetch(b *testing.B) {
 // chromium-headless-shell package), which draws no browser window: about half the CPU and
 // memory per page. It is skipped where the package is not installed.
 func BenchmarkFetchHeadlessShell(b *testing.B) {
-	const path = "/usr/bin/chromium-headless-shell"
-	if _, err := os.Stat(path); err != nil {
+	if err := executable(HeadlessShellPath); err != nil {
 		b.Skipf("no headless shell: %v", err)
 	}
-	benchFetch(b, path)
+	benchFetch(b, HeadlessShellPath)
 }
 
 func benchFetch(b *testing.B, path string) {

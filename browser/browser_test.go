@@ -375,6 +375,33 @@ func TestConfig(t *testing.T) {
 	}
 }
 
+func TestFirstExecutable(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name string, mode os.FileMode) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte("#!/bin/sh\n"), mode); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	shell, plain := write("shell", 0o755), write("plain", 0o644)
+	const full = "/usr/bin/chromium"
+	for _, tc := range []struct {
+		name, preferred, want string
+	}{
+		{"installed", shell, shell},
+		{"missing", filepath.Join(dir, "none"), full},
+		{"not executable", plain, full},
+		{"directory", dir, full},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := firstExecutable(tc.preferred, full); got != tc.want {
+				t.Errorf("firstExecutable(%s) = %s, want %s", tc.preferred, got, tc.want)
+			}
+		})
+	}
+}
+
 func TestTabsConcurrent(t *testing.T) {
 	s := newSite(t)
 	f := newFetcher(t, func(c *Config) { c.Tabs = 2 })

@@ -41,6 +41,7 @@ type instance struct {
 	cancel      context.CancelFunc
 	allocCancel context.CancelFunc
 	pid         int
+	product     string          // Browser.getVersion's product, such as HeadlessChrome/156.0.8078.108
 	lost        <-chan struct{} // closed when the connection to Chromium drops
 	down        atomic.Bool     // marked dead by a failed health check
 	// pausedCookies: this Chromium puts cookies into paused requests itself.
@@ -131,6 +132,16 @@ func startInstance(ctx context.Context, cfg Config, gen int) (*instance, error) 
 		in.close()
 		return nil, fmt.Errorf("browser: deny downloads: %w", err)
 	}
+	// Which build and version run (the headless shell says HeadlessChrome, the full browser
+	// Chrome), for the log.
+	vctx, cancel := context.WithTimeout(bctx, callTimeout)
+	v, err := chromedp.CallBrowser(vctx, browser.GetVersion, cdp.Empty{})
+	cancel()
+	if err != nil {
+		in.close()
+		return nil, fmt.Errorf("browser: version: %w", err)
+	}
+	in.product = v.Product
 	return in, nil
 }
 

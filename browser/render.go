@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
 	"time"
 
 	"github.com/chromedp/chromedp"
@@ -23,7 +22,7 @@ var ErrNoResult = errors.New("browser: expression gave no result")
 
 // RenderConfig configures Evaluate. Zero fields take the documented defaults.
 type RenderConfig struct {
-	// Path is the Chromium executable; default /usr/bin/chromium.
+	// Path is the Chromium executable; default DefaultPath(), as for Config.Path.
 	Path string
 	// URL is the page to open. Required.
 	URL string
@@ -48,7 +47,7 @@ func (c RenderConfig) withDefaults() (RenderConfig, error) {
 		return c, fmt.Errorf("%w: negative value", ErrConfig)
 	}
 	if c.Path == "" {
-		c.Path = DefaultPath
+		c.Path = DefaultPath()
 	}
 	if c.Timeout == 0 {
 		c.Timeout = DefaultRenderTimeout
@@ -62,12 +61,8 @@ func (c RenderConfig) withDefaults() (RenderConfig, error) {
 	if c.ViewportHeight == 0 {
 		c.ViewportHeight = DefaultViewportHeight
 	}
-	st, err := os.Stat(c.Path)
-	if err != nil {
+	if err := executable(c.Path); err != nil {
 		return c, fmt.Errorf("%w: chromium: %w", ErrConfig, err)
-	}
-	if st.IsDir() || st.Mode()&0o111 == 0 {
-		return c, fmt.Errorf("%w: chromium: %s is not an executable file", ErrConfig, c.Path)
 	}
 	return c, nil
 }

@@ -121,7 +121,7 @@ func newCrawlFlagSet(f *crawlFlags) *flag.FlagSet {
 	fs.IntVar(&f.maxAttempts, "max-attempts", d.MaxAttempts, "tries per URL on network errors and 5xx")
 	fs.DurationVar(&f.retryDelay, "retry-delay", d.RetryDelay, "wait before the first retry, doubling after")
 	fs.StringVar(&f.fetcher, "fetcher", d.Fetcher, "http, or browser: load pages in headless Chromium, Brozzler-style")
-	fs.StringVar(&f.browserPath, "browser-path", browser.DefaultPath, "Chromium executable for --fetcher browser")
+	fs.StringVar(&f.browserPath, "browser-path", "", "Chromium executable for --fetcher browser (default "+browser.HeadlessShellPath+" when installed, else "+browser.ChromiumPath+")")
 	fs.IntVar(&f.browserTabs, "browser-tabs", browser.DefaultTabs, "pages loaded at once by the browser")
 	fs.DurationVar(&f.pageTimeout, "page-timeout", browser.DefaultPageTimeout, "bound on one page in the browser; what was captured is kept")
 	fs.DurationVar(&f.behaviorTimeout, "behavior-timeout", browser.DefaultBehaviorTimeout, "bound on scrolling a page in the browser")
@@ -269,7 +269,7 @@ func buildConfig(a crawlArgs) (*seeds.Config, *seeds.Converted, error) {
 	if err := addSeeds(cfg, a.positional, a.flags.seedFiles); err != nil {
 		return nil, nil, err
 	}
-	if len(cfg.Seeds) == 0 {
+	if len(cfg.AllSeeds()) == 0 {
 		return nil, nil, errors.New("no seeds: give URLs, a seeds file, --seeds, or --config with seeds")
 	}
 	if err := applyScopeFlags(cfg, a); err != nil {
@@ -395,6 +395,9 @@ func crawlConfig(cfg *seeds.Config, a crawlArgs) (crawl.Config, error) {
 		return c, err
 	}
 	if err := overlayPostPayloads(&c, cfg.PostPayloads, os.LookupEnv); err != nil {
+		return c, err
+	}
+	if err := overlaySubcollections(&c, cfg, os.LookupEnv); err != nil {
 		return c, err
 	}
 	if err := overlayPriors(&c, cfg, a); err != nil {

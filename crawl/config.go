@@ -100,6 +100,12 @@ type Config struct {
 	HostDelays map[string]time.Duration
 	// HostConcurrency is the most requests open to one host at once. Default 1; must be positive.
 	HostConcurrency int
+	// PerIP spaces requests by address as well as by host (FAST's enforce_delay_per_ip): the
+	// hosts whose names resolve to one address share HostDelay (each host's own, HostDelays)
+	// and HostConcurrency as one host would, in this process (ipgate.go). A page's
+	// subresources loaded by the browser, robots.txt and login requests are not held back.
+	// Ignored with a proxy (the addresses are the proxy's to know). Default false.
+	PerIP bool
 	// MaxAttempts is how often a URL is tried on network errors and 5xx. Default 3; must be
 	// positive.
 	MaxAttempts int

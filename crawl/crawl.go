@@ -74,6 +74,7 @@ type crawler struct {
 	robots  *robotsGate
 	sites   *siteGate    // per-host limits (limits_site.go); robots.txt requests count too
 	logins  *loginGate   // nil without Config.Logins
+	addrs   *addrGate    // addresses: ip scope rules, Config.PerIP (ipgate.go)
 	disk    *diskMonitor // nil when MinFreeSpace is negative
 
 	fetched  atomic.Int64 // responses received (all runs)
@@ -205,7 +206,11 @@ func open(ctx context.Context, cfg Config, front frontier.Store) (c *crawler, er
 		return c, fmt.Errorf("build scope: %w", err)
 	}
 	c.scope.Store(sc)
+	if c.addrs, err = newAddrGate(c, sc); err != nil {
+		return c, err
+	}
 	fc := cfg.Fetch
+	fc.CheckAddr = c.addrs.check
 	if fc.MaxIdlePerHost == 0 && cfg.HostConcurrency > fetch.DefaultMaxIdlePerHost {
 		// Keep a connection for every request open to a host at once, or each request past
 		// the default would dial anew.

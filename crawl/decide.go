@@ -195,7 +195,7 @@ func (c *crawler) decide(u frontier.URL, links []extract.Outlink) decided {
 		if l.Hop == hop.Redirect {
 			c.promote(u, cu, hops)
 		}
-		dec := c.scope.Load().Decide(scope.Candidate{URL: cu, Hops: hops, Via: u.URL, ViaHopsOff: u.HopsOff, Seed: u.Seed})
+		dec := c.scope.Load().Decide(scope.Candidate{URL: cu, Hops: hops, Via: u.URL, ViaHopsOff: u.HopsOff, Seed: u.Seed, Addr: c.addrOf(cu)})
 		if l.Hop == hop.Redirect && c.tooManyRedirects(hops) {
 			dec = scope.Decision{Reason: reasonMaxRedirects}
 		}

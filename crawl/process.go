@@ -46,7 +46,9 @@ func (c *crawler) process(ctx context.Context, worker int, cl *frontier.Claim) e
 		c.unreserve()
 		return fmt.Errorf("look up earlier capture: %w", err)
 	}
+	pass := c.addrs.enter(ctx, u)                 // Config.PerIP waits; the address check knows u (ipgate.go)
 	res, err := c.fetchPage(ctx, worker, cl, req) // with the form logins (login.go)
+	pass.leave()
 	// The host's delay runs from the end of the response, not from when the page is done.
 	if eerr := c.front.Ended(cl, time.Now()); eerr != nil {
 		if res != nil {
@@ -223,6 +225,9 @@ func (c *crawler) retryLater(cl *frontier.Claim, ex *fetch.Exchange) (bool, erro
 // A failure that is not a *fetch.Error (the browser failed twice on the page) counts as a
 // broken connection, so it is retried later and reported if it keeps failing.
 func (c *crawler) fetchFailed(worker int, cl *frontier.Claim, err error) error {
+	if refused, rerr := c.addrRefused(worker, cl, err); refused {
+		return rerr // an ip rule kept its address out (ipgate.go)
+	}
 	u := cl.URL
 	var fe *fetch.Error
 	if !errors.As(err, &fe) {
@@ -266,6 +271,12 @@ func (c *crawler) recordRefused(worker int, u frontier.URL, res *fetch.Result) e
 		}
 	}
 	for _, f := range res.Failed {
+		if refused, err := c.subAddrRefused(worker, u, f.URL, f.Err); refused {
+			if err != nil {
+				return err
+			}
+			continue
+		}
 		code := status.ConnectFailed
 		var fe *fetch.Error
 		if errors.As(f.Err, &fe) {

@@ -206,7 +206,7 @@ func (c *crawler) decideListed(from frontier.URL, listed []string, step byte, fi
 			continue
 		}
 		seen[cu] = struct{}{}
-		dec := c.scope.Load().Decide(scope.Candidate{URL: cu, Hops: hops, Via: from.URL, ViaHopsOff: from.HopsOff, Seed: from.Seed})
+		dec := c.scope.Load().Decide(scope.Candidate{URL: cu, Hops: hops, Via: from.URL, ViaHopsOff: from.HopsOff, Seed: from.Seed, Addr: c.addrOf(cu)})
 		fu := frontier.URL{URL: cu, Host: hostKey(cu), Hops: hops, Via: from.URL, Seed: from.Seed, HopsOff: dec.HopsOff}
 		if files {
 			fu.Sitemap, fu.Priority = true, -1

@@ -113,11 +113,10 @@ func (g *siteGate) claim(worker int, cl *frontier.Claim) (slot *siteSlot, refuse
 	if code, ok := g.givenUp(u.Host); ok {
 		return nil, true, g.refuseGivenUp(worker, cl, code)
 	}
-	max := g.c.maxURLs(u.Host) // SiteLimits.MaxURLs, or the host's subcollection's
-	if max <= 0 {
+	if g.lim.MaxURLs <= 0 {
 		return nil, false, nil
 	}
-	ok, err := g.reserve(u.Host, max)
+	ok, err := g.reserve(u.Host)
 	if err != nil {
 		return nil, false, err
 	}
@@ -127,14 +126,14 @@ func (g *siteGate) claim(worker int, cl *frontier.Claim) (slot *siteSlot, refuse
 	return nil, true, g.refuseMaxDoc(worker, cl)
 }
 
-// reserve takes one of host's URLs if it has fetched fewer than max.
-func (g *siteGate) reserve(host string, max int64) (bool, error) {
+// reserve takes one of host's URLs if it has any left.
+func (g *siteGate) reserve(host string) (bool, error) {
 	if ctr := g.c.counters(); ctr != nil {
 		n, err := ctr.AddCounter(counterSitePrefix+host, 1)
 		if err != nil {
 			return false, fmt.Errorf("count the URLs of %s on the shared frontier: %w", host, err)
 		}
-		if n <= max {
+		if n <= g.lim.MaxURLs {
 			return true, nil
 		}
 		if _, err := ctr.AddCounter(counterSitePrefix+host, -1); err != nil {
@@ -148,7 +147,7 @@ func (g *siteGate) reserve(host string, max int64) (bool, error) {
 	}
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	if sc.fetched+sc.reserved >= max {
+	if sc.fetched+sc.reserved >= g.lim.MaxURLs {
 		return false, nil
 	}
 	sc.reserved++
@@ -328,7 +327,7 @@ func hostFailure(err error) (int, bool) {
 // the response size limit (WARC-Truncated: length) with Config.DropOversize. Its capture k is
 // then marked so (crawl.log annotation dropped:oversize; metadata record dropped: oversize).
 func (c *crawler) dropOversize(ex *fetch.Exchange, k *capture) bool {
-	if ex.Truncated != "length" || !c.dropsOversize(ex.URL) {
+	if !c.cfg.DropOversize || ex.Truncated != "length" {
 		return false
 	}
 	k.fields = append(slices.Clip(k.fields), warc.Field{Name: "dropped", Value: "oversize"})

@@ -109,6 +109,13 @@ type Config struct {
 	// MaxAttempts is how often a URL is tried on network errors and 5xx. Default 3; must be
 	// positive.
 	MaxAttempts int
+	// Retries, {condition: n}, say how many times a URL is tried again after a condition
+	// (FAST's http_errors RETRY:n): a status code with X for any digit ("503", "5XX"), net
+	// (no response: DNS, connect, broken connection), ttl (a timeout) or int (the browser
+	// could not load the page); the most specific status condition wins. What no condition
+	// names keeps MaxAttempts (network errors, 5xx and 429 retried, other statuses not). 0:
+	// not retried. Conditions as seeds.CheckRetries accepts them. Default none.
+	Retries map[string]int
 	// RetryDelay is the wait before the first retry, doubled for each later one. Default 10s;
 	// must be positive.
 	RetryDelay time.Duration
@@ -239,6 +246,11 @@ type Config struct {
 	// their sites is fetched, with either fetcher, and again when their TTL has passed or a
 	// page answers logged out (ReloginIfFailed). Default: none.
 	Logins []login.Spec
+	// ClientCert and ClientKey are the PEM files of a TLS client certificate and its
+	// unencrypted private key, read when the crawl starts (an error then if they cannot be
+	// read or do not match) and offered to https servers that ask for a client certificate,
+	// by both fetchers (FAST's cert_file, key_file). Both or neither. Default none.
+	ClientCert, ClientKey string
 
 	// Shared puts the frontier in Redis, shared with the crawl's other processes
 	// (SharedFrontier). Default: the crawl's own frontier in D/state.
@@ -315,6 +327,9 @@ func (c Config) Validate() error {
 	if err := validatePostPayloads(c.PostPayloads, c.Scope.Flavour); err != nil {
 		return err
 	}
+	if err := validateRetries(c.Retries); err != nil {
+		return err
+	}
 	return c.Sitemaps.validate()
 }
 
@@ -330,6 +345,7 @@ func (c *Config) derive() {
 		c.Logger = slog.New(slog.DiscardHandler)
 	}
 	c.PostPayloads = canonicalPayloads(c.PostPayloads, c.Scope.Flavour)
+	c.Retries = canonicalRetries(c.Retries)
 	if c.Shared.on() {
 		c.Shared = c.Shared.withDefaults(c.Collection, c.Dir)
 	}

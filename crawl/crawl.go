@@ -107,6 +107,9 @@ func Run(ctx context.Context, cfg Config) (res Result, err error) {
 		return Result{}, err
 	}
 	cfg.derive()
+	if err := cfg.loadClientCert(); err != nil {
+		return Result{}, err
+	}
 	// ctl stop cancels the run as Ctrl-C does.
 	ctx, stopRun := context.WithCancel(ctx)
 	defer stopRun()

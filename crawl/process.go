@@ -186,7 +186,7 @@ func (c *crawler) obeyRobots(ctx context.Context, worker int, cl *frontier.Claim
 	case robotsUnavailable:
 		// robots.txt answered 5xx or not at all: disallow for now, try again later.
 		c.unreserve()
-		retried, err := c.front.RetryStatus(cl, time.Now().Add(c.backoff(u.Attempts)), status.Robots)
+		retried, err := c.retryOrFail(cl, c.cfg.MaxAttempts, status.Robots)
 		if err != nil {
 			return false, c.frontierErr(err)
 		}
@@ -199,12 +199,13 @@ func (c *crawler) obeyRobots(ctx context.Context, worker int, cl *frontier.Claim
 	return true, nil
 }
 
-// retryLater puts the claim back in the queue when its response is a 5xx or a 429 and
-// attempts remain, honouring Retry-After (which also slows the whole host down). It reports
-// whether the URL was put back; its exchanges are then not archived.
+// retryLater puts the claim back in the queue when its response's status is retried (a 5xx
+// or a 429, or as Config.Retries says) and attempts remain, honouring Retry-After (which
+// also slows the whole host down). It reports whether the URL was put back; its exchanges
+// are then not archived.
 func (c *crawler) retryLater(cl *frontier.Claim, ex *fetch.Exchange) (bool, error) {
 	u := cl.URL
-	if !retryStatus(ex.StatusCode) || u.Attempts+1 >= c.cfg.MaxAttempts {
+	if u.Attempts+1 >= c.cfg.statusAttempts(ex.StatusCode) {
 		return false, nil
 	}
 	c.unreserve()
@@ -234,21 +235,17 @@ func (c *crawler) fetchFailed(worker int, cl *frontier.Claim, err error) error {
 		fe = &fetch.Error{Kind: fetch.Broken, URL: u.URL, Err: err}
 		err = fe
 	}
-	code, retryable := fe.Status(), fe.Retryable()
+	code := fe.Status()
 	c.log.Debug("fetch failed", "url", u.URL, "err", err, "attempt", u.Attempts+1)
 	if eerr := c.events.URLFetch(report.URLInfo{URL: u.URL, Hops: u.Hops, Via: u.Via, Seed: u.Seed}, code, 0, 0); eerr != nil {
 		return fmt.Errorf("write fetch event: %w", eerr)
 	}
-	if retryable {
-		retried, rerr := c.front.RetryStatus(cl, time.Now().Add(c.backoff(u.Attempts)), code)
-		if rerr != nil {
-			return c.frontierErr(rerr)
-		}
-		if retried {
-			return nil
-		}
-	} else if ferr := c.front.Failed(cl, code); ferr != nil {
-		return c.frontierErr(ferr)
+	retried, rerr := c.retryOrFail(cl, c.cfg.failureAttempts(err), code)
+	if rerr != nil {
+		return c.frontierErr(rerr)
+	}
+	if retried {
+		return nil
 	}
 	ann := []string{attemptsNote(u.Attempts + 1)}
 	if fe.Kind == fetch.Blocked {

@@ -84,7 +84,7 @@ func (c Config) sharedConfig() redisfront.Config {
 		Dir:             c.Dir,
 		HostDelay:       c.HostDelay,
 		HostConcurrency: c.HostConcurrency,
-		MaxAttempts:     c.MaxAttempts,
+		MaxAttempts:     c.frontierAttempts(),
 		Lease:           c.Shared.Lease,
 	}
 }
@@ -99,7 +99,7 @@ func openFrontier(ctx context.Context, cfg Config) (frontier.Store, error) {
 			Dir:             state,
 			HostDelay:       cfg.HostDelay,
 			HostConcurrency: cfg.HostConcurrency,
-			MaxAttempts:     cfg.MaxAttempts,
+			MaxAttempts:     cfg.frontierAttempts(),
 		})
 	}
 	unlock, err := lockDir(state)

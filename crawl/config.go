@@ -98,6 +98,20 @@ type Config struct {
 	// set with amber ctl host-delay and kept in crawl.yaml (politeness.host_delays): each
 	// replaces HostDelay and robots.txt Crawl-delay for its host. Default none; not negative.
 	HostDelays map[string]time.Duration
+	// DelaySchedule is a weekly schedule of the crawl's delay (FAST's variable_delay): while a
+	// slot is in force its delay replaces HostDelay (robots.txt Crawl-delay still raises it for
+	// its host, HostDelays still replace it), or it suspends the crawl: no URL is claimed (see
+	// delayschedule.go for the order of these rules). Slots are made with timeslot.Parse; times
+	// are in DelaySchedule.Zone, the machine's local zone when nil. Default none.
+	DelaySchedule DelaySchedule
+	// MaxSites is the most hosts crawled at once (FAST's max_sites): a host is being crawled
+	// from its first claim until its queue is empty and its claims are finished; other hosts
+	// wait in line for a place. Default 0: no bound.
+	MaxSites int
+	// MaxInterDocs interleaves the sites (FAST's max_inter_docs): a host that had this many
+	// URLs claimed while others wait for a place goes back behind them. It needs MaxSites.
+	// Default 0: a host keeps its place until its queue is empty.
+	MaxInterDocs int
 	// HostConcurrency is the most requests open to one host at once. Default 1; must be positive.
 	HostConcurrency int
 	// PerIP spaces requests by address as well as by host (FAST's enforce_delay_per_ip): the
@@ -258,6 +272,9 @@ type Config struct {
 
 	// Logger receives operational messages. Default nil: discarded.
 	Logger *slog.Logger
+
+	// clock is the delay schedule's time; nil: the real one (tests set it).
+	clock clock
 }
 
 // Validate reports the first invalid field as a *FieldError (which wraps ErrConfig). It does
@@ -328,6 +345,9 @@ func (c Config) Validate() error {
 		return err
 	}
 	if err := validateRetries(c.Retries); err != nil {
+		return err
+	}
+	if err := c.validateDelaySchedule(); err != nil {
 		return err
 	}
 	return c.Sitemaps.validate()

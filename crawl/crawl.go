@@ -90,6 +90,7 @@ type crawler struct {
 	started     time.Time   // when this run started
 	startN      int64       // fetched when this run started
 
+	delays  delayState          // what Config.DelaySchedule sets now (delayschedule.go)
 	hostsMu sync.Mutex          // guards hosts
 	hosts   map[string]struct{} // hosts whose favicon was inferred in this run
 }
@@ -496,6 +497,11 @@ func (c *crawler) run(ctx context.Context) (string, error) {
 	// way are dropped (their URLs go back to the queue), captures being written finish.
 	workCtx, stop := context.WithCancelCause(runCtx)
 	defer stop(nil)
+	waitSchedule, serr := c.startDelaySchedule(workCtx) // before the first claim: it may suspend
+	if serr != nil {
+		return "", serr
+	}
+	defer waitSchedule()
 	var watching sync.WaitGroup
 	if c.disk != nil {
 		watching.Go(func() { c.disk.watch(workCtx, stop) })

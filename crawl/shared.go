@@ -85,6 +85,8 @@ func (c Config) sharedConfig() redisfront.Config {
 		HostDelay:       c.HostDelay,
 		HostConcurrency: c.HostConcurrency,
 		MaxAttempts:     c.frontierAttempts(),
+		MaxSites:        c.MaxSites,
+		MaxInterDocs:    c.MaxInterDocs,
 		Lease:           c.Shared.Lease,
 	}
 }
@@ -99,6 +101,8 @@ func openFrontier(ctx context.Context, cfg Config) (frontier.Store, error) {
 			Dir:             state,
 			HostDelay:       cfg.HostDelay,
 			HostConcurrency: cfg.HostConcurrency,
+			MaxSites:        cfg.MaxSites,
+			MaxInterDocs:    cfg.MaxInterDocs,
 			MaxAttempts:     cfg.frontierAttempts(),
 		})
 	}

@@ -215,7 +215,8 @@ type control struct {
 
 	gateMu      sync.Mutex
 	paused      bool
-	resumed     chan struct{}   // closed on resume; set while paused
+	suspended   bool            // by a slot of the delay schedule (delayschedule.go)
+	resumed     chan struct{}   // closed when neither paused nor suspended; set while one is
 	pauseCtx    context.Context // cancelled on pause and on a new limit: claims waiting in the frontier give up
 	pauseCancel context.CancelFunc
 	// claimCtx ends with claimParent (the workers' context) or with pauseCtx: made once per
@@ -298,7 +299,7 @@ func (k *control) rebuildBlockCheck() error {
 func (k *control) claimContext(ctx context.Context) context.Context {
 	for {
 		k.gateMu.Lock()
-		if k.paused {
+		if k.paused || k.suspended {
 			ch := k.resumed
 			k.gateMu.Unlock()
 			select {
@@ -328,11 +329,29 @@ func (k *control) isPaused() bool {
 func (k *control) setPaused(p bool) {
 	k.gateMu.Lock()
 	defer k.gateMu.Unlock()
-	if p == k.paused {
+	closed := k.paused || k.suspended
+	k.paused = p
+	k.gate(closed)
+}
+
+// setSuspended suspends claims (a slot of the delay schedule), or ends the suspension, as a
+// pause does; the two are independent: a crawl claims again once neither holds it.
+func (k *control) setSuspended(s bool) {
+	k.gateMu.Lock()
+	defer k.gateMu.Unlock()
+	closed := k.paused || k.suspended
+	k.suspended = s
+	k.gate(closed)
+}
+
+// gate closes or opens the claim gate after paused or suspended changed; wasClosed is whether
+// one of them held it before. It needs gateMu held.
+func (k *control) gate(wasClosed bool) {
+	closed := k.paused || k.suspended
+	if closed == wasClosed {
 		return
 	}
-	k.paused = p
-	if p {
+	if closed {
 		k.resumed = make(chan struct{})
 		k.pauseCancel()
 		return
@@ -346,7 +365,7 @@ func (k *control) setPaused(p bool) {
 func (k *control) wake() {
 	k.gateMu.Lock()
 	defer k.gateMu.Unlock()
-	if !k.paused {
+	if !k.paused && !k.suspended {
 		k.pauseCancel()
 		k.pauseCtx, k.pauseCancel = context.WithCancel(context.Background())
 	}

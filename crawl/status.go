@@ -38,6 +38,11 @@ type Snapshot struct {
 	Outcomes map[string]int64 `json:"outcomes"`
 	// Paused says the crawl is paused (amber ctl pause): no URL is claimed until it resumes.
 	Paused bool `json:"paused"`
+	// Suspended says a slot of the delay schedule suspends the crawl: no URL is claimed until
+	// it ends. DelaySlot names the slots in force, what they set and until when ("" when
+	// none is: the crawl's own delay).
+	Suspended bool   `json:"suspended,omitempty"`
+	DelaySlot string `json:"delay_slot,omitempty"`
 }
 
 // tally counts crawl.log lines by status code and by outcome, for /metrics and /status, and
@@ -80,7 +85,9 @@ func (c *crawler) snapshot(start time.Time, startFetched int64) Snapshot {
 		rate = float64(n-startFetched) / el.Seconds()
 	}
 	st, oc := c.tally.copy()
+	suspended, slot := c.delayStatus()
 	return Snapshot{
+		Suspended: suspended, DelaySlot: slot,
 		Collection: c.cfg.Collection, Dir: c.cfg.Dir, Started: start.UTC(), Elapsed: el.Seconds(),
 		Fetched: n, Bytes: c.bytes.Load(), Rate: rate, Frontier: c.front.Stats(),
 		Statuses: st, Outcomes: oc, Paused: c.ctl != nil && c.ctl.isPaused(),
@@ -92,6 +99,9 @@ func (s Snapshot) statusLine() string {
 	paused := ""
 	if s.Paused {
 		paused = "PAUSED | "
+	}
+	if s.DelaySlot != "" {
+		paused += "schedule " + s.DelaySlot + " | "
 	}
 	return paused + fmt.Sprintf("%d fetched, %d queued, %d in flight, %d failed, %d out of scope | %.1f URLs/s | %s | %s",
 		s.Fetched, s.Frontier.Queued, s.Frontier.InFlight, s.Frontier.Failed, s.Frontier.Rejected, s.Rate,

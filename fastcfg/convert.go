@@ -118,7 +118,7 @@ func newConv(d *Domain, opts ConvertOptions) *conv {
 func (c *conv) run() (*seeds.Converted, error) {
 	d, opts := c.d, c.opts
 	c.index()
-	steps := []func(){c.seeds, c.scalars, c.scope, c.access, c.logins, c.limits, c.urls, c.robotsAndSites, c.content, c.dependent, c.subcollections, c.account, c.defaults}
+	steps := []func(){c.seeds, c.scalars, c.scope, c.access, c.logins, c.limits, c.httpErrors, c.clientCert, c.urls, c.robotsAndSites, c.content, c.dependent, c.subcollections, c.account, c.defaults}
 	for _, step := range steps {
 		step()
 	}
@@ -555,7 +555,11 @@ func (c *conv) uriRules(sec string) (rules []uriRule, given bool) {
 func (c *conv) block() {
 	blocks := &c.c.Scope.Block
 	drs, _ := c.domainRules("exclude_domains")
-	for _, r := range drs {
+	for _, r := range c.checkIPRules(drs) {
+		if isIPRule(r) { // an address mask: scope rule kind ip (addrs.go)
+			c.addRule(blocks, "block", ipRuleSpec(r), r.from)
+			continue
+		}
 		re, err := r.regex()
 		if err == nil && c.addRule(blocks, "block", regexRule(re), r.from) {
 			continue
@@ -633,6 +637,7 @@ const maxPairs = 10_000
 func (c *conv) accept() {
 	accepts := &c.c.Scope.Accept
 	drs, dGiven := c.domainRules("include_domains")
+	drs = c.checkIPRules(drs)
 	urs, uGiven := c.uriRules("include_uris")
 	fwdA := c.sec("crawlmode", "fwdlinks")
 	fwd := boolOr(fwdA, true)
@@ -650,6 +655,7 @@ func (c *conv) accept() {
 	type hostCond struct {
 		rule  *domainRule
 		exact string
+		ip    *domainRule // an address mask (with exact: and that host)
 		from  string
 	}
 	var hosts []hostCond
@@ -658,7 +664,12 @@ func (c *conv) accept() {
 	case !fwd:
 		for _, h := range c.hosts {
 			in := !dGiven
-			for _, r := range drs {
+			var masks []*domainRule
+			for i, r := range drs {
+				if isIPRule(r) { // decided on the host's address: the host with each mask
+					masks = append(masks, &drs[i])
+					continue
+				}
 				ok, err := r.matches(h)
 				if err != nil {
 					c.ruleNote(r.a, r.label, err)
@@ -668,10 +679,18 @@ func (c *conv) accept() {
 			}
 			if in {
 				hosts = append(hosts, hostCond{exact: h, from: fwdFrom + " (no): the start URIs' host " + h})
+				continue
+			}
+			for _, m := range masks {
+				hosts = append(hosts, hostCond{exact: h, ip: m, from: fwdFrom + " (no): the start URIs' host " + h + " and " + m.from})
 			}
 		}
 	case dGiven:
 		for i := range drs {
+			if isIPRule(drs[i]) {
+				hosts = append(hosts, hostCond{ip: &drs[i], from: drs[i].from})
+				continue
+			}
 			if _, err := drs[i].regex(); err != nil {
 				c.ruleNote(drs[i].a, drs[i].label, err)
 				continue
@@ -709,6 +728,12 @@ func (c *conv) accept() {
 		}
 	case !uGiven:
 		for _, h := range hosts {
+			if h.ip != nil {
+				for _, r := range ipHostRules(h.ip, h.exact, "") {
+					add(r, h.from, h.ip.a, h.ip.label)
+				}
+				continue
+			}
 			if h.rule != nil {
 				re, _ := h.rule.regex()
 				add(regexRule(re), h.from, h.rule.a, h.rule.label)
@@ -729,6 +754,12 @@ func (c *conv) accept() {
 			for _, u := range uris {
 				re, _ := u.regex()
 				from := h.from + " and " + u.from
+				if h.ip != nil { // a rule holds the mask and the URI rule (and the host)
+					for _, r := range ipHostRules(h.ip, h.exact, re) {
+						add(r, from, u.a, u.label)
+					}
+					continue
+				}
 				if uh, ok := u.host(); ok {
 					in := uh == h.exact
 					if h.rule != nil {
@@ -1235,7 +1266,6 @@ var defaultsDiffer = []struct {
 	{"", "refresh", nil},
 	{"", "max_sites", nil},
 	{"", "check_meta_robots", func(c *conv) bool { return !boolOr(c.top["robots"], true) }},
-	{"", "enforce_delay_per_ip", nil},
 	{"", "javascript_keep_html", func(c *conv) bool { return boolOr(c.top["use_javascript"], false) }},
 	{"crawlmode", "fwdredirects", nil},
 	{"crawlmode", "reset_level", func(c *conv) bool {

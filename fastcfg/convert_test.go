@@ -484,7 +484,7 @@ func everyRow() string {
 	}
 	samples := map[string]string{
 		"http_errors/<condition>": "DELETE:10, RETRY:3",
-		"start_uris": "http://www.example.com/", "proxy": "proxy.example.org:3128", "exact": "www.example.com",
+		"start_uris":              "http://www.example.com/", "proxy": "proxy.example.org:3128", "exact": "www.example.com",
 		"prefix": "www.", "suffix": ".example.com", "regexp": "example", "ipmask": "10.0.0.0/8", "ip6mask": "2001:db8::/32",
 		"file": "rules.txt", "<URI or realm>": "u:p", "headers": "X-A: 1", "mode": "DEPTH:5", "start_uri_files": "uris.txt",
 		"rewrite_rules":          "*/old/*/new/*",

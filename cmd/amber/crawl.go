@@ -69,6 +69,8 @@ type crawlFlags struct {
 	fastDomain                                   string
 	strict, wacz                                 bool
 	frontier, crawlID, process                   string
+	retries                                      stringList
+	clientCert, clientKey                        string
 }
 
 func newCrawlFlagSet(f *crawlFlags) *flag.FlagSet {
@@ -120,6 +122,9 @@ func newCrawlFlagSet(f *crawlFlags) *flag.FlagSet {
 	fs.IntVar(&f.maxOutlinks, "max-outlinks", d.MaxOutlinks, "most distinct URLs one page adds to the crawl (the rest are counted, not queued)")
 	fs.IntVar(&f.maxAttempts, "max-attempts", d.MaxAttempts, "tries per URL on network errors and 5xx")
 	fs.DurationVar(&f.retryDelay, "retry-delay", d.RetryDelay, "wait before the first retry, doubling after")
+	fs.Var(&f.retries, "retry", "try a URL again at most N times after this condition, `COND=N`: a status code with X wildcards (503, 5xx), net, ttl (timeout) or int (the browser failed), like politeness.retries; repeatable")
+	fs.StringVar(&f.clientCert, "client-cert", "", "offer this TLS client certificate (PEM `FILE`) to https servers that ask for one, with --client-key, like network.client_cert")
+	fs.StringVar(&f.clientKey, "client-key", "", "the unencrypted private key (PEM `FILE`) of --client-cert, like network.client_key")
 	fs.StringVar(&f.fetcher, "fetcher", d.Fetcher, "http, or browser: load pages in headless Chromium, Brozzler-style")
 	fs.StringVar(&f.browserPath, "browser-path", "", "Chromium executable for --fetcher browser (default "+browser.HeadlessShellPath+" when installed, else "+browser.ChromiumPath+")")
 	fs.IntVar(&f.browserTabs, "browser-tabs", browser.DefaultTabs, "pages loaded at once by the browser")
@@ -395,6 +400,9 @@ func crawlConfig(cfg *seeds.Config, a crawlArgs) (crawl.Config, error) {
 		return c, err
 	}
 	if err := overlayPostPayloads(&c, cfg.PostPayloads, os.LookupEnv); err != nil {
+		return c, err
+	}
+	if err := overlayRetriesAndCert(&c, cfg, a); err != nil {
 		return c, err
 	}
 	if err := overlaySubcollections(&c, cfg, os.LookupEnv); err != nil {
@@ -887,6 +895,7 @@ func recordEffective(cfg *seeds.Config, c crawl.Config) {
 	cfg.Politeness = seeds.Politeness{HostDelay: &d, HostConcurrency: c.HostConcurrency,
 		IgnoreRobots: c.IgnoreRobots, MaxAttempts: c.MaxAttempts, RetryDelay: c.RetryDelay,
 		MaxHostFailures: c.Sites.MaxFailures, MaxBackoff: c.Sites.MaxBackoff}
+	recordRetriesAndCert(cfg, c)
 	cfg.Robots = seeds.Robots{TTL: c.Robots.TTL, Timeout: c.Robots.Timeout, AllowOnTimeout: c.Robots.AllowOnTimeout,
 		DisallowOnAuth: c.Robots.DisallowOnAuth, IgnoreMeta: c.Robots.IgnoreMeta, IgnoreCrawlDelay: c.Robots.IgnoreCrawlDelay}
 	cfg.Limits.URLsPerHost = c.Sites.MaxURLs

@@ -172,7 +172,6 @@ type Frontier struct {
 	db        *badger.DB
 	w         *writer
 	trimmer   *trimmer // nil where there is none
-	builders  *builderPool
 	space     *gate
 	cfg       Config
 	readAhead int                // per-host buffer size
@@ -300,7 +299,6 @@ func Open(cfg Config) (*Frontier, error) {
 		db:        db,
 		w:         startWriter(db, g),
 		trimmer:   startTrimmer(db, cfg.Dir),
-		builders:  startBuilderPool(db),
 		space:     g,
 		cfg:       cfg,
 		readAhead: min(max(2*cfg.HostConcurrency+4, 8), 64),
@@ -329,7 +327,6 @@ func Open(cfg Config) (*Frontier, error) {
 	}
 	if err != nil {
 		f.trimmer.close()
-		f.builders.close()
 		f.w.close()
 		_ = db.Close()
 		_ = g.close()
@@ -504,7 +501,6 @@ func (f *Frontier) Close() error {
 	}
 	f.mu.Unlock()
 	f.trimmer.close()
-	f.builders.close()
 	f.w.close()
 	err = f.db.Close()
 	if cerr := f.space.close(); err == nil {

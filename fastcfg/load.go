@@ -82,6 +82,9 @@ func Render(cv *seeds.Converted, source string) ([]byte, error) {
 			cfg.Logins[i].Parameters = params
 		}
 	}
+	if cv.Config.PostPayloads != nil {
+		cfg.PostPayloads, secrets = postBodySecrets(cv.Config.PostPayloads, secrets)
+	}
 	out, err := cp.Render(source)
 	if err != nil {
 		return nil, err
@@ -127,6 +130,25 @@ func addSecrets(out []byte, lines []string) []byte {
 		end += nl + 1
 	}
 	return slices.Concat(out[:end], add.Bytes(), out[end:])
+}
+
+// postBodySecrets returns the post_payloads with each body as an env: reference,
+// AMBER_POST_i_BODY (a body that is one already is kept), and secrets with a line for each.
+func postBodySecrets(ps []seeds.PostPayloadSpec, secrets []string) ([]seeds.PostPayloadSpec, []string) {
+	ps = slices.Clone(ps)
+	for i, p := range ps {
+		if strings.HasPrefix(p.Body, "env:") {
+			continue
+		}
+		ev := fmt.Sprintf("AMBER_POST_%d_BODY", i)
+		ps[i].Body = "env:" + ev
+		name := p.URL
+		if p.Prefix != "" {
+			name = "prefix:" + p.Prefix
+		}
+		secrets = append(secrets, fmt.Sprintf("%s: the body of post_payload/%s", ev, quoteName(name)))
+	}
+	return ps, secrets
 }
 
 // loginEnvName names the environment variable of login i's parameter name:

@@ -414,7 +414,7 @@ var rows = []Row{
 	// §2.2.4.29-2.2.4.30: POST payloads, RSS.
 	{Name: "post_payload", Kind: KindSection, Status: Mapped, Amber: "post_payloads", Spec: "2.2.4.29"},
 	{Section: "post_payload", Name: "<URI or prefix:URI>", Kind: KindAttrib, Type: String, Status: Mapped, Amber: "post_payloads", Spec: "2.2.4.29",
-		Note: "sent as application/x-www-form-urlencoded, the exact URI first, then the longest prefix, compared with amber's canonical URL; the POST and its body are archived (WARC request record) and its crawl.log line says post; with the browser fetcher such a URL is fetched by the plain HTTP client, not rendered (a page load is a GET); amber config convert writes the body as it is"},
+		Note: "sent as application/x-www-form-urlencoded, the exact URI first, then the longest prefix, compared with amber's canonical URL; the POST and its body are archived (WARC request record) and its crawl.log line says post; with the browser fetcher such a URL is fetched by the plain HTTP client, not rendered (a page load is a GET); amber config convert writes the body as an env: reference (AMBER_POST_i_BODY, listed under Secrets), amber crawl --config uses it as given"},
 	{Name: "rss", Kind: KindSection, Status: Mapped, Amber: "feeds", Spec: "2.2.4.30",
 		Note: "RSS and Atom feeds are read once per crawl, archived like sitemap files, their items' links decided like links"},
 	{Section: "rss", Name: "start_uris", Kind: KindAttrib, Type: ListString, Status: Mapped, Amber: "feeds.urls", Spec: "2.2.4.30"},

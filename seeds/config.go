@@ -409,6 +409,19 @@ type Politeness struct {
 	// each replaces host_delay and robots.txt Crawl-delay for its host, lower or higher. amber
 	// ctl host-delay records them here so a resumed crawl keeps them.
 	HostDelays map[string]time.Duration `yaml:"host_delays,omitempty"`
+	// DelaySchedule is a weekly schedule of the crawl's delay (FAST's variable_delay): slots
+	// that set the delay in place of host_delay, or suspend the crawl (DelaySlot). Where slots
+	// overlap, suspend wins, then the longest delay.
+	DelaySchedule []DelaySlot `yaml:"delay_schedule,omitempty"`
+	// DelayScheduleZone is the time zone of delay_schedule's times: an IANA name such as
+	// Europe/Oslo, or UTC. Default: the machine's local zone.
+	DelayScheduleZone string `yaml:"delay_schedule_zone,omitempty"`
+	// MaxSites is the most hosts crawled at once (FAST's max_sites): a host is crawled from its
+	// first URL until its queue is empty; others wait in line. 0: no bound.
+	MaxSites int `yaml:"max_sites,omitempty"`
+	// MaxInterDocs sends a host back behind the waiting ones after this many of its URLs while
+	// others wait (FAST's max_inter_docs: interleaving). Needs max_sites. 0: no bound.
+	MaxInterDocs int `yaml:"max_inter_docs,omitempty"`
 }
 
 // Robots says how robots.txt and robots meta tags are read (crawl.RobotsConfig has the
@@ -563,6 +576,9 @@ func ParseConfig(data []byte, name string) (*Config, error) {
 		return nil, fmt.Errorf("%s: politeness: %w", name, err)
 	}
 	c.Politeness.Retries = r
+	if _, err := c.Politeness.Schedule(); err != nil {
+		return nil, fmt.Errorf("%s: politeness: %w", name, err)
+	}
 	return &c, nil
 }
 

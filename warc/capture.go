@@ -83,6 +83,10 @@ func (w *Writer) WriteCapture(c Capture) (Result, error) {
 	ps = append(ps, &prepared{rec: w.buildCaptureMetadata(c, h, meta)})
 
 	line := captureLine(c.URL, date, resp, res)
+	if rq, ok := requestKey(c.URL, c.Request); ok {
+		// Keyed by method and body, as pywb and warcio.js key a POST (postkey.go).
+		line.key, line.Method, line.RequestBody = CDXKey(rq.url), rq.method, rq.body
+	}
 	if err := w.commit(ps, infoID, len(ps)-2, &res, &line); err != nil {
 		return Result{}, err
 	}

@@ -209,6 +209,10 @@ type cdxLine struct {
 	Length   string  `json:"length"`
 	Offset   string  `json:"offset"`
 	Filename string  `json:"filename"`
+	// Method and RequestBody are those of a capture whose request is not a GET (requestKey),
+	// as warcio.js writes them.
+	Method      string `json:"method,omitempty"`
+	RequestBody string `json:"requestBody,omitempty"`
 }
 
 func (l *cdxLine) marshal() ([]byte, error) {

@@ -18,6 +18,9 @@ type Form struct {
 	Action string
 	// Method is GET or POST (the method attribute; GET when absent or unknown, as HTML says).
 	Method string
+	// Enctype is how a POST submits the fields (the enctype attribute, as HTML reads it):
+	// EnctypeMultipart, EnctypeTextPlain, or EnctypeURLEncoded when absent or another value.
+	Enctype string
 	// Fields are the form's successful controls in document order, with their default
 	// values: text-like and hidden inputs, checked checkboxes and radio buttons (value "on"
 	// when they have none), the selected options of each select (the first option of a
@@ -104,6 +107,8 @@ func readForm(n *html.Node, base *url.URL) Form {
 	if m, _ := attr(n, "method"); strings.EqualFold(strings.TrimSpace(m), "post") {
 		f.Method = "POST"
 	}
+	e, _ := attr(n, "enctype")
+	f.Enctype = formEnctype(e)
 	action := base.String()
 	if a, ok := attr(n, "action"); ok && strings.TrimSpace(a) != "" {
 		if au, err := base.Parse(strings.TrimSpace(a)); err == nil {

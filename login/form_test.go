@@ -66,12 +66,21 @@ line</textarea><input type=email name=mail value=a@b.c>
 				{Name: "login", Action: "https://login.example.org/login", Method: "POST", HasPassword: true, Fields: []Field{{"user", ""}, {"pw", ""}}},
 			}},
 		{name: "no form", html: `<p>hello</p>`},
+		{name: "enctypes", html: `<form method=post enctype="Multipart/Form-Data"></form><form method=post enctype=text/plain></form>
+			<form method=post enctype=application/json></form>`,
+			want: []Form{{Action: noAction, Method: "POST", Enctype: EnctypeMultipart}, {Action: noAction, Method: "POST", Enctype: EnctypeTextPlain},
+				{Action: noAction, Method: "POST"}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			got, err := ParseForms(page, []byte(tt.html))
 			if err != nil {
 				t.Fatal(err)
+			}
+			for i := range tt.want {
+				if tt.want[i].Enctype == "" {
+					tt.want[i].Enctype = EnctypeURLEncoded // without an enctype, or another one
+				}
 			}
 			if diff := cmp.Diff(tt.want, got); diff != "" {
 				t.Errorf("ParseForms (-want +got):\n%s", diff)

@@ -228,8 +228,9 @@ const maxRedirects = 10
 const maxPage = 10 << 20
 
 // Perform logs in as s says, making every request through do: the Preload, the HTMLForm page
-// and the submission, following each one's redirects (an application/x-www-form-urlencoded
-// POST body, or a GET with the fields as its query). Cookies are the client's (the crawl's
+// and the submission, following each one's redirects (a POST body encoded as the autofilled
+// form's enctype says, application/x-www-form-urlencoded without one, or a GET with the
+// fields as its query). Cookies are the client's (the crawl's
 // jar). A failed login is a Result; the error is do's, when a request got no response (or
 // the crawl could not record it).
 func Perform(ctx context.Context, s Spec, do Do) (Result, error) {
@@ -238,7 +239,7 @@ func Perform(ctx context.Context, s Spec, do Do) (Result, error) {
 			return Result{}, err
 		}
 	}
-	action, method, fields := s.Form, s.Method, s.Parameters
+	action, method, fields, enctype := s.Form, s.Method, s.Parameters, EnctypeURLEncoded
 	referer := ""
 	if s.HTMLForm != "" {
 		pageURL, body, err := get(ctx, do, StepFormPage, s.HTMLForm, "")
@@ -255,7 +256,7 @@ func Perform(ctx context.Context, s Spec, do Do) (Result, error) {
 			if !ok {
 				return Result{Reason: "no login form on the html_form page"}, nil
 			}
-			fields = f.Fill(s.Parameters)
+			fields, enctype = f.Fill(s.Parameters), f.Enctype
 			if action == "" {
 				action = f.Action
 			}
@@ -274,14 +275,14 @@ func Perform(ctx context.Context, s Spec, do Do) (Result, error) {
 	if referer != "" {
 		req.Header.Set("Referer", referer)
 	}
-	encoded := Encode(fields)
 	if method == http.MethodGet {
 		u, _ := url.Parse(action) // checked by absURL
-		u.RawQuery, u.Fragment = encoded, ""
+		u.RawQuery, u.Fragment = Encode(fields), ""
 		req.URL = u.String()
 	} else {
-		req.Body = []byte(encoded)
-		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		body, ct := EncodeBody(fields, enctype) // the form's enctype with autofill
+		req.Body = body
+		req.Header.Set("Content-Type", ct)
 		if o := origin(action); o != "" {
 			req.Header.Set("Origin", o)
 		}

@@ -39,7 +39,7 @@ const (
 //
 // Write reads each URL and line once. Its memory grows with the number of hosts, seeds, MIME
 // types, status codes and scope reasons, not with the number of URLs: it sorts what it needs
-// per URL in temporary files in dir (runs of at most 16 MiB), removed before it returns (or,
+// per URL in temporary files in dir (runs of at most 4 MiB), removed before it returns (or,
 // after a kill, by the next Write), and report.html lists at most 5,000 of the URLs left out.
 func Write(dir string, in Input) error {
 	return write(dir, in, sortBudget)

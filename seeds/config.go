@@ -187,6 +187,14 @@ type URLs struct {
 	MetaRefreshRedirectMax *int `yaml:"meta_refresh_redirect_max,omitempty"`
 	// MaxRedirects is the longest redirect chain followed; 0: no limit.
 	MaxRedirects int `yaml:"max_redirects,omitempty"`
+	// Mirrors are groups of sites, the preferred one first (host or host:port): a URL found on
+	// a mirror is taken as the preferred site's (rewrite.Mirrors), before rewrite_rules, and
+	// the URL as found is recorded as a rewritten one's is (FAST's mirror_site_files).
+	Mirrors [][]string `yaml:"mirrors,omitempty"`
+	// MirrorFiles are files of mirror groups (rewrite.ParseMirrors: one group a line, its
+	// sites separated by spaces, the preferred first), relative to the config file, added to
+	// Mirrors.
+	MirrorFiles []string `yaml:"mirror_files,omitempty"`
 }
 
 // Feeds configures RSS and Atom feeds (FAST's rss section); crawl.FeedConfig has the
@@ -383,6 +391,9 @@ type Politeness struct {
 	HostDelay *time.Duration `yaml:"host_delay,omitempty"`
 	// HostConcurrency is how many requests may be open to one host at once.
 	HostConcurrency int `yaml:"host_concurrency,omitempty"`
+	// PerIP spaces requests by address as well as by host: host names that resolve to one
+	// address share host_delay and host_concurrency as one host (FAST's enforce_delay_per_ip).
+	PerIP bool `yaml:"per_ip,omitempty"`
 	// IgnoreRobots skips robots.txt (and, later, robots meta tags).
 	IgnoreRobots bool `yaml:"ignore_robots,omitempty"`
 	// MaxAttempts is how often a URL is tried on network errors and 5xx.
@@ -548,6 +559,9 @@ func configData(data []byte, path string) (*Config, error) {
 		c.DedupFrom[i] = relativeTo(path, p)
 	}
 	c.RecrawlOf = relativeTo(path, c.RecrawlOf)
+	for i, p := range c.URLs.MirrorFiles {
+		c.URLs.MirrorFiles[i] = relativeTo(path, p)
+	}
 	c.Network.ClientCert = relativeTo(path, c.Network.ClientCert)
 	c.Network.ClientKey = relativeTo(path, c.Network.ClientKey)
 	return c, nil

@@ -45,6 +45,7 @@ type crawlFlags struct {
 	warcPrefix                                   string
 	allowPrivate, ignoreRobots, verifyTLS, quiet bool
 	noDocuments, screenshot                      bool
+	perIP                                        bool
 	fetcher, browserPath                         string
 	browserTabs                                  int
 	pageTimeout, behaviorTimeout                 time.Duration
@@ -105,6 +106,7 @@ func newCrawlFlagSet(f *crawlFlags) *flag.FlagSet {
 	fs.StringVar(&f.proxy, "proxy", "", "send every request through this HTTP proxy, `http://[USER:PASSWORD@]HOST:PORT` (CONNECT tunnels, also for http: the proxy must allow CONNECT to port 80)")
 	fs.BoolVar(&f.noCookies, "no-cookies", false, "keep no cookies between requests (default: the crawl keeps the cookies sites set, for both fetchers)")
 	fs.BoolVar(&f.ignoreRobots, "ignore-robots", d.IgnoreRobots, "do not fetch or obey robots.txt")
+	fs.BoolVar(&f.perIP, "per-ip", d.PerIP, "space requests by address too: hosts on one address share the host delay and concurrency")
 	fs.BoolVar(&f.verifyTLS, "verify-tls", d.Fetch.VerifyTLS, "refuse sites whose TLS certificate does not verify (default: capture and record the problem)")
 	fs.Var(&f.include, "include", "collection accept `RULE`, kind:value (e.g. surt:http://(org,example,); repeatable")
 	fs.Var(&f.exclude, "exclude", "collection block `RULE`, kind:value (e.g. contains:/calendar/); repeatable")
@@ -515,6 +517,11 @@ func overlayURLs(c *crawl.Config, cfg *seeds.Config) error {
 	if err != nil {
 		return fmt.Errorf("urls.rewrite_rules: %w", err)
 	}
+	mirrors, err := mirrorRules(cfg.URLs) // before the rewrite rules (mirrors.go)
+	if err != nil {
+		return err
+	}
+	rules = append(mirrors, rules...)
 	c.URLs = crawl.URLConfig{Rewrite: rules, SortQuery: cfg.URLs.SortQueryParams,
 		RefreshRedirectMax: cfg.URLs.MetaRefreshRedirectMax, MaxRedirects: cfg.URLs.MaxRedirects}
 	f := cfg.Feeds
@@ -543,6 +550,7 @@ func overlayPoliteness(c *crawl.Config, p seeds.Politeness) {
 	if p.HostConcurrency != 0 {
 		c.HostConcurrency = p.HostConcurrency
 	}
+	c.PerIP = c.PerIP || p.PerIP
 	if len(p.HostDelays) > 0 {
 		c.HostDelays = p.HostDelays // set by amber ctl host-delay: a resumed crawl keeps them
 	}
@@ -844,6 +852,7 @@ func overlayFlags(c *crawl.Config, a crawlArgs) error {
 		{"allow-private", &c.Fetch.AllowPrivate, f.allowPrivate},
 		{"verify-tls", &c.Fetch.VerifyTLS, f.verifyTLS},
 		{"ignore-robots", &c.IgnoreRobots, f.ignoreRobots},
+		{"per-ip", &c.PerIP, f.perIP},
 		{"screenshot", &c.Browser.Screenshot, f.screenshot},
 		{"no-documents", &c.NoDocuments, f.noDocuments},
 	}
@@ -894,7 +903,7 @@ func recordEffective(cfg *seeds.Config, c crawl.Config) {
 	d := c.HostDelay
 	cfg.Politeness = seeds.Politeness{HostDelay: &d, HostConcurrency: c.HostConcurrency,
 		IgnoreRobots: c.IgnoreRobots, MaxAttempts: c.MaxAttempts, RetryDelay: c.RetryDelay,
-		MaxHostFailures: c.Sites.MaxFailures, MaxBackoff: c.Sites.MaxBackoff}
+		MaxHostFailures: c.Sites.MaxFailures, MaxBackoff: c.Sites.MaxBackoff, PerIP: c.PerIP}
 	recordRetriesAndCert(cfg, c)
 	cfg.Robots = seeds.Robots{TTL: c.Robots.TTL, Timeout: c.Robots.Timeout, AllowOnTimeout: c.Robots.AllowOnTimeout,
 		DisallowOnAuth: c.Robots.DisallowOnAuth, IgnoreMeta: c.Robots.IgnoreMeta, IgnoreCrawlDelay: c.Robots.IgnoreCrawlDelay}

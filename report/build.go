@@ -161,8 +161,6 @@ type summary struct {
 	failedFirst []failedURL // the first htmlMaxFailed URLs that failed, by URL
 	failedList  string      // file of all of them, as FailedFile lists them
 	reportsDir  string      // where the reports go (report.html's links are relative to it)
-
-	subs map[string]*subStats // captures by subcollection (a line annotated sub:NAME)
 }
 
 // failedURL is a URL that failed (OutcomeFailed).
@@ -184,7 +182,6 @@ func summarize(in Input, tmp string, budget int) (*summary, error) {
 	onLine := func(l *Line) {
 		s.timeline.add(l)
 		s.addFeed(l)
-		s.addSub(l)
 	}
 	ended, err := eachRecord(in, tmp, budget, onLine, a.add)
 	if err != nil {

@@ -161,6 +161,9 @@ type summary struct {
 	failedFirst []failedURL // the first htmlMaxFailed URLs that failed, by URL
 	failedList  string      // file of all of them, as FailedFile lists them
 	reportsDir  string      // where the reports go (report.html's links are relative to it)
+
+	// content counts the crawl.log lines of the content filters and POSTs (content.go).
+	content contentStats
 }
 
 // failedURL is a URL that failed (OutcomeFailed).
@@ -182,6 +185,7 @@ func summarize(in Input, tmp string, budget int) (*summary, error) {
 	onLine := func(l *Line) {
 		s.timeline.add(l)
 		s.addFeed(l)
+		s.addContent(l)
 	}
 	ended, err := eachRecord(in, tmp, budget, onLine, a.add)
 	if err != nil {

@@ -163,6 +163,13 @@ func (s *summary) crawlReport() []byte {
 		p("feed item links: %d", links)
 		p("")
 	}
+	if lines := s.contentReportLines(); lines != nil {
+		// amber's own: the crawl.log lines of the content filters and POSTs.
+		for _, l := range lines {
+			p("%s", l)
+		}
+		p("")
+	}
 	p("novel URIs: %d", s.novel)
 	if s.dup > 0 {
 		p("duplicate-by-hash URIs: %d", s.dup)

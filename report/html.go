@@ -73,6 +73,9 @@ type htmlPage struct {
 	Charts                []htmlChart
 	Sitemaps              []htmlSitemapHost // hosts with URLs from sitemaps; none: no table
 	SitemapTotal          htmlSitemapHost
+	ContentHosts          []ScopeHost    // hosts with content counts; none: no section
+	ContentTotal          *ContentCounts // nil: no section
+	ContentSeeds          []SeedContent
 	Hosts                 []ScopeHost
 	Totals                ScopeCounts
 	URLs                  []htmlURL
@@ -193,6 +196,7 @@ func (s *summary) htmlPage() (htmlPage, error) {
 	p.Charts = s.htmlCharts()
 	p.Sitemaps = s.htmlSitemaps()
 	p.SitemapTotal = htmlSitemapHost{Host: "total", Listed: s.fromSitemap, Captured: s.fromSitemapCaptured}
+	p.ContentHosts, p.ContentTotal, p.ContentSeeds = s.contentHosts(), s.contentTotal(), s.contentSeeds()
 	if err := p.setURLs(s); err != nil {
 		return htmlPage{}, err
 	}
@@ -413,6 +417,7 @@ func (s *summary) htmlFigures() []htmlFigure {
 		fig := htmlFigure{ID: "from-sitemaps", Label: "from sitemaps", Value: i64(s.fromSitemap)}
 		figs = slices.Insert(figs, len(figs)-2, fig)
 	}
+	figs = slices.Insert(figs, len(figs)-2, s.htmlContentFigures()...)
 	return figs
 }
 
@@ -605,6 +610,28 @@ code{background:#f3f3f3;padding:0 .2em}
 {{- end}}
 </tbody>
 <tfoot><tr><th>total</th><th class="n">{{.SitemapTotal.Listed}}</th><th class="n">{{.SitemapTotal.Captured}}</th></tr></tfoot>
+</table>
+{{- end}}
+
+{{- if .ContentTotal}}
+<h2 id="content">Content filters and POSTs</h2>
+<p>crawl.log lines of captures archived but not read for their type or a header field, of pages whose links were not searched for their type, and of URLs requested with a POST.</p>
+<table id="content-hosts">
+<thead><tr><th>host</th><th class="n">type excluded</th><th class="n">header excluded</th><th class="n">links not searched</th><th class="n">POST</th></tr></thead>
+<tbody>
+{{- range .ContentHosts}}
+<tr data-host="{{.Host}}"><td>{{.Host}}</td><td class="n">{{.Content.TypeExcluded}}</td><td class="n">{{.Content.HeaderExcluded}}</td><td class="n">{{.Content.LinksNotSearched}}</td><td class="n">{{.Content.Post}}</td></tr>
+{{- end}}
+</tbody>
+<tfoot><tr><th>total</th><th class="n">{{.ContentTotal.TypeExcluded}}</th><th class="n">{{.ContentTotal.HeaderExcluded}}</th><th class="n">{{.ContentTotal.LinksNotSearched}}</th><th class="n">{{.ContentTotal.Post}}</th></tr></tfoot>
+</table>
+<table id="content-seeds">
+<thead><tr><th>seed</th><th class="n">type excluded</th><th class="n">header excluded</th><th class="n">links not searched</th><th class="n">POST</th></tr></thead>
+<tbody>
+{{- range .ContentSeeds}}
+<tr><td class="u">{{.Seed}}</td><td class="n">{{.TypeExcluded}}</td><td class="n">{{.HeaderExcluded}}</td><td class="n">{{.LinksNotSearched}}</td><td class="n">{{.Post}}</td></tr>
+{{- end}}
+</tbody>
 </table>
 {{- end}}
 

@@ -24,6 +24,8 @@ type ScopeReport struct {
 	Collection string      `json:"collection"`
 	Totals     ScopeCounts `json:"totals"`
 	Hosts      []ScopeHost `json:"hosts"` // by number of URLs, descending, then by name
+	// ContentBySeed are the content counts of the seeds that have some, by seed.
+	ContentBySeed []SeedContent `json:"content_by_seed,omitempty"`
 }
 
 // ScopeCounts counts the URLs of a host (or of the crawl) by what became of them. Each URL
@@ -36,6 +38,8 @@ type ScopeCounts struct {
 	Blocked    int64            `json:"blocked"` // left out by a block rule: reason "block" or "block:RULE", or -5001
 	Queued     int64            `json:"queued"`  // still queued when the crawl stopped (a limit, a kill)
 	Failed     int64            `json:"failed"`  // no response (network errors)
+	// Content counts the crawl.log lines of the content filters and POSTs; nil when none.
+	Content *ContentCounts `json:"content,omitempty"`
 }
 
 // ScopeHost is one host of the scope report.
@@ -239,7 +243,9 @@ func (s *summary) writeScopeReportJSON(w *bufio.Writer) error {
 		return err
 	}
 	w.WriteString(",\n  \"totals\": ")
-	if err := put(s.counts.scopeCounts(), "  "); err != nil {
+	totals := s.counts.scopeCounts()
+	totals.Content = s.contentTotal()
+	if err := put(totals, "  "); err != nil {
 		return err
 	}
 	w.WriteString(",\n  \"hosts\": [")
@@ -249,6 +255,7 @@ func (s *summary) writeScopeReportJSON(w *bufio.Writer) error {
 		}
 		w.WriteString("\n    ")
 		sh := h.scopeHost()
+		sh.Content = s.contentOf(h.host)
 		if sh.Suggestions, err = lr.suggestions(h); err != nil {
 			return err
 		}
@@ -280,7 +287,14 @@ func (s *summary) writeScopeReportJSON(w *bufio.Writer) error {
 	if len(s.hosts) > 0 {
 		w.WriteString("\n  ")
 	}
-	_, err = w.WriteString("]\n}\n")
+	w.WriteString("]")
+	if seeds := s.contentSeeds(); len(seeds) > 0 {
+		w.WriteString(",\n  \"content_by_seed\": ")
+		if err := put(seeds, "  "); err != nil {
+			return err
+		}
+	}
+	_, err = w.WriteString("\n}\n")
 	return err
 }
 
@@ -313,6 +327,7 @@ func (s *summary) writeScopeReportText(w *bufio.Writer) error {
 	}
 	fmt.Fprintf(w, "total %d %d %d %d %d %d %s\n", s.captured, s.outOfScope, s.robots, s.blocked,
 		s.queued, s.failed, reasonList(s.reasons))
+	s.writeContentText(w)
 	lr, err := s.openLeft()
 	if err != nil {
 		return err

@@ -34,8 +34,8 @@ type ruleLine struct {
 
 // fileRules reads the files a section's file attrib names (§2.2.4.1, §2.2.4.3): plain text,
 // one rule per line as ruletype:rule, each a rule of the section as the attrib of its type
-// (exact, prefix, suffix, regexp) holds it. ipmask and ip6mask rules (of include_domains and
-// exclude_domains) are noted as their attribs are, not supported yet. A file that cannot be
+// (exact, prefix, suffix, regexp, and in include_domains and exclude_domains ipmask and
+// ip6mask) holds it. A file that cannot be
 // read, is too large or holds a line that is not a rule of the section makes the attrib
 // invalid.
 func (c *conv) fileRules(sec string, a *Attrib) []domainRule {
@@ -57,7 +57,7 @@ func (c *conv) fileRules(sec string, a *Attrib) []domainRule {
 		}
 		for _, l := range lines {
 			label := fmt.Sprintf("%s:%d %s:%s", name, l.n, l.kind, l.rule)
-			if r := schema.section(sec).node.attrib(l.kind); r.Status != Mapped { // ipmask, ip6mask
+			if r := schema.section(sec).node.attrib(l.kind); r.Status != Mapped { // none now; kept for a kind not mapped
 				c.items = append(c.items, item{status: string(r.Status), what: c.short[a] + " " + label, why: r.Note,
 					line: a.Line, path: a.Path, strict: true})
 				continue

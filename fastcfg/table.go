@@ -78,7 +78,8 @@ const (
 	whyScopeRule  = "scope.accept (include) or scope.block (exclude) rules, as regular expressions on amber's canonical URL"
 	whyLinkExtr   = "amber extracts links from every kind of reference it knows, always"
 	whyRuleFile   = "each file (relative to the XML file's directory; UTF-8, at most 1 MiB and 100,000 rules) holds one rule per line, ruletype:rule; blank lines and lines starting with # are skipped; each rule is read as the section's attrib of its type; a file that cannot be read, or a line that is not a rule, is an error"
-	whyDomainFile = whyRuleFile + " (exact, prefix, suffix, regexp; ipmask and ip6mask are not supported yet)"
+	whyDomainFile = whyRuleFile + " (exact, prefix, suffix, regexp, ipmask, ip6mask)"
+	whyIPMask     = "an address mask (ranges 207.46.197.0-100 and 207.46.190-197.100 from low to high address, N bits 207.46.197.0/24, address:mask 207.46.197.0:255.255.255.0 or :0xffffff00; for ip6mask ranges and /N, a seven-group address ending in 0 read with one more 0 group) becomes an ip rule, decided with the address the URL's host resolves to (cached, network.connect_to honoured) and checked again on each connection before the request is sent: refused then, -5000 scope:REASON addr:IP; a host that does not resolve: reason no-address where an ip rule could let it in; a malformed mask or one of the other family is an error; not with a proxy (refused: the proxy resolves)"
 	whyURIFile    = whyRuleFile + " (exact, prefix, suffix, regexp)"
 )
 
@@ -161,8 +162,8 @@ var rows = []Row{
 		Note: "each file (relative to the XML file) is read when the file is converted, one URI per line; its URIs become seeds as start_uris do"},
 	{Name: "max_sites", Kind: KindAttrib, Type: Integer, Default: "128", Status: Unsupported, Spec: "2.2.3",
 		Note: "amber bounds the URLs fetched at once (workers), not the sites"},
-	{Name: "mirror_site_files", Kind: KindAttrib, Type: ListString, Status: Unsupported, Spec: "2.2.3",
-		Note: "amber has no mirror (alias) sites"},
+	{Name: "mirror_site_files", Kind: KindAttrib, Type: ListString, Status: Mapped, Amber: "urls.mirrors", Spec: "2.2.3",
+		Note: "each file (relative to the XML file's directory, at most 1 MiB) is read when the file is converted: one group a line, host or host:port separated by spaces, the preferred first; a URL found on a mirror is taken as the preferred site's before rewrite_rules and scope, the URL as found recorded as a rewritten one's (rewrittenFrom, rewritten-from:URL); seeds are taken as given; a site listed twice, a group of one or a file that cannot be read is an error"},
 	{Name: "proxy", Kind: KindAttrib, Type: ListString, Status: Mapped, Amber: "proxy", Spec: "2.2.3",
 		Note: "amber uses one proxy, through CONNECT tunnels: with several, the first (using several is not supported yet); an encrypted (!ENC!) password becomes an env: reference"},
 	{Name: "proxy_max_pending", Kind: KindAttrib, Type: Integer, Default: "2147483647", Status: Mapped, Same: "2147483647", Spec: "2.2.3",
@@ -183,8 +184,8 @@ var rows = []Row{
 		Note: "with key_file (one without the other is unsupported-yet); a PEM certificate; a file that cannot be read, or whose key is not key_file's, stops the crawl at its start, saying so"},
 	{Name: "max_doc", Kind: KindAttrib, Type: Integer, Default: "100000", Status: Mapped, Amber: "limits.urls_per_host", Spec: "2.2.3",
 		Note: "amber counts the URLs of a host (host:port) that got a response, any status, over the whole crawl (durable, shared across processes); the others are left out with reason max-doc; with the browser a page counts once, its embeds not; 0: no limit"},
-	{Name: "enforce_delay_per_ip", Kind: KindAttrib, Type: Boolean, Default: "yes", Status: Mapped, Same: "no", Spec: "2.2.3",
-		Note: "amber spaces requests per host name, not per address"},
+	{Name: "enforce_delay_per_ip", Kind: KindAttrib, Type: Boolean, Default: "yes", Status: Mapped, Amber: "politeness.per_ip", Spec: "2.2.3",
+		Note: "yes (FAST's default, written when the file leaves it out): host names that resolve to one address share delay and max_pending as one site, in each amber process (with a shared frontier, processes do not share it); a page's subresources loaded by the browser, robots.txt and login requests are not held back; with a proxy it is left out (amber does not know the addresses), noted"},
 	{Name: "wqfilter", Kind: KindAttrib, Type: Boolean, Default: "yes", Status: Ignored, Spec: "2.2.3",
 		Note: "amber's frontier never queues a URL twice (an exact seen set)"},
 	{Name: "smfilter", Kind: KindAttrib, Type: Integer, Default: "0", Status: Ignored, Spec: "2.2.3", Note: whyMultiNode},
@@ -213,8 +214,8 @@ var rows = []Row{
 	{Section: "include_domains", Name: "suffix", Kind: KindAttrib, Type: ListString, Status: Mapped, Amber: "scope.accept", Spec: "2.2.4.1", Note: whyScopeRule},
 	{Section: "include_domains", Name: "regexp", Kind: KindAttrib, Type: ListString, Status: Mapped, Amber: "scope.accept", Spec: "2.2.4.1",
 		Note: whyScopeRule + "; amber's regexes are RE2 (no lookaround or backreference), an anchor (^, $) only at the start or end of an alternative"},
-	{Section: "include_domains", Name: "ipmask", Kind: KindAttrib, Type: ListString, Status: Unsupported, Spec: "2.2.4.1", Note: "amber's scope rules do not see addresses"},
-	{Section: "include_domains", Name: "ip6mask", Kind: KindAttrib, Type: ListString, Status: Unsupported, Spec: "2.2.4.1", Note: "amber's scope rules do not see addresses"},
+	{Section: "include_domains", Name: "ipmask", Kind: KindAttrib, Type: ListString, Status: Mapped, Amber: "scope.accept", Spec: "2.2.4.1", Note: whyIPMask},
+	{Section: "include_domains", Name: "ip6mask", Kind: KindAttrib, Type: ListString, Status: Mapped, Amber: "scope.accept", Spec: "2.2.4.1", Note: whyIPMask},
 	{Section: "include_domains", Name: "file", Kind: KindAttrib, Type: ListString, Status: Mapped, Amber: "scope.accept", Spec: "2.2.4.1", Note: whyDomainFile},
 	{Name: "exclude_domains", Kind: KindSection, Status: Mapped, Amber: "scope.block", Spec: "2.2.4.2",
 		Note: "rules on the host name; an empty section matches no host"},
@@ -223,8 +224,8 @@ var rows = []Row{
 	{Section: "exclude_domains", Name: "suffix", Kind: KindAttrib, Type: ListString, Status: Mapped, Amber: "scope.block", Spec: "2.2.4.2", Note: whyScopeRule},
 	{Section: "exclude_domains", Name: "regexp", Kind: KindAttrib, Type: ListString, Status: Mapped, Amber: "scope.block", Spec: "2.2.4.2",
 		Note: whyScopeRule + "; as include_domains regexp"},
-	{Section: "exclude_domains", Name: "ipmask", Kind: KindAttrib, Type: ListString, Status: Unsupported, Spec: "2.2.4.2", Note: "amber's scope rules do not see addresses"},
-	{Section: "exclude_domains", Name: "ip6mask", Kind: KindAttrib, Type: ListString, Status: Unsupported, Spec: "2.2.4.2", Note: "amber's scope rules do not see addresses"},
+	{Section: "exclude_domains", Name: "ipmask", Kind: KindAttrib, Type: ListString, Status: Mapped, Amber: "scope.block", Spec: "2.2.4.2", Note: whyIPMask},
+	{Section: "exclude_domains", Name: "ip6mask", Kind: KindAttrib, Type: ListString, Status: Mapped, Amber: "scope.block", Spec: "2.2.4.2", Note: whyIPMask},
 	{Section: "exclude_domains", Name: "file", Kind: KindAttrib, Type: ListString, Status: Mapped, Amber: "scope.block", Spec: "2.2.4.2", Note: whyDomainFile},
 	{Name: "include_uris", Kind: KindSection, Status: Mapped, Amber: "scope.accept", Spec: "2.2.4.3",
 		Note: "rules on the whole URI; an empty section matches every URI"},

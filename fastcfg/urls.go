@@ -40,6 +40,7 @@ func (c *conv) urls() {
 		c.src("scope.max_path_repeats", from)
 	}
 	c.rss()
+	c.addrs() // enforce_delay_per_ip, mirror_site_files (addrs.go)
 }
 
 // positive reads a positive integer attrib of the collection, FAST's default def when it is

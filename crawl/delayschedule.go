@@ -37,8 +37,9 @@ const ActionDelaySchedule = "delay-schedule"
 // timeslot). Where slots overlap, suspend wins, then the longest delay.
 type DelaySchedule = timeslot.Schedule
 
-// clock is the delay schedule's time: the real one, or a test's.
-type clock interface {
+// Clock is the time of the delay schedule (Config.Clock): now, and a channel that receives
+// once d has passed.
+type Clock interface {
 	Now() time.Time
 	After(d time.Duration) <-chan time.Time
 }
@@ -92,7 +93,7 @@ func (c *crawler) startDelaySchedule(ctx context.Context) (wait func(), err erro
 	if len(sched.Slots) == 0 {
 		return func() {}, nil
 	}
-	clk := c.cfg.clock
+	clk := c.cfg.Clock
 	if clk == nil {
 		clk = realClock{}
 	}

@@ -196,7 +196,7 @@ func TestCrawlDelaySchedule(t *testing.T) {
 	clk := &fakeClock{now: monday.Add(9*time.Hour + 30*time.Minute)}
 	cfg := sitesConfig(t, addr, "a.test")
 	cfg.DelaySchedule = DelaySchedule{Zone: time.UTC, Slots: []timeslot.Slot{suspend, evening}}
-	cfg.clock = clk
+	cfg.Clock = clk
 
 	// Suspended, then stopped (Ctrl-C): nothing fetched, the seed still queued.
 	ctx, cancel := context.WithCancel(t.Context())

@@ -273,8 +273,9 @@ type Config struct {
 	// Logger receives operational messages. Default nil: discarded.
 	Logger *slog.Logger
 
-	// clock is the delay schedule's time; nil: the real one (tests set it).
-	clock clock
+	// Clock is the time the delay schedule follows. Default nil: the machine's clock (tests
+	// set their own).
+	Clock Clock
 }
 
 // Validate reports the first invalid field as a *FieldError (which wraps ErrConfig). It does

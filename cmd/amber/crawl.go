@@ -38,6 +38,7 @@ type crawlFlags struct {
 	dir, config, collection, userAgent, operator string
 	seedFiles                                    stringList
 	workers, hostConcurrency                     int
+	maxSites, maxInterDocs                       int
 	hostDelay, timeLimit                         time.Duration
 	limit                                        int64
 	sizeLimit, warcMaxSize, maxResponseSize      string
@@ -89,6 +90,8 @@ func newCrawlFlagSet(f *crawlFlags) *flag.FlagSet {
 	fs.StringVar(&f.userAgent, "user-agent", d.Fetch.UserAgent, "User-Agent header; put your contact in it")
 	fs.DurationVar(&f.hostDelay, "host-delay", d.HostDelay, "pause between requests to one host (0s: none)")
 	fs.IntVar(&f.hostConcurrency, "host-concurrency", d.HostConcurrency, "requests open to one host at once")
+	fs.IntVar(&f.maxSites, "max-sites", d.MaxSites, "most hosts crawled at once: a host is crawled from its first URL until its queue is empty, others wait in line, like politeness.max_sites (0: no bound)")
+	fs.IntVar(&f.maxInterDocs, "max-inter-docs", d.MaxInterDocs, "with --max-sites: a host goes back behind the waiting ones after this many of its URLs, like politeness.max_inter_docs (0: no bound)")
 	fs.Int64Var(&f.limit, "limit", d.LimitURLs, "stop after this many URLs fetched (whole crawl; 0: no limit)")
 	fs.DurationVar(&f.timeLimit, "time-limit", d.TimeLimit, "stop this run after this long (0: no limit)")
 	fs.StringVar(&f.sizeLimit, "size-limit", "", "stop after this many bytes downloaded (whole crawl; e.g. 10GB; default no limit)")
@@ -455,6 +458,9 @@ func scopeConfig(cfg *seeds.Config, fetcher string) (scope.Config, error) {
 func overlayYAML(c *crawl.Config, cfg *seeds.Config) error {
 	overlayIdentity(c, cfg)
 	overlayPoliteness(c, cfg.Politeness)
+	if err := overlaySchedule(c, cfg.Politeness); err != nil {
+		return err
+	}
 	overlayRobots(c, cfg.Robots)
 	if err := overlayLimits(c, cfg.Limits); err != nil {
 		return err
@@ -819,6 +825,8 @@ func overlayFlags(c *crawl.Config, a crawlArgs) error {
 	}{
 		{"workers", &c.Workers, f.workers},
 		{"host-concurrency", &c.HostConcurrency, f.hostConcurrency},
+		{"max-sites", &c.MaxSites, f.maxSites},
+		{"max-inter-docs", &c.MaxInterDocs, f.maxInterDocs},
 		{"max-attempts", &c.MaxAttempts, f.maxAttempts},
 		{"browser-tabs", &c.Browser.Tabs, f.browserTabs},
 		{"max-outlinks", &c.MaxOutlinks, f.maxOutlinks},
@@ -895,6 +903,7 @@ func overlayFlags(c *crawl.Config, a crawlArgs) error {
 // recordEffective writes into the YAML model the settings the crawl runs with that the model
 // left out, so that crawl.yaml and warcinfo say what ran, and a resumed crawl keeps them.
 func recordEffective(cfg *seeds.Config, c crawl.Config) {
+	prev := cfg.Politeness
 	cfg.Collection = c.Collection
 	cfg.Operator = c.Operator
 	cfg.UserAgent = c.Fetch.UserAgent
@@ -905,6 +914,7 @@ func recordEffective(cfg *seeds.Config, c crawl.Config) {
 		IgnoreRobots: c.IgnoreRobots, MaxAttempts: c.MaxAttempts, RetryDelay: c.RetryDelay,
 		MaxHostFailures: c.Sites.MaxFailures, MaxBackoff: c.Sites.MaxBackoff, PerIP: c.PerIP}
 	recordRetriesAndCert(cfg, c)
+	recordSchedule(cfg, c, prev)
 	cfg.Robots = seeds.Robots{TTL: c.Robots.TTL, Timeout: c.Robots.Timeout, AllowOnTimeout: c.Robots.AllowOnTimeout,
 		DisallowOnAuth: c.Robots.DisallowOnAuth, IgnoreMeta: c.Robots.IgnoreMeta, IgnoreCrawlDelay: c.Robots.IgnoreCrawlDelay}
 	cfg.Limits.URLsPerHost = c.Sites.MaxURLs

@@ -39,7 +39,7 @@ func (c *crawler) newBrowser(ctx context.Context) (*browser.Fetcher, error) {
 		if !d.In && strings.HasPrefix(d.Reason, scope.ReasonBlockPrefix) {
 			return d.Reason
 		}
-		return ""
+		return c.subBlocked(u) // the schemes of its subcollection
 	}
 	f, err := browser.New(ctx, bc)
 	if err != nil {

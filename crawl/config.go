@@ -260,6 +260,11 @@ type Config struct {
 	// their sites is fetched, with either fetcher, and again when their TTL has passed or a
 	// page answers logged out (ReloginIfFailed). Default: none.
 	Logins []login.Spec
+
+	// Subcollections are named parts of the crawl whose own settings apply to the URLs their
+	// rules take (Subcollection: FAST's crawl subcollections), the first that takes a URL
+	// winning. Default none.
+	Subcollections []Subcollection
 	// ClientCert and ClientKey are the PEM files of a TLS client certificate and its
 	// unencrypted private key, read when the crawl starts (an error then if they cannot be
 	// read or do not match) and offered to https servers that ask for a client certificate,
@@ -337,6 +342,9 @@ func (c Config) Validate() error {
 		return err
 	}
 	if err := c.Feeds.validate(); err != nil {
+		return err
+	}
+	if err := c.validateSubcollections(); err != nil {
 		return err
 	}
 	if err := c.Content.validate(); err != nil {

@@ -74,6 +74,7 @@ type crawler struct {
 	robots  *robotsGate
 	sites   *siteGate    // per-host limits (limits_site.go); robots.txt requests count too
 	logins  *loginGate   // nil without Config.Logins
+	subs    *subcolls    // nil without Config.Subcollections (subcoll.go)
 	addrs   *addrGate    // addresses: ip scope rules, Config.PerIP (ipgate.go)
 	disk    *diskMonitor // nil when MinFreeSpace is negative
 
@@ -223,6 +224,9 @@ func open(ctx context.Context, cfg Config, front frontier.Store) (c *crawler, er
 	if c.client, err = fetch.NewClient(fc); err != nil {
 		return c, fmt.Errorf("build http client: %w", err)
 	}
+	if c.subs, err = newSubcolls(&cfg, fc); err != nil {
+		return c, err
+	}
 	storeNeeds := func() (int64, error) {
 		sp, err := front.Space()
 		return sp.Write, err
@@ -245,7 +249,7 @@ func open(ctx context.Context, cfg Config, front frontier.Store) (c *crawler, er
 			return c, err
 		}
 	}
-	if cfg.Fetcher == FetcherBrowser {
+	if cfg.usesBrowser() {
 		if c.browser, err = c.newBrowser(ctx); err != nil {
 			return c, err
 		}
@@ -365,6 +369,7 @@ func (c *crawler) close() error {
 		c.client.Close()
 		c.client = nil
 	}
+	c.subs.close()
 	var errs [3]error
 	var wg sync.WaitGroup
 	if w := c.warc; w != nil {

@@ -196,6 +196,7 @@ func (c *crawler) decide(u frontier.URL, links []extract.Outlink) decided {
 			c.promote(u, cu, hops)
 		}
 		dec := c.scope.Load().Decide(scope.Candidate{URL: cu, Hops: hops, Via: u.URL, ViaHopsOff: u.HopsOff, Seed: u.Seed, Addr: c.addrOf(cu)})
+		dec = c.subDecide(cu, hops, dec) // Config.Subcollections: its schemes and hops
 		if l.Hop == hop.Redirect && c.tooManyRedirects(hops) {
 			dec = scope.Decision{Reason: reasonMaxRedirects}
 		}

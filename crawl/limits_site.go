@@ -113,10 +113,11 @@ func (g *siteGate) claim(worker int, cl *frontier.Claim) (slot *siteSlot, refuse
 	if code, ok := g.givenUp(u.Host); ok {
 		return nil, true, g.refuseGivenUp(worker, cl, code)
 	}
-	if g.lim.MaxURLs <= 0 {
+	max := g.c.maxURLs(u.Host) // SiteLimits.MaxURLs, or the host's subcollection's
+	if max <= 0 {
 		return nil, false, nil
 	}
-	ok, err := g.reserve(u.Host)
+	ok, err := g.reserve(u.Host, max)
 	if err != nil {
 		return nil, false, err
 	}
@@ -126,14 +127,14 @@ func (g *siteGate) claim(worker int, cl *frontier.Claim) (slot *siteSlot, refuse
 	return nil, true, g.refuseMaxDoc(worker, cl)
 }
 
-// reserve takes one of host's URLs if it has any left.
-func (g *siteGate) reserve(host string) (bool, error) {
+// reserve takes one of host's URLs if it has fetched fewer than max.
+func (g *siteGate) reserve(host string, max int64) (bool, error) {
 	if ctr := g.c.counters(); ctr != nil {
 		n, err := ctr.AddCounter(counterSitePrefix+host, 1)
 		if err != nil {
 			return false, fmt.Errorf("count the URLs of %s on the shared frontier: %w", host, err)
 		}
-		if n <= g.lim.MaxURLs {
+		if n <= max {
 			return true, nil
 		}
 		if _, err := ctr.AddCounter(counterSitePrefix+host, -1); err != nil {
@@ -147,7 +148,7 @@ func (g *siteGate) reserve(host string) (bool, error) {
 	}
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	if sc.fetched+sc.reserved >= g.lim.MaxURLs {
+	if sc.fetched+sc.reserved >= max {
 		return false, nil
 	}
 	sc.reserved++
@@ -327,7 +328,7 @@ func hostFailure(err error) (int, bool) {
 // the response size limit (WARC-Truncated: length) with Config.DropOversize. Its capture k is
 // then marked so (crawl.log annotation dropped:oversize; metadata record dropped: oversize).
 func (c *crawler) dropOversize(ex *fetch.Exchange, k *capture) bool {
-	if !c.cfg.DropOversize || ex.Truncated != "length" {
+	if ex.Truncated != "length" || !c.dropsOversize(ex.URL) {
 		return false
 	}
 	k.fields = append(slices.Clip(k.fields), warc.Field{Name: "dropped", Value: "oversize"})

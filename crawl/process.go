@@ -27,6 +27,10 @@ func (c *crawler) process(ctx context.Context, worker int, cl *frontier.Claim) e
 	if refused, err := c.refuseBlocked(worker, cl); refused || err != nil {
 		return err
 	}
+	if err := c.bindHost(u); err != nil { // its subcollection's settings (subcoll.go)
+		c.unreserve()
+		return err
+	}
 	// A given-up host, or one that had its URLs (SiteLimits), is not asked for more.
 	slot, refused, err := c.sites.claim(worker, cl)
 	if refused || err != nil {
@@ -86,6 +90,7 @@ func (c *crawler) process(ctx context.Context, worker int, cl *frontier.Claim) e
 	}
 
 	caps, doc := c.captures(u, res)
+	c.noteSubs(res, caps)
 	if posted {
 		notePosted(&caps[0])
 	}
@@ -147,10 +152,11 @@ func (c *crawler) process(ctx context.Context, worker int, cl *frontier.Claim) e
 // files too, and URLs requested with a POST, Config.PostPayloads), and everything with the
 // plain fetcher, is one HTTP exchange.
 func (c *crawler) fetcherFor(u frontier.URL) fetch.Fetcher {
-	if c.browser != nil && !u.Sitemap && hop.Navigates(u.Hops) && !c.posts(u.URL) {
+	sub := c.subOf(u.URL) // Config.Subcollections: its fetcher and client
+	if c.renders(sub) && !u.Sitemap && hop.Navigates(u.Hops) && !c.posts(u.URL) {
 		return c.browser
 	}
-	return c.client
+	return c.clientOf(sub)
 }
 
 // obeyRobots checks robots.txt for the claimed URL and records a URL it keeps out. It reports

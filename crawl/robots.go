@@ -288,7 +288,7 @@ func (g *robotsGate) do(ctx context.Context, target string) (*fetch.Exchange, er
 		ctx, cancel = context.WithTimeout(ctx, t)
 		defer cancel()
 	}
-	return g.c.client.Do(ctx, fetch.Request{URL: target})
+	return g.c.hostClient(g.hostOf(target)).Do(ctx, fetch.Request{URL: target}) // the host's subcollection's
 }
 
 // hostOf is the frontier's politeness key of a robots.txt URL: the host of its canonical form,

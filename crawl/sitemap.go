@@ -168,7 +168,7 @@ func seedOf(raw string, seeds []string) string {
 // robotsSitemaps queues the sitemap files a robots.txt of origin lists, once per origin and
 // crawl. robots is the robots.txt as captured: its URL, hop path and seed.
 func (c *crawler) robotsSitemaps(worker int, origin string, robots frontier.URL, listed []string) error {
-	if !c.cfg.Sitemaps.Robots || len(listed) == 0 {
+	if !c.sitemapsFromRobots(robots.Host) || len(listed) == 0 {
 		return nil
 	}
 	key := metaRobotsSitemaps + origin

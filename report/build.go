@@ -164,6 +164,8 @@ type summary struct {
 
 	// content counts the crawl.log lines of the content filters and POSTs (content.go).
 	content contentStats
+	// subs counts the captures of each subcollection (lines annotated sub:NAME; subcoll.go).
+	subs map[string]*subStats
 }
 
 // failedURL is a URL that failed (OutcomeFailed).
@@ -186,6 +188,7 @@ func summarize(in Input, tmp string, budget int) (*summary, error) {
 		s.timeline.add(l)
 		s.addFeed(l)
 		s.addContent(l)
+		s.addSub(l)
 	}
 	ended, err := eachRecord(in, tmp, budget, onLine, a.add)
 	if err != nil {

@@ -94,6 +94,9 @@ func write(dir string, in Input, budget int) error {
 			return fmt.Errorf("report: write %s: %w", f.name, err)
 		}
 	}
+	if err := s.writeSubcollections(dir); err != nil {
+		return fmt.Errorf("report: write %s: %w", SubcollectionsReportFile, err)
+	}
 	return nil
 }
 

@@ -1,0 +1,189 @@
+package crawl
+
+import (
+	"errors"
+	"net/http"
+	"net/url"
+	"testing"
+	"time"
+
+	"github.com/amber-crawler/amber/fetch"
+	"github.com/amber-crawler/amber/scope"
+)
+
+func rules(t *testing.T, texts ...string) []scope.Rule {
+	t.Helper()
+	var out []scope.Rule
+	for _, s := range texts {
+		r, err := scope.ParseRule(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, r)
+	}
+	return out
+}
+
+// testSubs are three subcollections: news (one host, but not its archive), shop (a SURT
+// prefix; http only, at most 2 hops) and everything else on example.org.
+func testSubs(t *testing.T) []Subcollection {
+	two := 2
+	return []Subcollection{
+		{Name: "news", Match: rules(t, `regex:https?://news\.example\.org/.*`), Except: rules(t, "contains:/archive/")},
+		{Name: "shop", Match: rules(t, "surt:http://(com,example,shop,"), Schemes: []string{"http"}, MaxHops: &two},
+		{Name: "org", Match: rules(t, `regex:https?://([^/]*\.)?example\.org/.*`)},
+	}
+}
+
+// TestSubcollectionOf: a URL belongs to the first subcollection whose match rules take it
+// and whose except rules do not; none: the collection's (nil).
+func TestSubcollectionOf(t *testing.T) {
+	cfg := DefaultConfig()
+	cfg.Subcollections = testSubs(t)
+	ss, err := newSubcolls(&cfg, cfg.Fetch)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ss.close()
+	for _, tc := range []struct {
+		url, want string
+	}{
+		{"http://news.example.org/", "news"},
+		{"https://news.example.org/2026/a.html", "news"},
+		{"http://news.example.org/archive/2001/", "org"}, // news' except rule: the next one takes it
+		{"http://www.example.org/", "org"},
+		{"http://example.org/", "org"},
+		{"http://notexample.org/", ""}, // example.org's rule is not a string suffix
+		{"http://shop.example.com/cart", "shop"},
+		{"http://www.example.com/", ""},
+	} {
+		t.Run(tc.url, func(t *testing.T) {
+			got := ""
+			if s := ss.of(tc.url); s != nil {
+				got = s.Name
+			}
+			if got != tc.want {
+				t.Errorf("of(%s) = %q, want %q", tc.url, got, tc.want)
+			}
+		})
+	}
+}
+
+// TestSubDecide: a subcollection's schemes and max hops narrow what scope let in; what scope
+// left out stays out, and embeds of a page within the bound stay in.
+func TestSubDecide(t *testing.T) {
+	cfg := DefaultConfig()
+	cfg.Subcollections = []Subcollection{
+		{Name: "deep", Match: rules(t, "contains:deep"), Schemes: []string{"https"}, MaxHops: new(2)},
+	}
+	for _, fl := range []scope.Flavour{scope.Standard, scope.Brozzler} {
+		cfg.Scope.Flavour = fl
+		ss, err := newSubcolls(&cfg, cfg.Fetch)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c := &crawler{cfg: cfg, subs: ss}
+		in := scope.Decision{In: true, Reason: scope.ReasonAcceptPrefix + "regex:.*"}
+		for _, tc := range []struct {
+			name, url, hops string
+			d               scope.Decision
+			want            string // the reason; "" in
+		}{
+			{"not in a subcollection", "http://a.example/x", "LLLL", in, ""},
+			{"http left out", "http://deep.example/x", "L", in, "block:regex:http://.*"},
+			{"https within the hops", "https://deep.example/x", "LL", in, ""},
+			{"beyond the hops", "https://deep.example/x", "LLL", in, scope.ReasonMaxHops},
+			{"an embed beyond", "https://deep.example/x.png", "LLE", scope.Decision{In: true, Reason: scope.ReasonEmbed}, ""},
+			{"out stays out", "https://deep.example/x", "L", scope.Decision{Reason: scope.ReasonOutOfScope}, scope.ReasonOutOfScope},
+		} {
+			t.Run(string(fl)+"/"+tc.name, func(t *testing.T) {
+				got := c.subDecide(tc.url, tc.hops, tc.d)
+				reason := got.Reason
+				if got.In {
+					reason = ""
+				}
+				if reason != tc.want {
+					t.Errorf("subDecide(%s, %s) = %+v, want reason %q", tc.url, tc.hops, got, tc.want)
+				}
+			})
+		}
+		ss.close()
+	}
+}
+
+// TestSubClients: a subcollection with headers, a proxy or a response size has a client of
+// its own; one without uses the crawl's.
+func TestSubClients(t *testing.T) {
+	cfg := DefaultConfig()
+	proxy, _ := url.Parse("http://proxy.example:3128")
+	cfg.Subcollections = []Subcollection{
+		{Name: "h", Header: http.Header{"X-A": {"1"}}},
+		{Name: "p", Proxy: proxy},
+		{Name: "s", MaxResponseSize: 10},
+		{Name: "none", HostDelay: new(time.Second)},
+	}
+	ss, err := newSubcolls(&cfg, fetch.Config{UserAgent: "t"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ss.close()
+	for _, s := range ss.list {
+		if own := s.client != nil; own != (s.Name != "none") {
+			t.Errorf("%s: own client %v", s.Name, own)
+		}
+	}
+	cfg.Fetch = fetch.Config{UserAgent: "t", ConnectTo: []fetch.ConnectTo{{}}}
+	if _, err := newSubcolls(&cfg, cfg.Fetch); err == nil {
+		t.Error("a subcollection's proxy with connect_to: no error")
+	}
+}
+
+// TestValidateSubcollections: what the crawl refuses, each with its field.
+func TestValidateSubcollections(t *testing.T) {
+	proxy, _ := url.Parse("http://proxy.example:3128")
+	for _, tc := range []struct {
+		name    string
+		fetcher string
+		hops    *int
+		flavour scope.Flavour
+		subs    []Subcollection
+		field   string // "" valid
+	}{
+		{name: "valid", subs: []Subcollection{{Name: "a.b_c-1", Header: http.Header{"X": {"1"}}}, {Name: "b", Fetcher: FetcherBrowser}}},
+		{name: "no name", subs: []Subcollection{{}}, field: "Subcollections[0]"},
+		{name: "name with space", subs: []Subcollection{{Name: "a b"}}, field: "Subcollections[0]"},
+		{name: "names twice", subs: []Subcollection{{Name: "a"}, {Name: "a"}}, field: "Subcollections[1]"},
+		{name: "fetcher", subs: []Subcollection{{Name: "a", Fetcher: "chrome"}}, field: "Subcollections[0]"},
+		{name: "scheme", subs: []Subcollection{{Name: "a", Schemes: []string{"ftp"}}}, field: "Subcollections[0]"},
+		{name: "no schemes", subs: []Subcollection{{Name: "a", Schemes: []string{}}}, field: "Subcollections[0]"},
+		{name: "hops beyond the collection's", hops: new(3), subs: []Subcollection{{Name: "a", MaxHops: new(4)}}, field: "Subcollections[0]"},
+		{name: "hops within the collection's", hops: new(3), subs: []Subcollection{{Name: "a", MaxHops: new(3)}}},
+		{name: "hops with elastic", flavour: scope.Elastic, subs: []Subcollection{{Name: "a", MaxHops: new(3)}}, field: "Subcollections[0]"},
+		{name: "negative delay", subs: []Subcollection{{Name: "a", HostDelay: new(-time.Second)}}, field: "Subcollections[0]"},
+		{name: "headers rendered", subs: []Subcollection{{Name: "a", Fetcher: FetcherBrowser, Header: http.Header{"X": {"1"}}}}, field: "Subcollections[0]"},
+		{name: "size in a browser crawl", fetcher: FetcherBrowser, subs: []Subcollection{{Name: "a", MaxResponseSize: 10}}, field: "Subcollections[0]"},
+		{name: "size with http in a browser crawl", fetcher: FetcherBrowser, subs: []Subcollection{{Name: "a", Fetcher: FetcherHTTP, MaxResponseSize: 10}}},
+		{name: "proxy with a browser elsewhere", subs: []Subcollection{{Name: "a", Proxy: proxy}, {Name: "b", Fetcher: FetcherBrowser}}, field: "Subcollections[0]"},
+		{name: "proxy in an http crawl", subs: []Subcollection{{Name: "a", Proxy: proxy}}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg := DefaultConfig()
+			cfg.Dir = t.TempDir()
+			cfg.Scope = scope.Config{Flavour: tc.flavour, MaxHops: tc.hops, Seeds: []scope.Seed{{URL: "http://a.example/"}}}
+			if tc.fetcher != "" {
+				cfg.Fetcher = tc.fetcher
+			}
+			cfg.Subcollections = tc.subs
+			err := cfg.Validate()
+			var fe *FieldError
+			switch {
+			case tc.field == "" && err != nil:
+				t.Errorf("Validate: %v", err)
+			case tc.field != "" && !errors.As(err, &fe):
+				t.Errorf("Validate = %v, want a *FieldError for %s", err, tc.field)
+			case tc.field != "" && fe.Field != tc.field:
+				t.Errorf("Validate: field %s (%v), want %s", fe.Field, err, tc.field)
+			}
+		})
+	}
+}

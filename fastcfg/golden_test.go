@@ -95,6 +95,18 @@ func checkConversion(t *testing.T, cfg *seeds.Config, rendered []byte) {
 			back.Logins[i].Parameters[name] = cfg.Logins[i].Parameters[name]
 		}
 	}
+	// POST bodies too: each is an env: reference listed with the secrets.
+	for i := range min(len(back.PostPayloads), len(cfg.PostPayloads)) {
+		ev, env := strings.CutPrefix(back.PostPayloads[i].Body, "env:")
+		if !env {
+			t.Errorf("post_payloads[%d] body is rendered as a value, not an env: reference", i)
+			continue
+		}
+		if !strings.HasPrefix(cfg.PostPayloads[i].Body, "env:") && !bytes.Contains(rendered, []byte("# - "+ev+": the body of ")) {
+			t.Errorf("post_payloads[%d]: %s is not listed with the secrets", i, ev)
+		}
+		back.PostPayloads[i].Body = cfg.PostPayloads[i].Body
+	}
 	if back.Proxy != nil && cfg.Proxy != nil {
 		if _, env := cfg.Proxy.Password.Env(); !env {
 			back.Proxy.Password = cfg.Proxy.Password

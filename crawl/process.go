@@ -236,6 +236,7 @@ func (c *crawler) fetchFailed(worker int, cl *frontier.Claim, err error) error {
 		return rerr // an ip rule kept its address out (ipgate.go)
 	}
 	u := cl.URL
+	attempts := c.cfg.failureAttempts(err) // before a browser's failure is made a broken connection: it is int
 	var fe *fetch.Error
 	if !errors.As(err, &fe) {
 		fe = &fetch.Error{Kind: fetch.Broken, URL: u.URL, Err: err}
@@ -246,7 +247,7 @@ func (c *crawler) fetchFailed(worker int, cl *frontier.Claim, err error) error {
 	if eerr := c.events.URLFetch(report.URLInfo{URL: u.URL, Hops: u.Hops, Via: u.Via, Seed: u.Seed}, code, 0, 0); eerr != nil {
 		return fmt.Errorf("write fetch event: %w", eerr)
 	}
-	retried, rerr := c.retryOrFail(cl, c.cfg.failureAttempts(err), code)
+	retried, rerr := c.retryOrFail(cl, attempts, code)
 	if rerr != nil {
 		return c.frontierErr(rerr)
 	}

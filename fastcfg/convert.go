@@ -88,8 +88,9 @@ type conv struct {
 // max_redirects, max_uri_recursion), the robots attribs (robots_ttl, robots_timeout,
 // robots_auth_ignore, robots_tout_ignore, check_meta_robots, obey_robots_delay), the
 // per-site attribs (max_doc, max_backoff_counter, max_backoff_delay, truncate), the rss
-// section, allowed_types, uri_search_mime and exclude_headers (content), cookie_timeout
-// and the post_payload section map to their amber keys. FAST's defaults apply to delay (60 s), max_pending (2),
+// section, allowed_types, uri_search_mime and exclude_headers (content), cookie_timeout,
+// the post_payload section, the http_errors section (politeness.retries) and cert_file
+// and key_file (network.client_cert, client_key) map to their amber keys. FAST's defaults apply to delay (60 s), max_pending (2),
 // use_cookies (no), fetch_timeout (300 s), allowed_schemes (http), exclude_exts,
 // html_redir_threshold (3), max_redirects (10), max_uri_recursion (5), robots_ttl
 // (86400 s), robots_timeout (300 s), obey_robots_delay (no), max_doc (100000),

@@ -185,6 +185,7 @@ func TestConvertMapping(t *testing.T) {
 		}},
 		{"a subcollection's start URIs", section("subdomains", section("s", members("start_uris", "http://sub.example.com/"))), func(c *seeds.Config) {
 			c.Seeds = append(c.Seeds, seeds.SeedSpec{URL: "http://sub.example.com/", Type: "one-page"})
+			c.Subcollections = []seeds.Subcollection{{Name: "s"}}
 		}},
 	}
 	base, err := convert(t, startURI, ConvertOptions{})
@@ -337,16 +338,16 @@ func TestConvertNotes(t *testing.T) {
 		{"subcollection with the collection's values", attrib("delay", Real, "10") +
 			section("subdomains", section("s", attrib("delay", Real, "10.0"), attrib("use_http_1_1", Boolean, "yes"),
 				section("crawlmode", attrib("fwdlinks", Boolean, "yes")), section("include_uris", members("prefix", "http://www.example.com/a")))),
-			nil, []string{"subdomains"}},
+			[]note{{"differs", "subdomains/s/delay=10.0"}}, []string{"use_http_1_1", "s/crawlmode", "s/include_uris"}},
 		{"subcollection that overrides", section("subdomains", section("s", attrib("delay", Real, "10"), section("include_uris", members("prefix", "http://www.example.com/a")))),
-			[]note{{"unsupported-yet", "subdomains/s/delay=10"}, {"unsupported-yet", "subdomains/s/include_uris/prefix"}}, nil},
+			[]note{{"differs", "subdomains/s/delay=10"}}, []string{"s/include_uris", "unsupported-yet: subdomains"}},
 		{"attrib not allowed in a subcollection", `<SubDomain name="s">` + attrib("max_pending", Integer, "9") + `</SubDomain>`,
 			[]note{{"unknown", "SubDomain[s]/max_pending=9"}}, nil},
 		{"FULL", section("crawlmode", attrib("mode", String, "FULL"), attrib("reset_level", Boolean, "yes")),
 			[]note{{"differs", "crawlmode/mode=FULL"}}, []string{"reset_level"}},
 		{"DEPTH and reset_level", section("crawlmode", attrib("mode", String, "DEPTH:2"), attrib("reset_level", Boolean, "yes")),
 			[]note{{"differs", "crawlmode/mode=DEPTH:2"}, {"unsupported-yet", "crawlmode/reset_level=yes"}}, nil},
-		{"defaults", "", []note{{"defaults", "crawlmode/fwdredirects=no"}, {"note", "crawlmode/fwdlinks=yes"}},
+		{"defaults", "", []note{{"defaults", "max_sites="}, {"defaults", "crawlmode/fwdredirects=no"}, {"note", "crawlmode/fwdlinks=yes"}},
 			[]string{"cookie_timeout", "javascript_keep_html"}},
 		{"defaults that depend", attrib("use_cookies", Boolean, "yes") + attrib("use_javascript", Boolean, "yes"),
 			[]note{{"defaults", "javascript_keep_html=no"}}, []string{"cookie_timeout"}},
@@ -381,7 +382,7 @@ func TestConvertNotes(t *testing.T) {
 }
 
 func TestConvertStrict(t *testing.T) {
-	body := startURI + "\n" + section("log", attrib("fetch", String, "text")) + "\n" + attrib("refresh", Real, "60") + "\n" + attrib("delay", Real, "1")
+	body := startURI + "\n" + section("log", attrib("fetch", String, "text")) + "\n" + attrib("max_sites", Integer, "10") + "\n" + attrib("delay", Real, "1")
 	_, err := convert(t, body, ConvertOptions{Strict: true})
 	if !errors.Is(err, ErrNotMapped) {
 		t.Fatalf("strict: %v, want ErrNotMapped", err)
@@ -394,9 +395,9 @@ func TestConvertStrict(t *testing.T) {
 		}
 		got = append(got, fmt.Sprintf("%d %s", fe.Line, fe.Path))
 	}
-	// log/fetch is FAST's own logging (ignored): not an error; refresh is not supported yet.
+	// log/fetch is FAST's own logging (ignored): not an error; max_sites is not supported yet.
 	want := []string{
-		"3 CrawlerConfig/DomainSpecification[name=c]/attrib[name=refresh]",
+		"3 CrawlerConfig/DomainSpecification[name=c]/attrib[name=max_sites]",
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("strict errors (-want +got):\n%s", diff)
@@ -492,7 +493,7 @@ func everyRow() string {
 		"rewrite_rules":          "*/old/*/new/*",
 		"logins/<login>/preload": "http://a.example.com/", "logins/<login>/scheme": "http", "logins/<login>/site": "a.example.com",
 		"logins/<login>/form": "/login", "logins/<login>/action": "POST", "logins/<login>/sites": "a.example.com",
-		"logins/<login>/html_form": "http://a.example.com/login.html", "variable_delay/<time slot>": "suspend",
+		"logins/<login>/html_form": "http://a.example.com/login.html",
 	}
 	value := func(r Row) string {
 		v := samples[r.Name]

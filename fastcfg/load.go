@@ -85,6 +85,9 @@ func Render(cv *seeds.Converted, source string) ([]byte, error) {
 	if cv.Config.PostPayloads != nil {
 		cfg.PostPayloads, secrets = postBodySecrets(cv.Config.PostPayloads, secrets)
 	}
+	if cv.Config.Subcollections != nil {
+		cfg.Subcollections, secrets = subSecrets(cv.Config.Subcollections, cv.Sources, secrets)
+	}
 	out, err := cp.Render(source)
 	if err != nil {
 		return nil, err

@@ -251,18 +251,3 @@ func TestRuleFilesInvalid(t *testing.T) {
 		})
 	}
 }
-
-// TestRuleFilesSubcollection checks that a subcollection's rule files are not read when the
-// subcollection changes nothing: its rules only say where its settings apply.
-func TestRuleFilesSubcollection(t *testing.T) {
-	body := startURI + section("subdomains", section("s", section("include_domains", fileAttrib("no-such.txt"))))
-	cv, err := convert(t, body, ConvertOptions{BaseDir: ruleDir})
-	if err != nil {
-		t.Fatalf("Convert: %v", err)
-	}
-	for _, n := range cv.Notes {
-		if strings.Contains(n, "subdomains") {
-			t.Errorf("note %q", n)
-		}
-	}
-}

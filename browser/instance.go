@@ -213,12 +213,15 @@ type tab struct {
 	frames map[cdp.FrameID]int        // epoch in which each child frame was first seen
 }
 
-// will is a request's announcement (Network.requestWillBeSent): the epoch it came in, and
-// the request's place in its renderer's sequence (requestSeq).
+// will is a request's announcement (Network.requestWillBeSent): the epoch it came in, the
+// request's place in its renderer's sequence (requestSeq), and what started it (for a
+// navigation: "other" for the browser's own, amber's Page.navigate among them; "script" for
+// one a script started).
 type will struct {
-	epoch int
-	proc  string
-	seq   int64
+	epoch     int
+	proc      string
+	seq       int64
+	initiator network.InitiatorType
 }
 
 // requestSeq splits a renderer's network request ID, "PROCESS.N", where N counts the
@@ -332,7 +335,11 @@ func (t *tab) onEvent(ev any) {
 		t.mu.Lock()
 		if _, ok := t.wills[ev.RequestID]; !ok && ev.RequestID != "" {
 			proc, seq, _ := requestSeq(ev.RequestID)
-			t.wills[ev.RequestID] = will{epoch: t.epoch, proc: proc, seq: seq}
+			w := will{epoch: t.epoch, proc: proc, seq: seq}
+			if ev.Initiator != nil {
+				w.initiator = ev.Initiator.Type
+			}
+			t.wills[ev.RequestID] = w
 		}
 		r := t.rec
 		if r != nil && r.epoch == 0 {
@@ -427,13 +434,14 @@ const (
 )
 
 // verdictLocked judges a request paused while r's page is captured, in event order. Before
-// the commit, the first main-frame document request is the page's own (its network ID is
-// the navigation's loader ID, which its redirect hops share) and any other is not; the rest
-// is held for the commit. t.mu must be held.
+// the commit, the first main-frame document request that can be amber's navigation
+// (ownNavigation) is the page's own (its network ID is the navigation's loader ID, which its
+// redirect hops share) and any other is not; the rest is held for the commit. t.mu must be
+// held.
 func (t *tab) verdictLocked(r *recorder, ev *cdpfetch.EventRequestPaused) verdict {
 	if r.epoch == 0 {
 		if ev.FrameID == t.targetID && ev.ResourceType == network.ResourceTypeDocument {
-			if r.loader == "" {
+			if r.loader == "" && t.ownNavigationLocked(ev) {
 				r.loader = ev.NetworkID
 			}
 			if ev.NetworkID == r.loader {
@@ -449,6 +457,31 @@ func (t *tab) verdictLocked(r *recorder, ev *cdpfetch.EventRequestPaused) verdic
 	return t.placeLocked(ev, r.epoch)
 }
 
+// ownNavigationLocked reports whether a main-frame document request paused before the
+// commit can be amber's own navigation (Page.navigate) rather than one the previous page
+// started in the moment before it (a script setting location, a link it clicks, a form, a
+// refresh). The browser announces its own navigations (Network.requestWillBeSent, which
+// comes before the pause) with initiator "other", and amber's carries no Referer (the
+// page's Referer, from Load's header, is added when amber sends it); the previous page's
+// renderer announces a navigation its scripts start with initiator "script", and every
+// navigation the page starts carries the page's URL as Referer unless the page's referrer
+// policy says none. So only a refresh or a timer's form submission by a page with the
+// no-referrer policy, in those milliseconds, could still be taken for the page's own, as
+// any could before. t.mu must be held.
+func (t *tab) ownNavigationLocked(ev *cdpfetch.EventRequestPaused) bool {
+	if w, ok := t.wills[ev.NetworkID]; ok && w.initiator != "" && w.initiator != network.InitiatorTypeOther {
+		return false
+	}
+	if ev.Request != nil {
+		for k := range ev.Request.Headers {
+			if strings.EqualFold(k, "Referer") {
+				return false
+			}
+		}
+	}
+	return true
+}
+
 // placeLocked says whether a request paused, and judged, after the commit that started
 // epoch is the previous page's (stale) or the page's (ofPage), or held when nothing tells
 // yet. The renderer sends its events in order on one channel, and numbers its requests in
@@ -459,7 +492,8 @@ func (t *tab) verdictLocked(r *recorder, ev *cdpfetch.EventRequestPaused) verdic
 // announced after; one it made before a request it announced before the commit is the
 // previous page's. A request the previous page made as it went may never be announced. A
 // document request in a frame (a navigation, announced by the browser, outside the
-// renderer's order) is judged by its frame alone. t.mu must be held.
+// renderer's order) is judged by its frame alone, and one in the main frame also by when
+// the browser announced it. t.mu must be held.
 func (t *tab) placeLocked(ev *cdpfetch.EventRequestPaused, epoch int) verdict {
 	if ev.FrameID != t.targetID {
 		if e, ok := t.frames[ev.FrameID]; ok && e < epoch {
@@ -467,6 +501,12 @@ func (t *tab) placeLocked(ev *cdpfetch.EventRequestPaused, epoch int) verdict {
 		}
 	}
 	if ev.ResourceType == network.ResourceTypeDocument {
+		// A main-frame navigation the browser announced before the commit is not the page's
+		// (its own committed; see verdictLocked): one the previous page started in the
+		// moment before it.
+		if w, ok := t.wills[ev.NetworkID]; ok && ev.FrameID == t.targetID && w.epoch < epoch {
+			return stale
+		}
 		return ofPage
 	}
 	if w, ok := t.wills[ev.NetworkID]; ok {

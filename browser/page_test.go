@@ -469,6 +469,8 @@ func TestPlace(t *testing.T) {
 		{name: "a document in a frame attached after the commit", id: "LOADER", frame: "NEW", typ: network.ResourceTypeDocument, want: ofPage},
 		{name: "a document in a frame attached before the commit", id: "NAV", frame: "OLD", typ: network.ResourceTypeDocument, want: stale},
 		{name: "a document in the main frame after the commit", id: "NAV", frame: main, typ: network.ResourceTypeDocument, want: ofPage},
+		{name: "a document in the main frame announced after the commit", id: "10.9", frame: main, typ: network.ResourceTypeDocument, want: ofPage},
+		{name: "a document in the main frame announced before the commit", id: "LOADER", frame: main, typ: network.ResourceTypeDocument, want: stale},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			typ := tc.typ
@@ -502,6 +504,142 @@ func TestRequestSeq(t *testing.T) {
 		proc, n, ok := requestSeq(tc.id)
 		if proc != tc.proc || n != tc.n || ok != tc.ok {
 			t.Errorf("requestSeq(%q) = %q, %d, %v; want %q, %d, %v", tc.id, proc, n, ok, tc.proc, tc.n, tc.ok)
+		}
+	}
+}
+
+// TestOwnNavigation pauses main-frame document requests before the commit, in order, as the
+// previous page's own navigations and amber's come: the page's document is the first that
+// the browser announced as its own (initiator "other", or not announced yet) and that has no
+// Referer; a navigation the previous page's script started, or one with the page's URL as
+// Referer (a refresh, a form), is not, and neither is any other once the page's is known,
+// but the page's own redirect hops (its loader ID) are.
+func TestOwnNavigation(t *testing.T) {
+	const main = cdp.FrameID("MAIN")
+	type doc struct {
+		id        network.RequestID
+		initiator network.InitiatorType // announced with it; "" not announced
+		referer   bool
+		want      verdict
+	}
+	own := func(id network.RequestID) doc {
+		return doc{id: id, initiator: network.InitiatorTypeOther, want: pageDoc}
+	}
+	for _, tc := range []struct {
+		name string
+		docs []doc
+	}{
+		{"amber's alone", []doc{own("A")}},
+		{"amber's, then its redirect hop", []doc{own("A"), own("A")}},
+		{"not announced yet", []doc{{id: "A", want: pageDoc}}},
+		{"a script's before amber's", []doc{{id: "S", initiator: network.InitiatorTypeScript, referer: true, want: stale}, own("A")}},
+		{"a script's under a no-referrer policy", []doc{{id: "S", initiator: network.InitiatorTypeScript, want: stale}, own("A")}},
+		{"a refresh before amber's", []doc{{id: "R", initiator: network.InitiatorTypeOther, referer: true, want: stale}, own("A")}},
+		{"a parser's before amber's", []doc{{id: "P", initiator: network.InitiatorTypeParser, want: stale}, own("A")}},
+		{"not announced, referring, before amber's", []doc{{id: "R", referer: true, want: stale}, own("A")}},
+		{"another after amber's", []doc{own("A"), {id: "B", initiator: network.InitiatorTypeOther, want: stale}}},
+		{"a script's after amber's, then amber's hop", []doc{own("A"), {id: "S", initiator: network.InitiatorTypeScript, want: stale}, own("A")}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tb := &tab{targetID: main, wills: map[network.RequestID]will{}}
+			r := &recorder{t: tb}
+			for i, d := range tc.docs {
+				if d.initiator != "" {
+					tb.wills[d.id] = will{initiator: d.initiator}
+				}
+				h := network.Headers{"User-Agent": "x"}
+				if d.referer {
+					h["Referer"] = "http://127.0.0.1/old"
+				}
+				ev := &cdpfetch.EventRequestPaused{NetworkID: d.id, FrameID: main, ResourceType: network.ResourceTypeDocument,
+					Request: &network.Request{URL: "http://127.0.0.1/" + string(d.id), Headers: h}}
+				if got := tb.verdictLocked(r, ev); got != d.want {
+					t.Errorf("document %d (%s): verdict %d, want %d", i, d.id, got, d.want)
+				}
+			}
+		})
+	}
+}
+
+// TestPreviousPageNavigates loads a page that, once its capture is over (amber scrolls it
+// back to the top to read it), keeps starting navigations of its own (to a 204 answer, so
+// that it stays and goes on), each time followed by a page in the same tab: a navigation the
+// first page starts in the moment before the next page's must not be taken for that page's
+// document (which would then be failed as another's) nor captured with it, nor reach the
+// server after the first page's capture ended.
+func TestPreviousPageNavigates(t *testing.T) {
+	var late, after atomic.Int64
+	after.Store(math.MaxInt64)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/navigator.html":
+			w.Header().Set("Content-Type", "text/html; charset=utf-8")
+			// A script's navigation, a link's and a form's, every few milliseconds.
+			w.Write([]byte(`<!DOCTYPE html><title>navigator</title>
+<a id="a" href="/away?a">a</a><form id="f" action="/away"><input name="f"></form>
+<div style="height: 3000px"></div>
+<script>
+let down = false, n = 0;
+addEventListener('scroll', () => {
+	if (scrollY > 0) {
+		down = true;
+		return;
+	}
+	if (!down) return;
+	down = false;
+	setInterval(() => {
+		const v = Date.now();
+		switch (n++ % 3) {
+		case 0: location.href = '/away?s' + v; break;
+		case 1: document.getElementById('a').href = '/away?a' + v; document.getElementById('a').click(); break;
+		case 2: document.querySelector('#f input').value = v; document.getElementById('f').submit(); break;
+		}
+	}, 2);
+});
+</script>`))
+		case "/away":
+			q := strings.TrimLeft(r.URL.RawQuery, "saf=")
+			if ms, err := strconv.ParseInt(q, 10, 64); err == nil && ms > after.Load() {
+				late.Add(1)
+			}
+			w.WriteHeader(http.StatusNoContent)
+		case "/next.html":
+			w.Header().Set("Content-Type", "text/html; charset=utf-8")
+			w.Write([]byte(`<!DOCTYPE html><title>next</title><img src="/next.png">`))
+		case "/next.png":
+			w.Header().Set("Content-Type", "image/png")
+			w.Write(readFile(t, "img/lazy.png"))
+		default:
+			http.NotFound(w, r)
+		}
+	}))
+	defer srv.Close()
+	// The screenshot draws a frame after amber scrolled the page back to the top, in which
+	// the page's scroll listener runs: the navigations start before the next page's.
+	f := newFetcher(t, func(c *Config) { c.Screenshot = true; c.IdleTimeout = time.Second })
+	for i := range 6 {
+		first := fetchPage(t, f, srv.URL+"/navigator.html")
+		if first.Title != "navigator" {
+			t.Fatalf("round %d: first page title %q", i, first.Title)
+		}
+		after.Store(time.Now().UnixMilli())
+		late.Store(0)
+		p, err := f.Load(t.Context(), srv.URL+"/next.html", nil)
+		if err != nil {
+			t.Fatalf("round %d: next page: %v", i, err)
+		}
+		var got []string
+		for _, u := range urls(p.Exchanges) {
+			if u != srv.URL+"/favicon.ico" {
+				got = append(got, u)
+			}
+		}
+		p.Close()
+		if want := []string{srv.URL + "/next.html", srv.URL + "/next.png"}; !slices.Equal(got, want) || p.Title != "next" {
+			t.Errorf("round %d: next page %q captured %v, want %v", i, p.Title, got, want)
+		}
+		if n := late.Load(); n != 0 {
+			t.Errorf("round %d: %d navigations the first page started after its capture reached the server", i, n)
 		}
 	}
 }

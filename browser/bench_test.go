@@ -46,7 +46,9 @@ func benchFetch(b *testing.B, path string) {
 	for _, tabs := range []int{1, 2, 4} {
 		b.Run(fmt.Sprintf("tabs=%d", tabs), func(b *testing.B) {
 			s := newSite(b)
-			f := newFetcher(b, func(c *Config) { c.Path = path; c.Tabs = tabs; c.Screenshot = true })
+			// One browser for the whole run: the CPU figures are read from its process tree,
+			// which a recycled browser would leave.
+			f := newFetcher(b, func(c *Config) { c.Path = path; c.Tabs = tabs; c.Screenshot = true; c.RecycleAfter = b.N + 2*tabs })
 			// Start the browser and open the tabs outside the measurement, and let the
 			// browser finish the work its first pages leave behind (a new renderer stays
 			// busy for a second or two after its first page: Chromium's own start-up, some

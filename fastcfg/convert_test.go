@@ -347,7 +347,7 @@ func TestConvertNotes(t *testing.T) {
 			[]note{{"differs", "crawlmode/mode=FULL"}}, []string{"reset_level"}},
 		{"DEPTH and reset_level", section("crawlmode", attrib("mode", String, "DEPTH:2"), attrib("reset_level", Boolean, "yes")),
 			[]note{{"differs", "crawlmode/mode=DEPTH:2"}, {"unsupported-yet", "crawlmode/reset_level=yes"}}, nil},
-		{"defaults", "", []note{{"defaults", "max_sites="}, {"defaults", "crawlmode/fwdredirects=no"}, {"note", "crawlmode/fwdlinks=yes"}},
+		{"defaults", "", []note{{"defaults", "crawlmode/fwdredirects=no"}, {"note", "crawlmode/fwdlinks=yes"}},
 			[]string{"cookie_timeout", "javascript_keep_html"}},
 		{"defaults that depend", attrib("use_cookies", Boolean, "yes") + attrib("use_javascript", Boolean, "yes"),
 			[]note{{"defaults", "javascript_keep_html=no"}}, []string{"cookie_timeout"}},
@@ -382,7 +382,7 @@ func TestConvertNotes(t *testing.T) {
 }
 
 func TestConvertStrict(t *testing.T) {
-	body := startURI + "\n" + section("log", attrib("fetch", String, "text")) + "\n" + attrib("max_sites", Integer, "10") + "\n" + attrib("delay", Real, "1")
+	body := startURI + "\n" + section("log", attrib("fetch", String, "text")) + "\n" + attrib("refresh", Real, "60") + "\n" + attrib("delay", Real, "1")
 	_, err := convert(t, body, ConvertOptions{Strict: true})
 	if !errors.Is(err, ErrNotMapped) {
 		t.Fatalf("strict: %v, want ErrNotMapped", err)
@@ -395,9 +395,9 @@ func TestConvertStrict(t *testing.T) {
 		}
 		got = append(got, fmt.Sprintf("%d %s", fe.Line, fe.Path))
 	}
-	// log/fetch is FAST's own logging (ignored): not an error; max_sites is not supported yet.
+	// log/fetch is FAST's own logging (ignored): not an error; refresh is not supported yet.
 	want := []string{
-		"3 CrawlerConfig/DomainSpecification[name=c]/attrib[name=max_sites]",
+		"3 CrawlerConfig/DomainSpecification[name=c]/attrib[name=refresh]",
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("strict errors (-want +got):\n%s", diff)
@@ -493,7 +493,7 @@ func everyRow() string {
 		"rewrite_rules":          "*/old/*/new/*",
 		"logins/<login>/preload": "http://a.example.com/", "logins/<login>/scheme": "http", "logins/<login>/site": "a.example.com",
 		"logins/<login>/form": "/login", "logins/<login>/action": "POST", "logins/<login>/sites": "a.example.com",
-		"logins/<login>/html_form": "http://a.example.com/login.html",
+		"logins/<login>/html_form": "http://a.example.com/login.html", "variable_delay/<time slot>": "suspend",
 	}
 	value := func(r Row) string {
 		v := samples[r.Name]

@@ -30,9 +30,10 @@
 // readAheadBudget entries in all before loads shrink), a fixed cache of URLs the store holds
 // (knownCache, 4 MiB), and badger's own: memtables of 8 MiB (three at most: one written, one
 // waiting for its flush, one being flushed), the builders of the tables that flushes and
-// compactions write (compressed tables of 512 KiB below level 0), a 4 MiB block cache. Never
-// the whole queue. Badger memory-maps its tables and memtable logs; on Linux their pages are
-// kept out of the process's resident set (see trimmer).
+// compactions write (compressed tables of 512 KiB below level 0; what badger keeps of them
+// between tables is bounded: see builderPool), a 4 MiB block cache. Never the whole queue.
+// Badger memory-maps its tables and memtable logs; on Linux their pages are kept out of the
+// process's resident set (see trimmer).
 package frontier
 
 import (
@@ -172,6 +173,7 @@ type Frontier struct {
 	db        *badger.DB
 	w         *writer
 	trimmer   *trimmer // nil where there is none
+	builders  *builderPool
 	space     *gate
 	cfg       Config
 	readAhead int                // per-host buffer size
@@ -299,6 +301,7 @@ func Open(cfg Config) (*Frontier, error) {
 		db:        db,
 		w:         startWriter(db, g),
 		trimmer:   startTrimmer(db, cfg.Dir),
+		builders:  startBuilderPool(db),
 		space:     g,
 		cfg:       cfg,
 		readAhead: min(max(2*cfg.HostConcurrency+4, 8), 64),
@@ -327,6 +330,7 @@ func Open(cfg Config) (*Frontier, error) {
 	}
 	if err != nil {
 		f.trimmer.close()
+		f.builders.close()
 		f.w.close()
 		_ = db.Close()
 		_ = g.close()
@@ -501,6 +505,7 @@ func (f *Frontier) Close() error {
 	}
 	f.mu.Unlock()
 	f.trimmer.close()
+	f.builders.close()
 	f.w.close()
 	err = f.db.Close()
 	if cerr := f.space.close(); err == nil {

@@ -24,9 +24,15 @@ func (c *conv) subcollections() {
 		c.done[s] = true
 	}
 	names := map[string]bool{}
+	browser := c.c.Fetcher == "browser" // the crawl loads some pages in the browser
+	for _, sc := range c.subs() {
+		for _, a := range sc.s.Attribs {
+			browser = browser || (a.Name == "use_javascript" && a.Bool)
+		}
+	}
 	for _, sc := range c.subs() {
 		c.done[sc.s] = true
-		c.subcollection(sc, names)
+		c.subcollection(sc, names, browser)
 	}
 }
 
@@ -50,8 +56,10 @@ func subName(name string, taken map[string]bool) string {
 	return out
 }
 
-// subcollection converts one subcollection into an entry of subcollections.
-func (c *conv) subcollection(sc sub, names map[string]bool) {
+// subcollection converts one subcollection into an entry of subcollections; browser says
+// whether the crawl loads pages in the browser (the collection's or a subcollection's
+// use_javascript).
+func (c *conv) subcollection(sc sub, names map[string]bool, browser bool) {
 	key := fmt.Sprintf("subcollections[%d]", len(c.c.Subcollections))
 	s := seeds.Subcollection{Name: subName(sc.s.Name, names)}
 	c.src(key, sc.short)
@@ -123,11 +131,15 @@ func (c *conv) subcollection(sc sub, names map[string]bool) {
 			}
 			c.done[a] = true
 		case "proxy":
-			if browserRefuses(a) {
-				c.done[a] = true
-				continue
+			switch {
+			case browserRefuses(a):
+			case browser:
+				c.items = append(c.items, item{status: string(Refused), what: c.what(a), line: a.Line, path: a.Path, strict: true,
+					why: "the crawl loads pages in the browser (use_javascript), which would load this subcollection's URLs as their embeds without its proxy"})
+			default:
+				c.subProxy(a, &s, key)
 			}
-			c.subProxy(a, &s, key)
+			c.done[a] = true
 		case "use_sitemaps":
 			v := a.Bool
 			s.Sitemaps = &v

@@ -99,6 +99,19 @@ func TestSubcollectionConvert(t *testing.T) {
 			notes: []string{`differs: subdomains/"a b": amber names it a_b`},
 		},
 		{
+			name: "a proxy beside a browser subcollection",
+			body: subDomain("p", section("include_domains", members("exact", "p.example")), members("proxy", "proxy.example:3128")) +
+				subDomain("js", section("include_domains", members("exact", "js.example")), attrib("use_javascript", Boolean, "yes")),
+			want:  []seeds.Subcollection{{Name: "p"}, {Name: "js", Fetcher: "browser"}},
+			notes: []string{"refused: SubDomain[p]/proxy: the crawl loads pages in the browser"},
+		},
+		{
+			name:  "a proxy in an http crawl",
+			body:  subDomain("p", section("include_domains", members("exact", "p.example")), members("proxy", "proxy.example:3128")),
+			want:  []seeds.Subcollection{{Name: "p", Proxy: &seeds.ProxySpec{URL: "http://proxy.example:3128"}}},
+			takes: map[string][]string{"p": {"http://p.example/"}},
+		},
+		{
 			name:  "no rules: every URL",
 			body:  subDomain("all", attrib("delay", Real, "1")),
 			want:  []seeds.Subcollection{{Name: "all", HostDelay: dur(time.Second)}},

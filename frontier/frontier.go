@@ -30,7 +30,7 @@
 // readAheadBudget entries in all before loads shrink), a fixed cache of URLs the store holds
 // (knownCache, 4 MiB), and badger's own: memtables of 8 MiB (three at most: one written, one
 // waiting for its flush, one being flushed), the builders of the tables that flushes and
-// compactions write (compressed tables of 512 KiB below level 0; what badger keeps of them
+// compactions write (compressed tables of 256 KiB below level 0; what badger keeps of them
 // between tables is bounded: see builderPool), a 4 MiB block cache. Never the whole queue.
 // Badger memory-maps its tables and memtable logs; on Linux their pages are kept out of the
 // process's resident set (see trimmer).

@@ -67,7 +67,7 @@ const (
 const (
 	memTableSize   = 8 << 20
 	numMemtables   = 1
-	baseTableSize  = 512 << 10 // compressed
+	baseTableSize  = 256 << 10 // compressed; small, as a compaction holds up to a dozen tables being built (see builderPool)
 	blockCacheSize = 4 << 20
 	maxBatchSize   = 15 * memTableSize / 100 // badger's limit on the bytes of one transaction
 	// maxBatchCount is badger's limit on the entries of one transaction.

@@ -1,17 +1,22 @@
 package fetch
 
 import (
+	"crypto/tls"
 	"errors"
+	"net/http"
+	"net/http/httptest"
 	"net/netip"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 )
 
 var errTestRefused = errors.New("refused by the test's CheckAddr")
 
 // TestCheckAddr: Config.CheckAddr sees each request's URL and its connection's address, on a
-// new connection and on one kept alive, and a refused request sends nothing.
+// new connection (then closed when refused) and on one kept alive (then kept), and a refused
+// request sends nothing.
 func TestCheckAddr(t *testing.T) {
 	ok := "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok"
 	srv := newRawServer(t, []step{{write: ok}})
@@ -67,7 +72,30 @@ func TestCheckAddr(t *testing.T) {
 	if strings.Join(seen, "\n") != strings.Join(want, "\n") {
 		t.Errorf("CheckAddr saw\n%s\nwant\n%s", strings.Join(seen, "\n"), strings.Join(want, "\n"))
 	}
-	if got := srv.accepts.Load(); got != 1 {
-		t.Errorf("server accepted %d connections, want 1 (a refused request leaves its connection usable)", got)
+	// The first request was refused on its new connection, which was closed; the next ones
+	// went on one connection kept alive.
+	if got := srv.accepts.Load(); got != 2 {
+		t.Errorf("server accepted %d connections, want 2", got)
+	}
+}
+
+// TestCheckAddrBeforeTLS: an https request refused by Config.CheckAddr makes no TLS handshake.
+func TestCheckAddrBeforeTLS(t *testing.T) {
+	var hellos atomic.Int32
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {}))
+	srv.TLS = &tls.Config{GetConfigForClient: func(*tls.ClientHelloInfo) (*tls.Config, error) {
+		hellos.Add(1)
+		return nil, nil
+	}}
+	srv.StartTLS()
+	defer srv.Close()
+	c := newTestClient(t, Config{AllowPrivate: true, CheckAddr: func(string, netip.Addr) error { return errTestRefused }})
+	defer c.Close()
+	_, err := c.Do(t.Context(), Request{URL: srv.URL + "/"})
+	if !errors.Is(err, errTestRefused) {
+		t.Fatalf("Do = %v, want the check's refusal", err)
+	}
+	if n := hellos.Load(); n != 0 {
+		t.Errorf("the server got %d TLS ClientHellos, want 0", n)
 	}
 }

@@ -205,9 +205,11 @@ func (c *Client) do(ctx context.Context, t *target) (*Exchange, error) {
 		if err != nil {
 			return nil, err
 		}
-		if err := c.checkAddr(t, cn); err != nil {
-			c.putIdle(cn) // nothing was written on it
-			return nil, err
+		if reused { // a new connection was checked when it was dialled
+			if err := c.checkAddr(t, cn); err != nil {
+				c.putIdle(cn) // nothing was written on it
+				return nil, err
+			}
 		}
 		ex, retry, err := c.roundTrip(ctx, cn, t, deadline)
 		if retry && reused && attempt == 0 {
@@ -477,6 +479,10 @@ func (c *Client) dial(ctx context.Context, t *target, deadline time.Time) (*conn
 	cn := &conn{nc: nc, key: t.key}
 	if ap, err := netip.ParseAddrPort(nc.RemoteAddr().String()); err == nil {
 		cn.remoteIP = ap.Addr().Unmap().WithZone("").String()
+	}
+	if err := c.checkAddr(t, cn); err != nil {
+		nc.Close() // refused before the TLS handshake
+		return nil, err
 	}
 	if c.proxy != nil {
 		if err := c.tunnel(dctx, ctx, cn, t); err != nil {

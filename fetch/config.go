@@ -41,10 +41,11 @@ type Config struct {
 	// header and the TLS server name stay those of the URL.
 	ConnectTo []ConnectTo
 	// CheckAddr, when not nil, is asked before each request is written, with the request's
-	// URL and the address of the connection it is to go on (dialled for it or kept alive),
-	// before any byte of the request is sent: an error refuses the request, and Do returns an
-	// *Error of kind Blocked that wraps it (the connection stays usable for others). It is
-	// not asked through a Proxy: the connection is the proxy's, the origin's address unknown.
+	// URL and the address of the connection it is to go on, before any byte of the request is
+	// sent: for a new connection once connected, before the TLS handshake (a refused one is
+	// closed), for one kept alive when it is taken. An error refuses the request, and Do
+	// returns an *Error of kind Blocked that wraps it. It is not asked through a Proxy: the
+	// connection is the proxy's, the origin's address unknown.
 	CheckAddr func(url string, addr netip.Addr) error
 	// VerifyTLS makes a certificate that does not verify a TLS error. When false (the
 	// default) the handshake never fails on certificates and the verification outcome is

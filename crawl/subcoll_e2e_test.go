@@ -228,3 +228,88 @@ func TestSubcollections(t *testing.T) {
 		t.Errorf("www /: %v, want it fetched by the plain client", g.ann)
 	}
 }
+
+// TestSubcollectionsBrowserCrawl: in a browser crawl, a subcollection with the http fetcher
+// has its URLs fetched by the plain client, with its header and response size; the
+// collection's pages are loaded in the browser.
+func TestSubcollectionsBrowserCrawl(t *testing.T) {
+	chromium := crawltest.Chromium(t)
+	site := &subSite{reqs: map[string][]subReq{}}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := &http.Server{Handler: site, ReadHeaderTimeout: 10 * time.Second}
+	go srv.Serve(ln)
+	t.Cleanup(func() { srv.Close() })
+
+	cfg := basicConfig(t, nil, t.TempDir())
+	ct, err := fetch.ParseConnectTo("::" + ln.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.Fetch.ConnectTo = []fetch.ConnectTo{ct}
+	cfg.Fetcher = crawl.FetcherBrowser
+	cfg.Browser = browser.Config{Path: chromium, Screenshot: false, PageTimeout: 60 * time.Second, BehaviorTimeout: 5 * time.Second}
+	accept, err := scope.ParseRule(`regex:http://(www|docs|js)\.example\.com/.*`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	docs, err := scope.ParseRule(`regex:http://docs\.example\.com/.*`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.Scope.Accept = []scope.Rule{accept}
+	drop := true
+	cfg.Subcollections = []crawl.Subcollection{{Name: "docs", Match: []scope.Rule{docs}, Fetcher: crawl.FetcherHTTP,
+		MaxResponseSize: 1024, DropOversize: &drop, Header: http.Header{"X-Sub": {"docs"}}}}
+	res, err := crawl.Run(t.Context(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.End != crawl.EndFinished {
+		t.Fatalf("end %q", res.End)
+	}
+	lines, err := report.ReadCrawlLog(filepath.Join(cfg.Dir, crawl.CrawlLogFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ann := map[string][]string{}
+	for _, l := range lines {
+		if l.Status > 0 {
+			ann[l.URL] = l.Annotations
+		}
+	}
+	for _, tc := range []struct {
+		url          string
+		browser, sub bool
+	}{
+		{"http://www.example.com/", true, false},
+		{"http://js.example.com/", true, false},
+		{"http://docs.example.com/", false, true},
+		{"http://docs.example.com/big", false, true},
+	} {
+		a, ok := ann[tc.url]
+		if !ok {
+			t.Errorf("%s not captured", tc.url)
+			continue
+		}
+		if got := slices.Contains(a, "browser"); got != tc.browser {
+			t.Errorf("%s: %v: loaded by the browser %v, want %v", tc.url, a, got, tc.browser)
+		}
+		if got := slices.Contains(a, "sub:docs"); got != tc.sub {
+			t.Errorf("%s: %v: sub:docs %v, want %v", tc.url, a, got, tc.sub)
+		}
+	}
+	if !slices.Contains(ann["http://docs.example.com/big"], "dropped:oversize") {
+		t.Errorf("docs /big: %v, want dropped:oversize (cut at the subcollection's 1 KiB)", ann["http://docs.example.com/big"])
+	}
+	if _, ok := ann["http://js.example.com/by-script"]; !ok {
+		t.Error("js /by-script, the script's link, was not captured: the collection's page was not rendered")
+	}
+	for _, r := range site.requests("docs.example.com") {
+		if r.xsub != "docs" {
+			t.Errorf("docs %s: X-Sub %q, want docs", r.path, r.xsub)
+		}
+	}
+}

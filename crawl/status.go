@@ -103,6 +103,9 @@ func (s Snapshot) statusLine() string {
 	if s.DelaySlot != "" {
 		paused += "schedule " + s.DelaySlot + " | "
 	}
+	if s.Frontier.Sites > 0 || s.Frontier.SitesWaiting > 0 {
+		paused += fmt.Sprintf("%d sites, %d waiting | ", s.Frontier.Sites, s.Frontier.SitesWaiting)
+	}
 	return paused + fmt.Sprintf("%d fetched, %d queued, %d in flight, %d failed, %d out of scope | %.1f URLs/s | %s | %s",
 		s.Fetched, s.Frontier.Queued, s.Frontier.InFlight, s.Frontier.Failed, s.Frontier.Rejected, s.Rate,
 		humanBytes(s.Bytes), (time.Duration(s.Elapsed)*time.Second).Round(time.Second))

@@ -19,6 +19,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/amber-crawler/amber/fetch"
+	"github.com/amber-crawler/amber/frontier"
 	"github.com/amber-crawler/amber/scope"
 	"github.com/amber-crawler/amber/timeslot"
 )
@@ -315,6 +316,30 @@ func TestValidateDelaySchedule(t *testing.T) {
 				t.Errorf("Validate = %v, want nil", err)
 			case tt.field != "" && (!errors.As(err, &fe) || fe.Field != tt.field):
 				t.Errorf("Validate = %v, want a FieldError for %s", err, tt.field)
+			}
+		})
+	}
+}
+
+// TestStatusLineScheduleAndSites: the status line names the delay-schedule slot in force and
+// the sites crawled and waiting.
+func TestStatusLineScheduleAndSites(t *testing.T) {
+	tests := []struct {
+		name string
+		s    Snapshot
+		want string // the start of the line
+	}{
+		{"neither", Snapshot{}, "0 fetched"},
+		{"suspended", Snapshot{Suspended: true, DelaySlot: "Mon 09:00-Mon 17:00: suspended until Mon 17:00 UTC"},
+			"schedule Mon 09:00-Mon 17:00: suspended until Mon 17:00 UTC | 0 fetched"},
+		{"sites", Snapshot{Frontier: frontier.Stats{Sites: 2, SitesWaiting: 5}}, "2 sites, 5 waiting | 0 fetched"},
+		{"paused, a delay slot", Snapshot{Paused: true, DelaySlot: "22:00-06:00: delay 2s until Tue 06:00 UTC"},
+			"PAUSED | schedule 22:00-06:00: delay 2s until Tue 06:00 UTC | 0 fetched"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := tt.s.statusLine(); !strings.HasPrefix(got, tt.want) {
+				t.Errorf("statusLine = %q, want it to start with %q", got, tt.want)
 			}
 		})
 	}

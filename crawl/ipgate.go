@@ -7,6 +7,7 @@ import (
 	"net"
 	"net/netip"
 	"net/url"
+	"slices"
 	"sync"
 	"time"
 
@@ -43,9 +44,14 @@ type addrBook struct {
 	lookup func(ctx context.Context, host string) ([]netip.Addr, error)
 	now    func() time.Time
 
-	mu      sync.Mutex // guards entries
+	mu      sync.Mutex // guards entries and pruneAt
 	entries map[string]addrEntry
+	pruneAt int // entries are pruned when there are this many
 }
+
+// minPrune is the number of cached hosts (and of addresses with a politeness state) below
+// which nothing is pruned; above it, expired ones are dropped whenever the number doubles.
+const minPrune = 1 << 16
 
 type addrEntry struct {
 	addr  netip.Addr
@@ -54,7 +60,7 @@ type addrEntry struct {
 }
 
 func newAddrBook(fc fetch.Config) *addrBook {
-	b := &addrBook{connectTo: fc.ConnectTo, timeout: fc.ConnectTimeout, now: time.Now, entries: map[string]addrEntry{}}
+	b := &addrBook{connectTo: fc.ConnectTo, timeout: fc.ConnectTimeout, now: time.Now, entries: map[string]addrEntry{}, pruneAt: minPrune}
 	if b.timeout <= 0 {
 		b.timeout = addrLookup
 	}
@@ -117,6 +123,14 @@ func (b *addrBook) addr(host, port string) (netip.Addr, error) {
 	}
 	b.mu.Lock()
 	b.entries[host] = e
+	if len(b.entries) >= b.pruneAt {
+		for h, x := range b.entries {
+			if !now.Before(x.until) {
+				delete(b.entries, h)
+			}
+		}
+		b.pruneAt = max(minPrune, 2*len(b.entries))
+	}
 	b.mu.Unlock()
 	return e.addr, e.err
 }
@@ -130,8 +144,9 @@ type addrGate struct {
 
 	inflight sync.Map // URL being fetched -> frontier.URL
 
-	mu    sync.Mutex // guards sites
-	sites map[netip.Addr]*ipSite
+	mu      sync.Mutex // guards sites and pruneAt
+	sites   map[netip.Addr]*ipSite
+	pruneAt int // sites are pruned when there are this many
 }
 
 // ipSite is the politeness state of one address.
@@ -149,7 +164,7 @@ func newAddrGate(c *crawler, sc *scope.Scope) (*addrGate, error) {
 	if sc.NeedsAddr() && cfg.Fetch.Proxy != nil {
 		return nil, &FieldError{Field: "Scope", Err: errors.New("ip rules cannot be combined with a proxy (Fetch.Proxy): through a proxy, the proxy resolves and connects, and amber does not know the address")}
 	}
-	g := &addrGate{c: c, book: newAddrBook(cfg.Fetch), perIP: cfg.PerIP, sites: map[netip.Addr]*ipSite{}}
+	g := &addrGate{c: c, book: newAddrBook(cfg.Fetch), perIP: cfg.PerIP, sites: map[netip.Addr]*ipSite{}, pruneAt: minPrune}
 	if cfg.PerIP && cfg.Fetch.Proxy != nil {
 		g.perIP = false
 		c.log.Warn("politeness per address is off: through a proxy amber does not know the addresses; hosts are spaced by name")
@@ -209,10 +224,11 @@ func (g *addrGate) check(raw string, a netip.Addr) error {
 // addrPass is a claimed URL's passage through the gate; leave ends it. The nil *addrPass is a
 // pass without a gate.
 type addrPass struct {
-	g    *addrGate
-	key  string
-	site netip.Addr // valid when the request took a place of the address (Config.PerIP)
-	host string
+	g      *addrGate
+	key    string
+	site   netip.Addr // valid when the request took a place of the address (Config.PerIP)
+	host   string
+	waited bool // the request waited for its address (another host's request on it)
 }
 
 // enter registers the claimed URL u as being fetched (for check) and, with Config.PerIP,
@@ -236,18 +252,20 @@ func (g *addrGate) enter(ctx context.Context, u frontier.URL) *addrPass {
 	limit := max(g.c.cfg.HostConcurrency, 1)
 	for {
 		g.mu.Lock()
+		now := time.Now()
 		s := g.sites[a]
 		if s == nil {
+			g.prune(now)
 			s = &ipSite{wake: make(chan struct{})}
 			g.sites[a] = s
 		}
-		now := time.Now()
 		if s.busy < limit && !now.Before(s.next) {
 			s.busy++
 			g.mu.Unlock()
 			p.site = a
 			return p
 		}
+		p.waited = true
 		var t *time.Timer
 		var timer <-chan time.Time
 		if s.busy < limit {
@@ -268,6 +286,31 @@ func (g *addrGate) enter(ctx context.Context, u frontier.URL) *addrPass {
 			return p
 		}
 	}
+}
+
+// note adds to the capture of the claimed URL the crawl.log annotation ip-wait:ADDRESS when its
+// request waited for its address (Config.PerIP): the delay or the concurrency of another host
+// on that address held it back.
+func (p *addrPass) note(k *capture) {
+	if p == nil || !p.waited || !p.site.IsValid() {
+		return
+	}
+	// The annotations may share their array with the fetch's other captures.
+	k.annotations = append(slices.Clip(k.annotations), "ip-wait:"+p.site.String())
+}
+
+// prune drops the addresses with nothing under way whose delay has passed (they are as new)
+// when there are pruneAt of them. g.mu is held.
+func (g *addrGate) prune(now time.Time) {
+	if len(g.sites) < g.pruneAt {
+		return
+	}
+	for a, s := range g.sites {
+		if s.busy == 0 && !now.Before(s.next) {
+			delete(g.sites, a)
+		}
+	}
+	g.pruneAt = max(minPrune, 2*len(g.sites))
 }
 
 // leave ends the pass at the end of the fetch: the address's next request waits the host's

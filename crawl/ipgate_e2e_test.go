@@ -194,7 +194,8 @@ func TestIPScopeProxyRefused(t *testing.T) {
 
 // TestPerIPPoliteness: two host names on one address share its delay with Config.PerIP: as
 // crawl.log's fetch times show, no request starts before the delay has passed since the end
-// of the one before, whichever host each was for.
+// of the one before, whichever host each was for, and the requests that waited for their
+// address say so (ip-wait:ADDRESS).
 func TestPerIPPoliteness(t *testing.T) {
 	pages := map[string]string{}
 	for _, h := range []string{"a.example.com", "b.example.com"} {
@@ -243,5 +244,15 @@ func TestPerIPPoliteness(t *testing.T) {
 	}
 	if switches == 0 {
 		t.Errorf("the hosts were not interleaved: the test shows nothing")
+	}
+	// Both seeds are claimed at once: one of them waits for the address (ip-wait in crawl.log).
+	waited := 0
+	for _, l := range lines {
+		if slices.Contains(l.Annotations, "ip-wait:127.0.0.1") {
+			waited++
+		}
+	}
+	if waited == 0 {
+		t.Errorf("no crawl.log line says its request waited for its address (ip-wait:127.0.0.1)")
 	}
 }

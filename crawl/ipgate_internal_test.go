@@ -3,6 +3,7 @@ package crawl
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/netip"
 	"testing"
 	"time"
@@ -129,5 +130,38 @@ func TestAddrCheck(t *testing.T) {
 				t.Errorf("check = %v, want a refusal %s at %s", err, tt.reason, tt.addr)
 			}
 		})
+	}
+}
+
+// TestAddrPrune: the caches drop what has expired once they hold minPrune entries.
+func TestAddrPrune(t *testing.T) {
+	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	b := newAddrBook(fetch.Config{})
+	b.now = func() time.Time { return now }
+	b.lookup = func(context.Context, string) ([]netip.Addr, error) {
+		return []netip.Addr{netip.MustParseAddr("192.0.2.1")}, nil
+	}
+	for i := range minPrune - 2 {
+		b.entries[fmt.Sprintf("old%d.example", i)] = addrEntry{until: now.Add(-time.Second)}
+	}
+	b.entries["fresh.example"] = addrEntry{until: now.Add(time.Minute)}
+	if _, err := b.addrOfURL("http://new.example/"); err != nil {
+		t.Fatal(err)
+	}
+	if len(b.entries) != 2 {
+		t.Errorf("%d hosts cached after pruning, want 2 (fresh and new)", len(b.entries))
+	}
+	g := &addrGate{sites: map[netip.Addr]*ipSite{}, pruneAt: minPrune}
+	for i := range minPrune {
+		a := netip.AddrFrom4([4]byte{10, 0, byte(i >> 8), byte(i)})
+		g.sites[a] = &ipSite{next: now.Add(-time.Second)}
+	}
+	busy := netip.MustParseAddr("10.0.0.1")
+	later := netip.MustParseAddr("10.0.0.2")
+	g.sites[busy].busy = 1
+	g.sites[later].next = now.Add(time.Second)
+	g.prune(now)
+	if len(g.sites) != 2 || g.sites[busy] == nil || g.sites[later] == nil {
+		t.Errorf("%d addresses kept after pruning, want the busy one and the one still waiting", len(g.sites))
 	}
 }

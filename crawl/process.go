@@ -90,6 +90,7 @@ func (c *crawler) process(ctx context.Context, worker int, cl *frontier.Claim) e
 	}
 
 	caps, doc := c.captures(u, res)
+	pass.note(&caps[0]) // ip-wait:ADDRESS (ipgate.go)
 	c.noteSubs(res, caps)
 	if posted {
 		notePosted(&caps[0])

@@ -127,8 +127,11 @@ func (c *Config) validateSubcollections() error {
 			return bad("a negative host delay, URL count or response size")
 		}
 		if s.renders(c) {
-			for what, set := range map[string]bool{"headers": len(s.Header) > 0, "a proxy": s.Proxy != nil, "a response size": s.MaxResponseSize != 0} {
-				if set {
+			for _, x := range []struct {
+				what string
+				set  bool
+			}{{"headers", len(s.Header) > 0}, {"a proxy", s.Proxy != nil}, {"a response size", s.MaxResponseSize != 0}} {
+				if what := x.what; x.set {
 					return bad("%s with the browser fetcher: the browser sends every request of a page (its embeds on any host too) through the crawl's one HTTP client, so they cannot be honoured; fetch this subcollection with %s", what, FetcherHTTP)
 				}
 			}

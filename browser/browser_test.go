@@ -356,6 +356,21 @@ func TestFetchPage(t *testing.T) {
 	})
 }
 
+// TestDefaultBinary captures the test site's page with the Chromium New picks when
+// Config.Path is empty (the headless shell where it is installed, as in CI; the tests'
+// other fetchers run /usr/bin/chromium): every resource of the page is captured with it too.
+func TestDefaultBinary(t *testing.T) {
+	s := newSite(t)
+	f := newFetcher(t, func(c *Config) { c.Path = "" })
+	if f.cfg.Path != DefaultPath() {
+		t.Errorf("Path %s, want %s", f.cfg.Path, DefaultPath())
+	}
+	if os.Getenv("CI") == "true" && f.cfg.Path != HeadlessShellPath {
+		t.Errorf("CI runs %s, want the headless shell %s (apt-get install -y chromium-headless-shell)", f.cfg.Path, HeadlessShellPath)
+	}
+	checkIndex(t, s, fetchPage(t, f, s.URL+"/"), true)
+}
+
 func TestConfig(t *testing.T) {
 	client, err := fetch.NewClient(fetch.Config{UserAgent: "x"})
 	if err != nil {

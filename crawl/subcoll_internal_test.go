@@ -7,7 +7,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
+
 	"github.com/amber-crawler/amber/fetch"
+	"github.com/amber-crawler/amber/frontier"
 	"github.com/amber-crawler/amber/scope"
 )
 
@@ -185,5 +188,65 @@ func TestValidateSubcollections(t *testing.T) {
 				t.Errorf("Validate: field %s (%v), want %s", fe.Field, err, tc.field)
 			}
 		})
+	}
+}
+
+// TestBindHost: a host belongs to the subcollection of its first claimed URL, and keeps it
+// across runs (the frontier holds the choice); a subcollection the config no longer has
+// gives way to the one the URL is in now.
+func TestBindHost(t *testing.T) {
+	dir := t.TempDir()
+	cfg := DefaultConfig()
+	cfg.Sites.MaxURLs = 100
+	cfg.Subcollections = []Subcollection{
+		{Name: "news", Match: rules(t, "contains:news"), Except: rules(t, "contains:/archive/"), MaxURLs: new(int64(2)), HostDelay: new(time.Second)},
+	}
+	run := func(cfg Config, binds [][2]string) map[string]int64 {
+		t.Helper()
+		front, err := frontier.Open(frontier.Config{Dir: dir, HostDelay: time.Second, HostConcurrency: 1, MaxAttempts: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer front.Close()
+		ss, err := newSubcolls(&cfg, cfg.Fetch)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer ss.close()
+		c := &crawler{cfg: cfg, front: front, subs: ss}
+		got := map[string]int64{}
+		for _, b := range binds {
+			u := frontier.URL{URL: b[1], Host: b[0]}
+			if err := c.bindHost(u); err != nil {
+				t.Fatal(err)
+			}
+			got[b[0]] = c.maxURLs(b[0])
+		}
+		return got
+	}
+	first := run(cfg, [][2]string{
+		{"a.news.example", "http://a.news.example/archive/1"}, // the except rule: the collection's
+		{"a.news.example", "http://a.news.example/"},          // bound already
+		{"b.news.example", "http://b.news.example/"},
+		{"www.example", "http://www.example/"},
+	})
+	want := map[string]int64{"a.news.example": 100, "b.news.example": 2, "www.example": 100}
+	if diff := cmp.Diff(want, first); diff != "" {
+		t.Errorf("first run (-want +got):\n%s", diff)
+	}
+	// A resumed crawl: the same hosts met first with other URLs keep their subcollections.
+	again := run(cfg, [][2]string{
+		{"a.news.example", "http://a.news.example/"},
+		{"b.news.example", "http://b.news.example/archive/2"},
+	})
+	if diff := cmp.Diff(map[string]int64{"a.news.example": 100, "b.news.example": 2}, again); diff != "" {
+		t.Errorf("resumed (-want +got):\n%s", diff)
+	}
+	// The subcollection renamed: b's binding is void, and its URL decides again.
+	cfg.Subcollections[0].Name = "press"
+	cfg.Subcollections[0].MaxURLs = new(int64(3))
+	renamed := run(cfg, [][2]string{{"b.news.example", "http://b.news.example/"}})
+	if diff := cmp.Diff(map[string]int64{"b.news.example": 3}, renamed); diff != "" {
+		t.Errorf("renamed (-want +got):\n%s", diff)
 	}
 }

@@ -89,6 +89,8 @@ type htmlPage struct {
 	FailedFile            string
 	Settings              []htmlSettings
 	Outputs               []htmlOutputs
+	// Subcollections are the subcollections with captures (subcoll.go); none: no table.
+	Subcollections []htmlSub
 }
 
 // htmlFailed is a row of the failed URLs table.
@@ -195,6 +197,7 @@ func (s *summary) htmlPage() (htmlPage, error) {
 	p.Figures = s.htmlFigures()
 	p.Charts = s.htmlCharts()
 	p.Sitemaps = s.htmlSitemaps()
+	p.Subcollections = s.htmlSubs()
 	p.SitemapTotal = htmlSitemapHost{Host: "total", Listed: s.fromSitemap, Captured: s.fromSitemapCaptured}
 	p.ContentHosts, p.ContentTotal, p.ContentSeeds = s.contentHosts(), s.contentTotal(), s.contentSeeds()
 	if err := p.setURLs(s); err != nil {
@@ -610,6 +613,18 @@ code{background:#f3f3f3;padding:0 .2em}
 {{- end}}
 </tbody>
 <tfoot><tr><th>total</th><th class="n">{{.SitemapTotal.Listed}}</th><th class="n">{{.SitemapTotal.Captured}}</th></tr></tfoot>
+</table>
+{{- end}}
+
+{{- if .Subcollections}}
+<h2 id="subcollections">Subcollections</h2>
+<table id="subcollections-table">
+<thead><tr><th>subcollection</th><th class="n">captured</th><th class="n">bytes</th><th class="n">novel</th><th class="n">duplicates</th><th class="n">not modified</th></tr></thead>
+<tbody>
+{{- range .Subcollections}}
+<tr data-sub="{{.Name}}"><td>{{.Name}}</td><td class="n">{{.Captured}}</td><td class="n">{{.Bytes}}</td><td class="n">{{.Novel}}</td><td class="n">{{.Dup}}</td><td class="n">{{.NotModified}}</td></tr>
+{{- end}}
+</tbody>
 </table>
 {{- end}}
 

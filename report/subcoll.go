@@ -61,8 +61,24 @@ func (s *summary) addSub(l *Line) {
 	}
 }
 
-// subcollectionsReport is SubcollectionsReportFile's content.
-func (s *summary) subcollectionsReport() []byte {
+// htmlSub is a row of report.html's subcollections table.
+type htmlSub struct {
+	Name                                     string
+	Captured, Bytes, Novel, Dup, NotModified int64
+}
+
+// htmlSubs are the rows of report.html's subcollections table, in the order of
+// SubcollectionsReportFile.
+func (s *summary) htmlSubs() []htmlSub {
+	var out []htmlSub
+	for _, st := range s.subRows() {
+		out = append(out, htmlSub{Name: st.name, Captured: st.captured, Bytes: st.bytes, Novel: st.novel, Dup: st.dup, NotModified: st.notModified})
+	}
+	return out
+}
+
+// subRows are the subcollections by captures (descending), then name.
+func (s *summary) subRows() []*subStats {
 	rows := make([]*subStats, 0, len(s.subs))
 	for _, st := range s.subs {
 		rows = append(rows, st)
@@ -76,6 +92,12 @@ func (s *summary) subcollectionsReport() []byte {
 		}
 		return strings.Compare(a.name, b.name)
 	})
+	return rows
+}
+
+// subcollectionsReport is SubcollectionsReportFile's content.
+func (s *summary) subcollectionsReport() []byte {
+	rows := s.subRows()
 	var b bytes.Buffer
 	b.WriteString(subcollectionsHeader)
 	for _, st := range rows {

@@ -1,6 +1,7 @@
 package report
 
 import (
+	"bytes"
 	"errors"
 	"io/fs"
 	"os"
@@ -48,6 +49,16 @@ func TestSubcollectionsReport(t *testing.T) {
 			dir := t.TempDir()
 			if err := Write(dir, in); err != nil {
 				t.Fatal(err)
+			}
+			html, err := os.ReadFile(filepath.Join(dir, HTMLReportFile))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if has := bytes.Contains(html, []byte(`<table id="subcollections-table">`)); has != (tt.want != "") {
+				t.Errorf("report.html has the subcollections table: %v, want %v", has, tt.want != "")
+			}
+			if tt.want != "" && !bytes.Contains(html, []byte(`<tr data-sub="news"><td>news</td><td class="n">3</td><td class="n">150</td><td class="n">1</td><td class="n">1</td><td class="n">1</td></tr>`)) {
+				t.Errorf("report.html lacks news' row")
 			}
 			got, err := os.ReadFile(filepath.Join(dir, SubcollectionsReportFile))
 			if tt.want == "" {

@@ -937,7 +937,11 @@ func recordEffective(cfg *seeds.Config, c crawl.Config) {
 	cfg.WARC = seeds.WARC{Prefix: c.WARCPrefix, MaxSize: seeds.ByteSize(c.WARCMaxSize)}
 	if c.Fetcher == crawl.FetcherBrowser {
 		shot := c.Browser.Screenshot
-		cfg.Browser = seeds.Browser{Path: c.Browser.Path, Tabs: c.Browser.Tabs,
+		path := c.Browser.Path
+		if path == "" {
+			path = browser.DefaultPath() // the Chromium the crawl will run, named in crawl.yaml
+		}
+		cfg.Browser = seeds.Browser{Path: path, Tabs: c.Browser.Tabs,
 			PageTimeout: c.Browser.PageTimeout, BehaviorTimeout: c.Browser.BehaviorTimeout, Screenshot: &shot,
 			NetworkIdle: c.Browser.NetworkIdle}
 	}

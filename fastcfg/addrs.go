@@ -2,9 +2,6 @@ package fastcfg
 
 import (
 	"fmt"
-	"io"
-	"os"
-	"path/filepath"
 
 	"github.com/amber-crawler/amber/rewrite"
 	"github.com/amber-crawler/amber/scope"
@@ -110,24 +107,9 @@ func (c *conv) addrs() {
 // readMirrorFile reads a mirror site file (rewrite.ParseMirrors), relative to opts.BaseDir,
 // of at most maxRuleFileBytes.
 func (c *conv) readMirrorFile(name string) ([][]string, error) {
-	p := name
-	if !filepath.IsAbs(p) {
-		p = filepath.Join(c.opts.BaseDir, p)
-	}
-	f, err := os.Open(p)
+	p, data, err := c.readListFile(name)
 	if err != nil {
 		return nil, err
-	}
-	defer f.Close()
-	if st, err := f.Stat(); err != nil || !st.Mode().IsRegular() {
-		return nil, fmt.Errorf("%s: not a regular file", p)
-	}
-	data, err := io.ReadAll(io.LimitReader(f, maxRuleFileBytes+1))
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", p, err)
-	}
-	if len(data) > maxRuleFileBytes {
-		return nil, fmt.Errorf("%s: larger than %d bytes", p, maxRuleFileBytes)
 	}
 	gs, err := rewrite.ParseMirrors(data)
 	if err != nil {

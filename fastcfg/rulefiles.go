@@ -73,24 +73,9 @@ func (c *conv) fileRules(sec string, a *Attrib) []domainRule {
 // ruletype:rule, ruletype one of kinds (any case) and the rule not empty (both trimmed of
 // spaces); blank lines and lines starting with # are skipped.
 func (c *conv) readRuleFile(name string, kinds []string) ([]ruleLine, error) {
-	p := name
-	if !filepath.IsAbs(p) {
-		p = filepath.Join(c.opts.BaseDir, p)
-	}
-	f, err := os.Open(p)
+	p, data, err := c.readListFile(name)
 	if err != nil {
 		return nil, err
-	}
-	defer f.Close()
-	if st, err := f.Stat(); err != nil || !st.Mode().IsRegular() {
-		return nil, fmt.Errorf("%s: not a regular file", p)
-	}
-	data, err := io.ReadAll(io.LimitReader(f, maxRuleFileBytes+1))
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", p, err)
-	}
-	if len(data) > maxRuleFileBytes {
-		return nil, fmt.Errorf("%s: larger than %d bytes", p, maxRuleFileBytes)
 	}
 	data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf"))
 	if !utf8.Valid(data) {
@@ -118,4 +103,29 @@ func (c *conv) readRuleFile(name string, kinds []string) ([]ruleLine, error) {
 		return nil, fmt.Errorf("%s: %w", p, err)
 	}
 	return out, nil
+}
+
+// readListFile reads a file a FAST attrib names (a rule file, a mirror site file), relative
+// to opts.BaseDir: a regular file of at most maxRuleFileBytes. It returns the path it read.
+func (c *conv) readListFile(name string) (string, []byte, error) {
+	p := name
+	if !filepath.IsAbs(p) {
+		p = filepath.Join(c.opts.BaseDir, p)
+	}
+	f, err := os.Open(p)
+	if err != nil {
+		return p, nil, err
+	}
+	defer f.Close()
+	if st, err := f.Stat(); err != nil || !st.Mode().IsRegular() {
+		return p, nil, fmt.Errorf("%s: not a regular file", p)
+	}
+	data, err := io.ReadAll(io.LimitReader(f, maxRuleFileBytes+1))
+	if err != nil {
+		return p, nil, fmt.Errorf("%s: %w", p, err)
+	}
+	if len(data) > maxRuleFileBytes {
+		return p, nil, fmt.Errorf("%s: larger than %d bytes", p, maxRuleFileBytes)
+	}
+	return p, data, nil
 }

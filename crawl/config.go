@@ -260,16 +260,16 @@ type Config struct {
 	// their sites is fetched, with either fetcher, and again when their TTL has passed or a
 	// page answers logged out (ReloginIfFailed). Default: none.
 	Logins []login.Spec
-
-	// Subcollections are named parts of the crawl whose own settings apply to the URLs their
-	// rules take (Subcollection: FAST's crawl subcollections), the first that takes a URL
-	// winning. Default none.
-	Subcollections []Subcollection
 	// ClientCert and ClientKey are the PEM files of a TLS client certificate and its
 	// unencrypted private key, read when the crawl starts (an error then if they cannot be
 	// read or do not match) and offered to https servers that ask for a client certificate,
 	// by both fetchers (FAST's cert_file, key_file). Both or neither. Default none.
 	ClientCert, ClientKey string
+
+	// Subcollections are named parts of the crawl whose own settings apply to the URLs their
+	// rules take (Subcollection: FAST's crawl subcollections), the first that takes a URL
+	// winning. Default none.
+	Subcollections []Subcollection
 
 	// Shared puts the frontier in Redis, shared with the crawl's other processes
 	// (SharedFrontier). Default: the crawl's own frontier in D/state.

@@ -74,8 +74,8 @@ type crawler struct {
 	robots  *robotsGate
 	sites   *siteGate    // per-host limits (limits_site.go); robots.txt requests count too
 	logins  *loginGate   // nil without Config.Logins
-	subs    *subcolls    // nil without Config.Subcollections (subcoll.go)
 	addrs   *addrGate    // addresses: ip scope rules, Config.PerIP (ipgate.go)
+	subs    *subcolls    // nil without Config.Subcollections (subcoll.go)
 	disk    *diskMonitor // nil when MinFreeSpace is negative
 
 	fetched  atomic.Int64 // responses received (all runs)
@@ -226,6 +226,12 @@ func open(ctx context.Context, cfg Config, front frontier.Store) (c *crawler, er
 	}
 	if c.subs, err = newSubcolls(&cfg, fc); err != nil {
 		return c, err
+	}
+	if c.subs.needsAddr() {
+		if cfg.Fetch.Proxy != nil {
+			return c, &FieldError{Field: "Subcollections", Err: errors.New("ip rules cannot be combined with a proxy (Fetch.Proxy): through a proxy, amber does not know the address")}
+		}
+		c.subs.addr = c.hostAddr
 	}
 	storeNeeds := func() (int64, error) {
 		sp, err := front.Space()

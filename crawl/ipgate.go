@@ -187,6 +187,17 @@ func (c *crawler) addrOf(u string) netip.Addr {
 	return a
 }
 
+// hostAddr returns the address of a canonical URL's host, looked up in the address book
+// (connect_to first, answers cached); the zero Addr when it does not resolve.
+func (c *crawler) hostAddr(u string) netip.Addr {
+	a, err := c.addrs.book.addrOfURL(u)
+	if err != nil {
+		c.log.Debug("no address for subcollection rules", "url", u, "err", err)
+		return netip.Addr{}
+	}
+	return a
+}
+
 // addrRefusal is the error addrGate.check refuses a request with: the scope decision the
 // address made, and the address.
 type addrRefusal struct {

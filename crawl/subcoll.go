@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"maps"
 	"net/http"
+	"net/netip"
 	"net/url"
 	"slices"
 	"strings"
@@ -171,6 +172,10 @@ type subcolls struct {
 
 	mu    sync.Mutex          // guards hosts
 	hosts map[string]*subcoll // host -> its subcollection (nil: the collection), once bound
+
+	// addr gives a canonical URL's host address to rules with ip matchers (the crawl's
+	// address book); nil when no subcollection's rules have one.
+	addr func(u string) netip.Addr
 }
 
 // newSubcolls prepares cfg's subcollections: their rules, and the HTTP clients of those that
@@ -258,10 +263,28 @@ func (ss *subcolls) close() {
 	}
 }
 
-// takes reports whether rules, a scope of block rules, match the canonical URL u.
-func takes(rules *scope.Scope, u string) bool {
+// needsAddr reports whether a subcollection's match or except rules have ip matchers.
+func (ss *subcolls) needsAddr() bool {
+	if ss == nil {
+		return false
+	}
+	for _, s := range ss.list {
+		if (s.match != nil && s.match.NeedsAddr()) || (s.except != nil && s.except.NeedsAddr()) {
+			return true
+		}
+	}
+	return false
+}
+
+// takes reports whether rules, a scope of block rules, match the canonical URL u. Rules with
+// ip matchers are given u's host address (ss.addr); a host without one is not taken by them.
+func (ss *subcolls) takes(rules *scope.Scope, u string) bool {
 	// As an embed: block rules are the first thing decided for one, in every flavour.
-	d := rules.Decide(scope.Candidate{URL: u, Hops: string(hop.Embed)})
+	cand := scope.Candidate{URL: u, Hops: string(hop.Embed)}
+	if ss.addr != nil && rules.NeedsAddr() {
+		cand.Addr = ss.addr(u)
+	}
+	d := rules.Decide(cand)
 	return !d.In && strings.HasPrefix(d.Reason, scope.ReasonBlockPrefix)
 }
 
@@ -272,7 +295,7 @@ func (ss *subcolls) of(u string) *subcoll {
 		return nil
 	}
 	for _, s := range ss.list {
-		if (s.match == nil || takes(s.match, u)) && (s.except == nil || !takes(s.except, u)) {
+		if (s.match == nil || ss.takes(s.match, u)) && (s.except == nil || !ss.takes(s.except, u)) {
 			return s
 		}
 	}

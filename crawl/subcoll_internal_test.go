@@ -3,6 +3,7 @@ package crawl
 import (
 	"errors"
 	"net/http"
+	"net/netip"
 	"net/url"
 	"testing"
 	"time"
@@ -69,6 +70,68 @@ func TestSubcollectionOf(t *testing.T) {
 				t.Errorf("of(%s) = %q, want %q", tc.url, got, tc.want)
 			}
 		})
+	}
+}
+
+// TestSubcollectionAddr: a subcollection's ip rules are decided on the address of the URL's
+// host (the crawl's address book), and a host without an address is not taken by them; the
+// crawl refuses them with a proxy.
+func TestSubcollectionAddr(t *testing.T) {
+	cfg := DefaultConfig()
+	cfg.Subcollections = []Subcollection{
+		{Name: "lan", Match: rules(t, "ip:10.0.0.0/8"), Except: rules(t, "ip:10.9.0.0-255")},
+		{Name: "rest"},
+	}
+	ss, err := newSubcolls(&cfg, cfg.Fetch)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ss.close()
+	if !ss.needsAddr() {
+		t.Fatal("needsAddr() = false with ip rules")
+	}
+	addrs := map[string]string{"a.test": "10.1.2.3", "b.test": "10.9.0.7", "c.test": "192.0.2.1"}
+	ss.addr = func(u string) netip.Addr {
+		p, err := url.Parse(u)
+		if err != nil {
+			t.Fatal(err)
+		}
+		a, _ := netip.ParseAddr(addrs[p.Hostname()]) // unknown: the zero Addr
+		return a
+	}
+	for _, tc := range []struct{ url, want string }{
+		{"http://a.test/", "lan"},
+		{"http://b.test/x", "rest"}, // the except rule's range
+		{"http://c.test/", "rest"},
+		{"http://unresolved.test/", "rest"},
+	} {
+		got := ""
+		if s := ss.of(tc.url); s != nil {
+			got = s.Name
+		}
+		if got != tc.want {
+			t.Errorf("of(%s) = %q, want %q", tc.url, got, tc.want)
+		}
+	}
+
+	plain := DefaultConfig()
+	plain.Subcollections = testSubs(t)
+	ps, err := newSubcolls(&plain, plain.Fetch)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ps.close()
+	if ps.needsAddr() {
+		t.Error("needsAddr() = true without ip rules")
+	}
+
+	cfg.Dir = t.TempDir()
+	cfg.Scope.Seeds = []scope.Seed{{URL: "http://a.test/"}}
+	cfg.Fetch.Proxy = &url.URL{Scheme: "http", Host: "127.0.0.1:1"}
+	_, err = Run(t.Context(), cfg)
+	var fe *FieldError
+	if !errors.As(err, &fe) || fe.Field != "Subcollections" {
+		t.Errorf("Run with a proxy and subcollection ip rules: err %v, want a FieldError on Subcollections", err)
 	}
 }
 

@@ -109,6 +109,9 @@ type Config struct {
 	// finish first (nothing more of it is claimed), then the first waiting host takes its
 	// place. It needs MaxSites. Default 0: a host keeps its place until its queue is empty.
 	MaxInterDocs int
+	// Levels are the queue's priority levels (FAST's workqueue_priority; see Levels). Default:
+	// one level.
+	Levels Levels
 }
 
 // URL is one URL of the crawl and what the crawl knows about how it was reached.
@@ -121,6 +124,10 @@ type URL struct {
 	HopsOff  int    // hops off the seed's scope (brozzler)
 	Attempts int    // failed fetch attempts so far; managed by the frontier (Add resets it)
 	Priority int    // lower is claimed earlier within a host; 0 normal, < 0 for seeds/prerequisites
+	// Level is the URL's priority level, 1 (the highest) to Config.Levels.N; 0 is
+	// Levels.Default, a higher one is taken as N. Add stores it (as the level it is taken as,
+	// with levels); within a host, URLs come by Level before Priority.
+	Level int
 	// Sitemap marks a sitemap file: the crawl reads it for the URLs it lists. The frontier
 	// only stores the mark.
 	Sitemap bool
@@ -204,6 +211,8 @@ type Frontier struct {
 	sitesWaiting int
 
 	keys *keyFilter // every u/, d/ and m/ key stored; safe for concurrent use
+
+	lv *levelState // Config.Levels (levels.go); nil with one level
 }
 
 // readAheadBudget is the number of entries the hosts' read-ahead buffers hold in all (about
@@ -237,6 +246,9 @@ func Open(cfg Config) (*Frontier, error) {
 	}
 	if cfg.MaxSites < 0 || cfg.MaxInterDocs < 0 {
 		return nil, fmt.Errorf("%w: negative MaxSites or MaxInterDocs", ErrConfig)
+	}
+	if err := cfg.Levels.check(); err != nil {
+		return nil, err
 	}
 	if cfg.HostConcurrency <= 0 {
 		cfg.HostConcurrency = 1
@@ -312,6 +324,9 @@ func Open(cfg Config) (*Frontier, error) {
 		known:     newKnownCache(knownSize),
 	}
 	f.idle = sync.NewCond(&f.mu)
+	if cfg.Levels.N > 1 {
+		f.lv = newLevelState(cfg.Levels)
+	}
 	g.live = func() int64 {
 		var n int64
 		for _, t := range db.Tables() {
@@ -431,6 +446,9 @@ func (f *Frontier) rebuild() error {
 			h.queued++
 			f.stats.Queued++
 			f.seq = max(f.seq, seq)
+			if f.lv != nil {
+				f.lv.count(h, f.lv.level(keyLevel(it.Item().Key())), 1)
+			}
 		}
 		return nil
 	})
@@ -670,7 +688,7 @@ func (f *Frontier) AddBatch(us []URL) ([]AddResult, error) {
 		}
 		f.seq++
 		a.h = f.hostLocked(u.Host)
-		a.it.key = queueKey(u.Host, u.Priority, f.seq)
+		a.it.key = queueKey(u.Host, f.keyPriority(&a.it.rec.URL), f.seq)
 		a.it.rec.Seq = f.seq
 		if a.h.pending == nil {
 			a.h.pending = make(map[string]struct{})
@@ -1014,7 +1032,7 @@ func (f *Frontier) fill(h *host, loaded []item, ok bool) {
 	if h.inReady {
 		// The load was for a claim that found h first in line: h keeps its place, and the
 		// claim takes from it rather than loading every host behind it first.
-		f.ready.pushFront(h)
+		f.pushReadyFront(h)
 	}
 	f.broadcast()
 }
@@ -1140,7 +1158,7 @@ func (f *Frontier) RetryStatus(c *Claim, notBefore time.Time, status int) (bool,
 	if !notBefore.IsZero() {
 		rec.NotBefore = notBefore.UnixNano()
 	}
-	it := item{key: queueKey(h.name, rec.URL.Priority, rec.Seq), rec: rec}
+	it := item{key: queueKey(h.name, f.keyPriority(&rec.URL), rec.Seq), rec: rec}
 	if h.pending == nil {
 		h.pending = make(map[string]struct{})
 	}

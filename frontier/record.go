@@ -85,7 +85,7 @@ type record struct {
 func (r *record) maxSize() int {
 	u := &r.URL
 	return 1 + 6*binary.MaxVarintLen64 + len(u.URL) + len(u.Host) + len(u.Hops) + len(u.Via) +
-		len(u.Seed) + len(r.Reason) + 7*binary.MaxVarintLen64
+		len(u.Seed) + len(r.Reason) + 8*binary.MaxVarintLen64
 }
 
 // check returns an error wrapping ErrURL when the record may exceed MaxRecordSize.
@@ -115,18 +115,28 @@ func (r *record) encode() []byte {
 	if f := r.flags(); f != 0 {
 		b[0] = recordFlagsVersion
 		b = binary.AppendUvarint(b, f)
+		if f&flagLevel != 0 {
+			b = binary.AppendVarint(b, int64(r.URL.Level))
+		}
 	}
 	return b
 }
 
 // Record flags: a record with any set is written as recordFlagsVersion, its flags after Seq.
 // One without is written as recordVersion, byte for byte as before flags existed.
-const flagSitemap = 1 << 0
+// flagLevel: the URL's Level follows the flags.
+const (
+	flagSitemap = 1 << 0
+	flagLevel   = 1 << 1
+)
 
 func (r *record) flags() uint64 {
 	var f uint64
 	if r.URL.Sitemap {
 		f |= flagSitemap
+	}
+	if r.URL.Level != 0 {
+		f |= flagLevel
 	}
 	return f
 }
@@ -151,7 +161,11 @@ func decodeRecord(b []byte) (record, error) {
 	r.NotBefore = d.Varint()
 	r.Seq = d.Uvarint()
 	if b[0] == recordFlagsVersion {
-		r.URL.Sitemap = d.Uvarint()&flagSitemap != 0
+		f := d.Uvarint()
+		r.URL.Sitemap = f&flagSitemap != 0
+		if f&flagLevel != 0 {
+			r.URL.Level = d.Int()
+		}
 	}
 	if err := d.Err(); err != nil {
 		return record{}, err
@@ -182,9 +196,9 @@ func hostPrefix(host string) []byte {
 }
 
 // queueKey orders a host's queue by priority (lower first), then by sequence (FIFO).
-func queueKey(host string, prio int, seq uint64) string {
+func queueKey(host string, prio int64, seq uint64) string {
 	b := hostPrefix(host)
-	b = binary.BigEndian.AppendUint64(b, uint64(int64(prio))^(1<<63))
+	b = binary.BigEndian.AppendUint64(b, uint64(prio)^(1<<63))
 	b = binary.BigEndian.AppendUint64(b, seq)
 	return string(b)
 }

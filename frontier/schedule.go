@@ -49,6 +49,9 @@ type host struct {
 	site       uint8 // siteIdle, siteActive or siteDraining (Config.MaxSites, sites.go)
 	inSiteWait bool  // in Frontier.siteWait, waiting for a site place
 	docs       int   // claims since the host took its site place (Config.MaxInterDocs)
+
+	levels     []int32 // Config.Levels: queued entries per level (levels.go); nil without
+	readyLevel int     // Config.Levels: the level whose ready queue holds h (inReady)
 }
 
 // insert adds an entry to a host's read-ahead buffer.
@@ -267,9 +270,7 @@ func (f *Frontier) schedule(h *host, now time.Time) {
 	at := f.readyAt(h)
 	if !at.After(now) {
 		f.timed.remove(h)
-		if !h.inReady {
-			f.ready.push(h)
-		}
+		f.pushReady(h)
 		return
 	}
 	h.inReady = false
@@ -299,6 +300,9 @@ func (f *Frontier) trim(h *host) {
 func (f *Frontier) register(h *host, it item, now time.Time) {
 	h.queued++
 	f.stats.Queued++
+	if f.lv != nil {
+		f.lv.count(h, f.lv.level(it.rec.URL.Level), 1)
+	}
 	switch {
 	case h.loading:
 		h.late = append(h.late, it)
@@ -349,6 +353,9 @@ func (f *Frontier) merge(h *host, loaded []item, late []item, finished map[strin
 		excess := h.queued - len(h.buf)
 		h.queued -= excess
 		f.stats.Queued -= int64(excess)
+		if f.lv != nil {
+			f.lv.recount(h)
+		}
 	}
 }
 
@@ -387,9 +394,17 @@ func (f *Frontier) release(c *Claim, now time.Time) {
 // must load (marked loading), or neither.
 func (f *Frontier) claimLocked(now time.Time) (*Claim, *host) {
 	f.promote(now)
+	if f.lv != nil {
+		return f.claimLevels(now)
+	}
+	return f.claimFrom(&f.ready, now)
+}
+
+// claimFrom is claimLocked from one ready queue.
+func (f *Frontier) claimFrom(ready *readyQueue, now time.Time) (*Claim, *host) {
 	nowNs := now.UnixNano()
 	for {
-		h := f.ready.pop()
+		h := ready.pop()
 		if h == nil {
 			return nil, nil
 		}
@@ -415,6 +430,10 @@ func (f *Frontier) claimLocked(now time.Time) (*Claim, *host) {
 		h.inflight++
 		h.busy++ // the claim's first request may be sent at once
 		h.queued--
+		if f.lv != nil {
+			it.rec.URL.Level = f.lv.level(it.rec.URL.Level)
+			f.lv.count(h, it.rec.URL.Level, -1)
+		}
 		if h.claimed == nil {
 			h.claimed = make(map[string]struct{}, f.cfg.HostConcurrency)
 		}

@@ -17,3 +17,14 @@ func TestBadger(t *testing.T) {
 		return f
 	})
 }
+
+// TestBadgerLevels runs the conformance tests of priority levels on the badger frontier.
+func TestBadgerLevels(t *testing.T) {
+	frontiertest.RunLevels(t, func(t *testing.T, cfg frontier.Config) frontier.Store {
+		f, err := frontier.Open(cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return f
+	})
+}

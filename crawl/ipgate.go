@@ -385,3 +385,10 @@ func (c *crawler) subAddrRefused(worker int, page frontier.URL, url string, err 
 	rej := decision{url: frontier.URL{URL: url, Host: hostKey(url), Hops: hops, Via: page.URL, Seed: page.Seed}, decision: ar.decision}
 	return true, c.reject(worker, page, rej)
 }
+
+// HostAddrs returns what the crawl uses to find a canonical URL's host address for ip scope
+// rules, with fc's connect_to mappings first and answers cached: for tools that decide scope
+// as a crawl would (amber scope check).
+func HostAddrs(fc fetch.Config) func(u string) (netip.Addr, error) {
+	return newAddrBook(fc).addrOfURL
+}

@@ -9,9 +9,12 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"net/netip"
 	"net/url"
 	"strings"
 
+	"github.com/amber-crawler/amber/crawl"
+	"github.com/amber-crawler/amber/fetch"
 	"github.com/amber-crawler/amber/report"
 	"github.com/amber-crawler/amber/scope"
 )
@@ -24,6 +27,9 @@ type checkInput struct {
 	ViaHopsOff  int    `json:"via_hops_off"`
 	ViaRedirect string `json:"via_redirect"`
 	Seed        string `json:"seed"`
+	// Addr is the address of the URL's host, for ip rules; without it the host is resolved
+	// (unless --no-resolve) when the rules have ip matchers.
+	Addr string `json:"addr"`
 }
 
 // checkOutput is one decision printed by `amber scope check`.
@@ -35,15 +41,17 @@ type checkOutput struct {
 	// Suggestion, for a URL left out, is the change to the config that would bring it in
 	// (report.Suggestion: a domain or crawl rule to add, a depth to raise), when there is one.
 	Suggestion string `json:"suggestion,omitempty"`
+	// Addr is the host's address the decision used (only when the rules have ip matchers).
+	Addr string `json:"addr,omitempty"`
 }
 
 // scopeFlags are the flags of `amber scope check`.
 type scopeFlags struct {
 	config, flavour, fastDomain string
-	strict                      bool
+	strict, noResolve           bool
 }
 
-const scopeUsage = "usage: amber scope check --config FILE [--flavour standard|brozzler|elastic] [--fast-domain NAME] [--strict] [URL ...]"
+const scopeUsage = "usage: amber scope check --config FILE [--flavour standard|brozzler|elastic] [--fast-domain NAME] [--strict] [--no-resolve] [URL ...]"
 
 func newScopeFlagSet(f *scopeFlags) *flag.FlagSet {
 	fs := flag.NewFlagSet("amber scope check", flag.ContinueOnError)
@@ -52,6 +60,7 @@ func newScopeFlagSet(f *scopeFlags) *flag.FlagSet {
 	fs.StringVar(&f.fastDomain, "fast-domain", "", "FAST --config: the DomainSpecification `NAME` (needed when the file has several)")
 	fs.BoolVar(&f.strict, "strict", false, "FAST --config: an attrib amber does not do as the file says is an error")
 	fs.StringVar(&f.flavour, "flavour", "", "standard, brozzler or elastic (default: the config's, else follows the fetcher)")
+	fs.BoolVar(&f.noResolve, "no-resolve", false, "with ip rules: do not look hosts up (a URL without an \"addr\" has no address, as a host that does not resolve)")
 	return fs
 }
 
@@ -60,10 +69,12 @@ func printScopeHelp(w io.Writer) {
 	fmt.Fprintf(w, `%s
 
 Prints, for each URL (arguments, or JSON lines on stdin with "url" and optional "hops", "via",
-"via_hops_off", "via_redirect", "seed"), one JSON line: the canonical URL, "in" or "out", and
-the reason, decided with the seeds and rules of the config as the crawl would decide them;
-for a URL left out, a "suggestion" says what would bring it in, when something would (a
-domain or crawl rule to add, a depth to raise).
+"via_hops_off", "via_redirect", "seed", "addr"), one JSON line: the canonical URL, "in" or
+"out", and the reason, decided with the seeds and rules of the config as the crawl would decide
+them; for a URL left out, a "suggestion" says what would bring it in, when something would (a
+domain or crawl rule to add, a depth to raise). When the rules have ip matchers, each host is
+looked up as the crawl looks it up (network.connect_to first), unless the line gives its
+"addr" or --no-resolve is set, and the address used is printed ("addr").
 
 Flags:
 `, scopeUsage)
@@ -95,9 +106,13 @@ func runScope(ctx context.Context, args []string, stdin io.Reader, stdout io.Wri
 	if f.config == "" {
 		return usagef("scope check: --config is required (see 'amber help scope')")
 	}
-	sc, s, err := loadScope(f)
+	sc, s, connectTo, err := loadScope(f)
 	if err != nil {
 		return usageError{err}
+	}
+	var hostAddr func(string) (netip.Addr, error) // nil: no ip rules, or --no-resolve
+	if s.NeedsAddr() && !f.noResolve {
+		hostAddr = crawl.HostAddrs(fetch.Config{ConnectTo: connectTo})
 	}
 	firstSeed, err := scope.Canonicalize(sc.Seeds[0].URL, sc.Flavour)
 	if err != nil {
@@ -131,8 +146,19 @@ func runScope(ctx context.Context, args []string, stdin io.Reader, stdout io.Wri
 		if c.ViaRedirect, err = canonicalOr(in.ViaRedirect, "", sc.Flavour); err != nil {
 			return out, fmt.Errorf("via_redirect: %w", err)
 		}
+		switch {
+		case in.Addr != "":
+			if c.Addr, err = netip.ParseAddr(in.Addr); err != nil {
+				return out, fmt.Errorf("addr: %w", err)
+			}
+		case hostAddr != nil:
+			c.Addr, _ = hostAddr(canon) // none: scope says no-address where an ip rule could let it in
+		}
 		d := s.Decide(c)
 		out.Canonical, out.Reason = canon, d.Reason
+		if s.NeedsAddr() && c.Addr.IsValid() {
+			out.Addr = c.Addr.String()
+		}
 		if d.In {
 			out.Decision = "in"
 		} else {
@@ -188,24 +214,29 @@ func runScope(ctx context.Context, args []string, stdin io.Reader, stdout io.Wri
 	return nil
 }
 
-// loadScope reads the config named by --config and builds its scope, with --flavour applied.
-func loadScope(f scopeFlags) (scope.Config, *scope.Scope, error) {
+// loadScope reads the config named by --config and builds its scope, with --flavour applied,
+// and returns its network.connect_to mappings (for the hosts' addresses).
+func loadScope(f scopeFlags) (scope.Config, *scope.Scope, []fetch.ConnectTo, error) {
 	cfg, _, err := loadAnyConfig(f.config, f.fastDomain, f.strict)
 	if err != nil {
-		return scope.Config{}, nil, err
+		return scope.Config{}, nil, nil, err
 	}
 	if f.flavour != "" {
 		cfg.Scope.Flavour = f.flavour
 	}
 	sc, err := cfg.ScopeConfig(defaultFlavour(cfg.Fetcher))
 	if err != nil {
-		return sc, nil, err
+		return sc, nil, nil, err
 	}
 	s, err := scope.New(sc)
 	if err != nil {
-		return sc, nil, fmt.Errorf("scope: %w", err)
+		return sc, nil, nil, fmt.Errorf("scope: %w", err)
 	}
-	return sc, s, nil
+	var cc crawl.Config
+	if err := addConnectTo(&cc, cfg.Network.ConnectTo, "network.connect_to"); err != nil {
+		return sc, nil, nil, err
+	}
+	return sc, s, cc.Fetch.ConnectTo, nil
 }
 
 // canonicalOr canonicalises s, or returns def when s is empty.

@@ -3,11 +3,13 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/amber-crawler/amber/internal/crawltest"
 )
@@ -155,5 +157,52 @@ func TestScopeCheckElastic(t *testing.T) {
 		if g.Decision != w.decision || g.Reason != w.reason || !strings.Contains(g.Suggestion, w.suggestion) || (w.suggestion == "" && g.Suggestion != "") {
 			t.Errorf("%s: got %s %s %q, want %s %s %q", g.URL, g.Decision, g.Reason, g.Suggestion, w.decision, w.reason, w.suggestion)
 		}
+	}
+}
+
+// TestScopeCheckAddr: with ip rules, scope check decides on the host's address as the crawl
+// would (network.connect_to first, literal addresses as they are), takes an "addr" given on a
+// line, and with --no-resolve a host without one has none (no-address); no DNS is asked here.
+func TestScopeCheckAddr(t *testing.T) {
+	cfgPath := filepath.Join(t.TempDir(), "ip.yaml")
+	yaml := `seeds: ["http://a.test/"]
+scope:
+  accept: ["ip:127.0.0.0/8"]
+network:
+  connect_to: ["b.test:80:127.0.0.1:80"]
+`
+	if err := os.WriteFile(cfgPath, []byte(yaml), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	in := strings.Join([]string{
+		`{"url": "http://b.test/page"}`,
+		`{"url": "http://192.0.2.1/x"}`,
+		`{"url": "http://nowhere.test/y", "addr": "127.0.0.9"}`,
+	}, "\n")
+	check := func(extra ...string) []checkOutput {
+		var stdout, stderr bytes.Buffer
+		args := append([]string{"scope", "check", "--config", cfgPath}, extra...)
+		if err := run(t.Context(), args, strings.NewReader(in), &stdout, &stderr); err != nil {
+			t.Fatalf("%v\n%s", err, stderr.String())
+		}
+		return decodeOutputs(t, stdout.String())
+	}
+	want := []checkOutput{
+		{URL: "http://b.test/page", Canonical: "http://b.test/page", Decision: "in", Reason: "accept:ip:127.0.0.0/8", Addr: "127.0.0.1"},
+		{URL: "http://192.0.2.1/x", Canonical: "http://192.0.2.1/x", Decision: "out", Reason: "address", Addr: "192.0.2.1"},
+		{URL: "http://nowhere.test/y", Canonical: "http://nowhere.test/y", Decision: "in", Reason: "accept:ip:127.0.0.0/8", Addr: "127.0.0.9"},
+	}
+	if diff := cmp.Diff(want, check(), cmpopts.IgnoreFields(checkOutput{}, "Suggestion")); diff != "" {
+		t.Errorf("decisions (-want +got):\n%s", diff)
+	}
+	got := check("--no-resolve")
+	if len(got) != 3 || got[0].Decision != "out" || got[0].Reason != "no-address" || got[0].Addr != "" || got[2].Decision != "in" {
+		t.Errorf("--no-resolve: %+v; want b.test out (no-address) without an address, the given addr still used", got)
+	}
+
+	var stdout, stderr bytes.Buffer
+	err := run(t.Context(), []string{"scope", "check", "--config", cfgPath}, strings.NewReader(`{"url": "http://a.test/", "addr": "not-an-address"}`), &stdout, &stderr)
+	if err == nil || !strings.Contains(err.Error(), "addr") {
+		t.Errorf("a bad addr: err %v, want one naming addr", err)
 	}
 }

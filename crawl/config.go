@@ -112,6 +112,9 @@ type Config struct {
 	// URLs claimed while others wait for a place goes back behind them. It needs MaxSites.
 	// Default 0: a host keeps its place until its queue is empty.
 	MaxInterDocs int
+	// Priority sets priority levels of the queue (FAST's workqueue_priority; priority.go).
+	// Default: one level.
+	Priority Priority
 	// HostConcurrency is the most requests open to one host at once. Default 1; must be positive.
 	HostConcurrency int
 	// PerIP spaces requests by address as well as by host (FAST's enforce_delay_per_ip): the
@@ -357,6 +360,9 @@ func (c Config) Validate() error {
 		return err
 	}
 	if err := c.validateDelaySchedule(); err != nil {
+		return err
+	}
+	if err := c.validatePriority(); err != nil {
 		return err
 	}
 	return c.Sitemaps.validate()

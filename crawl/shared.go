@@ -97,14 +97,23 @@ func (c Config) sharedConfig() redisfront.Config {
 func openFrontier(ctx context.Context, cfg Config) (frontier.Store, error) {
 	state := filepath.Join(cfg.Dir, StateDir)
 	if !cfg.Shared.on() {
-		return frontier.Open(frontier.Config{
+		f, err := frontier.Open(frontier.Config{
 			Dir:             state,
 			HostDelay:       cfg.HostDelay,
 			HostConcurrency: cfg.HostConcurrency,
 			MaxSites:        cfg.MaxSites,
 			MaxInterDocs:    cfg.MaxInterDocs,
 			MaxAttempts:     cfg.frontierAttempts(),
+			Levels:          cfg.Priority.frontierLevels(),
 		})
+		if err != nil {
+			return nil, err
+		}
+		front, err := withLevels(f, &cfg)
+		if err != nil {
+			_ = f.Close()
+		}
+		return front, err
 	}
 	unlock, err := lockDir(state)
 	if err != nil {

@@ -433,6 +433,9 @@ type Politeness struct {
 	// MaxInterDocs sends a host back behind the waiting ones after this many of its URLs while
 	// others wait (FAST's max_inter_docs: interleaving). Needs max_sites. 0: no bound.
 	MaxInterDocs int `yaml:"max_inter_docs,omitempty"`
+	// Priority sets priority levels of the queue (FAST's workqueue_priority; see Priority).
+	// Default: one level.
+	Priority *Priority `yaml:"priority,omitempty"`
 }
 
 // Robots says how robots.txt and robots meta tags are read (crawl.RobotsConfig has the

@@ -23,7 +23,7 @@ func overlaySchedule(c *crawl.Config, p seeds.Politeness) error {
 	if p.MaxInterDocs != 0 {
 		c.MaxInterDocs = p.MaxInterDocs
 	}
-	return nil
+	return overlayPriority(c, p)
 }
 
 // recordSchedule keeps in the YAML model the delay schedule it was given (prev, the model's
@@ -32,4 +32,5 @@ func overlaySchedule(c *crawl.Config, p seeds.Politeness) error {
 func recordSchedule(cfg *seeds.Config, c crawl.Config, prev seeds.Politeness) {
 	cfg.Politeness.DelaySchedule, cfg.Politeness.DelayScheduleZone = prev.DelaySchedule, prev.DelayScheduleZone
 	cfg.Politeness.MaxSites, cfg.Politeness.MaxInterDocs = c.MaxSites, c.MaxInterDocs
+	cfg.Politeness.Priority = prev.Priority // only the model sets priority levels
 }

@@ -120,7 +120,7 @@ func newConv(d *Domain, opts ConvertOptions) *conv {
 func (c *conv) run() (*seeds.Converted, error) {
 	d, opts := c.d, c.opts
 	c.index()
-	steps := []func(){c.seeds, c.scalars, c.scope, c.access, c.logins, c.limits, c.httpErrors, c.clientCert, c.urls, c.robotsAndSites, c.politeSites, c.content, c.dependent, c.subcollections, c.account, c.defaults}
+	steps := []func(){c.seeds, c.scalars, c.scope, c.access, c.logins, c.limits, c.httpErrors, c.clientCert, c.urls, c.robotsAndSites, c.politeSites, c.priority, c.content, c.dependent, c.subcollections, c.account, c.defaults}
 	for _, step := range steps {
 		step()
 	}

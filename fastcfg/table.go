@@ -73,7 +73,6 @@ const (
 	whyFTP        = "amber crawls http and https only (no FTP)"
 	whyRefresh    = "amber runs one crawl and stops: no refresh cycles (run amber crawl again, e.g. from cron, for the next capture)"
 	whyAdaptive   = "adaptive refresh scheduling: " + whyRefresh
-	whyPriority   = "amber's frontier has no priority levels (each host's URLs go in discovery order)"
 	whyScopeRule  = "scope.accept (include) or scope.block (exclude) rules, as regular expressions on amber's canonical URL"
 	whyLinkExtr   = "amber extracts links from every kind of reference it knows, always"
 	whyRuleFile   = "each file (relative to the XML file's directory; UTF-8, at most 1 MiB and 100,000 rules) holds one rule per line, ruletype:rule; blank lines and lines starting with # are skipped; each rule is read as the section's attrib of its type; a file that cannot be read, or a line that is not a rule, is an error"
@@ -308,16 +307,25 @@ var rows = []Row{
 	{Section: "ftp_errors", Name: "<condition>", Kind: KindAttrib, Type: String, Default: "4xx DELETE:3, 550 DELETE:0, 5xx DELETE:3, int KEEP:0, net DELETE:3, RETRY:1", Status: Refused, Spec: "2.2.4.13", Note: whyFTP},
 
 	// §2.2.4.15-2.2.4.16: queue priorities.
-	{Name: "workqueue_priority", Kind: KindSection, Status: Unsupported, Spec: "2.2.4.15", Note: whyPriority},
-	{Section: "workqueue_priority", Name: "levels", Kind: KindAttrib, Type: Integer, Default: "1", Status: Unsupported, Spec: "2.2.4.15", Note: whyPriority},
-	{Section: "workqueue_priority", Name: "default", Kind: KindAttrib, Type: Integer, Default: "1", Status: Unsupported, Spec: "2.2.4.15", Note: whyPriority},
-	{Section: "workqueue_priority", Name: "start_uri_pri", Kind: KindAttrib, Type: Integer, Default: "1", Status: Unsupported, Spec: "2.2.4.15", Note: whyPriority},
-	{Section: "workqueue_priority", Name: "pop_scheme", Kind: KindAttrib, Type: String, Default: "default", Status: Unsupported, Spec: "2.2.4.15", Note: whyPriority},
-	{Section: "workqueue_priority", Name: "put_scheme", Kind: KindAttrib, Type: String, Default: "default", Status: Unsupported, Spec: "2.2.4.15", Note: whyPriority},
-	{Section: "workqueue_priority", Name: "<level>", Kind: KindSection, Status: Unsupported, Spec: "2.2.4.16", Note: whyPriority},
-	{Section: "workqueue_priority/<level>", Name: "share", Kind: KindAttrib, Type: Integer, Status: Unsupported, Spec: "2.2.4.16", Note: whyPriority},
-	{Section: "workqueue_priority/<level>", Name: "include_domains", Kind: KindSection, Status: Unsupported, Spec: "2.2.4.16", Like: "include_domains", Note: whyPriority},
-	{Section: "workqueue_priority/<level>", Name: "include_uris", Kind: KindSection, Status: Unsupported, Spec: "2.2.4.16", Like: "include_uris", Note: whyPriority},
+	{Name: "workqueue_priority", Kind: KindSection, Status: Mapped, Amber: "politeness.priority", Spec: "2.2.4.15",
+		Note: "priority levels of the crawl queue; one level (levels left out or 1) changes nothing"},
+	{Section: "workqueue_priority", Name: "levels", Kind: KindAttrib, Type: Integer, Default: "1", Status: Mapped, Amber: "politeness.priority.levels", Spec: "2.2.4.15",
+		Note: "1 to 1024; a level is claimed among the levels that have a URL whose host can be fetched now (politeness, max_sites)"},
+	{Section: "workqueue_priority", Name: "default", Kind: KindAttrib, Type: Integer, Default: "1", Status: Mapped, Amber: "politeness.priority.default", Spec: "2.2.4.15"},
+	{Section: "workqueue_priority", Name: "start_uri_pri", Kind: KindAttrib, Type: Integer, Default: "1", Status: Mapped, Amber: "politeness.priority.seeds", Spec: "2.2.4.15",
+		Note: "the level of the seeds (start_uris, start_uri_files, feeds)"},
+	{Section: "workqueue_priority", Name: "pop_scheme", Kind: KindAttrib, Type: String, Default: "default", Status: Mapped, Amber: "politeness.priority.pick", Spec: "2.2.4.15",
+		Note: "default and wrr: wrr (smooth weighted round robin by share); rr; pri"},
+	{Section: "workqueue_priority", Name: "put_scheme", Kind: KindAttrib, Type: String, Default: "default", Status: Mapped, Amber: "politeness.priority.rules", Spec: "2.2.4.15",
+		Note: "include: each level section's include rules become a rule of that level (first in file order wins); default: no rules, every URL but the seeds at default"},
+	{Section: "workqueue_priority", Name: "<level>", Kind: KindSection, Status: Mapped, Amber: "politeness.priority.rules", Spec: "2.2.4.16",
+		Note: "used with pop_scheme wrr, default or pri, as §2.2.4.16 says (rr: noted, not used)"},
+	{Section: "workqueue_priority/<level>", Name: "share", Kind: KindAttrib, Type: Integer, Status: Mapped, Amber: "politeness.priority.shares", Spec: "2.2.4.16",
+		Note: "the level's weight with wrr; a level without one has 1"},
+	{Section: "workqueue_priority/<level>", Name: "include_domains", Kind: KindSection, Status: Mapped, Amber: "politeness.priority.rules[].match", Spec: "2.2.4.16", Like: "include_domains",
+		Note: "with put_scheme include; regular expressions on amber's canonical URL (a URL that one of the level's include_domains or include_uris rules matches is at the level); address masks are not supported yet"},
+	{Section: "workqueue_priority/<level>", Name: "include_uris", Kind: KindSection, Status: Mapped, Amber: "politeness.priority.rules[].match", Spec: "2.2.4.16", Like: "include_uris",
+		Note: "with put_scheme include; as include_domains"},
 
 	// §2.2.4.17: link extraction.
 	{Name: "link_extraction", Kind: KindSection, Status: Mapped, Spec: "2.2.4.17", Note: whyLinkExtr + ": each attrib that asks for what amber does is mapped, the others are not supported yet"},

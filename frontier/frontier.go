@@ -891,8 +891,9 @@ func (f *Frontier) Reject(u URL, reason string) (bool, error) {
 
 // Claim blocks until a URL can be fetched politely (host delay since the host's last response
 // ended, host concurrency, host backoff, the URL's retry time), marks it in flight and returns
-// it; the claim may send its one request at once (see Claim and Pace). Within a host, URLs come in Priority order, then in the order they were added
-// (breadth-first); across hosts, claims go round robin. Claim returns ErrDone when nothing is
+// it; the claim may send its one request at once (see Claim and Pace). Within a host, URLs come in Level order (with Config.Levels), then Priority order, then in the order they were added
+// (breadth-first); across hosts, claims go round robin (with Config.Levels, within the level
+// Levels.Pick chooses: see Levels). Claim returns ErrDone when nothing is
 // queued and nothing is in flight (so no more work can appear), ctx.Err() when ctx ends, and
 // ErrClosed after Close.
 func (f *Frontier) Claim(ctx context.Context) (*Claim, error) {

@@ -14,11 +14,9 @@ import (
 	"syscall"
 	"testing"
 	"time"
-
-	"github.com/amber-crawler/amber/internal/crawltest"
 )
 
-// BenchmarkFetch loads the test site's index page (script text, fetch(), lazy images, an
+// BenchmarkFetch (full Chromium, /usr/bin/chromium) loads the test site's index page (script text, fetch(), lazy images, an
 // iframe, a 6000px scroll) with 1, 2 and 4 tabs, and reports pages per second, the CPU the
 // browser's processes (chromium-cpu-ms/page, and its parts: the browser process, the
 // renderers, the GPU process and the rest, the utility processes) and this process
@@ -29,12 +27,16 @@ import (
 //
 //	go test -run XXX -bench Fetch -benchtime 20x ./browser
 func BenchmarkFetch(b *testing.B) {
-	benchFetch(b, crawltest.Chromium(b))
+	if err := executable(ChromiumPath); err != nil {
+		b.Skipf("no chromium: %v", err)
+	}
+	benchFetch(b, ChromiumPath)
 }
 
 // BenchmarkFetchHeadlessShell is BenchmarkFetch with Chromium's headless shell (Debian's
-// chromium-headless-shell package), which draws no browser window: about half the CPU and
-// memory per page. It is skipped where the package is not installed.
+// chromium-headless-shell package; the browser fetcher's default when it is installed),
+// which draws no browser window: about a third less CPU and half the memory per page. It is
+// skipped where the package is not installed.
 func BenchmarkFetchHeadlessShell(b *testing.B) {
 	if err := executable(HeadlessShellPath); err != nil {
 		b.Skipf("no headless shell: %v", err)

@@ -371,6 +371,20 @@ func TestDefaultBinary(t *testing.T) {
 	checkIndex(t, s, fetchPage(t, f, s.URL+"/"), true)
 }
 
+// TestTestBrowser: the tests run the browser a crawl runs by default (crawltest keeps copies
+// of the paths, as it cannot import this package).
+func TestTestBrowser(t *testing.T) {
+	if crawltest.ChromiumPath != ChromiumPath || crawltest.HeadlessShellPath != HeadlessShellPath {
+		t.Fatalf("crawltest's paths %s, %s; browser's %s, %s", crawltest.ChromiumPath, crawltest.HeadlessShellPath, ChromiumPath, HeadlessShellPath)
+	}
+	if os.Getenv("AMBER_TEST_CHROMIUM") != "" {
+		t.Skip("AMBER_TEST_CHROMIUM chooses the tests' browser")
+	}
+	if got := crawltest.Chromium(t); got != DefaultPath() {
+		t.Errorf("the tests run %s, a crawl %s", got, DefaultPath())
+	}
+}
+
 func TestConfig(t *testing.T) {
 	client, err := fetch.NewClient(fetch.Config{UserAgent: "x"})
 	if err != nil {

@@ -93,23 +93,38 @@ func WarcioCDXJ(t testing.TB, warcPath string) []string {
 	return lines
 }
 
-// ChromiumPath is where Debian's chromium package installs the browser the tests use.
-const ChromiumPath = "/usr/bin/chromium"
+// ChromiumPath is where Debian's chromium package installs the full browser, and
+// HeadlessShellPath the browser binary of its chromium-headless-shell package: the same paths
+// as browser.ChromiumPath and browser.HeadlessShellPath (this package cannot import browser,
+// whose tests import it; browser's TestTestBrowser keeps them equal).
+const (
+	ChromiumPath      = "/usr/bin/chromium"
+	HeadlessShellPath = "/usr/lib/chromium/chromium-headless-shell"
+)
 
-// Chromium returns the Chromium executable for a browser test. With -short (make test-short)
-// the test is skipped; without Chromium it is skipped too, except in CI (CI=true), where a
-// missing Chromium is a failure (`apt-get install -y chromium`).
+// Chromium returns the Chromium executable for a browser test: $AMBER_TEST_CHROMIUM when set,
+// else the one amber's browser fetcher runs by default (browser.DefaultPath: the headless shell
+// when it is installed, else the full browser), so that the tests run what a crawl runs. With
+// -short (make test-short) the test is skipped; without Chromium it is skipped too, except in
+// CI (CI=true), where a missing Chromium is a failure (`apt-get install -y chromium
+// chromium-headless-shell`).
 func Chromium(t testing.TB) string {
 	t.Helper()
 	if testing.Short() {
 		t.Skip("browser test: skipped with -short")
 	}
-	if st, err := os.Stat(ChromiumPath); err == nil && !st.IsDir() && st.Mode()&0o111 != 0 {
-		return ChromiumPath
+	candidates := []string{HeadlessShellPath, ChromiumPath}
+	if p := os.Getenv("AMBER_TEST_CHROMIUM"); p != "" {
+		candidates = []string{p}
+	}
+	for _, p := range candidates {
+		if st, err := os.Stat(p); err == nil && !st.IsDir() && st.Mode()&0o111 != 0 {
+			return p
+		}
 	}
 	if os.Getenv("CI") == "true" {
-		t.Fatalf("chromium not found at %s (CI needs it: apt-get install -y chromium)", ChromiumPath)
+		t.Fatalf("chromium not found at %s (CI needs it: apt-get install -y chromium chromium-headless-shell)", strings.Join(candidates, " or "))
 	}
-	t.Skipf("chromium not found at %s", ChromiumPath)
+	t.Skipf("chromium not found at %s", strings.Join(candidates, " or "))
 	return ""
 }

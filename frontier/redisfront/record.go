@@ -25,10 +25,11 @@ type record struct {
 }
 
 // encode is the record's encoding: a version byte, then Host, Hops, Via, Seed (length-prefixed),
-// HopsOff, Attempts, Priority, Status (varints), Reason, flags.
+// HopsOff, Attempts, Priority, Status (varints), Reason, flags (1 sitemap, 2 level), and the
+// Level (varint) when flag 2 is set.
 func (r *record) encode() []byte {
 	u := &r.URL
-	b := make([]byte, 0, 1+len(u.Host)+len(u.Hops)+len(u.Via)+len(u.Seed)+len(r.Reason)+10*binary.MaxVarintLen64)
+	b := make([]byte, 0, 1+len(u.Host)+len(u.Hops)+len(u.Via)+len(u.Seed)+len(r.Reason)+11*binary.MaxVarintLen64)
 	b = append(b, 1)
 	b = varrec.AppendString(b, u.Host)
 	b = varrec.AppendString(b, u.Hops)
@@ -43,7 +44,14 @@ func (r *record) encode() []byte {
 	if u.Sitemap {
 		flags |= 1
 	}
-	return binary.AppendUvarint(b, flags)
+	if u.Level != 0 {
+		flags |= 2
+	}
+	b = binary.AppendUvarint(b, flags)
+	if u.Level != 0 {
+		b = binary.AppendVarint(b, int64(u.Level))
+	}
+	return b
 }
 
 // decodeValue decodes a u hash value of url: its state and record.
@@ -75,7 +83,11 @@ func decodeValue(url, v string) (status.State, record, error) {
 	r.URL.Host, r.URL.Hops, r.URL.Via, r.URL.Seed = d.Str(), d.Str(), d.Str(), d.Str()
 	r.URL.HopsOff, r.URL.Attempts, r.URL.Priority, r.Status = d.Int(), d.Int(), d.Int(), d.Int()
 	r.Reason = d.Str()
-	r.URL.Sitemap = d.Uvarint()&1 != 0
+	flags := d.Uvarint()
+	r.URL.Sitemap = flags&1 != 0
+	if flags&2 != 0 {
+		r.URL.Level = d.Int()
+	}
 	if err := d.Err(); err != nil {
 		return "", record{}, fmt.Errorf("%w: record of %.100q", err, url)
 	}

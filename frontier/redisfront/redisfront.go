@@ -14,7 +14,8 @@
 //	                    r rejected), queue score, newline, record (Host, Hops, Via, Seed,
 //	                    HopsOff, Attempts, Priority, Status, Reason, Sitemap): the seen set
 //	P q:HOST     zset   the host's queued URLs by score priority*2^40 + sequence number
-//	                    (priority clamped to ±2047): priority order, then order of adding
+//	                    (priority clamped to ±2047; with Config.Levels level*16 + priority
+//	                    + 8, priority clamped to -8..7): priority order, then order of adding
 //	P nb:HOST    zset   the host's URLs to retry, by the time (µs) they may be claimed; moved
 //	                    to q:HOST, at their score, once due
 //	P hosts      zset   hosts with URLs that may be claimed, by the time (µs) they may be:
@@ -23,6 +24,9 @@
 //	                    w Pace calls waiting for a request slot, e end of its latest request
 //	                    (µs), k backoff until (µs), d robots Crawl-delay (µs), o operator's
 //	                    delay (µs), s claims since it took its site place (MaxSites)
+//	P hosts:L    zset   with Config.Levels: the hosts of level L (their first URL's) as P hosts
+//	P lv         hash   Config.Levels as Open wrote it, and the pick's state (rr: next; wrr:
+//	                    cL, level L's current weight)
 //	P sa         hash   MaxSites: the hosts holding a site place -> a (active) or r (sent back
 //	                    by MaxInterDocs, draining its claims)
 //	P sw         zset   MaxSites: the hosts waiting for a site place, in line (by P swseq)
@@ -117,6 +121,9 @@ type Config struct {
 	// MaxSites and MaxInterDocs are as in frontier.Config (sites crawled at once, across all
 	// processes): default 0, no bound.
 	MaxSites, MaxInterDocs int
+	// Levels are the queue's priority levels, as in frontier.Config (at most MaxLevels; see
+	// levels.go). Default: one level.
+	Levels frontier.Levels
 	// Lease is how long a claim outlives its process: the URLs of a process that stopped
 	// renewing (killed, or cut off from the server) are queued again this long after its last
 	// renewal. Default 30s.
@@ -192,7 +199,7 @@ func (c Config) Validate() error {
 	if strings.Contains(c.Process, "/") {
 		return fmt.Errorf("%w: process %q contains /", frontier.ErrConfig, c.Process)
 	}
-	return nil
+	return checkLevels(c.Levels)
 }
 
 // Open connects to the server and registers this process's instance, queueing again the
@@ -239,6 +246,10 @@ func Open(ctx context.Context, cfg Config) (*Frontier, error) {
 	f.base = []any{f.prefix, cfg.HostConcurrency, cfg.HostDelay.Microseconds(), f.inst, cfg.Lease.Microseconds(),
 		cfg.MaxSites, cfg.MaxInterDocs}
 	f.delay.Store(cfg.HostDelay.Microseconds())
+	if err := f.setLevels(ctx); err != nil {
+		_ = rdb.Close()
+		return nil, fmt.Errorf("redisfront: open %s: levels: %w", cfg.URL, err)
+	}
 	if err := f.run(ctx, scriptRegister, cfg.Process).Err(); err != nil {
 		_ = rdb.Close()
 		return nil, fmt.Errorf("redisfront: open %s: %w", cfg.URL, err)
@@ -422,13 +433,14 @@ func (f *Frontier) AddBatch(us []frontier.URL) ([]frontier.AddResult, error) {
 	for i := range us {
 		u := us[i]
 		u.Attempts = 0
+		prio := f.queuePriority(&u)
 		r := record{URL: u}
 		enc := r.encode()
 		if res[i].Err = checkRecord(&r, enc); res[i].Err != nil {
 			continue
 		}
 		idx = append(idx, i)
-		args = append(args, u.URL, u.Host, queuePriority(u.Priority), enc)
+		args = append(args, u.URL, u.Host, prio, enc)
 		if len(idx) == addChunk {
 			if err = flush(); err != nil {
 				break
@@ -549,6 +561,7 @@ func (f *Frontier) tryClaim(ctx context.Context) (*frontier.Claim, time.Duration
 	if err != nil {
 		return nil, 0, fmt.Errorf("redisfront: claim: %w", err)
 	}
+	rec.URL.Level = f.level(rec.URL.Level)
 	l := &lease{f: f, token: tok, rec: rec}
 	f.mu.Lock()
 	f.live[url] = l
@@ -593,7 +606,8 @@ func (f *Frontier) finish(c *frontier.Claim, l *lease, st string, rec record, re
 	if retryAfter > 0 {
 		after = micros(retryAfter)
 	}
-	n, err := f.run(ctx, scriptFinish, c.URL.URL, l.token, st, rec.encode(), queuePriority(rec.URL.Priority), after).Int64()
+	prio := f.queuePriority(&rec.URL)
+	n, err := f.run(ctx, scriptFinish, c.URL.URL, l.token, st, rec.encode(), prio, after).Int64()
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if err != nil {

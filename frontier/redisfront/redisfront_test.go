@@ -18,7 +18,18 @@ func crawlID(dir string) string {
 
 func TestConformance(t *testing.T) {
 	srv := redistest.Start(t)
-	frontiertest.Run(t, func(t *testing.T, cfg frontier.Config) frontier.Store {
+	frontiertest.Run(t, opener(srv))
+}
+
+// TestConformanceLevels runs the conformance tests of priority levels.
+func TestConformanceLevels(t *testing.T) {
+	srv := redistest.Start(t)
+	frontiertest.RunLevels(t, opener(srv))
+}
+
+// opener opens the frontier of a conformance test in srv.
+func opener(srv *redistest.Server) frontiertest.Opener {
+	return func(t *testing.T, cfg frontier.Config) frontier.Store {
 		f, err := Open(context.Background(), Config{
 			URL:             srv.URL(0),
 			CrawlID:         crawlID(cfg.Dir),
@@ -29,13 +40,14 @@ func TestConformance(t *testing.T) {
 			MaxAttempts:     cfg.MaxAttempts,
 			MaxSites:        cfg.MaxSites,
 			MaxInterDocs:    cfg.MaxInterDocs,
+			Levels:          cfg.Levels,
 			Lease:           5 * time.Second,
 		})
 		if err != nil {
 			t.Fatal(err)
 		}
 		return f
-	})
+	}
 }
 
 // TestAddCounter: two processes' additions to one counter add up, a fresh counter starts at 0,

@@ -33,6 +33,7 @@ local K_SEQ = P .. 'seq'
 local K_SA = P .. 'sa'
 local K_SW = P .. 'sw'
 local PRIO = 1099511627776 -- 2^40: queue score = priority * PRIO + seq
+local LVL = 17592186044416 -- 2^44: with levels, priority = level * 16 + priority + 8 (see levels.go)
 
 local function hk(h) return P .. 'h:' .. h end
 local function qk(h) return P .. 'q:' .. h end
@@ -58,6 +59,68 @@ local function politeAt(s)
     if s.e + d > at then at = s.e + d end
   end
   return at
+end
+
+-- levels returns the crawl's priority levels (P lv, written by Open): n levels (0 or 1:
+-- none), d the default level, p the pick (wrr, rr or pri).
+local lvcfg = nil
+local function levels()
+  if lvcfg == nil then
+    local v = redis.call('HMGET', P .. 'lv', 'n', 'd', 'p')
+    lvcfg = {n = tonumber(v[1]) or 0, d = tonumber(v[2]) or 1, p = v[3] or 'wrr'}
+  end
+  return lvcfg
+end
+
+-- hostsKey is the zset of the ready hosts of level l (0: without levels, K_HOSTS).
+local function hostsKey(l)
+  if l == 0 then return K_HOSTS end
+  return K_HOSTS .. ':' .. l
+end
+
+-- bestLevel is the level of host h's ready hosts: the level of its first queued URL (or of
+-- its first URL waiting to be retried), the default for a URL queued without levels.
+local function bestLevel(h)
+  local lv = levels()
+  local first = redis.call('ZRANGE', qk(h), 0, 0, 'WITHSCORES')
+  local sc
+  if #first > 0 then
+    sc = tonumber(first[2])
+  else
+    local nb = redis.call('ZRANGE', nbk(h), 0, 0)
+    if #nb == 0 then return lv.d end
+    sc = score(redis.call('HGET', K_U, nb[1]))
+  end
+  local l = math.floor(sc / LVL)
+  if l < 1 then return lv.d end
+  if l > lv.n then return lv.n end
+  return l
+end
+
+-- unready takes host h out of the ready hosts.
+local function unready(h)
+  if levels().n <= 1 then
+    redis.call('ZREM', K_HOSTS, h)
+    return
+  end
+  local l = redis.call('HGET', hk(h), 'l')
+  if l then
+    redis.call('ZREM', hostsKey(tonumber(l)), h)
+    redis.call('HDEL', hk(h), 'l')
+  end
+end
+
+-- readyKey returns the zset of ready hosts h belongs in now, taking it out of another
+-- level's (its level is its best URL's).
+local function readyKey(h)
+  if levels().n <= 1 then return K_HOSTS end
+  local l = bestLevel(h)
+  local old = tonumber(redis.call('HGET', hk(h), 'l'))
+  if old ~= l then
+    if old then redis.call('ZREM', hostsKey(old), h) end
+    redis.call('HSET', hk(h), 'l', l)
+  end
+  return hostsKey(l)
 end
 
 local sched
@@ -105,31 +168,32 @@ end
 -- be claimed (keeping the place of a host that was ready already: round robin), or out of it.
 sched = function(h)
   if MAXSITES > 0 and siteHeld(h) then
-    redis.call('ZREM', K_HOSTS, h)
+    unready(h)
     return
   end
   local nb = nil
   if redis.call('ZCARD', qk(h)) == 0 then
     local first = redis.call('ZRANGE', nbk(h), 0, 0, 'WITHSCORES')
     if #first == 0 then
-      redis.call('ZREM', K_HOSTS, h)
+      unready(h)
       return
     end
     nb = tonumber(first[2])
   end
   local s = hostState(h)
   if s.i >= CONC or s.b >= CONC or s.w > 0 then
-    redis.call('ZREM', K_HOSTS, h)
+    unready(h)
     return
   end
   local at = politeAt(s)
   if nb ~= nil and nb > at then at = nb end
+  local key = readyKey(h)
   if at > NOW then
-    redis.call('ZADD', K_HOSTS, at, h)
+    redis.call('ZADD', key, at, h)
     return
   end
-  local cur = redis.call('ZSCORE', K_HOSTS, h)
-  if not cur or tonumber(cur) > NOW then redis.call('ZADD', K_HOSTS, NOW, h) end
+  local cur = redis.call('ZSCORE', key, h)
+  if not cur or tonumber(cur) > NOW then redis.call('ZADD', key, NOW, h) end
 end
 
 -- endReq ends a request in progress on h at t.
@@ -276,9 +340,11 @@ redis.call('ZADD', K_PROCS, NOW + LEASE, INST)
 for _, inst in ipairs(redis.call('ZRANGEBYSCORE', K_PROCS, '-inf', NOW, 'LIMIT', 0, 16)) do
   reclaim(inst)
 end
+-- claimIn claims the first URL of the first ready host of the zset key, or returns nil.
+local function claimIn(key)
 for n = 1, 64 do
-  local hs = redis.call('ZRANGEBYSCORE', K_HOSTS, '-inf', NOW, 'LIMIT', 0, 1)
-  if #hs == 0 then break end
+  local hs = redis.call('ZRANGEBYSCORE', key, '-inf', NOW, 'LIMIT', 0, 1)
+  if #hs == 0 then return nil end
   local h = hs[1]
   for _, u in ipairs(redis.call('ZRANGEBYSCORE', nbk(h), '-inf', NOW, 'LIMIT', 0, 256)) do
     redis.call('ZREM', nbk(h), u)
@@ -320,12 +386,81 @@ for n = 1, 64 do
   end
   sched(h)
 end
+return nil
+end
+
+local lv = levels()
+local res
+if lv.n <= 1 then
+  res = claimIn(K_HOSTS)
+else
+  -- The level by the pick among the levels with a ready host; the next one when it has
+  -- nothing claimable now.
+  local K_LV = P .. 'lv'
+  local function share(l) return tonumber(redis.call('HGET', K_LV, 's' .. l)) or 1 end
+  local tried = {}
+  while not res do
+    local active = {}
+    for l = 1, lv.n do
+      if not tried[l] and #redis.call('ZRANGEBYSCORE', hostsKey(l), '-inf', NOW, 'LIMIT', 0, 1) > 0 then
+        active[#active + 1] = l
+      end
+    end
+    if #active == 0 then break end
+    local pick = active[1]
+    if lv.p == 'rr' then
+      local nx = tonumber(redis.call('HGET', K_LV, 'next')) or 1
+      for _, l in ipairs(active) do
+        if l >= nx then pick = l; break end
+      end
+    elseif lv.p == 'wrr' then
+      local best = nil
+      for _, l in ipairs(active) do
+        local v = (tonumber(redis.call('HGET', K_LV, 'c' .. l)) or 0) + share(l)
+        if best == nil or v > best then best, pick = v, l end
+      end
+    end
+    res = claimIn(hostsKey(pick))
+    if res then
+      if lv.p == 'rr' then
+        redis.call('HSET', K_LV, 'next', pick % lv.n + 1)
+      elseif lv.p == 'wrr' then
+        -- Smooth weighted round robin among the levels that could be picked; a level that
+        -- could not keeps no credit.
+        local isActive, total = {}, 0
+        for _, l in ipairs(active) do isActive[l] = true end
+        for l = 1, lv.n do
+          if isActive[l] then
+            redis.call('HINCRBY', K_LV, 'c' .. l, share(l))
+            total = total + share(l)
+          else
+            redis.call('HSET', K_LV, 'c' .. l, 0)
+          end
+        end
+        redis.call('HINCRBY', K_LV, 'c' .. pick, -total)
+      end
+    else
+      tried[pick] = true
+    end
+  end
+end
+if res then return res end
 local cnt = redis.call('HMGET', K_N, 'q', 'i')
 local q, i = tonumber(cnt[1]) or 0, tonumber(cnt[2]) or 0
 if q <= 0 and i <= 0 then return {2} end
 local wait = -1
-local nh = redis.call('ZRANGE', K_HOSTS, 0, 0, 'WITHSCORES')
-if #nh > 0 then wait = math.max(tonumber(nh[2]) - NOW, 0) end
+local keys = {K_HOSTS}
+if lv.n > 1 then
+  keys = {}
+  for l = 1, lv.n do keys[l] = hostsKey(l) end
+end
+for _, k in ipairs(keys) do
+  local nh = redis.call('ZRANGE', k, 0, 0, 'WITHSCORES')
+  if #nh > 0 then
+    local w = math.max(tonumber(nh[2]) - NOW, 0)
+    if wait < 0 or w < wait then wait = w end
+  end
+end
 if i > 0 then
   local np = redis.call('ZRANGE', K_PROCS, 0, 0, 'WITHSCORES')
   if #np > 0 then
@@ -490,9 +625,38 @@ return 1
 // changed).
 var scriptResched = script(`
 local n = 0
-for _, h in ipairs(redis.call('ZRANGEBYSCORE', K_HOSTS, '(' .. NOW, '+inf')) do
-  sched(h)
-  n = n + 1
+local keys = {K_HOSTS}
+local lv = levels()
+for l = 1, lv.n do keys[#keys + 1] = hostsKey(l) end
+for _, k in ipairs(keys) do
+  for _, h in ipairs(redis.call('ZRANGEBYSCORE', k, '(' .. NOW, '+inf')) do
+    sched(h)
+    n = n + 1
+  end
 end
 return n
+`)
+
+// scriptLevels sets the crawl's priority levels (ARGV[8]: levels, [9]: default level, [10]:
+// pick, [11]: the setting's signature, [12..]: the shares of levels 1, 2, ...) and, when they
+// changed, puts every ready host (of the levels set before) where the new setting has it.
+var scriptLevels = script(`
+local K_LV = P .. 'lv'
+local old = tonumber(redis.call('HGET', K_LV, 'n')) or 0
+if redis.call('HGET', K_LV, 'sig') == ARGV[11] then return 0 end
+redis.call('DEL', K_LV)
+redis.call('HSET', K_LV, 'n', ARGV[8], 'd', ARGV[9], 'p', ARGV[10], 'sig', ARGV[11])
+for j = 12, #ARGV do redis.call('HSET', K_LV, 's' .. (j - 11), ARGV[j]) end
+local hosts = {}
+local keys = {K_HOSTS}
+for l = 1, old do keys[#keys + 1] = hostsKey(l) end
+for _, k in ipairs(keys) do
+  for _, h in ipairs(redis.call('ZRANGE', k, 0, -1)) do hosts[#hosts + 1] = h end
+  redis.call('DEL', k)
+end
+for _, h in ipairs(hosts) do
+  redis.call('HDEL', hk(h), 'l')
+  sched(h)
+end
+return #hosts
 `)

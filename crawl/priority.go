@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/amber-crawler/amber/frontier"
+	"github.com/amber-crawler/amber/frontier/redisfront"
 	"github.com/amber-crawler/amber/hop"
 	"github.com/amber-crawler/amber/scope"
 )
@@ -17,7 +18,8 @@ import (
 // Default. Politeness still holds: a level whose URLs are all on hosts that are busy, waiting
 // for their delay or for a site place yields to the others. The level is stored with the
 // URL: a resumed crawl keeps it, and a URL queued before the crawl had levels is at Default.
-// Without levels (Levels 0 or 1) nothing changes.
+// Without levels (Levels 0 or 1) nothing changes. A shared frontier (Redis) has at most
+// redisfront.MaxLevels levels.
 type Priority struct {
 	// Levels is the number of levels, at most frontier.MaxLevels. Default 0: one level.
 	Levels int
@@ -62,8 +64,8 @@ func (c *Config) validatePriority() error {
 		}
 		return nil
 	}
-	if c.Shared.on() {
-		return fail("", "priority levels are not available with a shared frontier (Redis) yet")
+	if c.Shared.on() && p.Levels > redisfront.MaxLevels {
+		return fail(".Levels", "%d: a shared frontier (Redis) has at most %d", p.Levels, redisfront.MaxLevels)
 	}
 	n := p.Levels
 	if p.Default < 0 || p.Default > n {
@@ -191,11 +193,27 @@ func (s levelStore) AddBatch(us []frontier.URL) ([]frontier.AddResult, error) {
 	return s.Store.AddBatch(us)
 }
 
-// withLevels wraps front so that the URLs it adds get cfg's levels; front itself without levels.
+// levelCounters is a levelStore of a Store with Counters (the shared frontier).
+type levelCounters struct {
+	levelStore
+	ctr frontier.Counters
+}
+
+// AddCounter adds to the shared counter key.
+func (s levelCounters) AddCounter(key string, delta int64) (int64, error) {
+	return s.ctr.AddCounter(key, delta)
+}
+
+// withLevels wraps front so that the URLs it adds get cfg's levels (keeping its Counters);
+// front itself without levels.
 func withLevels(front frontier.Store, cfg *Config) (frontier.Store, error) {
 	ps, err := newPriorities(cfg)
 	if err != nil || ps == nil {
 		return front, err
 	}
-	return levelStore{Store: front, ps: ps}, nil
+	ls := levelStore{Store: front, ps: ps}
+	if ctr, ok := front.(frontier.Counters); ok {
+		return levelCounters{levelStore: ls, ctr: ctr}, nil
+	}
+	return ls, nil
 }

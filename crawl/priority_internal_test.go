@@ -2,10 +2,12 @@ package crawl
 
 import (
 	"errors"
+	"slices"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/amber-crawler/amber/internal/redistest"
 	"github.com/amber-crawler/amber/scope"
 )
 
@@ -57,6 +59,38 @@ func TestCrawlPriority(t *testing.T) {
 	}
 }
 
+// TestCrawlPriorityShared: with the shared frontier (Redis) too, crawl.log follows the levels:
+// the seeds (level 1, in either order: they become ready together), then the host a rule
+// puts at level 1, then the others.
+func TestCrawlPriorityShared(t *testing.T) {
+	addr, _ := sitesServer(t, 3)
+	srv := redistest.Start(t)
+	cfg := sitesConfig(t, addr, "a.test", "b.test")
+	cfg.Workers = 1
+	cfg.Shared = SharedFrontier{URL: srv.URL(0), CrawlID: "priority"}
+	cfg.Priority = Priority{Levels: 2, Default: 2, Seeds: 1, Pick: "pri",
+		Rules: []PriorityRule{{Level: 1, Match: []scope.Rule{{Host: "b.test"}}}}}
+	res, err := Run(t.Context(), cfg)
+	if err != nil || res.End != EndFinished {
+		t.Fatalf("Run = %+v, %v", res, err)
+	}
+	got := crawlLogURLs(t, cfg.Dir)
+	if len(got) != 10 {
+		t.Fatalf("crawl.log %q, want 10 lines", got)
+	}
+	seeds := slices.Sorted(slices.Values(got[:2]))
+	if diff := cmp.Diff([]string{"http://a.test/", "http://b.test/"}, seeds); diff != "" {
+		t.Errorf("first two lines, the seeds (-want +got):\n%s", diff)
+	}
+	want := []string{
+		"http://b.test/1", "http://b.test/2", "http://b.test/3", "http://b.test/favicon.ico",
+		"http://a.test/1", "http://a.test/2", "http://a.test/3", "http://a.test/favicon.ico",
+	}
+	if diff := cmp.Diff(want, got[2:]); diff != "" {
+		t.Errorf("crawl.log after the seeds (-want +got):\n%s", diff)
+	}
+}
+
 // TestValidatePriority: invalid priority settings are refused, naming the field.
 func TestValidatePriority(t *testing.T) {
 	tests := []struct {
@@ -79,7 +113,8 @@ func TestValidatePriority(t *testing.T) {
 		{"rule without match", Priority{Levels: 2, Rules: []PriorityRule{{Level: 1}}}, false, "Priority.Rules[0].Match"},
 		{"bad regex", Priority{Levels: 2, Rules: []PriorityRule{{Level: 1, Match: []scope.Rule{{Regex: "("}}}}}, false, "Priority.Rules[0].Match"},
 		{"ip matcher", Priority{Levels: 2, Rules: []PriorityRule{{Level: 1, Match: []scope.Rule{{IP: "10.0.0.0/8"}}}}}, false, "Priority.Rules[0].Match"},
-		{"shared frontier", Priority{Levels: 2}, true, "Priority"},
+		{"shared frontier", Priority{Levels: 2}, true, ""},
+		{"shared frontier, too many levels", Priority{Levels: 256}, true, "Priority.Levels"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

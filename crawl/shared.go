@@ -87,6 +87,7 @@ func (c Config) sharedConfig() redisfront.Config {
 		MaxAttempts:     c.frontierAttempts(),
 		MaxSites:        c.MaxSites,
 		MaxInterDocs:    c.MaxInterDocs,
+		Levels:          c.Priority.frontierLevels(),
 		Lease:           c.Shared.Lease,
 	}
 }
@@ -124,7 +125,11 @@ func openFrontier(ctx context.Context, cfg Config) (frontier.Store, error) {
 		unlock()
 		return nil, err
 	}
-	return unlockingStore{f, unlock}, nil
+	front, err := withLevels(unlockingStore{f, unlock}, &cfg)
+	if err != nil {
+		_ = front.Close()
+	}
+	return front, err
 }
 
 // unlockingStore releases the crawl directory's lock when its frontier is closed.

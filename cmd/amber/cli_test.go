@@ -437,7 +437,7 @@ func TestMemoryLimit(t *testing.T) {
 		recorded string
 		wantErr  bool
 	}{
-		{name: "default", want: defaultMemoryLimit, recorded: "96MiB"},
+		{name: "default", want: defaultMemoryLimit, recorded: "80MiB"},
 		{name: "config", yaml: "64MiB", want: 64 << 20, recorded: "64MiB"},
 		{name: "flag over config", yaml: "64MiB", flags: []string{"--memory-limit", "1GiB"}, want: 1 << 30, recorded: "1GiB"},
 		{name: "off", flags: []string{"--memory-limit", "OFF"}, want: math.MaxInt64, recorded: "off"},

@@ -614,10 +614,11 @@ func parseMinFreeSpace(v string) (int64, error) {
 // lets the heap grow to twice the live heap between collections, and the frontier store's
 // table builds (large short-lived buffers) make that a peak RSS of 394 MB at 320,000 pages of
 // the generated site. With the table builders' pool bounded (frontier/builders.go) the live
-// heap at the peak of a 1,000,000-page crawl is 49-59 MB, so 96 MiB keeps the collector from
-// running all the time (366 CPU-s at 128 MiB, 370 at 96) while the peak RSS was 147 MB
-// crawling, 145 writing the reports (194 and 149 at 128 MiB) (issue 11).
-const defaultMemoryLimit = 96 << 20
+// heap at the peak of a 1,000,000-page crawl is 49-59 MB, so 80 MiB keeps the collector from
+// running all the time: make bench-scale (1,000,052 pages) peaked at 144 MB crawling and 131
+// writing the reports in 313 CPU-s, against 160 and 152 MB in 302 CPU-s at 96 MiB and 194
+// and 149 MB at 128 MiB (issue 11).
+const defaultMemoryLimit = 80 << 20
 
 // memoryLimit resolves the crawl process's soft memory limit: --memory-limit, else the
 // config's limits.memory, else defaultMemoryLimit; "off" is no limit (math.MaxInt64, Go's

@@ -783,6 +783,13 @@ func (s suite) testSetDelay(t *testing.T) {
 // URLs in claim order.
 func claimOrder(t *testing.T, st frontier.Store) []string {
 	t.Helper()
+	return claimAll(t, st, func(u frontier.URL) string { return u.URL })
+}
+
+// claimAll claims and finishes one URL at a time until the store is done, and returns what
+// name says of each claim's URL, in claim order.
+func claimAll(t *testing.T, st frontier.Store, name func(frontier.URL) string) []string {
+	t.Helper()
 	var got []string
 	for {
 		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
@@ -794,7 +801,7 @@ func claimOrder(t *testing.T, st frontier.Store) []string {
 		if err != nil {
 			t.Fatalf("Claim after %v: %v", got, err)
 		}
-		got = append(got, c.URL.URL)
+		got = append(got, name(c.URL))
 		done(t, st, c)
 	}
 }

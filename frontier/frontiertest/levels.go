@@ -1,8 +1,6 @@
 package frontiertest
 
 import (
-	"context"
-	"errors"
 	"fmt"
 	"testing"
 	"time"
@@ -46,20 +44,7 @@ func hostURLs(h string, n, l int) []frontier.URL {
 // claims as URL@level.
 func levelOrder(t *testing.T, st frontier.Store) []string {
 	t.Helper()
-	var got []string
-	for {
-		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-		c, err := st.Claim(ctx)
-		cancel()
-		if errors.Is(err, frontier.ErrDone) {
-			return got
-		}
-		if err != nil {
-			t.Fatalf("Claim after %v: %v", got, err)
-		}
-		got = append(got, fmt.Sprintf("%s@%d", c.URL.URL, c.URL.Level))
-		done(t, st, c)
-	}
+	return claimAll(t, st, func(u frontier.URL) string { return fmt.Sprintf("%s@%d", u.URL, u.Level) })
 }
 
 // testLevelOrder: claims pick levels by Levels.Pick (pri: the best level first; rr: the

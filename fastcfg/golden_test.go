@@ -206,28 +206,36 @@ func TestRenderLoginSecrets(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			cv := &seeds.Converted{Config: tt.cfg, Sources: map[string]string{"logins[0]": "Login[l]"}, Notes: []string{"note: start_uris: none in the file: x"}}
-			out, err := Render(cv, "crawler.xml")
-			if err != nil {
-				t.Fatal(err)
-			}
-			rest := string(out)
-			for _, l := range tt.want {
-				i := strings.Index(rest, l+"\n")
-				if i < 0 {
-					t.Fatalf("no line %q after the lines before it in:\n%s", l, out)
-				}
-				rest = rest[i+len(l)+1:]
-			}
-			for _, s := range tt.secrets {
-				if strings.Contains(string(out), s) {
-					t.Errorf("the rendering holds %q:\n%s", s, out)
-				}
-			}
+			out := renderSecrets(t, tt.cfg, tt.want, tt.secrets)
 			if tt.cfg.Logins[0].Parameters[slices.Sorted(maps.Keys(tt.cfg.Logins[0].Parameters))[0]] == "" {
 				t.Error("Render changed the conversion's parameters")
 			}
 			checkConversion(t, tt.cfg, out)
 		})
 	}
+}
+
+// renderSecrets renders cfg (its logins[0] from Login[l]) and checks that the rendering holds
+// the lines want, in that order, and none of secrets; it returns the rendering.
+func renderSecrets(t *testing.T, cfg *seeds.Config, want, secrets []string) []byte {
+	t.Helper()
+	cv := &seeds.Converted{Config: cfg, Sources: map[string]string{"logins[0]": "Login[l]"}, Notes: []string{"note: start_uris: none in the file: x"}}
+	out, err := Render(cv, "crawler.xml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rest := string(out)
+	for _, l := range want {
+		i := strings.Index(rest, l+"\n")
+		if i < 0 {
+			t.Fatalf("no line %q after the lines before it in:\n%s", l, out)
+		}
+		rest = rest[i+len(l)+1:]
+	}
+	for _, s := range secrets {
+		if strings.Contains(string(out), s) {
+			t.Errorf("the rendering holds %q:\n%s", s, out)
+		}
+	}
+	return out
 }

@@ -38,24 +38,7 @@ func TestRenderPostSecrets(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			cv := &seeds.Converted{Config: tt.cfg, Sources: map[string]string{"logins[0]": "Login[l]"}, Notes: []string{"note: start_uris: none in the file: x"}}
-			out, err := Render(cv, "crawler.xml")
-			if err != nil {
-				t.Fatal(err)
-			}
-			rest := string(out)
-			for _, l := range tt.want {
-				i := strings.Index(rest, l+"\n")
-				if i < 0 {
-					t.Fatalf("no line %q after the lines before it in:\n%s", l, out)
-				}
-				rest = rest[i+len(l)+1:]
-			}
-			for _, s := range tt.secrets {
-				if strings.Contains(string(out), s) {
-					t.Errorf("the rendering holds %q:\n%s", s, out)
-				}
-			}
+			renderSecrets(t, tt.cfg, tt.want, tt.secrets)
 			if !strings.HasSuffix(tt.cfg.PostPayloads[0].Body, "secret1") {
 				t.Errorf("Render changed the conversion's body: %q", tt.cfg.PostPayloads[0].Body)
 			}

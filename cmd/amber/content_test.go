@@ -48,23 +48,7 @@ func TestContentYAML(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, c, err := yamlCrawlConfig(t, tt.yaml)
-			if tt.wantErr != "" {
-				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
-					t.Fatalf("err = %v, want one naming %s", err, tt.wantErr)
-				}
-				return
-			}
-			if err != nil {
-				t.Fatal(err)
-			}
-			if diff := cmp.Diff(tt.want, see(c.Content)); diff != "" {
-				t.Errorf("crawl config (-want +got):\n%s", diff)
-			}
-			_, back := readBack(t, c)
-			if diff := cmp.Diff(tt.want, see(back.Content)); diff != "" {
-				t.Errorf("crawl.yaml read again (-want +got):\n%s", diff)
-			}
+			checkSetting(t, tt.yaml, nil, tt.wantErr, tt.want, func(c crawl.Config) view { return see(c.Content) })
 		})
 	}
 }
@@ -83,23 +67,7 @@ func TestSessionCookieTTLYAML(t *testing.T) {
 		{"session_cookie_ttl: soon\n", 0, "session_cookie_ttl"},
 	} {
 		t.Run(tt.yaml, func(t *testing.T) {
-			_, c, err := yamlCrawlConfig(t, tt.yaml)
-			if tt.wantErr != "" {
-				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
-					t.Fatalf("err = %v, want one naming %s", err, tt.wantErr)
-				}
-				return
-			}
-			if err != nil {
-				t.Fatal(err)
-			}
-			if c.SessionCookieTTL != tt.want {
-				t.Errorf("SessionCookieTTL %v, want %v", c.SessionCookieTTL, tt.want)
-			}
-			again, _ := readBack(t, c)
-			if again.SessionCookieTTL != tt.want {
-				t.Errorf("crawl.yaml: session_cookie_ttl %v, want %v", again.SessionCookieTTL, tt.want)
-			}
+			checkSetting(t, tt.yaml, nil, tt.wantErr, tt.want, func(c crawl.Config) time.Duration { return c.SessionCookieTTL })
 		})
 	}
 }

@@ -1,11 +1,8 @@
 package main
 
 import (
-	"path/filepath"
 	"testing"
 	"time"
-
-	"github.com/google/go-cmp/cmp"
 
 	"github.com/amber-crawler/amber/crawl"
 )
@@ -33,13 +30,13 @@ func TestScheduleAndSites(t *testing.T) {
 		yaml    string
 		flags   []string
 		want    want
-		wantErr bool
+		wantErr string
 	}{
-		{"yaml", yaml, nil, want{sched, "UTC", 4, 50}, false},
-		{"flags win", yaml, []string{"--max-sites", "2", "--max-inter-docs", "10"}, want{sched, "UTC", 2, 10}, false},
-		{"flags alone", "", []string{"--max-sites", "128"}, want{nil, "", 128, 0}, false},
-		{"negative flag", "", []string{"--max-sites", "-1"}, want{}, true},
-		{"bad slot", "politeness: {delay_schedule: [{from: \"25:00\", to: \"17:00\", delay: 1s}]}", nil, want{}, true},
+		{"yaml", yaml, nil, want{sched, "UTC", 4, 50}, ""},
+		{"flags win", yaml, []string{"--max-sites", "2", "--max-inter-docs", "10"}, want{sched, "UTC", 2, 10}, ""},
+		{"flags alone", "", []string{"--max-sites", "128"}, want{nil, "", 128, 0}, ""},
+		{"negative flag", "", []string{"--max-sites", "-1"}, want{}, "MaxSites"},
+		{"bad slot", "politeness: {delay_schedule: [{from: \"25:00\", to: \"17:00\", delay: 1s}]}", nil, want{}, "delay_schedule[0]"},
 	}
 	describe := func(c crawl.Config) want {
 		w := want{MaxSites: c.MaxSites, MaxInterDocs: c.MaxInterDocs}
@@ -57,36 +54,7 @@ func TestScheduleAndSites(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			tmp := t.TempDir()
-			file := writeFile(t, tmp, "c.yaml", "seeds: [http://www.example.com/]\n"+tt.yaml)
-			a, err := parseCrawlArgs(append([]string{"--dir", filepath.Join(tmp, "crawl"), "--config", file}, tt.flags...))
-			if err != nil {
-				t.Fatal(err)
-			}
-			cfg, _, err := buildConfig(a)
-			var c crawl.Config
-			if err == nil {
-				c, err = crawlConfig(cfg, a)
-			}
-			if err == nil {
-				err = c.Validate()
-			}
-			if tt.wantErr {
-				if err == nil {
-					t.Fatal("no error")
-				}
-				return
-			}
-			if err != nil {
-				t.Fatal(err)
-			}
-			if diff := cmp.Diff(tt.want, describe(c)); diff != "" {
-				t.Errorf("crawl config (-want +got):\n%s", diff)
-			}
-			_, back := readBack(t, c)
-			if diff := cmp.Diff(tt.want, describe(back)); diff != "" {
-				t.Errorf("crawl.yaml read back (-want +got):\n%s", diff)
-			}
+			c := checkSetting(t, tt.yaml, tt.flags, tt.wantErr, tt.want, describe)
 			if len(c.DelaySchedule.Slots) > 0 {
 				// The §3.7 Monday slot suspends at 10:00 UTC.
 				if st := c.DelaySchedule.At(time.Date(2026, 11, 23, 10, 0, 0, 0, time.UTC)); !st.Suspend {

@@ -1,11 +1,8 @@
 package main
 
 import (
-	"strings"
 	"testing"
 	"time"
-
-	"github.com/google/go-cmp/cmp"
 
 	"github.com/amber-crawler/amber/crawl"
 )
@@ -53,25 +50,7 @@ politeness:
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, c, err := yamlCrawlConfig(t, tt.yaml)
-			if tt.wantErr != "" {
-				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
-					t.Fatalf("err = %v, want one naming %s", err, tt.wantErr)
-				}
-				return
-			}
-			if err != nil {
-				t.Fatal(err)
-			}
-			got := view{c.Robots, c.Sites, c.DropOversize}
-			if diff := cmp.Diff(tt.want, got); diff != "" {
-				t.Errorf("crawl config (-want +got):\n%s", diff)
-			}
-			// crawl.yaml, read again, gives the same settings.
-			_, back := readBack(t, c)
-			if diff := cmp.Diff(tt.want, view{back.Robots, back.Sites, back.DropOversize}); diff != "" {
-				t.Errorf("crawl.yaml read again (-want +got):\n%s", diff)
-			}
+			checkSetting(t, tt.yaml, nil, tt.wantErr, tt.want, func(c crawl.Config) view { return view{c.Robots, c.Sites, c.DropOversize} })
 		})
 	}
 }

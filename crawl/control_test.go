@@ -19,7 +19,6 @@ import (
 	"time"
 
 	"github.com/amber-crawler/amber/crawl"
-	"github.com/amber-crawler/amber/fetch"
 	"github.com/amber-crawler/amber/internal/crawltest"
 	"github.com/amber-crawler/amber/report"
 	"github.com/amber-crawler/amber/scope"
@@ -201,15 +200,12 @@ func configFromYAML(t *testing.T, base crawl.Config) crawl.Config {
 // stop, then resumes it from crawl.yaml twice: once to a changed limit, once to the end.
 func TestControl(t *testing.T) {
 	site := startCtlSite(t)
-	ct, err := fetch.ParseConnectTo("::" + site.srv.Listener.Addr().String())
-	if err != nil {
-		t.Fatal(err)
-	}
 	cfg := basicConfig(t, nil, t.TempDir())
-	cfg.Fetch.ConnectTo = []fetch.ConnectTo{ct}
+	cfg.Fetch.ConnectTo = connectAll(t, site.srv.Listener.Addr().String())
 	cfg.HostConcurrency = 1
 	cfg.Scope.Seeds = []scope.Seed{{URL: "http://a.test/"}, {URL: "http://slow.test/"}}
 	yc := seeds.Config{Seeds: []seeds.SeedSpec{{URL: "http://a.test/"}, {URL: "http://slow.test/"}}}
+	var err error
 	if cfg.EffectiveConfig, err = yc.Marshal(); err != nil {
 		t.Fatal(err)
 	}
@@ -406,10 +402,6 @@ func TestControlSocket(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			site := startCtlSite(t)
-			ct, err := fetch.ParseConnectTo("::" + site.srv.Listener.Addr().String())
-			if err != nil {
-				t.Fatal(err)
-			}
 			dir := filepath.Join(t.TempDir(), tt.sub)
 			if err := os.MkdirAll(dir, 0o755); err != nil {
 				t.Fatal(err)
@@ -423,7 +415,7 @@ func TestControlSocket(t *testing.T) {
 				t.Fatalf("stale socket: err = %v, want ErrNotRunning", err)
 			}
 			cfg := basicConfig(t, nil, dir)
-			cfg.Fetch.ConnectTo = []fetch.ConnectTo{ct}
+			cfg.Fetch.ConnectTo = connectAll(t, site.srv.Listener.Addr().String())
 			cfg.Scope.Seeds = []scope.Seed{{URL: "http://slow.test/"}}
 			slow := site.gate("slow.test/")
 			done := startRun(t, cfg)

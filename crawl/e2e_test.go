@@ -1,6 +1,8 @@
 package crawl_test
 
 import (
+	"net"
+	"net/http"
 	"os"
 	"path/filepath"
 	"slices"
@@ -43,6 +45,29 @@ func basicConfig(t *testing.T, site *testsite.Server, dir string) crawl.Config {
 		ConnectTo:    cts,
 	}
 	return cfg
+}
+
+// connectAll sends the requests to every host and port to addr, a server's host:port.
+func connectAll(t *testing.T, addr string) []fetch.ConnectTo {
+	t.Helper()
+	ct, err := fetch.ParseConnectTo("::" + addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return []fetch.ConnectTo{ct}
+}
+
+// serveAll serves h on a loopback port until the test ends, and returns its host:port.
+func serveAll(t *testing.T, h http.Handler) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
+	go srv.Serve(ln)
+	t.Cleanup(func() { srv.Close() })
+	return ln.Addr().String()
 }
 
 func connectTo(t *testing.T, site *testsite.Server) []fetch.ConnectTo {

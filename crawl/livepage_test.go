@@ -16,7 +16,6 @@ import (
 
 	"github.com/amber-crawler/amber/browser"
 	"github.com/amber-crawler/amber/crawl"
-	"github.com/amber-crawler/amber/fetch"
 	"github.com/amber-crawler/amber/internal/crawltest"
 	"github.com/amber-crawler/amber/internal/redistest"
 	"github.com/amber-crawler/amber/report"
@@ -38,12 +37,8 @@ func freeAddr(t *testing.T, host string) string {
 // liveConfig is a crawl of the control site's a.test and slow.test with a status server at addr.
 func liveConfig(t *testing.T, site *ctlSite, addr string) crawl.Config {
 	t.Helper()
-	ct, err := fetch.ParseConnectTo("::" + site.srv.Listener.Addr().String())
-	if err != nil {
-		t.Fatal(err)
-	}
 	cfg := basicConfig(t, nil, t.TempDir())
-	cfg.Fetch.ConnectTo = []fetch.ConnectTo{ct}
+	cfg.Fetch.ConnectTo = connectAll(t, site.srv.Listener.Addr().String())
 	cfg.HostConcurrency = 1
 	cfg.Scope.Seeds = []scope.Seed{{URL: "http://a.test/"}, {URL: "http://slow.test/"}}
 	cfg.StatusAddr = addr

@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"github.com/amber-crawler/amber/crawl"
-	"github.com/amber-crawler/amber/fetch"
 	"github.com/amber-crawler/amber/scope"
 )
 
@@ -181,12 +180,8 @@ func gaps(rs []politeReq) (gs []gap, overlaps []string) {
 
 func politeConfig(t *testing.T, site *politeSite, hosts []string) crawl.Config {
 	t.Helper()
-	ct, err := fetch.ParseConnectTo("::" + site.addr)
-	if err != nil {
-		t.Fatal(err)
-	}
 	cfg := basicConfig(t, nil, t.TempDir())
-	cfg.Fetch.ConnectTo = []fetch.ConnectTo{ct}
+	cfg.Fetch.ConnectTo = connectAll(t, site.addr)
 	cfg.Scope.Seeds = nil
 	for _, h := range hosts {
 		cfg.Scope.Seeds = append(cfg.Scope.Seeds, scope.Seed{URL: "http://" + h + "/", Type: scope.StandardSeed})

@@ -13,7 +13,6 @@ import (
 
 	"github.com/amber-crawler/amber/browser"
 	"github.com/amber-crawler/amber/crawl"
-	"github.com/amber-crawler/amber/fetch"
 	"github.com/amber-crawler/amber/internal/crawltest"
 	"github.com/amber-crawler/amber/report"
 	"github.com/amber-crawler/amber/scope"
@@ -90,20 +89,8 @@ func (s *subSite) requests(host string) []subReq {
 func TestSubcollections(t *testing.T) {
 	chromium := crawltest.Chromium(t)
 	site := &subSite{reqs: map[string][]subReq{}}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := &http.Server{Handler: site, ReadHeaderTimeout: 10 * time.Second}
-	go srv.Serve(ln)
-	t.Cleanup(func() { srv.Close() })
-
 	cfg := basicConfig(t, nil, t.TempDir())
-	ct, err := fetch.ParseConnectTo("::" + ln.Addr().String())
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg.Fetch.ConnectTo = []fetch.ConnectTo{ct}
+	cfg.Fetch.ConnectTo = connectAll(t, serveAll(t, site))
 	cfg.Browser = browser.Config{Path: chromium, Screenshot: false, PageTimeout: 60 * time.Second, BehaviorTimeout: 5 * time.Second}
 	cfg.HostConcurrency = 1
 	rule := func(s string) []scope.Rule {
@@ -235,20 +222,8 @@ func TestSubcollections(t *testing.T) {
 func TestSubcollectionsBrowserCrawl(t *testing.T) {
 	chromium := crawltest.Chromium(t)
 	site := &subSite{reqs: map[string][]subReq{}}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := &http.Server{Handler: site, ReadHeaderTimeout: 10 * time.Second}
-	go srv.Serve(ln)
-	t.Cleanup(func() { srv.Close() })
-
 	cfg := basicConfig(t, nil, t.TempDir())
-	ct, err := fetch.ParseConnectTo("::" + ln.Addr().String())
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg.Fetch.ConnectTo = []fetch.ConnectTo{ct}
+	cfg.Fetch.ConnectTo = connectAll(t, serveAll(t, site))
 	cfg.Fetcher = crawl.FetcherBrowser
 	cfg.Browser = browser.Config{Path: chromium, Screenshot: false, PageTimeout: 60 * time.Second, BehaviorTimeout: 5 * time.Second}
 	accept, err := scope.ParseRule(`regex:http://(www|docs|js)\.example\.com/.*`)

@@ -179,20 +179,16 @@ func (c *crawler) addrOf(u string) netip.Addr {
 	if c.addrs == nil || !c.scope.Load().NeedsAddr() {
 		return netip.Addr{}
 	}
-	a, err := c.addrs.book.addrOfURL(u)
-	if err != nil {
-		c.log.Debug("no address for scope", "url", u, "err", err)
-		return netip.Addr{}
-	}
-	return a
+	return c.hostAddr(u)
 }
 
-// hostAddr returns the address of a canonical URL's host, looked up in the address book
-// (connect_to first, answers cached); the zero Addr when it does not resolve.
+// hostAddr returns the address of a canonical URL's host for ip rules (the scope's, a
+// subcollection's), looked up in the address book (connect_to first, answers cached); the
+// zero Addr when it does not resolve.
 func (c *crawler) hostAddr(u string) netip.Addr {
 	a, err := c.addrs.book.addrOfURL(u)
 	if err != nil {
-		c.log.Debug("no address for subcollection rules", "url", u, "err", err)
+		c.log.Debug("no address for scope rules", "url", u, "err", err)
 		return netip.Addr{}
 	}
 	return a

@@ -654,12 +654,6 @@ func (c *conv) accept() {
 
 	// The hosts: every host (hostRules nil, allHosts), include_domains' rules, or with
 	// fwdlinks no the start URIs' hosts that include_domains lets in.
-	type hostCond struct {
-		rule  *domainRule
-		exact string
-		ip    *domainRule // an address mask (with exact: and that host)
-		from  string
-	}
 	var hosts []hostCond
 	allHosts := false
 	switch {
@@ -748,44 +742,58 @@ func (c *conv) accept() {
 			c.ruleNote(u.a, u.label, fmt.Errorf("%w: with %d host conditions and %d URI rules, more than %d rules would be needed", errNotExpressible, len(hosts), len(uris), maxPairs))
 		}
 	default:
-		// Both a host and a URI condition: a URI rule that fixes its host is kept when the
-		// host condition holds for that host; otherwise an exact host is put with the URI
-		// rule in one rule (all its matchers hold); a host rule that is not exact and a URI
-		// rule that does not fix its host cannot be combined.
-		for _, h := range hosts {
-			for _, u := range uris {
-				re, _ := u.regex()
-				from := h.from + " and " + u.from
-				if h.ip != nil { // a rule holds the mask and the URI rule (and the host)
-					for _, r := range ipHostRules(h.ip, h.exact, re) {
-						add(r, from, u.a, u.label)
+		c.pairRules(hosts, uris, add, "")
+	}
+}
+
+// hostCond is a host condition of include rules: a domain rule, an exact host, or an address
+// mask (with exact: and that host).
+type hostCond struct {
+	rule  *domainRule
+	exact string
+	ip    *domainRule
+	from  string
+}
+
+// pairRules gives, through add, the rules that take the URLs both a host condition and a URI
+// rule take (include_domains and include_uris both given): a URI rule that fixes its host is
+// kept when the host condition holds for that host; otherwise an exact host is put with the
+// URI rule in one rule (all its matchers hold); a host rule that is not exact and a URI rule
+// that does not fix its host cannot be combined, which a note says, ending with fewer.
+func (c *conv) pairRules(hosts []hostCond, uris []uriRule, add func(r seeds.RuleSpec, from string, a *Attrib, value string), fewer string) {
+	for _, h := range hosts {
+		for _, u := range uris {
+			re, _ := u.regex()
+			from := h.from + " and " + u.from
+			if h.ip != nil { // a rule holds the mask and the URI rule (and the host)
+				for _, r := range ipHostRules(h.ip, h.exact, re) {
+					add(r, from, u.a, u.label)
+				}
+				continue
+			}
+			if uh, ok := u.host(); ok {
+				in := uh == h.exact
+				if h.rule != nil {
+					var err error
+					if in, err = h.rule.matches(uh); err != nil {
+						continue
 					}
-					continue
 				}
-				if uh, ok := u.host(); ok {
-					in := uh == h.exact
-					if h.rule != nil {
-						var err error
-						if in, err = h.rule.matches(uh); err != nil {
-							continue
-						}
-					}
-					if in {
-						add(regexRule(re), from, u.a, u.label)
-					}
-					continue
+				if in {
+					add(regexRule(re), from, u.a, u.label)
 				}
-				exact := h.exact
-				if h.rule != nil && h.rule.kind == "exact" {
-					exact = normHost(h.rule.value)
-				}
-				if exact == "" {
-					c.ruleNote(u.a, u.label, fmt.Errorf("%w: amber cannot require both it and %s of a URL (a rule holds one regex)", errNotExpressible, h.from))
-					continue
-				}
-				for _, surt := range hostSURTs(exact) {
-					add(seeds.RuleSpec{Map: map[string]string{scope.KindSURT: surt, scope.KindRegex: re}}, from, u.a, u.label)
-				}
+				continue
+			}
+			exact := h.exact
+			if h.rule != nil && h.rule.kind == "exact" {
+				exact = normHost(h.rule.value)
+			}
+			if exact == "" {
+				c.ruleNote(u.a, u.label, fmt.Errorf("%w: amber cannot require both it and %s of a URL (a rule holds one regex)%s", errNotExpressible, h.from, fewer))
+				continue
+			}
+			for _, surt := range hostSURTs(exact) {
+				add(seeds.RuleSpec{Map: map[string]string{scope.KindSURT: surt, scope.KindRegex: re}}, from, u.a, u.label)
 			}
 		}
 	}

@@ -267,27 +267,14 @@ func (c *conv) subRules(sc sub, s *seeds.Subcollection, key string) {
 			c.ruleNote(u.a, u.label, fmt.Errorf("%w: with %d host rules and %d URI rules, more than %d rules would be needed", errNotExpressible, len(hostRes), len(uriRes), maxPairs))
 		}
 	default:
-		// Both: as the collection's accept rules (a URI rule that fixes its host is kept when
-		// a host rule takes that host; an exact host is put with the URI rule in one rule).
-		for _, h := range hostRes {
-			for _, u := range uriRes {
-				re, _ := u.regex()
-				from := h.from + " and " + u.from
-				if uh, ok := u.host(); ok {
-					if in, err := h.matches(uh); err == nil && in {
-						add(&s.Match, "match", regexRule(re), from, u.a, u.label)
-					}
-					continue
-				}
-				if h.kind != "exact" {
-					c.ruleNote(u.a, u.label, fmt.Errorf("%w: amber cannot require both it and %s of a URL (a rule holds one regex): the subcollection takes fewer URLs", errNotExpressible, h.from))
-					continue
-				}
-				for _, surt := range hostSURTs(normHost(h.value)) {
-					add(&s.Match, "match", seeds.RuleSpec{Map: map[string]string{"surt": surt, "regex": re}}, from, u.a, u.label)
-				}
-			}
+		// Both: as the collection's accept rules.
+		conds := make([]hostCond, len(hostRes))
+		for i := range hostRes {
+			conds[i] = hostCond{rule: &hostRes[i], from: hostRes[i].from}
 		}
+		c.pairRules(conds, uriRes, func(r seeds.RuleSpec, from string, a *Attrib, label string) {
+			add(&s.Match, "match", r, from, a, label)
+		}, ": the subcollection takes fewer URLs")
 		if len(s.Match) == 0 {
 			// No pair holds: the subcollection takes no URL, not every URL.
 			add(&s.Match, "match", regexRule("[^\\s\\S]"), "include_domains and include_uris: no URL both take", nil, "")

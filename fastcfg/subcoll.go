@@ -195,16 +195,9 @@ func (c *conv) subRules(sc sub, s *seeds.Subcollection, key string) {
 				}
 				c.done[a] = true
 			}
-			for _, dr := range rs {
-				if isIPRule(dr) {
-					c.items = append(c.items, item{status: string(Unsupported), what: c.short[dr.a] + " " + dr.label, line: dr.a.Line, path: dr.a.Path, strict: true,
-						why: "a subcollection's rules are matched on the URL alone: an address mask in them is not supported yet (it takes no URL)"})
-					continue
-				}
-				out = append(out, dr)
-			}
+			out = append(out, rs...)
 		}
-		return out
+		return c.checkIPRules(out)
 	}
 	add := func(list *[]seeds.RuleSpec, which string, r seeds.RuleSpec, from string, a *Attrib, label string) {
 		if _, err := r.Rule(); err != nil {
@@ -216,6 +209,10 @@ func (c *conv) subRules(sc sub, s *seeds.Subcollection, key string) {
 	}
 	for _, name := range []string{"exclude_domains", "exclude_uris"} {
 		for _, r := range read(name) {
+			if isIPRule(r) { // decided on the host's address (docs/addresses.md)
+				add(&s.Except, "except", ipRuleSpec(r), r.from, r.a, r.label)
+				continue
+			}
 			var re string
 			var err error
 			if name == "exclude_uris" {
@@ -233,6 +230,10 @@ func (c *conv) subRules(sc sub, s *seeds.Subcollection, key string) {
 	hosts, uris := read("include_domains"), read("include_uris")
 	var hostRes []domainRule
 	for _, h := range hosts {
+		if isIPRule(h) {
+			hostRes = append(hostRes, h)
+			continue
+		}
 		if _, err := h.regex(); err != nil {
 			c.ruleNote(h.a, h.label, err)
 			continue
@@ -254,8 +255,12 @@ func (c *conv) subRules(sc sub, s *seeds.Subcollection, key string) {
 			why: "no include_domains or include_uris: the subcollection takes every URL its exclude rules leave, before any later one"})
 	case len(uris) == 0:
 		for _, h := range hostRes {
-			re, _ := h.regex()
-			add(&s.Match, "match", regexRule(re), h.from, h.a, h.label)
+			r := ipRuleSpec(h)
+			if !isIPRule(h) {
+				re, _ := h.regex()
+				r = regexRule(re)
+			}
+			add(&s.Match, "match", r, h.from, h.a, h.label)
 		}
 	case len(hosts) == 0:
 		for _, u := range uriRes {
@@ -271,6 +276,9 @@ func (c *conv) subRules(sc sub, s *seeds.Subcollection, key string) {
 		conds := make([]hostCond, len(hostRes))
 		for i := range hostRes {
 			conds[i] = hostCond{rule: &hostRes[i], from: hostRes[i].from}
+			if isIPRule(hostRes[i]) {
+				conds[i] = hostCond{ip: &hostRes[i], from: hostRes[i].from}
+			}
 		}
 		c.pairRules(conds, uriRes, func(r seeds.RuleSpec, from string, a *Attrib, label string) {
 			add(&s.Match, "match", r, from, a, label)

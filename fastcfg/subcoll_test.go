@@ -2,6 +2,8 @@ package fastcfg
 
 import (
 	"errors"
+	"net/netip"
+	"net/url"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -29,7 +31,8 @@ func TestSubcollectionConvert(t *testing.T) {
 		takes map[string][]string   // subcollection name -> URLs its rules take
 		// leaves are URLs the rules of the only subcollection do not take.
 		leaves []string
-		notes  []string // in the notes
+		notes  []string          // in the notes
+		addrs  map[string]string // host -> its address, for ip rules (none: no address)
 	}{
 		{
 			name: "settings of a SubDomain",
@@ -132,6 +135,21 @@ func TestSubcollectionConvert(t *testing.T) {
 			notes: []string{"refused: SubDomain[s]/allowed_schemes ftp", "unsupported-yet: SubDomain[s]/allowed_schemes: neither http nor https"},
 		},
 		{
+			name: "address masks, alone and with a URI rule",
+			body: section("subdomains",
+				section("lan", section("include_domains", members("ipmask", "10.0.0.0/8")),
+					section("exclude_domains", members("ipmask", "10.9.0.0-255"))),
+				section("v6docs", section("include_domains", members("ip6mask", "2001:db8::/32")),
+					section("include_uris", members("prefix", "http://docs.example.org/")))),
+			want:  []seeds.Subcollection{{Name: "lan"}, {Name: "v6docs"}},
+			takes: map[string][]string{"lan": {"http://a.example.com/"}, "v6docs": {"http://docs.example.org/x"}},
+			leaves: []string{"http://b.example.com/", "http://other.example.org/x", "http://www.example.org/docs/",
+				"http://unresolved.example.com/", "http://docs.example.org.example.net/x"},
+			addrs: map[string]string{"a.example.com": "10.1.2.3", "b.example.com": "10.9.0.7",
+				"docs.example.org": "2001:db8::1", "other.example.org": "2001:db8::2", "www.example.org": "2001:db8::3",
+				"docs.example.org.example.net": "2001:db8::4"},
+		},
+		{
 			name:  "http/1.0 refused",
 			body:  subDomain("s", attrib("use_http_1_1", Boolean, "no"), attrib("accept_compression", Boolean, "no")),
 			want:  []seeds.Subcollection{{Name: "s"}},
@@ -157,7 +175,7 @@ func TestSubcollectionConvert(t *testing.T) {
 			if diff := cmp.Diff(tt.want, bare); diff != "" {
 				t.Errorf("subcollections (-want +got):\n%s", diff)
 			}
-			in := func(u string) string { return subOf(t, rules, u) }
+			in := func(u string) string { return subOf(t, rules, u, tt.addrs) }
 			for name, us := range tt.takes {
 				for _, u := range us {
 					if g := in(u); g != name {
@@ -181,19 +199,24 @@ func TestSubcollectionConvert(t *testing.T) {
 }
 
 // subOf is the name of the first subcollection whose rules take u ("" for none), matched as
-// the crawl matches them: block rules of a scope.
-func subOf(t *testing.T, rules []seeds.SubcollectionRules, u string) string {
+// the crawl matches them: block rules of a scope, ip rules on the address addrs gives u's host.
+func subOf(t *testing.T, rules []seeds.SubcollectionRules, u string, addrs map[string]string) string {
 	t.Helper()
 	cu, err := scope.Canonicalize(u, scope.Standard)
 	if err != nil {
 		t.Fatal(err)
 	}
+	pu, err := url.Parse(cu)
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr, _ := netip.ParseAddr(addrs[pu.Hostname()]) // none: the zero Addr
 	takes := func(rs []scope.Rule) bool {
 		s, err := scope.New(scope.Config{Block: rs})
 		if err != nil {
 			t.Fatal(err)
 		}
-		d := s.Decide(scope.Candidate{URL: cu, Hops: "E"})
+		d := s.Decide(scope.Candidate{URL: cu, Hops: "E", Addr: addr})
 		return !d.In && strings.HasPrefix(d.Reason, scope.ReasonBlockPrefix)
 	}
 	for _, r := range rules {

@@ -496,7 +496,7 @@ var rows = []Row{
 	{Section: "subdomains/<subcollection>", Name: "use_sitemaps", Kind: KindAttrib, Type: Boolean, Default: "the collection's", Status: Mapped, Amber: "subcollections[].sitemaps", Spec: "2.2.4.33",
 		Note: "reads the Sitemap: lines of its hosts' robots.txt (a setting of a host, as delay)"},
 	{Section: "subdomains/<subcollection>", Name: "include_domains", Kind: KindSection, Status: Mapped, Amber: "subcollections[].match", Spec: "2.2.4.33", Like: "include_domains",
-		Note: "the subcollection holds a URL that include_domains (no rules: every host) and include_uris (no rules: every URI) both take and neither exclude section takes; they say where its settings apply, not what is crawled; an address mask is not supported yet in them"},
+		Note: "the subcollection holds a URL that include_domains (no rules: every host) and include_uris (no rules: every URI) both take and neither exclude section takes; they say where its settings apply, not what is crawled; an address mask in them becomes an ip rule, decided on the host's address"},
 	{Section: "subdomains/<subcollection>", Name: "exclude_domains", Kind: KindSection, Status: Mapped, Amber: "subcollections[].except", Spec: "2.2.4.33", Like: "exclude_domains", Note: "as include_domains"},
 	{Section: "subdomains/<subcollection>", Name: "include_uris", Kind: KindSection, Status: Mapped, Amber: "subcollections[].match", Spec: "2.2.4.33", Like: "include_uris",
 		Note: "as include_domains; with both, a URI rule that fixes its host is kept when a host rule takes that host, an exact host is put in one rule with a URI rule, and other pairs are left out (the subcollection takes fewer URLs, noted)"},

@@ -843,40 +843,57 @@ func (c *conv) access() {
 
 // headers maps headers to headers and user_agent.
 func (c *conv) headers() {
-	if a := c.top["headers"]; a != nil {
-		c.done[a] = true
-		for _, m := range a.Members {
-			name, value, ok := strings.Cut(m, ":")
-			name, value = strings.TrimSpace(name), strings.TrimSpace(value)
-			if !ok || name == "" {
-				c.invalid(a, "a member without a header name and a colon (want Name: value)")
-				return
+	a := c.top["headers"]
+	if a == nil {
+		return
+	}
+	c.done[a] = true
+	c.headerMembers(a, "headers", &c.c.Headers, func(ck, value string) bool {
+		if ck != "User-Agent" {
+			return false
+		}
+		c.c.UserAgent = value
+		c.src("user_agent", "headers (User-Agent)")
+		return true
+	})
+	if len(c.c.Headers) > 0 {
+		c.src("headers", "headers")
+	}
+}
+
+// headerMembers reads the "Name: value" members of a headers attrib into h, the last of a
+// name winning (noted): those take takes (it may be nil) go to it instead, and those amber
+// does not send with every request (credentials, fields amber writes) are noted as
+// unsupported-yet under what. A member without a name and a colon makes a invalid.
+func (c *conv) headerMembers(a *Attrib, what string, h *seeds.HeaderMap, take func(ck, value string) bool) {
+	for _, m := range a.Members {
+		name, value, ok := strings.Cut(m, ":")
+		name, value = strings.TrimSpace(name), strings.TrimSpace(value)
+		if !ok || name == "" {
+			c.invalid(a, "a member without a header name and a colon (want Name: value)")
+			return
+		}
+		ck := http.CanonicalHeaderKey(name)
+		switch {
+		case take != nil && take(ck, value):
+		case ck == "Authorization" || ck == "Proxy-Authorization":
+			c.items = append(c.items, item{status: string(Unsupported), what: what + " " + ck, line: a.Line, path: a.Path, strict: true,
+				why: "amber sends credentials to their origin only (auth) or to the proxy (proxy), not with every request"})
+		case slices.Contains(refusedHeaders, ck):
+			c.items = append(c.items, item{status: string(Unsupported), what: what + " " + ck, line: a.Line, path: a.Path, strict: true,
+				why: "amber writes this field itself"})
+		default:
+			if *h == nil {
+				*h = seeds.HeaderMap{}
 			}
-			ck := http.CanonicalHeaderKey(name)
-			switch {
-			case ck == "User-Agent":
-				c.c.UserAgent = value
-				c.src("user_agent", "headers (User-Agent)")
-			case ck == "Authorization" || ck == "Proxy-Authorization":
-				c.items = append(c.items, item{status: string(Unsupported), what: "headers " + ck, line: a.Line, path: a.Path, strict: true,
-					why: "amber sends credentials to their origin only (auth) or to the proxy (proxy), not with every request"})
-			case slices.Contains(refusedHeaders, ck):
-				c.items = append(c.items, item{status: string(Unsupported), what: "headers " + ck, line: a.Line, path: a.Path, strict: true,
-					why: "amber writes this field itself"})
-			default:
-				if c.c.Headers == nil {
-					c.c.Headers = seeds.HeaderMap{}
+			for k := range *h {
+				if http.CanonicalHeaderKey(k) == ck {
+					delete(*h, k)
+					c.items = append(c.items, item{status: noteDiffers, what: what + " " + ck, line: a.Line, path: a.Path,
+						why: "given twice: amber sends the last"})
 				}
-				for k := range c.c.Headers {
-					if http.CanonicalHeaderKey(k) == ck {
-						delete(c.c.Headers, k)
-						c.items = append(c.items, item{status: noteDiffers, what: "headers " + ck, line: a.Line, path: a.Path,
-							why: "given twice: amber sends the last"})
-					}
-				}
-				c.c.Headers[name] = value
-				c.src("headers", "headers")
 			}
+			(*h)[name] = value
 		}
 	}
 }

@@ -293,33 +293,8 @@ func (c *conv) subRules(sc sub, s *seeds.Subcollection, key string) {
 // subHeaders maps a subcollection's headers: each "Name: value" member (User-Agent
 // included: the subcollection's requests carry it).
 func (c *conv) subHeaders(a *Attrib, s *seeds.Subcollection, key string) {
-	for _, m := range a.Members {
-		name, value, ok := strings.Cut(m, ":")
-		name, value = strings.TrimSpace(name), strings.TrimSpace(value)
-		if !ok || name == "" {
-			c.invalid(a, "a member without a header name and a colon (want Name: value)")
-			return
-		}
-		ck := http.CanonicalHeaderKey(name)
-		switch {
-		case ck == "Authorization" || ck == "Proxy-Authorization":
-			c.items = append(c.items, item{status: string(Unsupported), what: c.short[a] + " " + ck, line: a.Line, path: a.Path, strict: true,
-				why: "amber sends credentials to their origin only (auth) or to the proxy (proxy), not with every request"})
-			continue
-		case slices.Contains(refusedHeaders, ck):
-			c.items = append(c.items, item{status: string(Unsupported), what: c.short[a] + " " + ck, line: a.Line, path: a.Path, strict: true,
-				why: "amber writes this field itself"})
-			continue
-		}
-		if s.Headers == nil {
-			s.Headers = seeds.HeaderMap{}
-		}
-		for k := range s.Headers {
-			if http.CanonicalHeaderKey(k) == ck {
-				delete(s.Headers, k)
-			}
-		}
-		s.Headers[name] = value
+	c.headerMembers(a, c.short[a], &s.Headers, nil)
+	if len(s.Headers) > 0 {
 		c.src(key+".headers", c.short[a])
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/amber-crawler/amber/chain"
 	"github.com/amber-crawler/amber/fetch"
 	"github.com/amber-crawler/amber/frontier"
 	"github.com/amber-crawler/amber/hop"
@@ -15,88 +16,91 @@ import (
 	"github.com/amber-crawler/amber/warc"
 )
 
-// capture says where an exchange sits in the crawl, for its records and log lines.
-type capture struct {
-	hops, via, seed string
-	outlinks        []warc.Outlink
-	fields          []warc.Field // metadata lines besides the exchange's own
-	annotations     []string     // crawl.log annotations besides duplicate and truncation
-	countURL        bool         // counts towards the URL limit (robots.txt does not)
-	// notModified is the earlier capture the request was made conditional on (RecrawlOf):
-	// a 304 is then written as a server-not-modified revisit of it.
-	notModified *warc.Original
-}
-
-// captures places every exchange of a fetch in the crawl. The first is the claimed URL itself.
-// A rendering fetcher follows the URL's redirects inside the page load: each hop continues the
-// URL's hop path with R, via the previous hop, and, for a seed's own chain, widens the seed's
-// scope (spec/scope.md §3.2) as a queued redirect would. Everything after the chain is an
-// embed of the page, listed in the page's metadata record. doc is the index of the end of the
-// chain: the exchange whose content the page shows.
-func (c *crawler) captures(u frontier.URL, res *fetch.Result) (caps []capture, doc int) {
-	caps = make([]capture, len(res.Exchanges))
-	ann := c.annotations(res)
+// captures places every exchange of a fetch in the crawl (Record.Captures, Record.Doc). The
+// first is the claimed URL itself, with the notes processors gave before the fetch
+// (Record.Notes). A rendering fetcher follows the URL's redirects inside the page load: each
+// hop continues the URL's hop path with R, via the previous hop. Everything after the chain
+// is an embed of the page, listed in the page's metadata record. Doc is the index of the end
+// of the chain: the exchange whose content the page shows.
+func captures(r *chain.Record) {
+	u, res := r.URL(), r.Result
+	caps := make([]chain.Capture, len(res.Exchanges))
+	ann := annotations(res)
 	for i := range caps {
-		caps[i] = capture{hops: u.Hops, via: u.Via, seed: u.Seed, annotations: ann, countURL: true}
+		caps[i] = chain.Capture{Hops: u.Hops, Via: u.Via, Seed: u.Seed, Annotations: ann, CountURL: true}
 	}
 	if u.Attempts > 0 {
-		caps[0].annotations = append(caps[0].annotations, attemptsNote(u.Attempts+1))
+		caps[0].Annotations = append(caps[0].Annotations, chain.AttemptsNote(u.Attempts+1))
 	}
 	if r := res.Render; r != nil && r.TimedOut {
-		caps[0].fields = []warc.Field{{Name: "pageTimedOut", Value: "true"}}
-		caps[0].annotations = append(caps[0].annotations, "page-timeout")
+		caps[0].Fields = []warc.Field{{Name: "pageTimedOut", Value: "true"}}
+		caps[0].Annotations = append(caps[0].Annotations, "page-timeout")
 	}
-	chain, chainHops := true, u.Hops
+	caps[0].Annotate(r.Notes...)
+	chained, chainHops, doc := true, u.Hops, 0
 	for i := 1; i < len(res.Exchanges); i++ {
 		prev, ex := res.Exchanges[i-1], res.Exchanges[i]
-		loc, ok := resolve(prev.URL, prev.Header.Get("Location"))
-		if chain && isRedirect(prev.StatusCode) && ok && loc == ex.URL {
+		if chained && redirectsTo(prev, ex.URL) {
 			chainHops += string(hop.Redirect)
-			caps[i].hops, caps[i].via = chainHops, prev.URL
-			c.promote(u, ex.URL, chainHops)
+			caps[i].Hops, caps[i].Via = chainHops, prev.URL
 			doc = i
 			continue
 		}
-		chain = false
-		caps[i].hops, caps[i].via = u.Hops+string(hop.Embed), u.URL
-		caps[0].outlinks = append(caps[0].outlinks, warc.Outlink{URL: ex.URL, Hop: string(hop.Embed), Context: "browser"})
+		chained = false
+		caps[i].Hops, caps[i].Via = u.Hops+string(hop.Embed), u.URL
+		caps[0].Outlinks = append(caps[0].Outlinks, warc.Outlink{URL: ex.URL, Hop: string(hop.Embed), Context: "browser"})
 	}
-	// A script navigation of a seed's page widens the seed's scope like a redirect.
-	if r := res.Render; r != nil && u.Hops == "" && r.FinalURL != "" {
-		c.promote(u, r.FinalURL, string(hop.Redirect))
+	r.Captures, r.Doc = caps, doc
+}
+
+// redirectsTo reports whether ex is a redirect whose Location is target.
+func redirectsTo(ex *fetch.Exchange, target string) bool {
+	loc, ok := resolve(ex.URL, ex.Header.Get("Location"))
+	return isRedirect(ex.StatusCode) && ok && loc == target
+}
+
+// promoteChain widens the scope of a seed to the URLs its page load was redirected to by a
+// rendering fetcher (spec/scope.md §3.2), as a queued redirect would: the hops of the
+// redirect chain, and a script's navigation of the seed's page.
+func (c *crawler) promoteChain(r *chain.Record) {
+	u := r.URL()
+	for i := 1; i <= r.Doc; i++ {
+		c.promote(u, r.Result.Exchanges[i].URL, r.Captures[i].Hops)
 	}
-	return caps, doc
+	if rd := r.Result.Render; rd != nil && u.Hops == "" && rd.FinalURL != "" {
+		c.promote(u, rd.FinalURL, string(hop.Redirect))
+	}
 }
 
 func isRedirect(code int) bool { return code >= 300 && code < 400 }
 
 // record archives one exchange (request, response or revisit, metadata, CDXJ line) and
 // writes its events and crawl.log line. An error is fatal for the crawl.
-func (c *crawler) record(worker int, ex *fetch.Exchange, k capture) (warc.Result, error) {
+func (c *crawler) record(worker int, ex *fetch.Exchange, k chain.Capture) (warc.Result, error) {
 	if err := c.recordChallenge(worker, ex, k); err != nil {
 		return warc.Result{}, err
 	}
 	res, err := c.warc.WriteCapture(warc.Capture{
 		URL: ex.URL, Date: ex.Started, IP: ex.RemoteIP, Request: ex.Request,
 		Response: responseReader(ex), ResponseSize: ex.ResponseSize(), Truncated: ex.Truncated,
-		Via: k.via, Hops: k.hops, Seed: k.seed, Outlinks: k.outlinks,
-		Extra:       append(captureFields(ex), k.fields...),
-		NotModified: k.notModified,
+		Via: k.Via, Hops: k.Hops, Seed: k.Seed, Outlinks: k.Outlinks,
+		Extra:       append(captureFields(ex), k.Fields...),
+		NotModified: k.NotModified,
 	})
 	if err != nil {
 		return res, fmt.Errorf("write warc: %w", err)
 	}
-	if k.countURL {
+	if k.CountURL {
 		c.fetched.Add(1)
 	}
 	if n := c.addBytes(ex.ResponseSize()); c.cfg.LimitBytes > 0 && n >= c.cfg.LimitBytes {
 		c.limitHit.Store(true)
 	}
-	info := report.URLInfo{URL: ex.URL, Hops: k.hops, Via: k.via, Seed: k.seed}
+	info := report.URLInfo{URL: ex.URL, Hops: k.Hops, Via: k.Via, Seed: k.Seed}
 	if err := c.events.URLCaptured(info, ex.StatusCode, ex.ResponseSize(), ex.Duration, res.Filename, res.Offset); err != nil {
 		return res, fmt.Errorf("write fetch and output events: %w", err)
 	}
-	ann := k.annotations
+	ann := k.Annotations
 	switch {
 	case res.NotModified:
 		ann = append(ann, priorNote)
@@ -107,9 +111,9 @@ func (c *crawler) record(worker int, ex *fetch.Exchange, k capture) (warc.Result
 		ann = append(ann, "truncated:"+ex.Truncated)
 	}
 	return res, c.logLine(report.Line{
-		Status: ex.StatusCode, Size: ex.BodySize(), URL: ex.URL, Hops: k.hops, Via: k.via,
+		Status: ex.StatusCode, Size: ex.BodySize(), URL: ex.URL, Hops: k.Hops, Via: k.Via,
 		MIME: mediaType(ex.Header.Get("Content-Type")), Thread: worker,
-		FetchStart: ex.Started, FetchDur: ex.Duration, Digest: res.PayloadDigest, Seed: k.seed,
+		FetchStart: ex.Started, FetchDur: ex.Duration, Digest: res.PayloadDigest, Seed: k.Seed,
 		Annotations: ann,
 		Extra:       map[string]any{"warcFilename": res.Filename, "warcFileOffset": res.Offset, report.ExtraContentSize: ex.ResponseSize()},
 	})
@@ -176,4 +180,24 @@ func resolve(base, ref string) (string, bool) {
 		return "", false
 	}
 	return b.ResolveReference(r).String(), true
+}
+
+// recordAll archives every exchange of a fetch with its capture, and the screenshot of a
+// rendered page; it returns the records of each exchange.
+func (c *crawler) recordAll(worker int, u frontier.URL, res *fetch.Result, caps []chain.Capture) ([]warc.Result, error) {
+	recs := make([]warc.Result, 0, len(res.Exchanges))
+	for i, ex := range res.Exchanges {
+		r, err := c.record(worker, ex, caps[i])
+		if err != nil {
+			return recs, err
+		}
+		recs = append(recs, r)
+	}
+	// A page answered 304 rendered nothing: its screenshot is of an empty page.
+	if res.Render != nil && len(res.Render.Screenshot) > 0 && caps[0].NotModified == nil {
+		if _, err := c.warc.WriteResource("urn:screenshot:"+u.URL, "image/png", res.Exchanges[0].Started, res.Render.Screenshot, recs[0].RecordID); err != nil {
+			return recs, fmt.Errorf("write screenshot: %w", err)
+		}
+	}
+	return recs, nil
 }

@@ -1,6 +1,7 @@
 package crawl
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -14,12 +15,11 @@ import (
 
 	"golang.org/x/net/http/httpguts"
 
+	"github.com/amber-crawler/amber/chain"
 	"github.com/amber-crawler/amber/extract"
 	"github.com/amber-crawler/amber/fetch"
-	"github.com/amber-crawler/amber/frontier"
 	"github.com/amber-crawler/amber/report"
 	"github.com/amber-crawler/amber/scope"
-	"github.com/amber-crawler/amber/warc"
 )
 
 // ContentConfig says which responses the crawl reads (FAST's allowed_types, uri_search_mime
@@ -130,11 +130,35 @@ func MatchType(patterns []string, mt string) bool {
 	})
 }
 
+// contentFilter is the chain's content filter (Config.Content, Config.DropOversize): a
+// response it drops or excludes is archived, but not read (no links, no search document), and
+// its capture says why.
+type contentFilter struct {
+	cfg    ContentConfig
+	events *report.Events
+}
+
+func (contentFilter) Name() string { return "content" }
+
+// After marks the content of the page unread when it was cut at the response size limit and
+// the URL's settings drop such pages (dropOversize), or when Types or ExcludeHeaders leave it
+// out.
+func (f contentFilter) After(_ context.Context, r *chain.Record) (chain.Verdict, error) {
+	if r.Content.Unread || r.Content.Listed {
+		return chain.Proceed, nil
+	}
+	ex, k := r.Exchange(), &r.Captures[r.Doc]
+	if r.Settings.DropOversize && dropOversize(ex, k) || f.excluded(ex, k) {
+		r.Content.Unread = true
+	}
+	return chain.Proceed, nil
+}
+
 // excluded reports whether ex, the content of a URL's response, is left unused by
 // ContentConfig: of a type Types leaves out, or with a field ExcludeHeaders names. Its capture
 // k is then marked so (crawl.log annotation, metadata record field).
-func (c *crawler) excluded(ex *fetch.Exchange, k *capture) bool {
-	cc := c.cfg.Content
+func (f contentFilter) excluded(ex *fetch.Exchange, k *chain.Capture) bool {
+	cc := f.cfg
 	if (len(cc.Types) == 0 && len(cc.ExcludeHeaders) == 0) || isRedirect(ex.StatusCode) {
 		return false
 	}
@@ -151,9 +175,8 @@ func (c *crawler) excluded(ex *fetch.Exchange, k *capture) bool {
 		}
 		field, note = "header:"+name, noteHeaderExcluded+name
 	}
-	k.fields = append(slices.Clip(k.fields), warc.Field{Name: "excluded", Value: field})
-	// The annotations may share their array with the fetch's other captures.
-	k.annotations = append(slices.Clip(k.annotations), note)
+	k.AddField("excluded", field)
+	k.Annotate(note)
 	return true
 }
 
@@ -184,29 +207,37 @@ func responseType(ex *fetch.Exchange) string {
 	return mediaType(http.DetectContentType(head))
 }
 
-// searchLinks takes the links out of p, what the crawl read from ex, when ex's type is not
-// one of ContentConfig.LinkTypes, and marks its capture k so (links-not-searched:TYPE). A
-// Location or Refresh header's target stays: it is not a link found in the content.
-func (c *crawler) searchLinks(p *page, ex *fetch.Exchange, rendered bool, k *capture) {
-	lt := c.cfg.Content.LinkTypes
-	if len(lt) == 0 || isRedirect(ex.StatusCode) {
-		return
+// linkTypes is the step of the content filter after the content is read: the links of a
+// response whose type is not one of ContentConfig.LinkTypes are taken out, and its capture
+// marked so (links-not-searched:TYPE). A Location or Refresh header's target stays: it is not
+// a link found in the content.
+type linkTypes struct{ types []string }
+
+func (linkTypes) Name() string { return "content.link_types" }
+
+// After takes the links out of the content read from the page's exchange when its type is
+// not one of the types.
+func (l linkTypes) After(_ context.Context, r *chain.Record) (chain.Verdict, error) {
+	ex := r.Exchange()
+	if len(l.types) == 0 || r.Content.Unread || r.Content.Listed || isRedirect(ex.StatusCode) {
+		return chain.Proceed, nil
 	}
 	mt := responseType(ex)
-	if MatchType(lt, mt) || !(rendered || isParsable(mt)) {
-		return
+	if MatchType(l.types, mt) || !(r.Result.Render != nil || isParsable(mt)) {
+		return chain.Proceed, nil
 	}
-	p.links = slices.DeleteFunc(p.links, func(o extract.Outlink) bool {
+	r.Content.Links = slices.DeleteFunc(r.Content.Links, func(o extract.Outlink) bool {
 		return o.Context != "header/location" && o.Context != "header/refresh"
 	})
-	p.dropped = 0
-	k.annotations = append(slices.Clip(k.annotations), noteLinksNotRead+mt)
+	r.Content.Dropped = 0
+	r.Captures[r.Doc].Annotate(noteLinksNotRead + mt)
+	return chain.Proceed, nil
 }
 
-// contentEvent writes the content-excluded event of the capture k of docURL, a URL's
-// response, when excluded marked it.
-func (c *crawler) contentEvent(u frontier.URL, docURL string, k capture) error {
-	for _, a := range k.annotations {
+// Recorded writes the content-excluded event of the page's capture when After excluded it.
+func (f contentFilter) Recorded(r *chain.Record) error {
+	u, docURL := r.URL(), r.DocURL()
+	for _, a := range r.Captures[r.Doc].Annotations {
 		reason, label, msg := "type-excluded", "type", "of type %s, which content.types leaves out"
 		what, ok := strings.CutPrefix(a, noteTypeExcluded)
 		if !ok {
@@ -216,7 +247,7 @@ func (c *crawler) contentEvent(u frontier.URL, docURL string, k capture) error {
 			}
 		}
 		info := report.URLInfo{URL: docURL, Hops: u.Hops, Via: u.Via, Seed: u.Seed}
-		if err := c.events.Event(report.Event{Action: ActionContentExcluded, Type: "denied", Outcome: "success",
+		if err := f.events.Event(report.Event{Action: ActionContentExcluded, Type: "denied", Outcome: "success",
 			Reason: reason, URL: &info, Labels: map[string]string{label: what},
 			Message: docURL + ": archived, " + fmt.Sprintf(msg, what) + "; its links are not followed and it has no search document"}); err != nil {
 			return fmt.Errorf("write content event: %w", err)
@@ -320,31 +351,34 @@ func payloadFor(ps []PostPayload, u string) (PostPayload, bool) {
 	return best, found
 }
 
-// withPayload makes req a POST with the payload of its URL (Config.PostPayloads), and
-// reports whether it did.
-func (c *crawler) withPayload(req *fetch.Request) bool {
-	p, ok := payloadFor(c.cfg.PostPayloads, req.URL)
+// postPayloads is the chain's step that makes the request of a URL in Config.PostPayloads a
+// POST with its body; its capture says so (crawl.log annotation post).
+type postPayloads []PostPayload
+
+func (postPayloads) Name() string { return "post_payloads" }
+
+// Before makes the request a POST with the payload of its URL.
+func (ps postPayloads) Before(_ context.Context, r *chain.Record) (chain.Verdict, error) {
+	p, ok := payloadFor(ps, r.Request.URL)
 	if !ok {
-		return false
+		return chain.Proceed, nil
 	}
+	req := &r.Request
 	req.Method = http.MethodPost
 	req.Body = []byte(p.Body)
 	if req.Header == nil {
 		req.Header = http.Header{}
 	}
 	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
-	return true
+	return chain.Proceed, nil
 }
 
-// posts reports whether the URL u is requested with a POST (Config.PostPayloads).
-func (c *crawler) posts(u string) bool {
-	_, ok := payloadFor(c.cfg.PostPayloads, u)
-	return ok
-}
-
-// notePosted marks the capture of a URL requested with a POST (crawl.log annotation post).
-func notePosted(k *capture) {
-	k.annotations = append(slices.Clip(k.annotations), notePost)
+// After marks the capture of a URL requested with a POST.
+func (postPayloads) After(_ context.Context, r *chain.Record) (chain.Verdict, error) {
+	if r.Request.Method == http.MethodPost {
+		r.Captures[0].Annotate(notePost)
+	}
+	return chain.Proceed, nil
 }
 
 // notePost is the crawl.log annotation of a URL requested with Config.PostPayloads' body.

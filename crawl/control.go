@@ -19,7 +19,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/amber-crawler/amber/frontier"
+	"github.com/amber-crawler/amber/chain"
 	"github.com/amber-crawler/amber/report"
 	"github.com/amber-crawler/amber/scope"
 	"github.com/amber-crawler/amber/seeds"
@@ -751,30 +751,27 @@ func (k *control) status() ControlStatus {
 	return st
 }
 
-// refuseBlocked refuses a claimed URL that a block rule added by control matches (it was queued
-// before the rule): logged as a refused link is, -5000 scope:block:RULE, and never fetched. It
-// reports whether it refused the URL. Seeds are not refused (scope takes every seed).
-func (c *crawler) refuseBlocked(worker int, cl *frontier.Claim) (bool, error) {
-	bc := c.ctl.blockCheck.Load()
-	u := cl.URL
+// blockRefuser is the chain's first step: it refuses a claimed URL that a block rule added
+// by control matches (it was queued before the rule), logged as a refused link is (-5000
+// scope:block:RULE) and never fetched. Seeds are not refused (scope takes every seed).
+type blockRefuser struct{ k *control }
+
+// blockRefuser returns the control's step of the chain.
+func (k *control) blockRefuser() blockRefuser { return blockRefuser{k} }
+
+func (blockRefuser) Name() string { return "ctl block" }
+
+// Before refuses the URL when a block rule added by control matches it.
+func (b blockRefuser) Before(_ context.Context, r *chain.Record) (chain.Verdict, error) {
+	bc := b.k.blockCheck.Load()
+	u := r.URL()
 	if bc == nil || u.Hops == "" {
-		return false, nil
+		return chain.Proceed, nil
 	}
 	d := bc.Decide(scope.Candidate{URL: u.URL, Hops: u.Hops, Via: u.Via, Seed: u.Seed})
 	if d.In || !strings.HasPrefix(d.Reason, scope.ReasonBlockPrefix) {
-		return false, nil
+		return chain.Proceed, nil
 	}
-	c.unreserve()
-	if err := c.front.Failed(cl, status.OutOfScope); err != nil {
-		return true, c.frontierErr(err)
-	}
-	if err := c.logLine(report.Line{Status: status.OutOfScope, Size: -1, URL: u.URL, Hops: u.Hops, Via: u.Via,
-		Thread: worker, Seed: u.Seed, Annotations: []string{"scope:" + d.Reason}}); err != nil {
-		return true, err
-	}
-	info := report.URLInfo{URL: u.URL, Hops: u.Hops, Via: u.Via, Seed: u.Seed}
-	if err := c.events.URLDiscoverDenied(info, report.DenyOutOfScope, d.Reason); err != nil {
-		return true, fmt.Errorf("write discover event: %w", err)
-	}
-	return true, nil
+	return chain.Finish(chain.Outcome{Status: status.OutOfScope, Annotations: []string{"scope:" + d.Reason},
+		Denied: report.DenyOutOfScope, ScopeReason: d.Reason}), nil
 }

@@ -16,6 +16,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/amber-crawler/amber/browser"
+	"github.com/amber-crawler/amber/chain"
 	"github.com/amber-crawler/amber/fetch"
 	"github.com/amber-crawler/amber/frontier"
 	"github.com/amber-crawler/amber/report"
@@ -77,6 +78,9 @@ type crawler struct {
 	addrs   *addrGate    // addresses: ip scope rules, Config.PerIP (ipgate.go)
 	subs    *subcolls    // nil without Config.Subcollections (subcoll.go)
 	disk    *diskMonitor // nil when MinFreeSpace is negative
+
+	chain    hooks           // the chain every claimed URL goes through (chain.go)
+	settings *chain.Settings // the collection's settings: a URL's unless its subcollection's
 
 	fetched  atomic.Int64 // responses received (all runs)
 	bytes    atomic.Int64 // raw response bytes (all runs)
@@ -151,24 +155,25 @@ func Run(ctx context.Context, cfg Config) (res Result, err error) {
 	}
 	c.ctl = newControl(c, stopRun)
 	defer c.ctl.close()
+	c.chain = newHooks(c.processors(), c.fetchURL)
 	if err := c.ctl.restore(); err != nil {
-		return c.finish("", err)
+		return c.endRun("", err)
 	}
 	stopServer, err := c.startServer(c.started, c.startN)
 	if err != nil {
-		return c.finish("", err)
+		return c.endRun("", err)
 	}
 	defer stopServer() // after the final counters and reports: a last scrape sees them
 	stopControl, err := c.ctl.start()
 	if err != nil {
-		return c.finish("", err)
+		return c.endRun("", err)
 	}
 	end, runErr := c.begin(ctx)
 	if runErr == nil {
 		end, runErr = c.run(ctx)
 	}
 	stopControl() // no changes while the run ends
-	return c.finish(end, runErr)
+	return c.endRun(end, runErr)
 }
 
 // dirs are the directories the crawl writes to whose filesystems may fill: the crawl
@@ -224,8 +229,11 @@ func open(ctx context.Context, cfg Config, front frontier.Store) (c *crawler, er
 	if c.client, err = fetch.NewClient(fc); err != nil {
 		return c, fmt.Errorf("build http client: %w", err)
 	}
-	if c.subs, err = newSubcolls(&cfg, fc); err != nil {
+	if c.subs, err = newSubcolls(&c.cfg, fc); err != nil {
 		return c, err
+	}
+	if c.subs != nil {
+		c.subs.c = c
 	}
 	if c.subs.needsAddr() {
 		if cfg.Fetch.Proxy != nil {
@@ -263,6 +271,8 @@ func open(ctx context.Context, cfg Config, front frontier.Store) (c *crawler, er
 	c.robots = newRobotsGate(c)
 	c.sites = newSiteGate(c)
 	c.logins = newLoginGate(c)
+	c.settings = &chain.Settings{Render: cfg.Fetcher == FetcherBrowser, Client: c.client, DropOversize: cfg.DropOversize,
+		HostClient: c.client, MaxURLs: cfg.Sites.MaxURLs, SitemapsRobots: cfg.Sitemaps.Robots}
 	c.loadCounters()
 	c.startN = c.fetched.Load()
 	return c, nil
@@ -399,13 +409,13 @@ func (c *crawler) close() error {
 	return nil
 }
 
-// finish shuts the run down after the workers stopped: everything closed, the sorted index,
+// endRun shuts the run down after the workers stopped: everything closed, the sorted index,
 // counters and the end recorded in the frontier, the crawl-end event and the reports. Reports are
 // written whatever the end; a failure to write them is reported but does not hide the crawl's
 // own outcome.
 // A write that failed for want of room, in the run or here, makes the end EndDiskFull and the
 // error a *DiskFullError.
-func (c *crawler) finish(end string, runErr error) (Result, error) {
+func (c *crawler) endRun(end string, runErr error) (Result, error) {
 	runErr = c.diskFull(runErr)
 	// keep makes err the run's error when it has none yet. A later one is logged only: on a full
 	// disk the writes of the end fail too, and the first error is what stopped the run.

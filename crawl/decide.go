@@ -1,12 +1,14 @@
 package crawl
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"slices"
 	"strconv"
 	"strings"
 
+	"github.com/amber-crawler/amber/chain"
 	"github.com/amber-crawler/amber/extract"
 	"github.com/amber-crawler/amber/frontier"
 	"github.com/amber-crawler/amber/hop"
@@ -135,17 +137,23 @@ func (c *crawler) rewrittenFrom(u string) ([]warc.Field, []string, error) {
 	return []warc.Field{{Name: "rewrittenFrom", Value: string(v)}}, []string{rewrittenNote(string(v))}, nil
 }
 
-// markRewritten adds to the capture of a claimed URL its rewrittenFrom metadata field and
-// crawl.log annotation when the URL is a rewritten one.
-func (c *crawler) markRewritten(u frontier.URL, k *capture) error {
-	fields, ann, err := c.rewrittenFrom(u.URL)
+// rewrites is the chain's step that marks the capture of a URL that a rewrite rule made
+// (URLConfig.Rewrite) with the URL as found: its rewrittenFrom metadata field and crawl.log
+// annotation.
+type rewrites struct{ c *crawler }
+
+func (rewrites) Name() string { return "urls.rewrite_rules" }
+
+// After marks the capture of the claimed URL when it is a rewritten one.
+func (p rewrites) After(_ context.Context, r *chain.Record) (chain.Verdict, error) {
+	fields, ann, err := p.c.rewrittenFrom(r.URL().URL)
 	if err != nil || fields == nil {
-		return err
+		return chain.Proceed, err
 	}
-	k.fields = append(slices.Clip(k.fields), fields...)
-	// The annotations may share their array with the fetch's other captures.
-	k.annotations = append(slices.Clip(k.annotations), ann...)
-	return nil
+	k := &r.Captures[0]
+	k.Fields = append(slices.Clip(k.Fields), fields...)
+	k.Annotate(ann...)
+	return chain.Proceed, nil
 }
 
 // rewrittenNote is the crawl.log annotation of a URL rewritten from the URL as found, from:
@@ -164,19 +172,27 @@ func rewrittenNote(from string) string {
 	return b.String()
 }
 
-// decide canonicalises and scopes the outlinks of a page, at most MaxOutlinks distinct
-// canonical URLs of them (keep says which). A URL found with several hop letters on one page
-// is queued if any of them is in scope (an image also linked with <a> is still an embed), and
-// rejected only when none is.
-func (c *crawler) decide(u frontier.URL, links []extract.Outlink) decided {
+// decide canonicalises and scopes what a fetched URL points at (its content's links), at
+// most MaxOutlinks distinct canonical URLs of a page's (keep says which; a listing document's
+// are all kept). A URL found with several hop letters on one page is queued if any of them is
+// in scope (an image also linked with <a> is still an embed), and rejected only when none is.
+// The URLs a listing document lists that are listing documents themselves (Content.Files)
+// are marked as such, feeds too (Content.Feeds; a page's auto-discovered feeds with
+// Feeds.AutoDiscover), and a feed's items out of scope by a rule are queued all the same
+// with Content.IgnoreRules.
+func (c *crawler) decide(u frontier.URL, content chain.Content) decided {
 	var d decided
-	links = c.feedItemLinks(u, links)
+	links := content.Links
 	canon := make([]string, len(links))
 	from := make([]string, len(links))
 	for i, l := range links {
 		canon[i], from[i] = c.canonical(l.URL)
 	}
-	kept := keep(links, canon, c.cfg.MaxOutlinks)
+	max := c.cfg.MaxOutlinks
+	if content.Listed {
+		max = len(links)
+	}
+	kept := keep(links, canon, max)
 	d.dropped = distinct(canon) - len(kept)
 	type entry struct {
 		in   bool
@@ -190,31 +206,19 @@ func (c *crawler) decide(u frontier.URL, links []extract.Outlink) decided {
 		if cu == "" || !kept[cu] {
 			continue
 		}
-		hops := u.Hops + string(l.Hop)
+		cand := c.decideOne(u, l, cu, content)
+		cand.from = from[i]
 		d.metadata = append(d.metadata, warc.Outlink{URL: cu, Hop: string(l.Hop), Context: l.Context})
-		if l.Hop == hop.Redirect {
-			c.promote(u, cu, hops)
-		}
-		dec := c.scope.Load().Decide(scope.Candidate{URL: cu, Hops: hops, Via: u.URL, ViaHopsOff: u.HopsOff, Seed: u.Seed, Addr: c.addrOf(cu)})
-		dec = c.subDecide(cu, hops, dec) // Config.Subcollections: its schemes and hops
-		if l.Hop == hop.Redirect && c.tooManyRedirects(hops) {
-			dec = scope.Decision{Reason: reasonMaxRedirects}
-		}
-		cand := decision{
-			url:      frontier.URL{URL: cu, Host: hostKey(cu), Hops: hops, Via: u.URL, Seed: u.Seed, HopsOff: dec.HopsOff},
-			decision: dec,
-			from:     from[i],
-		}
-		if l.Feed && c.cfg.Feeds.AutoDiscover {
+		if content.Feeds || l.Feed && c.cfg.Feeds.AutoDiscover {
 			feeds[cu] = true
 		}
 		e, ok := byURL[cu]
 		if !ok {
-			byURL[cu] = &entry{in: dec.In, best: cand}
+			byURL[cu] = &entry{in: cand.decision.In, best: cand}
 			order = append(order, cu)
 			continue
 		}
-		if dec.In && !e.in {
+		if cand.decision.In && !e.in {
 			e.in, e.best = true, cand
 		}
 	}
@@ -224,13 +228,36 @@ func (c *crawler) decide(u frontier.URL, links []extract.Outlink) decided {
 			d.out = append(d.out, e.best)
 			continue
 		}
-		if feeds[cu] {
+		if feeds[cu] || content.Files {
 			e.best.url.Sitemap, e.best.url.Priority = true, -1
+		}
+		if feeds[cu] {
 			d.feeds = append(d.feeds, cu)
 		}
 		d.addIn(e.best)
 	}
 	return d
+}
+
+// decideOne decides the link l (canonical URL cu) of u: scope, the subcollection of the link,
+// the redirect limit; a redirect of a seed's chain widens the seed's scope first.
+func (c *crawler) decideOne(u frontier.URL, l extract.Outlink, cu string, content chain.Content) decision {
+	hops := u.Hops + string(l.Hop)
+	if l.Hop == hop.Redirect {
+		c.promote(u, cu, hops)
+	}
+	dec := c.scope.Load().Decide(scope.Candidate{URL: cu, Hops: hops, Via: u.URL, ViaHopsOff: u.HopsOff, Seed: u.Seed, Addr: c.addrOf(cu)})
+	dec = c.subDecide(cu, hops, dec) // Config.Subcollections: its schemes and hops
+	if l.Hop == hop.Redirect && c.tooManyRedirects(hops) {
+		dec = scope.Decision{Reason: reasonMaxRedirects}
+	}
+	if !dec.In && content.IgnoreRules && ruleReason(dec.Reason) {
+		dec = scope.Decision{In: true, Reason: dec.Reason} // FeedConfig.IgnoreRules
+	}
+	return decision{
+		url:      frontier.URL{URL: cu, Host: hostKey(cu), Hops: hops, Via: u.URL, Seed: u.Seed, HopsOff: dec.HopsOff},
+		decision: dec,
+	}
 }
 
 // addIn adds an in-scope URL to queue, with the URL as found when it was rewritten.
@@ -280,12 +307,11 @@ func distinct(s []string) int {
 // metadata record and, when the cap left some out (extracted: those extraction already left
 // out, see crawler.extractLimit), their number in the metadata record (outlinksDropped) and
 // in crawl.log (outlinks-capped:N).
-func (d decided) annotate(k capture, extracted int) capture {
-	k.outlinks = append(d.metadata, k.outlinks...)
+func (d decided) annotate(k chain.Capture, extracted int) chain.Capture {
+	k.Outlinks = append(d.metadata, k.Outlinks...)
 	if n := d.dropped + extracted; n > 0 {
-		k.fields = append(k.fields, warc.Field{Name: "outlinksDropped", Value: strconv.Itoa(n)})
-		// The annotations may share their array with the fetch's other captures.
-		k.annotations = append(slices.Clip(k.annotations), "outlinks-capped:"+strconv.Itoa(n))
+		k.AddField("outlinksDropped", strconv.Itoa(n))
+		k.Annotate("outlinks-capped:" + strconv.Itoa(n))
 	}
 	return k
 }

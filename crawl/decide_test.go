@@ -5,6 +5,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/amber-crawler/amber/chain"
 	"github.com/amber-crawler/amber/extract"
 	"github.com/amber-crawler/amber/frontier"
 	"github.com/amber-crawler/amber/hop"
@@ -66,7 +67,7 @@ func TestDecideMaxOutlinks(t *testing.T) {
 		{URL: "http://example.com/d", Hop: hop.Link, Context: "a/@href"},
 		{URL: "http://example.com/i.png", Hop: hop.Embed, Context: "img/@src"},
 	}
-	d := c.decide(frontier.URL{URL: "http://example.com/", Seed: "http://example.com/"}, links)
+	d := c.decide(frontier.URL{URL: "http://example.com/", Seed: "http://example.com/"}, chain.Content{Links: links})
 	var in, out []string
 	for _, u := range d.in {
 		in = append(in, u.URL)
@@ -113,21 +114,21 @@ func TestAnnotate(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			shared := make([]string, 1, 4)
 			shared[0] = "browser"
-			other := capture{annotations: shared}
-			k := capture{annotations: shared, outlinks: []warc.Outlink{browserEmbed}}
+			other := chain.Capture{Annotations: shared}
+			k := chain.Capture{Annotations: shared, Outlinks: []warc.Outlink{browserEmbed}}
 			got := decided{metadata: meta, dropped: tt.dropped}.annotate(k, tt.extracted)
-			if diff := cmp.Diff(append(meta, browserEmbed), got.outlinks); diff != "" {
+			if diff := cmp.Diff(append(meta, browserEmbed), got.Outlinks); diff != "" {
 				t.Errorf("outlinks (-want +got):\n%s", diff)
 			}
-			if diff := cmp.Diff(tt.wantFields, got.fields); diff != "" {
+			if diff := cmp.Diff(tt.wantFields, got.Fields); diff != "" {
 				t.Errorf("fields (-want +got):\n%s", diff)
 			}
-			if diff := cmp.Diff(tt.wantAnn, got.annotations); diff != "" {
+			if diff := cmp.Diff(tt.wantAnn, got.Annotations); diff != "" {
 				t.Errorf("annotations (-want +got):\n%s", diff)
 			}
 			// Another capture sharing the annotations' array must not see the page's.
-			other.annotations = append(other.annotations, "duplicate:digest")
-			if diff := cmp.Diff(tt.wantAnn, got.annotations); diff != "" {
+			other.Annotations = append(other.Annotations, "duplicate:digest")
+			if diff := cmp.Diff(tt.wantAnn, got.Annotations); diff != "" {
 				t.Errorf("annotations after another capture's append (-want +got):\n%s", diff)
 			}
 		})

@@ -1,10 +1,13 @@
 package crawl
 
 import (
+	"context"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
+	"github.com/amber-crawler/amber/chain"
 	"github.com/amber-crawler/amber/extract"
 	"github.com/amber-crawler/amber/feed"
 	"github.com/amber-crawler/amber/fetch"
@@ -82,47 +85,24 @@ func (c *crawler) isFeed(u string) (bool, error) {
 // addFeeds queues the configured feeds (Feeds.URLs), each from the first seed of its origin;
 // those already seen by an earlier run are no-ops.
 func (c *crawler) addFeeds() error {
-	return c.addConfigured(c.cfg.Feeds.URLs, func(from frontier.URL, listed []string) decided {
-		return asFeeds(c.decideListed(from, listed, hop.Link, true, "config/feed"))
+	return c.addConfigured(c.cfg.Feeds.URLs, func(from frontier.URL, listed []string) chain.Content {
+		content := listedContent(from.URL, listed, hop.Link, "config/feed", true)
+		content.Feeds = true
+		return content
 	})
 }
 
-// asFeeds marks the URLs d queues as feeds.
-func asFeeds(d decided) decided {
-	for _, u := range d.in {
-		d.feeds = append(d.feeds, u.URL)
-	}
-	return d
-}
-
-// processFeed takes a fetched feed through the rest of the pipeline (processListing), as
-// processSitemap does a sitemap file: its item links are read and decided, those in scope (or
-// all of them, with IgnoreRules) queued.
-func (c *crawler) processFeed(worker int, cl *frontier.Claim, res *fetch.Result) error {
-	return c.processListing(worker, cl, res, feedListing, c.readFeed, c.feedRead)
-}
-
-// readFeed reads the item links of a feed's response and decides them; a redirect's target
-// is a feed again. info is empty for a response that is neither a redirect nor a 2xx.
-func (c *crawler) readFeed(u frontier.URL, ex *fetch.Exchange) (decided, listingInfo) {
+// readFeed reads the item links of a feed's response as its content; a redirect's target is a
+// feed again. Items out of scope by a rule are queued all the same with IgnoreRules. info is
+// empty for a response that is neither a redirect nor a 2xx.
+func (c *crawler) readFeed(u frontier.URL, ex *fetch.Exchange) (chain.Content, listingInfo) {
 	d, f, info := readListing(c, u, ex, feedListing, feed.Parse, c.cfg.Feeds.Limits)
 	if f == nil {
 		return d, info
 	}
 	info.kind, info.listed, info.truncated = f.Kind.String(), len(f.Links), f.Truncated
-	d = c.decideListed(u, f.Links, hop.Link, false, "feed")
-	if c.cfg.Feeds.IgnoreRules {
-		out := d.out[:0]
-		for _, o := range d.out {
-			if !ruleReason(o.decision.Reason) {
-				out = append(out, o)
-				continue
-			}
-			o.url.HopsOff = 0
-			d.addIn(o)
-		}
-		d.out = out
-	}
+	d = listedContent(u.URL, f.Links, hop.Link, "feed", false)
+	d.IgnoreRules = c.cfg.Feeds.IgnoreRules
 	return d, info
 }
 
@@ -159,23 +139,24 @@ func (c *crawler) feedRead(u frontier.URL, info listingInfo) error {
 	return nil
 }
 
-// feedItemLinks drops the links (hop L) of a page that a feed's item named when
-// FeedConfig.SkipItemLinks says so; its embeds, redirects and favicon are kept.
-func (c *crawler) feedItemLinks(u frontier.URL, links []extract.Outlink) []extract.Outlink {
-	if !c.cfg.Feeds.SkipItemLinks || !c.feedsOn() || hop.Last(u.Hops) != hop.Link || u.Via == "" || u.Sitemap {
-		return links
+// feedItems is the chain's step that drops the links (hop L) of a page that a feed's item
+// named when FeedConfig.SkipItemLinks says so; its embeds, redirects and favicon are kept.
+type feedItems struct{ c *crawler }
+
+func (feedItems) Name() string { return "feeds.follow_links" }
+
+// After drops the links of a feed item's page.
+func (f feedItems) After(_ context.Context, r *chain.Record) (chain.Verdict, error) {
+	c, u := f.c, r.URL()
+	if hop.Last(u.Hops) != hop.Link || u.Via == "" || u.Sitemap || len(r.Content.Links) == 0 {
+		return chain.Proceed, nil
 	}
 	if ok, err := c.isFeed(u.Via); err != nil || !ok {
 		if err != nil {
 			c.log.Warn("look up feed", "url", u.Via, "err", err)
 		}
-		return links
+		return chain.Proceed, nil
 	}
-	kept := links[:0:0]
-	for _, l := range links {
-		if l.Hop != hop.Link {
-			kept = append(kept, l)
-		}
-	}
-	return kept
+	r.Content.Links = slices.DeleteFunc(r.Content.Links, func(l extract.Outlink) bool { return l.Hop == hop.Link })
+	return chain.Proceed, nil
 }

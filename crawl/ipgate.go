@@ -7,10 +7,10 @@ import (
 	"net"
 	"net/netip"
 	"net/url"
-	"slices"
 	"sync"
 	"time"
 
+	"github.com/amber-crawler/amber/chain"
 	"github.com/amber-crawler/amber/fetch"
 	"github.com/amber-crawler/amber/frontier"
 	"github.com/amber-crawler/amber/hop"
@@ -194,17 +194,6 @@ func (c *crawler) hostAddr(u string) netip.Addr {
 	return a
 }
 
-// addrRefusal is the error addrGate.check refuses a request with: the scope decision the
-// address made, and the address.
-type addrRefusal struct {
-	decision scope.Decision
-	addr     netip.Addr
-}
-
-func (e *addrRefusal) Error() string {
-	return fmt.Sprintf("crawl: address %s refused by scope: %s", e.addr, e.decision.Reason)
-}
-
 // check is fetch.Config.CheckAddr: it decides the request's URL again with the address it is
 // about to be sent to, and refuses it when an ip rule keeps it out (scope.Decision.ByAddr). A
 // URL being fetched for a claim is decided as it was found (its via's offHops taken as its own
@@ -223,13 +212,31 @@ func (g *addrGate) check(raw string, a netip.Addr) error {
 		cand.URL = cu
 	}
 	if d := sc.Decide(cand); !d.In && d.ByAddr {
-		return &addrRefusal{decision: d, addr: a}
+		return &chain.Refusal{Reason: d.Reason, Outcome: chain.Outcome{Status: status.OutOfScope,
+			Annotations: []string{"scope:" + d.Reason, "addr:" + a.String()},
+			Denied:      report.DenyOutOfScope, ScopeReason: d.Reason}}
 	}
 	return nil
 }
 
-// addrPass is a claimed URL's passage through the gate; leave ends it. The nil *addrPass is a
-// pass without a gate.
+func (*addrGate) Name() string { return "addresses" }
+
+// Wrap registers the URL as being fetched (for check) and, with Config.PerIP, makes its fetch
+// wait for its address's turn (enter); a URL that waited gets the note ip-wait:ADDRESS: the
+// delay or the concurrency of another host on that address held it back.
+func (g *addrGate) Wrap(next chain.Fetch) chain.Fetch {
+	return func(ctx context.Context, r *chain.Record) (*fetch.Result, error) {
+		pass := g.enter(ctx, r.URL())
+		res, err := next(ctx, r)
+		pass.leave()
+		if pass.waited && pass.site.IsValid() {
+			r.Notes = append(r.Notes, "ip-wait:"+pass.site.String())
+		}
+		return res, err
+	}
+}
+
+// addrPass is a claimed URL's passage through the gate; leave ends it.
 type addrPass struct {
 	g      *addrGate
 	key    string
@@ -244,9 +251,6 @@ type addrPass struct {
 // one. A host that does not resolve waits for nothing (the fetch says why it fails); so does
 // a URL when ctx ends.
 func (g *addrGate) enter(ctx context.Context, u frontier.URL) *addrPass {
-	if g == nil {
-		return nil
-	}
 	p := &addrPass{g: g, key: u.URL, host: u.Host}
 	g.inflight.Store(u.URL, u)
 	if !g.perIP {
@@ -295,17 +299,6 @@ func (g *addrGate) enter(ctx context.Context, u frontier.URL) *addrPass {
 	}
 }
 
-// note adds to the capture of the claimed URL the crawl.log annotation ip-wait:ADDRESS when its
-// request waited for its address (Config.PerIP): the delay or the concurrency of another host
-// on that address held it back.
-func (p *addrPass) note(k *capture) {
-	if p == nil || !p.waited || !p.site.IsValid() {
-		return
-	}
-	// The annotations may share their array with the fetch's other captures.
-	k.annotations = append(slices.Clip(k.annotations), "ip-wait:"+p.site.String())
-}
-
 // prune drops the addresses with nothing under way whose delay has passed (they are as new)
 // when there are pruneAt of them. g.mu is held.
 func (g *addrGate) prune(now time.Time) {
@@ -323,9 +316,6 @@ func (g *addrGate) prune(now time.Time) {
 // leave ends the pass at the end of the fetch: the address's next request waits the host's
 // delay from now.
 func (p *addrPass) leave() {
-	if p == nil {
-		return
-	}
 	g := p.g
 	g.inflight.Delete(p.key)
 	if !p.site.IsValid() {
@@ -346,39 +336,16 @@ func (p *addrPass) leave() {
 	g.mu.Unlock()
 }
 
-// addrRefused records a claimed URL whose request check refused (the error err of its fetch,
-// or of its robots.txt): -5000 with the scope reason and addr:ADDRESS in crawl.log, the URL
-// failed in the frontier (never fetched), a discover-denied event. It reports whether err was
-// such a refusal.
-func (c *crawler) addrRefused(worker int, cl *frontier.Claim, err error) (bool, error) {
-	var ar *addrRefusal
-	if !errors.As(err, &ar) {
-		return false, nil
-	}
-	u := cl.URL
-	if err := c.front.Failed(cl, status.OutOfScope); err != nil {
-		return true, c.frontierErr(err)
-	}
-	if err := c.logLine(report.Line{Status: status.OutOfScope, Size: -1, URL: u.URL, Hops: u.Hops, Via: u.Via,
-		Thread: worker, Seed: u.Seed, Annotations: []string{"scope:" + ar.decision.Reason, "addr:" + ar.addr.String()}}); err != nil {
-		return true, err
-	}
-	info := report.URLInfo{URL: u.URL, Hops: u.Hops, Via: u.Via, Seed: u.Seed}
-	if err := c.events.URLDiscoverDenied(info, report.DenyOutOfScope, ar.decision.Reason); err != nil {
-		return true, fmt.Errorf("write discover event: %w", err)
-	}
-	return true, nil
-}
-
-// subAddrRefused logs a sub-request of a page (a browser's) that check refused, as
-// addrRefused logs a claimed URL; it reports whether err was such a refusal.
-func (c *crawler) subAddrRefused(worker int, page frontier.URL, url string, err error) (bool, error) {
-	var ar *addrRefusal
-	if !errors.As(err, &ar) {
+// subRefused reports whether err, the failure of a sub-request of a page (a browser's), is a
+// policy's refusal of its address (chain.Refusal), and records it as a refused link is.
+func (c *crawler) subRefused(worker int, page frontier.URL, url string, err error) (bool, error) {
+	var ref *chain.Refusal
+	if !errors.As(err, &ref) {
 		return false, nil
 	}
 	hops := page.Hops + string(hop.Embed)
-	rej := decision{url: frontier.URL{URL: url, Host: hostKey(url), Hops: hops, Via: page.URL, Seed: page.Seed}, decision: ar.decision}
+	rej := decision{url: frontier.URL{URL: url, Host: hostKey(url), Hops: hops, Via: page.URL, Seed: page.Seed}}
+	rej.decision.Reason = ref.Reason
 	return true, c.reject(worker, page, rej)
 }
 

@@ -5,9 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"net/netip"
+	"slices"
 	"testing"
 	"time"
 
+	"github.com/amber-crawler/amber/chain"
 	"github.com/amber-crawler/amber/fetch"
 	"github.com/amber-crawler/amber/frontier"
 	"github.com/amber-crawler/amber/scope"
@@ -122,11 +124,11 @@ func TestAddrCheck(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			err := tt.g.check(tt.url, netip.MustParseAddr(tt.addr))
-			var ar *addrRefusal
+			var ar *chain.Refusal
 			switch {
 			case tt.reason == "" && err != nil:
 				t.Errorf("check = %v, want nil", err)
-			case tt.reason != "" && (!errors.As(err, &ar) || ar.decision.Reason != tt.reason || ar.addr.String() != tt.addr):
+			case tt.reason != "" && (!errors.As(err, &ar) || ar.Reason != tt.reason || !slices.Contains(ar.Outcome.Annotations, "addr:"+tt.addr)):
 				t.Errorf("check = %v, want a refusal %s at %s", err, tt.reason, tt.addr)
 			}
 		})

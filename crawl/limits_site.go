@@ -1,19 +1,19 @@
 package crawl
 
 import (
+	"context"
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"slices"
 	"strconv"
 	"sync"
 	"time"
 
+	"github.com/amber-crawler/amber/chain"
 	"github.com/amber-crawler/amber/fetch"
 	"github.com/amber-crawler/amber/frontier"
 	"github.com/amber-crawler/amber/report"
 	"github.com/amber-crawler/amber/status"
-	"github.com/amber-crawler/amber/warc"
 )
 
 // SiteLimits bound what the crawl does to each host (host[:port], as the frontier keys
@@ -84,6 +84,8 @@ type siteGate struct {
 	gaveUp map[string]int        // given-up hosts: the status of their last failure
 
 	saveMu sync.Mutex // serialises the writes of counts: a later count is never overwritten by an earlier one
+
+	held sync.Map // *frontier.Claim -> the host one of whose URLs it reserved (MaxURLs)
 }
 
 // siteCount is one host's URL count with the crawl's own frontier.
@@ -96,35 +98,86 @@ func newSiteGate(c *crawler) *siteGate {
 	return &siteGate{c: c, lim: c.cfg.Sites, counts: map[string]*siteCount{}, fails: map[string]int{}, gaveUp: map[string]int{}}
 }
 
-// siteSlot is a claim's reservation of one of its host's SiteLimits.MaxURLs; nil when there
-// is no limit.
-type siteSlot struct {
-	g    *siteGate
-	host string
-	held bool // reserved, neither kept nor released yet
-}
+func (*siteGate) Name() string { return "sites" }
 
-// claim refuses the claimed URL when its host was given up (SiteLimits.MaxFailures) or has
-// had its SiteLimits.MaxURLs, recording why, and otherwise reserves one of the host's URLs
-// for it. refused says the claim is finished; an error is fatal. The caller releases the
-// slot when no response is counted (release after keep does nothing).
-func (g *siteGate) claim(worker int, cl *frontier.Claim) (slot *siteSlot, refused bool, err error) {
-	u := cl.URL
+// Before refuses the claimed URL when its host was given up (SiteLimits.MaxFailures) or has
+// had its MaxURLs (the URL's settings), and otherwise reserves one of the host's URLs for it
+// (kept by Recorded, given back by Release).
+func (g *siteGate) Before(_ context.Context, r *chain.Record) (chain.Verdict, error) {
+	u := r.URL()
 	if code, ok := g.givenUp(u.Host); ok {
-		return nil, true, g.refuseGivenUp(worker, cl, code)
+		return chain.Finish(chain.Outcome{Status: code, Annotations: []string{noteHostGivenUp}, FetchEvent: true}), nil
 	}
-	max := g.c.maxURLs(u.Host) // SiteLimits.MaxURLs, or the host's subcollection's
+	max := r.Settings.MaxURLs
 	if max <= 0 {
-		return nil, false, nil
+		return chain.Proceed, nil
 	}
 	ok, err := g.reserve(u.Host, max)
 	if err != nil {
-		return nil, false, err
+		return chain.Verdict{}, err
 	}
-	if ok {
-		return &siteSlot{g: g, host: u.Host, held: true}, false, nil
+	if !ok {
+		return chain.Finish(chain.Outcome{Status: status.OutOfScope, Annotations: []string{"scope:" + reasonMaxDoc},
+			Denied: report.DenyOutOfScope, ScopeReason: reasonMaxDoc}), nil
 	}
-	return nil, true, g.refuseMaxDoc(worker, cl)
+	g.held.Store(r.Claim, u.Host)
+	return chain.Proceed, nil
+}
+
+// Failed counts a fetch of the claimed URL that got no response against its host when the
+// host is to blame (hostFailure).
+func (g *siteGate) Failed(_ context.Context, r *chain.Record, err error) (chain.Verdict, error) {
+	if code, ok := hostFailure(err); ok {
+		return chain.Proceed, g.failed(r.URL().Host, code, r.URL())
+	}
+	return chain.Proceed, nil
+}
+
+// After ends the host's run of failures: it answered.
+func (g *siteGate) After(_ context.Context, r *chain.Record) (chain.Verdict, error) {
+	g.answered(r.URL().Host)
+	return chain.Proceed, nil
+}
+
+// Recorded counts the URL's reservation as a URL fetched (it got a response), durably.
+func (g *siteGate) Recorded(r *chain.Record) error {
+	v, held := g.held.LoadAndDelete(r.Claim)
+	if !held {
+		return nil
+	}
+	host := v.(string)
+	if g.c.counters() != nil {
+		return nil // the server's counter holds the reservation as a fetched URL
+	}
+	g.saveMu.Lock()
+	defer g.saveMu.Unlock()
+	g.mu.Lock()
+	sc := g.counts[host]
+	sc.reserved--
+	sc.fetched++
+	n := sc.fetched
+	g.mu.Unlock()
+	var b [8]byte
+	binary.BigEndian.PutUint64(b[:], uint64(n))
+	return g.c.frontierErr(g.c.front.PutMeta(metaSiteFetched+host, b[:]))
+}
+
+// Release gives back a reservation whose URL got no response.
+func (g *siteGate) Release(r *chain.Record) {
+	v, held := g.held.LoadAndDelete(r.Claim)
+	if !held {
+		return
+	}
+	host := v.(string)
+	if ctr := g.c.counters(); ctr != nil {
+		if _, err := ctr.AddCounter(counterSitePrefix+host, -1); err != nil {
+			g.c.log.Warn("give back a URL of a host on the shared frontier", "host", host, "err", err)
+		}
+		return
+	}
+	g.mu.Lock()
+	g.counts[host].reserved--
+	g.mu.Unlock()
 }
 
 // reserve takes one of host's URLs if it has fetched fewer than max.
@@ -180,86 +233,12 @@ func (g *siteGate) count(host string) (*siteCount, error) {
 	return sc, nil
 }
 
-// keep counts the slot's URL as fetched (it got a response), durably.
-func (s *siteSlot) keep() error {
-	if s == nil || !s.held {
-		return nil
-	}
-	s.held = false
-	g := s.g
-	if g.c.counters() != nil {
-		return nil // the server's counter holds the reservation as a fetched URL
-	}
-	g.saveMu.Lock()
-	defer g.saveMu.Unlock()
-	g.mu.Lock()
-	sc := g.counts[s.host]
-	sc.reserved--
-	sc.fetched++
-	n := sc.fetched
-	g.mu.Unlock()
-	var b [8]byte
-	binary.BigEndian.PutUint64(b[:], uint64(n))
-	return g.c.frontierErr(g.c.front.PutMeta(metaSiteFetched+s.host, b[:]))
-}
-
-// release gives back a reservation whose claim got no response.
-func (s *siteSlot) release() {
-	if s == nil || !s.held {
-		return
-	}
-	s.held = false
-	g := s.g
-	if ctr := g.c.counters(); ctr != nil {
-		if _, err := ctr.AddCounter(counterSitePrefix+s.host, -1); err != nil {
-			g.c.log.Warn("give back a URL of a host on the shared frontier", "host", s.host, "err", err)
-		}
-		return
-	}
-	g.mu.Lock()
-	g.counts[s.host].reserved--
-	g.mu.Unlock()
-}
-
-// refuseMaxDoc records a claimed URL its host's SiteLimits.MaxURLs leaves out, as a URL
-// scope left out is recorded.
-func (g *siteGate) refuseMaxDoc(worker int, cl *frontier.Claim) error {
-	c, u := g.c, cl.URL
-	c.unreserve()
-	if err := c.front.Failed(cl, status.OutOfScope); err != nil {
-		return c.frontierErr(err)
-	}
-	if err := c.logLine(report.Line{Status: status.OutOfScope, Size: -1, URL: u.URL, Hops: u.Hops, Via: u.Via,
-		Thread: worker, Seed: u.Seed, Annotations: []string{"scope:" + reasonMaxDoc}}); err != nil {
-		return err
-	}
-	info := report.URLInfo{URL: u.URL, Hops: u.Hops, Via: u.Via, Seed: u.Seed}
-	if err := c.events.URLDiscoverDenied(info, report.DenyOutOfScope, reasonMaxDoc); err != nil {
-		return fmt.Errorf("write discover event: %w", err)
-	}
-	return nil
-}
-
 // givenUp reports whether host was given up, with the status of its last failure.
 func (g *siteGate) givenUp(host string) (int, bool) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	code, ok := g.gaveUp[host]
 	return code, ok
-}
-
-// refuseGivenUp records a claimed URL of a given-up host as failed, without a request.
-func (g *siteGate) refuseGivenUp(worker int, cl *frontier.Claim, code int) error {
-	c, u := g.c, cl.URL
-	c.unreserve()
-	if err := c.front.Failed(cl, code); err != nil {
-		return c.frontierErr(err)
-	}
-	if err := c.events.URLFetch(report.URLInfo{URL: u.URL, Hops: u.Hops, Via: u.Via, Seed: u.Seed}, code, 0, 0); err != nil {
-		return fmt.Errorf("write fetch event: %w", err)
-	}
-	return c.logLine(report.Line{Status: code, Size: -1, URL: u.URL, Hops: u.Hops, Via: u.Via, Thread: worker,
-		Seed: u.Seed, Annotations: []string{noteHostGivenUp}})
 }
 
 // failed counts a request to host that got no response (status code): the host is paused
@@ -298,15 +277,6 @@ func (g *siteGate) answered(host string) {
 	delete(g.fails, host)
 }
 
-// countFailure counts a fetch of the claimed URL that got no response (err, as process got
-// it) against its host when the host is to blame (hostFailure).
-func (g *siteGate) countFailure(u frontier.URL, err error) error {
-	if code, ok := hostFailure(err); ok {
-		return g.failed(u.Host, code, u)
-	}
-	return nil
-}
-
 // hostFailure returns the crawl.log status of a request that got no response when the host
 // is to blame: it did not resolve, connect, complete TLS or answer in time, or broke the
 // connection or the protocol. A failure of the browser on a page counts as a broken
@@ -324,15 +294,15 @@ func hostFailure(err error) (int, bool) {
 	return 0, false
 }
 
-// dropOversize reports whether the capture ex, the page's content, is to be dropped: cut at
-// the response size limit (WARC-Truncated: length) with Config.DropOversize. Its capture k is
-// then marked so (crawl.log annotation dropped:oversize; metadata record dropped: oversize).
-func (c *crawler) dropOversize(ex *fetch.Exchange, k *capture) bool {
-	if ex.Truncated != "length" || !c.dropsOversize(ex.URL) {
+// dropOversize reports whether the capture ex, the page's content, was cut at the response
+// size limit (WARC-Truncated: length), for a URL whose settings drop such a page
+// (Config.DropOversize). Its capture k is then marked so (crawl.log annotation
+// dropped:oversize; metadata record dropped: oversize).
+func dropOversize(ex *fetch.Exchange, k *chain.Capture) bool {
+	if ex.Truncated != "length" {
 		return false
 	}
-	k.fields = append(slices.Clip(k.fields), warc.Field{Name: "dropped", Value: "oversize"})
-	// The annotations may share their array with the fetch's other captures.
-	k.annotations = append(slices.Clip(k.annotations), noteOversizeDrop)
+	k.AddField("dropped", "oversize")
+	k.Annotate(noteOversizeDrop)
 	return true
 }

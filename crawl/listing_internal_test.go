@@ -9,6 +9,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/amber-crawler/amber/chain"
 	"github.com/amber-crawler/amber/feed"
 	"github.com/amber-crawler/amber/fetch"
 	"github.com/amber-crawler/amber/frontier"
@@ -46,13 +47,13 @@ func TestReadListing(t *testing.T) {
 	// The two kinds, each read with its parser.
 	kinds := []struct {
 		l    listing
-		read func(*crawler, frontier.URL, *fetch.Exchange) (decided, bool, listingInfo)
+		read func(*crawler, frontier.URL, *fetch.Exchange) (chain.Content, bool, listingInfo)
 	}{
-		{sitemapListing, func(c *crawler, u frontier.URL, ex *fetch.Exchange) (decided, bool, listingInfo) {
+		{sitemapListing, func(c *crawler, u frontier.URL, ex *fetch.Exchange) (chain.Content, bool, listingInfo) {
 			d, res, info := readListing(c, u, ex, sitemapListing, sitemap.Parse, sitemap.Limits{})
 			return d, res != nil, info
 		}},
-		{feedListing, func(c *crawler, u frontier.URL, ex *fetch.Exchange) (decided, bool, listingInfo) {
+		{feedListing, func(c *crawler, u frontier.URL, ex *fetch.Exchange) (chain.Content, bool, listingInfo) {
 			d, res, info := readListing(c, u, ex, feedListing, feed.Parse, feed.Limits{})
 			return d, res != nil, info
 		}},
@@ -93,7 +94,7 @@ func TestReadListing(t *testing.T) {
 				if diff := cmp.Diff(tt.want[i], got); diff != "" {
 					t.Errorf("read as a %s (-want +got):\n%s", k.l.name, diff)
 				}
-				if len(d.in) != 0 || len(d.out) != 0 || len(d.metadata) != 0 {
+				if len(d.Links) != 0 {
 					t.Errorf("read as a %s: decided %+v, want nothing", k.l.name, d)
 				}
 			}

@@ -8,10 +8,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
+
 	"github.com/amber-crawler/amber/frontier"
 	"github.com/amber-crawler/amber/report"
 	"github.com/amber-crawler/amber/status"
-	"github.com/google/go-cmp/cmp"
 )
 
 // TestLiveControlNotStarted: /control answers 503 until the crawl's control has started (the

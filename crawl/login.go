@@ -4,9 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"slices"
 	"time"
 
+	"github.com/amber-crawler/amber/chain"
 	"github.com/amber-crawler/amber/fetch"
 	"github.com/amber-crawler/amber/frontier"
 	"github.com/amber-crawler/amber/hop"
@@ -57,46 +57,39 @@ func (g *loginGate) session(raw string) *login.Session {
 	return nil
 }
 
-// fatalError is an error of a login that must stop the crawl (a record could not be
-// written, the frontier failed), as opposed to a login that failed.
-type fatalError struct{ err error }
+func (*loginGate) Name() string { return "logins" }
 
-func (e *fatalError) Error() string { return e.err.Error() }
-func (e *fatalError) Unwrap() error { return e.err }
-
-// loginFatal returns the error that must stop the crawl when err is one, nil otherwise.
-func loginFatal(err error) error {
-	var fe *fatalError
-	if errors.As(err, &fe) {
-		return fe.err
+// Wrap makes the fetch of a page that a login covers log in first when the login is due, and,
+// when the page then answers logged out (login.Spec.Expired) and the login has
+// ReloginIfFailed, log in again and, when that succeeds, archive the logged-out answer
+// (annotated logged-out, not counted) and fetch the page once more. A login that fails does
+// not stop the page: it is fetched as it is. An error that must stop the crawl is a
+// *chain.FatalError.
+func (g *loginGate) Wrap(next chain.Fetch) chain.Fetch {
+	return func(ctx context.Context, r *chain.Record) (*fetch.Result, error) {
+		s := g.session(r.URL().URL)
+		if s == nil {
+			return next(ctx, r)
+		}
+		return g.fetch(ctx, r, s, next)
 	}
-	return nil
 }
 
-// fetchPage fetches the claimed URL with its fetcher, logging in first when a login covers
-// it and is due, and, when the page then answers logged out (login.Spec.Expired) and the
-// login has ReloginIfFailed, logging in again and, when that succeeds, archiving the
-// logged-out answer (annotated logged-out) and fetching the page once more. A login that fails does not stop the page: it is fetched
-// as it is. The error is the fetch's, or a *fatalError (loginFatal) that must stop the crawl.
-func (c *crawler) fetchPage(ctx context.Context, worker int, cl *frontier.Claim, req fetch.Request) (*fetch.Result, error) {
-	u := cl.URL
-	f := c.fetcherFor(u)
-	s := c.logins.session(u.URL)
-	if s == nil {
-		return f.Fetch(ctx, req)
-	}
+// fetch fetches r's page with the login s (see Wrap).
+func (g *loginGate) fetch(ctx context.Context, r *chain.Record, s *login.Session, next chain.Fetch) (*fetch.Result, error) {
+	c, cl, worker, u := g.c, r.Claim, r.Worker, r.URL()
 	res, ran, err := s.Ensure(ctx, c.loginDo(worker, cl))
 	if err := c.loginDone(ctx, worker, cl, s, "first", res, ran, err); err != nil {
 		return nil, err
 	}
 	gen := s.Generation()
-	page, err := f.Fetch(ctx, req)
+	page, err := next(ctx, r)
 	if err != nil || !s.Spec().ReloginIfFailed || !s.Spec().Expired(page.Exchanges[0]) {
 		return page, err
 	}
 	if eerr := c.front.Ended(cl, time.Now()); eerr != nil {
 		page.Close()
-		return nil, &fatalError{fmt.Errorf("pace %s: %w", u.URL, eerr)}
+		return nil, &chain.FatalError{Err: fmt.Errorf("pace %s: %w", u.URL, eerr)}
 	}
 	retry, res, ran, err := s.Relogin(ctx, c.loginDo(worker, cl), gen)
 	if err := c.loginDone(ctx, worker, cl, s, "logged-out", res, ran, err); err != nil {
@@ -106,29 +99,31 @@ func (c *crawler) fetchPage(ctx context.Context, worker int, cl *frontier.Claim,
 	if !retry {
 		return page, nil // not logged in again: the page as it answered
 	}
-	caps, _ := c.captures(u, page)
-	caps[0].annotations = append(caps[0].annotations, "logged-out")
-	for i := range caps {
-		caps[i].countURL = false // the page is fetched again, and counted then
+	loggedOut := &chain.Record{Claim: cl, Result: page}
+	captures(loggedOut)
+	loggedOut.Captures[0].Annotations = append(loggedOut.Captures[0].Annotations, "logged-out")
+	for i := range loggedOut.Captures {
+		loggedOut.Captures[i].CountURL = false // the page is fetched again, and counted then
 	}
-	_, rerr := c.recordAll(worker, u, page, caps)
+	_, rerr := c.recordAll(worker, u, page, loggedOut.Captures)
 	page.Close()
 	if rerr != nil {
-		return nil, &fatalError{rerr}
+		return nil, &chain.FatalError{Err: rerr}
 	}
 	if !ran { // another worker logged in again
 		if err := c.front.Pace(ctx, cl, u.Host); err != nil {
 			return nil, c.paceErr(ctx, u.URL, err)
 		}
 	}
-	return f.Fetch(ctx, req)
+	return next(ctx, r)
 }
 
 // loginDone writes the event of a login that ran, and takes the claim's own host back for
 // the page. A login that failed is an event; its errors are fatal only when recording or
 // pacing failed, or ctx ended.
 func (c *crawler) loginDone(ctx context.Context, worker int, cl *frontier.Claim, s *login.Session, trigger string, res login.Result, ran bool, err error) error {
-	if fatal := loginFatal(err); fatal != nil {
+	var fatal *chain.FatalError
+	if errors.As(err, &fatal) {
 		return err
 	}
 	if ctx.Err() != nil {
@@ -158,7 +153,7 @@ func (c *crawler) loginDone(ctx context.Context, worker int, cl *frontier.Claim,
 		c.log.Info("logged in", "login", name, "url", u.URL)
 	}
 	if werr := c.events.Event(ev); werr != nil {
-		return &fatalError{fmt.Errorf("write login event: %w", werr)}
+		return &chain.FatalError{Err: fmt.Errorf("write login event: %w", werr)}
 	}
 	// The login's requests took the claim's request slot elsewhere: the page waits for its
 	// own host again.
@@ -173,7 +168,7 @@ func (c *crawler) paceErr(ctx context.Context, url string, err error) error {
 	if ctx.Err() != nil {
 		return ctx.Err()
 	}
-	return &fatalError{fmt.Errorf("pace %s: %w", url, err)}
+	return &chain.FatalError{Err: fmt.Errorf("pace %s: %w", url, err)}
 }
 
 // loginDo is the login.Do of a login made for the claimed page: each request paced on its
@@ -181,7 +176,7 @@ func (c *crawler) paceErr(ctx context.Context, url string, err error) error {
 // login:STEP); a request without a response gets a crawl.log line with its error.
 func (c *crawler) loginDo(worker int, cl *frontier.Claim) login.Do {
 	u := cl.URL
-	k := capture{hops: u.Hops + string(hop.Prerequisite), via: u.URL, seed: u.Seed}
+	k := chain.Capture{Hops: u.Hops + string(hop.Prerequisite), Via: u.URL, Seed: u.Seed}
 	return func(ctx context.Context, step string, req fetch.Request) (*fetch.Exchange, error) {
 		if err := c.front.Pace(ctx, cl, c.loginHost(req.URL)); err != nil {
 			return nil, c.paceErr(ctx, req.URL, err)
@@ -203,17 +198,17 @@ func (c *crawler) loginDo(worker int, cl *frontier.Claim) login.Do {
 			if errors.As(err, &fe) {
 				code = fe.Status()
 			}
-			if lerr := c.logLine(report.Line{Status: code, Size: -1, URL: req.URL, Hops: k.hops, Via: k.via,
-				Thread: worker, Seed: k.seed, Annotations: append(ann, "err:"+errorWord(err))}); lerr != nil {
-				return nil, &fatalError{lerr}
+			if lerr := c.logLine(report.Line{Status: code, Size: -1, URL: req.URL, Hops: k.Hops, Via: k.Via,
+				Thread: worker, Seed: k.Seed, Annotations: append(ann, "err:"+errorWord(err))}); lerr != nil {
+				return nil, &chain.FatalError{Err: lerr}
 			}
 			return nil, err
 		}
 		k := k
-		k.annotations = ann
+		k.Annotations = ann
 		if _, err := c.record(worker, ex, k); err != nil {
 			ex.Close()
-			return nil, &fatalError{err}
+			return nil, &chain.FatalError{Err: err}
 		}
 		return ex, nil
 	}
@@ -230,12 +225,12 @@ func (c *crawler) loginHost(raw string) string {
 // recordChallenge archives the 401 that an exchange answered (fetch.Exchange.Challenge, a
 // realm of Config.Fetch.Auth) before the exchange itself: at the same place in the crawl,
 // annotated auth-challenge, not counted as a URL.
-func (c *crawler) recordChallenge(worker int, ex *fetch.Exchange, k capture) error {
+func (c *crawler) recordChallenge(worker int, ex *fetch.Exchange, k chain.Capture) error {
 	if ex.Challenge == nil {
 		return nil
 	}
-	k.annotations = append(slices.Clip(k.annotations), "auth-challenge")
-	k.outlinks, k.fields, k.notModified, k.countURL = nil, nil, nil, false
+	k.Annotate("auth-challenge")
+	k.Outlinks, k.Fields, k.NotModified, k.CountURL = nil, nil, nil, false
 	_, err := c.record(worker, ex.Challenge, k)
 	return err
 }

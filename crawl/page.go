@@ -2,16 +2,16 @@ package crawl
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"io"
 	"net/http"
 
+	"github.com/amber-crawler/amber/chain"
 	"github.com/amber-crawler/amber/extract"
 	"github.com/amber-crawler/amber/fetch"
-	"github.com/amber-crawler/amber/frontier"
 	"github.com/amber-crawler/amber/hop"
 	"github.com/amber-crawler/amber/report"
-	"github.com/amber-crawler/amber/warc"
 )
 
 // maxExtractBytes bounds the prefix of a decoded body (or of a rendered page's HTML) that is
@@ -20,40 +20,41 @@ import (
 // this much memory however large it is. The rest of the body is archived, not parsed.
 const maxExtractBytes = 8 << 20
 
-// page is what the crawl learned from a fetch: the URLs it points at and its search document.
-type page struct {
-	links    []extract.Outlink
-	dropped  int               // distinct outlinks extraction left out (extractLimit)
-	doc      *extract.Document // search document, nil when none is due
-	noFollow bool              // robots meta nofollow
-	noIndex  bool              // robots meta noindex
-}
+// reader is the chain's step that reads a fetched URL's content (Record.Content): the URLs
+// it points at and its search document, from the response body for a plain fetch, from the
+// rendered DOM for a rendered page. Both give the same page-level signals (robots meta
+// nofollow and noindex, rel=nofollow links) and the inferred favicon of a host seen for the
+// first time. Content a processor marked unread, and a listing document's, is not read.
+type reader struct{ c *crawler }
 
-// analyse returns what a fetch points at and its search document: from the response body for
-// a plain fetch, from the rendered DOM for a rendered page. Both give the same page-level
-// signals (robots meta nofollow and noindex, rel=nofollow links) and the inferred favicon of
-// a host seen for the first time. doc is the exchange the page's content came from: the URL's
-// own, or for a rendered page the end of the redirect chain the browser followed.
-func (c *crawler) analyse(u frontier.URL, res *fetch.Result, doc int) page {
-	if res.Render != nil {
-		return c.analyseRendered(res.Exchanges[doc], res.Render)
+func (reader) Name() string { return "read" }
+
+// After reads the content of the exchange the page shows (Record.Doc).
+func (p reader) After(_ context.Context, r *chain.Record) (chain.Verdict, error) {
+	if r.Content.Unread || r.Content.Listed {
+		return chain.Proceed, nil
 	}
-	return c.analyseBody(u.URL, res.Exchanges[0])
+	if r.Result.Render != nil {
+		r.Content = p.c.analyseRendered(r.Exchange(), r.Result.Render)
+	} else {
+		r.Content = p.c.analyseBody(r.URL().URL, r.Exchange())
+	}
+	return chain.Proceed, nil
 }
 
 // analyseBody returns everything a plain capture points at: the redirect target, the Refresh
 // header, links and embeds in the body, and the inferred favicon; and, for a 2xx HTML page (or
 // a binary type the config lists), its search document.
-func (c *crawler) analyseBody(pageURL string, ex *fetch.Exchange) page {
-	var p page
+func (c *crawler) analyseBody(pageURL string, ex *fetch.Exchange) chain.Content {
+	var p chain.Content
 	if loc := ex.Header.Get("Location"); loc != "" && isRedirect(ex.StatusCode) {
 		if abs, ok := resolve(pageURL, loc); ok {
-			p.links = append(p.links, extract.Outlink{URL: abs, Hop: hop.Redirect, Context: "header/location"})
+			p.Links = append(p.Links, extract.Outlink{URL: abs, Hop: hop.Redirect, Context: "header/location"})
 		}
 	}
 	if rf := ex.Header.Get("Refresh"); rf != "" {
 		if abs, ok := extract.RefreshURL(pageURL, rf); ok {
-			p.links = append(p.links, extract.Outlink{URL: abs, Hop: hop.Redirect, Context: "header/refresh"})
+			p.Links = append(p.Links, extract.Outlink{URL: abs, Hop: hop.Redirect, Context: "header/refresh"})
 		}
 	}
 	if isRedirect(ex.StatusCode) {
@@ -77,7 +78,7 @@ func (c *crawler) analyseBody(pageURL string, ex *fetch.Exchange) page {
 		if err != nil {
 			c.log.Debug("extract binary document", "url", pageURL, "err", err)
 		}
-		p.doc = doc
+		p.Document = doc
 	}
 	if !isParsable(ct) {
 		return p
@@ -88,10 +89,10 @@ func (c *crawler) analyseBody(pageURL string, ex *fetch.Exchange) page {
 		ctHeader = ct
 	}
 	r := c.parse(pageURL, ctHeader, body, ok2xx && ct != "text/css")
-	p.doc, p.noFollow, p.noIndex, p.dropped = r.Document, r.NoFollow, r.NoIndex, r.OutlinksDropped
-	p.links = append(p.links, r.Outlinks...)
+	p.Document, p.NoFollow, p.NoIndex, p.Dropped = r.Document, r.NoFollow, r.NoIndex, r.OutlinksDropped
+	p.Links = append(p.Links, r.Outlinks...)
 	if isHTML(ct) {
-		p.links = c.withFavicon(pageURL, p.links)
+		p.Links = c.withFavicon(pageURL, p.Links)
 	}
 	return p
 }
@@ -99,10 +100,10 @@ func (c *crawler) analyseBody(pageURL string, ex *fetch.Exchange) page {
 // analyseRendered returns what a rendered page points at: the links of its rendered DOM (all
 // frames; the browser fetched the embeds itself) and the inferred favicon; the robots meta and
 // the search document come from the rendered DOM of the main frame, the document of ex.
-func (c *crawler) analyseRendered(ex *fetch.Exchange, r *fetch.Render) page {
-	var p page
+func (c *crawler) analyseRendered(ex *fetch.Exchange, r *fetch.Render) chain.Content {
+	var p chain.Content
 	for _, l := range r.Links {
-		p.links = append(p.links, extract.Outlink{URL: l.URL, Hop: hop.Link, Context: l.Context, NoFollow: l.NoFollow})
+		p.Links = append(p.Links, extract.Outlink{URL: l.URL, Hop: hop.Link, Context: l.Context, NoFollow: l.NoFollow})
 	}
 	if r.HTML == "" || isRedirect(ex.StatusCode) || !isHTML(mediaType(ex.Header.Get("Content-Type"))) {
 		return p
@@ -113,21 +114,21 @@ func (c *crawler) analyseRendered(ex *fetch.Exchange, r *fetch.Render) page {
 		html = html[:maxExtractBytes]
 	}
 	res := c.parse(ex.URL, "text/html; charset=utf-8", []byte(html), ok2xx)
-	p.doc, p.noFollow, p.noIndex = res.Document, res.NoFollow, res.NoIndex
+	p.Document, p.NoFollow, p.NoIndex = res.Document, res.NoFollow, res.NoIndex
 	// Chromium's links have neither a <meta http-equiv=refresh> target nor the feeds a page
 	// names (<link rel=alternate type=application/rss+xml>): they come from the rendered DOM,
 	// as the plain fetcher has them (a refresh's hop R, or L above URLs.RefreshRedirectMax).
 	for _, o := range res.Outlinks {
 		if o.Context == "meta/@content" {
-			p.links = append(p.links, o)
+			p.Links = append(p.Links, o)
 		} else if o.Feed {
-			p.links = markFeed(p.links, o)
+			p.Links = markFeed(p.Links, o)
 		}
 	}
 	if res.NoFollow && c.cfg.Robots.IgnoreMeta {
-		p.links = relNoFollowOnly(p.links, res.Outlinks)
+		p.Links = relNoFollowOnly(p.Links, res.Outlinks)
 	}
-	p.links = c.withFavicon(ex.URL, p.links)
+	p.Links = c.withFavicon(ex.URL, p.Links)
 	return p
 }
 
@@ -217,35 +218,15 @@ func (c *crawler) withFavicon(page string, links []extract.Outlink) []extract.Ou
 	return append(links, extract.Favicon(page))
 }
 
-// obeyNofollow drops the links robots meta nofollow or rel=nofollow forbid following (unless
-// the crawl ignores robots; robots meta alone with Robots.IgnoreMeta) and returns the rest and
-// the URLs dropped. Embeds are kept: they are part of the page, not links to follow.
-func (c *crawler) obeyNofollow(p page) ([]extract.Outlink, []string) {
-	if c.cfg.IgnoreRobots {
-		return p.links, nil
-	}
-	noFollow := p.noFollow && !c.cfg.Robots.IgnoreMeta
-	var kept []extract.Outlink
-	var denied []string
-	for _, l := range p.links {
-		if l.Hop == hop.Link && (noFollow || l.NoFollow) {
-			denied = append(denied, l.URL)
-			continue
-		}
-		kept = append(kept, l)
-	}
-	return kept, denied
-}
-
-// writeDocument writes the search document of the capture of docURL, unless robots meta
-// noindex forbids it (the page is archived all the same; obeyed unless the crawl ignores robots
-// or Robots.IgnoreMeta), and logs reserved custom-field names it refused.
-func (c *crawler) writeDocument(u frontier.URL, docURL string, p page, ex *fetch.Exchange, res warc.Result) error {
-	if p.doc == nil || c.docs == nil || (p.noIndex && !c.cfg.IgnoreRobots && !c.cfg.Robots.IgnoreMeta) {
+// writeDocument writes the search document of the capture the page shows, and logs
+// reserved custom-field names it refused.
+func (c *crawler) writeDocument(r *chain.Record) error {
+	doc := r.Content.Document
+	if doc == nil || c.docs == nil {
 		return nil
 	}
-	info := report.URLInfo{URL: u.URL, Hops: u.Hops, Via: u.Via, Seed: u.Seed}
-	for _, name := range p.doc.ReservedFieldConflicts {
+	info := r.Info()
+	for _, name := range doc.ReservedFieldConflicts {
 		if err := c.events.Event(report.Event{
 			Action: "document-field-denied", Type: "denied", Outcome: "failure", Reason: "reserved-field", URL: &info,
 			Message: fmt.Sprintf("custom field %q is a reserved field name and was not written", name),
@@ -253,7 +234,8 @@ func (c *crawler) writeDocument(u frontier.URL, docURL string, p page, ex *fetch
 			return fmt.Errorf("write document event: %w", err)
 		}
 	}
-	if _, err := c.docs.add(docURL, p.doc, res.Filename, res.Offset, ex.Started); err != nil {
+	ex, rec := r.Exchange(), r.Records[r.Doc]
+	if _, err := c.docs.add(r.DocURL(), doc, rec.Filename, rec.Offset, ex.Started); err != nil {
 		return err
 	}
 	return nil

@@ -20,7 +20,7 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
-	"github.com/amber-crawler/amber/fetch"
+	"github.com/amber-crawler/amber/chain"
 	"github.com/amber-crawler/amber/frontier"
 	"github.com/amber-crawler/amber/scope"
 	"github.com/amber-crawler/amber/warc"
@@ -765,29 +765,50 @@ func (d priorIndex) StoreDigest(digest, uri string, date time.Time) error {
 	return d.front.StoreDigest(digest, uri, date)
 }
 
-// conditional makes req conditional on the earlier capture of u when the crawl recrawls an
-// earlier crawl and has one (with an ETag or a Last-Modified): If-None-Match, If-Modified-Since.
-// It returns that capture, for a 304's revisit; nil when the request stays as it is. Sitemap
-// files are never asked for conditionally: a 304 would hide the URLs they list (robots.txt
-// files are fetched elsewhere, never conditionally either).
-func (c *crawler) conditional(req *fetch.Request, u frontier.URL) (*warc.Original, error) {
-	if c.cfg.RecrawlOf == "" || u.Sitemap {
-		return nil, nil
+// recrawl is the chain's step of a recrawl (Config.RecrawlOf): the request of a URL the
+// earlier crawl captured (2xx) with an ETag or a Last-Modified is made conditional
+// (If-None-Match, If-Modified-Since), and a 304 is written as a server-not-modified revisit
+// of that capture, its content not read (a 304 has no body: Heritrix extracts nothing from
+// it). Sitemap files are never asked for conditionally: a 304 would hide the URLs they list
+// (robots.txt files are fetched elsewhere, never conditionally either).
+type recrawl struct{ front frontier.Store }
+
+func (recrawl) Name() string { return "recrawl_of" }
+
+// Before makes the request conditional on the earlier capture of the URL, when there is one.
+func (p recrawl) Before(_ context.Context, r *chain.Record) (chain.Verdict, error) {
+	u := r.URL()
+	if u.Sitemap {
+		return chain.Proceed, nil
 	}
-	p, ok, err := c.front.PriorURL(u.URL)
-	if err != nil || !ok {
-		return nil, err
+	e, ok, err := p.front.PriorURL(u.URL)
+	if err != nil {
+		return chain.Verdict{}, fmt.Errorf("look up earlier capture: %w", err)
 	}
+	if !ok {
+		return chain.Proceed, nil
+	}
+	req := &r.Request
 	if req.Header == nil {
 		req.Header = http.Header{}
 	}
-	if p.ETag != "" {
-		req.Header.Set("If-None-Match", p.ETag)
+	if e.ETag != "" {
+		req.Header.Set("If-None-Match", e.ETag)
 	}
-	if p.LastModified != "" {
-		req.Header.Set("If-Modified-Since", p.LastModified)
+	if e.LastModified != "" {
+		req.Header.Set("If-Modified-Since", e.LastModified)
 	}
-	return &warc.Original{URI: p.URI, Date: p.Date, PayloadDigest: p.Digest, ETag: p.ETag, LastModified: p.LastModified}, nil
+	r.NotModified = &warc.Original{URI: e.URI, Date: e.Date, PayloadDigest: e.Digest, ETag: e.ETag, LastModified: e.LastModified}
+	return chain.Proceed, nil
+}
+
+// After makes a 304 to a conditional request a revisit of the earlier capture, unread.
+func (recrawl) After(_ context.Context, r *chain.Record) (chain.Verdict, error) {
+	if r.NotModified != nil && r.Result.Exchanges[0].StatusCode == 304 {
+		r.Captures[0].NotModified = r.NotModified
+		r.Content.Unread = true
+	}
+	return chain.Proceed, nil
 }
 
 // priorNote is the crawl.log annotation of a server-not-modified revisit, Heritrix's.

@@ -1,10 +1,14 @@
 package crawl
 
 import (
+	"context"
 	"errors"
+	"net/http"
 	"strconv"
+	"strings"
 	"time"
 
+	"github.com/amber-crawler/amber/chain"
 	"github.com/amber-crawler/amber/fetch"
 	"github.com/amber-crawler/amber/frontier"
 	"github.com/amber-crawler/amber/seeds"
@@ -144,4 +148,63 @@ func (c *crawler) retryOrFail(cl *frontier.Claim, attempts, code int) (bool, err
 		return c.front.RetryStatus(cl, time.Now().Add(c.backoff(u.Attempts)), code)
 	}
 	return false, c.front.Failed(cl, code)
+}
+
+// retries is the chain's step that tries a response again later: its status is retried (a
+// 5xx or a 429, or as Config.Retries says) and attempts remain. Retry-After is honoured (and
+// slows the whole host down). The response is then not archived.
+type retries struct{ c *crawler }
+
+func (retries) Name() string { return "retries" }
+
+// After finishes the URL to be tried again later when its response is to be retried.
+func (p retries) After(_ context.Context, r *chain.Record) (chain.Verdict, error) {
+	c, u, ex := p.c, r.URL(), r.Result.Exchanges[0]
+	if u.Attempts+1 >= c.cfg.statusAttempts(ex.StatusCode) {
+		return chain.Proceed, nil
+	}
+	now := time.Now()
+	notBefore := now.Add(c.backoff(u.Attempts))
+	if ra, ok := retryAfter(ex.Header.Get("Retry-After"), now); ok && (ex.StatusCode == 429 || ex.StatusCode == 503) {
+		c.front.HostBackoff(u.Host, ra)
+		if ra.After(notBefore) {
+			notBefore = ra
+		}
+	}
+	return chain.Finish(chain.Outcome{Status: ex.StatusCode, RetryAt: notBefore}), nil
+}
+
+// backoff is the wait before retry number attempts+1: RetryDelay doubled per earlier attempt,
+// at most SiteLimits.MaxBackoff when that is set.
+func (c *crawler) backoff(attempts int) time.Duration {
+	d := c.cfg.RetryDelay
+	for range min(attempts, 10) {
+		d *= 2
+	}
+	if m := c.cfg.Sites.MaxBackoff; m > 0 {
+		d = min(d, m)
+	}
+	return d
+}
+
+func retryStatus(code int) bool { return code >= 500 || code == 429 }
+
+// retryAfter parses a Retry-After header: seconds or an HTTP date. Values beyond a day are capped.
+func retryAfter(v string, now time.Time) (time.Time, bool) {
+	v = strings.TrimSpace(v)
+	if v == "" {
+		return time.Time{}, false
+	}
+	var t time.Time
+	if n, err := strconv.Atoi(v); err == nil && n >= 0 {
+		t = now.Add(time.Duration(n) * time.Second)
+	} else if d, err := http.ParseTime(v); err == nil {
+		t = d
+	} else {
+		return time.Time{}, false
+	}
+	if limit := now.Add(24 * time.Hour); t.After(limit) {
+		t = limit
+	}
+	return t, true
 }

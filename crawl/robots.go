@@ -9,6 +9,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/amber-crawler/amber/chain"
+	"github.com/amber-crawler/amber/extract"
 	"github.com/amber-crawler/amber/fetch"
 	"github.com/amber-crawler/amber/frontier"
 	"github.com/amber-crawler/amber/hop"
@@ -99,6 +101,33 @@ func newRobotsGate(c *crawler) *robotsGate {
 		pending:  make(map[string]chan struct{}),
 		failures: make(map[string]*fetch.Error),
 	}
+}
+
+func (*robotsGate) Name() string { return "robots" }
+
+// Before checks robots.txt for the claimed URL, fetching its origin's robots.txt first if
+// needed, and paces the URL's request once it may be fetched: the host's delay after the
+// robots.txt response (frontier.Pace). A URL robots.txt disallows is finished (-9998); one
+// whose robots.txt is unavailable (5xx, no answer) is tried again later; one whose
+// robots.txt cannot be fetched in a way retrying cannot mend (its address refused) fails as
+// its fetch would (Heritrix fails a URL with its prerequisite).
+func (g *robotsGate) Before(ctx context.Context, r *chain.Record) (chain.Verdict, error) {
+	verdict, ferr, err := g.check(ctx, r.Worker, r.Claim)
+	if err != nil {
+		return chain.Verdict{}, err
+	}
+	u := r.URL()
+	switch verdict {
+	case robotsFailed:
+		return chain.Fail(ferr), nil
+	case robotsDisallowed:
+		return chain.Finish(chain.Outcome{Status: status.Robots, Annotations: []string{"robots"}, Denied: report.DenyRobots}), nil
+	case robotsUnavailable:
+		// robots.txt answered 5xx or not at all: disallow for now, try again later.
+		return chain.Finish(chain.Outcome{Status: status.Robots, Attempts: g.c.cfg.MaxAttempts,
+			Annotations: []string{"robots-unavailable", chain.AttemptsNote(u.Attempts + 1)}}), nil
+	}
+	return chain.Proceed, nil
 }
 
 // check returns the verdict for the claimed URL, fetching its origin's robots.txt first if
@@ -315,6 +344,34 @@ func (g *robotsGate) backOff(target string, ex *fetch.Exchange) {
 func (g *robotsGate) record(worker int, ex *fetch.Exchange, via, hops, seed string) ([]byte, error) {
 	defer ex.Close()
 	body, _ := readBody(ex)
-	_, err := g.c.record(worker, ex, capture{hops: hops, via: via, seed: seed})
+	_, err := g.c.record(worker, ex, chain.Capture{Hops: hops, Via: via, Seed: seed})
 	return body, err
+}
+
+// robotsMeta is the chain's step that obeys a page's robots meta and rel=nofollow once its
+// content is read: links robots meta nofollow or rel=nofollow forbid following are taken out
+// (and recorded as denied), and robots meta noindex drops the search document (the page is
+// archived all the same). Embeds are kept: they are part of the page, not links to follow.
+// With RobotsConfig.IgnoreMeta robots meta is not obeyed; rel=nofollow still is.
+type robotsMeta struct{ ignoreMeta bool }
+
+func (robotsMeta) Name() string { return "robots meta" }
+
+// After takes the forbidden links out of the content and its document when noindex says so.
+func (m robotsMeta) After(_ context.Context, r *chain.Record) (chain.Verdict, error) {
+	p := &r.Content
+	noFollow := p.NoFollow && !m.ignoreMeta
+	if p.NoIndex && !m.ignoreMeta {
+		p.Document = nil
+	}
+	var kept []extract.Outlink
+	for _, l := range p.Links {
+		if l.Hop == hop.Link && (noFollow || l.NoFollow) {
+			p.Denied = append(p.Denied, l.URL)
+			continue
+		}
+		kept = append(kept, l)
+	}
+	p.Links, p.DeniedReason = kept, report.DenyNofollow
+	return chain.Proceed, nil
 }

@@ -1,20 +1,22 @@
 package crawl
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
 	"net/url"
-	"slices"
 	"strconv"
+	"sync"
 
+	"github.com/amber-crawler/amber/chain"
+	"github.com/amber-crawler/amber/extract"
 	"github.com/amber-crawler/amber/fetch"
 	"github.com/amber-crawler/amber/frontier"
 	"github.com/amber-crawler/amber/hop"
 	"github.com/amber-crawler/amber/report"
 	"github.com/amber-crawler/amber/scope"
 	"github.com/amber-crawler/amber/sitemap"
-	"github.com/amber-crawler/amber/warc"
 )
 
 // SitemapConfig configures sitemaps (spec/elastic.md §3). A sitemap file is queued with hop M
@@ -114,15 +116,15 @@ func (c *crawler) addSitemaps() error {
 
 // addSitemapFiles queues the configured sitemap files.
 func (c *crawler) addSitemapFiles() error {
-	return c.addConfigured(c.cfg.Sitemaps.URLs, func(from frontier.URL, listed []string) decided {
-		return c.decideListed(from, listed, hop.Sitemap, true, "config")
+	return c.addConfigured(c.cfg.Sitemaps.URLs, func(from frontier.URL, listed []string) chain.Content {
+		return listedContent(from.URL, listed, hop.Sitemap, "config", true)
 	})
 }
 
 // addConfigured queues the listing documents of the configuration (sitemap files, feeds),
 // those of one seed decided together by decide, from the first seed of their origin, or from
 // the first seed; none when no seed canonicalises.
-func (c *crawler) addConfigured(urls []string, decide func(from frontier.URL, listed []string) decided) error {
+func (c *crawler) addConfigured(urls []string, list func(from frontier.URL, listed []string) chain.Content) error {
 	if len(urls) == 0 {
 		return nil
 	}
@@ -146,7 +148,7 @@ func (c *crawler) addConfigured(urls []string, decide func(from frontier.URL, li
 	}
 	for _, s := range order {
 		from := frontier.URL{URL: s, Host: hostKey(s), Seed: s}
-		if err := c.enqueue(0, from, decide(from, bySeed[s])); err != nil {
+		if err := c.enqueue(0, from, c.decide(from, list(from, bySeed[s]))); err != nil {
 			return err
 		}
 	}
@@ -177,7 +179,8 @@ func (c *crawler) robotsSitemaps(worker int, origin string, robots frontier.URL,
 	} else if seen {
 		return nil
 	}
-	if err := c.enqueue(worker, robots, c.decideListed(robots, listed, hop.Sitemap, true, "robots")); err != nil {
+	content := listedContent(robots.URL, listed, hop.Sitemap, "robots", true)
+	if err := c.enqueue(worker, robots, c.decide(robots, content)); err != nil {
 		return err
 	}
 	// After the files are queued: a kill in between reads the lines again, and the frontier's
@@ -185,86 +188,79 @@ func (c *crawler) robotsSitemaps(worker int, origin string, robots frontier.URL,
 	return c.frontierErr(c.front.PutMeta(key, nil))
 }
 
-// decideListed canonicalises and scopes the URLs listed by from (a robots.txt, a seed, a
-// sitemap file), each with step appended to from's hop path. files marks them as sitemap
-// files, claimed before the pages of their host. Duplicates count once; what does not
-// canonicalise is dropped. context goes in the metadata record's outlinks.
-func (c *crawler) decideListed(from frontier.URL, listed []string, step byte, files bool, context string) decided {
-	var d decided
-	hops := from.Hops + string(step)
-	seen := make(map[string]struct{}, len(listed))
+// listedContent is the content of a listing document (or of a robots.txt's Sitemap: lines,
+// or of the configuration) that lists the URLs listed, each resolved against base, with hop
+// step and context (for the metadata record). files marks them as listing documents
+// themselves (sitemap files, feeds), claimed before the pages of their host.
+func listedContent(base string, listed []string, step byte, context string, files bool) chain.Content {
+	content := chain.Content{Listed: true, Files: files, Links: make([]extract.Outlink, 0, len(listed))}
 	for _, raw := range listed {
-		abs, ok := resolve(from.URL, raw)
-		if !ok {
-			continue
-		}
-		cu, orig := c.canonical(abs)
-		if cu == "" {
-			continue
-		}
-		if _, dup := seen[cu]; dup {
-			continue
-		}
-		seen[cu] = struct{}{}
-		dec := c.scope.Load().Decide(scope.Candidate{URL: cu, Hops: hops, Via: from.URL, ViaHopsOff: from.HopsOff, Seed: from.Seed, Addr: c.addrOf(cu)})
-		fu := frontier.URL{URL: cu, Host: hostKey(cu), Hops: hops, Via: from.URL, Seed: from.Seed, HopsOff: dec.HopsOff}
-		if files {
-			fu.Sitemap, fu.Priority = true, -1
-		}
-		d.metadata = append(d.metadata, warc.Outlink{URL: cu, Hop: string(step), Context: context})
-		if step == hop.Redirect && c.tooManyRedirects(hops) {
-			dec = scope.Decision{Reason: reasonMaxRedirects}
-		}
-		if dec.In {
-			d.addIn(decision{url: fu, from: orig})
-		} else {
-			d.out = append(d.out, decision{url: fu, decision: dec, from: orig})
+		if abs, ok := resolve(base, raw); ok {
+			content.Links = append(content.Links, extract.Outlink{URL: abs, Hop: step, Context: context})
 		}
 	}
-	return d
+	return content
 }
 
-// processSitemap takes a fetched sitemap file through the rest of the pipeline
-// (processListing). A redirect is followed as a sitemap file. A feed (a file marked as one,
-// crawl/feed.go) goes to processFeed instead.
-func (c *crawler) processSitemap(worker int, cl *frontier.Claim, res *fetch.Result) error {
-	if isFeed, err := c.isFeed(cl.URL.URL); err != nil || isFeed {
-		if err != nil {
-			return err
-		}
-		return c.processFeed(worker, cl, res)
-	}
-	return c.processListing(worker, cl, res, sitemapListing, c.readSitemap, c.sitemapRead)
+// listings is the chain's step that reads a fetched listing document (a URL marked as a
+// sitemap file: a sitemap, or a feed, crawl/feed.go) in place of a page: the URLs it lists
+// are its content (decided as listed URLs), what was found is in its crawl.log line
+// (listingAnnotations), and an event records it (Recorded).
+type listings struct {
+	c       *crawler
+	pending *sync.Map // *frontier.Claim -> listingRead: what After read, for Recorded
 }
 
-// processListing takes a fetched listing document of kind l through the rest of the pipeline:
-// read reads its URLs and decides them, the capture is archived with what was found in its
-// crawl.log line (listingAnnotations), event records what was read (unless the response was
-// neither a redirect nor a 2xx), the URLs in scope are queued, and the document is done.
-func (c *crawler) processListing(worker int, cl *frontier.Claim, res *fetch.Result, l listing,
-	read func(frontier.URL, *fetch.Exchange) (decided, listingInfo), event func(frontier.URL, listingInfo) error) error {
-	u := cl.URL
-	caps, _ := c.captures(u, res)
-	if err := c.markRewritten(u, &caps[0]); err != nil {
-		return err
+// listingRead is what After read of a listing document.
+type listingRead struct {
+	kind listing
+	info listingInfo
+}
+
+// Recorded writes the event of what was read (unless the response was neither a redirect
+// nor a 2xx).
+func (l listings) Recorded(r *chain.Record) error {
+	v, ok := l.pending.LoadAndDelete(r.Claim)
+	if !ok {
+		return nil
 	}
-	d, info := read(u, res.Exchanges[0])
-	caps[0].outlinks = append(d.metadata, caps[0].outlinks...)
-	if ann := listingAnnotations(l, info); len(ann) > 0 {
-		caps[0].annotations = append(slices.Clip(caps[0].annotations), ann...)
+	read := v.(listingRead)
+	if read.info == (listingInfo{}) {
+		return nil
 	}
-	if _, err := c.recordAll(worker, u, res, caps); err != nil {
-		return err
+	if read.kind.feeds {
+		return l.c.feedRead(r.URL(), read.info)
 	}
-	if info != (listingInfo{}) {
-		if err := event(u, info); err != nil {
-			return err
-		}
+	return l.c.sitemapRead(r.URL(), read.info)
+}
+
+// Release forgets what After read of a document that was not recorded.
+func (l listings) Release(r *chain.Record) { l.pending.Delete(r.Claim) }
+
+func (listings) Name() string { return "listings" }
+
+// After reads the listing document of a claimed sitemap file.
+func (l listings) After(_ context.Context, r *chain.Record) (chain.Verdict, error) {
+	c, u := l.c, r.URL()
+	if !u.Sitemap {
+		return chain.Proceed, nil
 	}
-	if err := c.enqueue(worker, u, d); err != nil {
-		return err
+	isFeed, err := c.isFeed(u.URL)
+	if err != nil {
+		return chain.Verdict{}, err
 	}
-	return c.frontierErr(c.front.Done(cl))
+	kind, read := sitemapListing, c.readSitemap
+	if isFeed {
+		kind, read = feedListing, c.readFeed
+	}
+	content, info := read(u, r.Exchange())
+	r.Content = content
+	r.Content.Listed = true
+	if ann := listingAnnotations(kind, info); len(ann) > 0 {
+		r.Captures[0].Annotate(ann...)
+	}
+	l.pending.Store(r.Claim, listingRead{kind: kind, info: info})
+	return chain.Proceed, nil
 }
 
 // readListing reads the response ex of a listing document of kind l with parse and limits.
@@ -272,26 +268,24 @@ func (c *crawler) processListing(worker int, cl *frontier.Claim, res *fetch.Resu
 // neither a redirect nor a 2xx gives nothing. Else res is what parse read of the body (nil
 // when it read nothing) and info.problem what was wrong with it: listingReadError, l.notA,
 // listingMalformed, or "" for nothing; the rest of info is the caller's to fill from res.
-func readListing[L, R any](c *crawler, u frontier.URL, ex *fetch.Exchange, l listing, parse func(io.Reader, L) (*R, error), limits L) (d decided, res *R, info listingInfo) {
+func readListing[L, R any](c *crawler, u frontier.URL, ex *fetch.Exchange, l listing, parse func(io.Reader, L) (*R, error), limits L) (d chain.Content, res *R, info listingInfo) {
 	if isRedirect(ex.StatusCode) {
 		loc := ex.Header.Get("Location")
 		if loc == "" {
-			return decided{}, nil, info
+			return chain.Content{}, nil, info
 		}
-		d := c.decideListed(u, []string{loc}, hop.Redirect, true, "header/location")
-		if l.feeds {
-			d = asFeeds(d)
-		}
+		d := listedContent(u.URL, []string{loc}, hop.Redirect, "header/location", true)
+		d.Feeds = l.feeds
 		return d, nil, info
 	}
 	if ex.StatusCode < 200 || ex.StatusCode >= 300 {
-		return decided{}, nil, info
+		return chain.Content{}, nil, info
 	}
 	body, err := ex.Body()
 	if err != nil {
 		c.log.Debug("read "+l.name, "url", u.URL, "err", err)
 		info.problem = listingReadError
-		return decided{}, nil, info
+		return chain.Content{}, nil, info
 	}
 	defer body.Close()
 	res, err = parse(body, limits)
@@ -299,7 +293,7 @@ func readListing[L, R any](c *crawler, u frontier.URL, ex *fetch.Exchange, l lis
 	case errors.Is(err, l.not):
 		c.log.Debug("not a "+l.name, "url", u.URL, "err", err)
 		info.problem = l.notA
-		return decided{}, nil, info
+		return chain.Content{}, nil, info
 	case errors.Is(err, l.malformed):
 		c.log.Debug("malformed "+l.name, "url", u.URL, "err", err)
 		info.problem = listingMalformed
@@ -307,14 +301,14 @@ func readListing[L, R any](c *crawler, u frontier.URL, ex *fetch.Exchange, l lis
 		c.log.Debug("read "+l.name, "url", u.URL, "err", err)
 		info.problem = listingReadError
 	}
-	return decided{}, res, info
+	return chain.Content{}, res, info
 }
 
 // readSitemap reads the URLs of a sitemap file's response and decides them: the target of a
 // redirect (a sitemap file too), the sitemaps of an index (unless the index is itself listed
 // by a sitemap), the pages of a urlset or text file. info is empty for a response that is
 // neither a redirect nor a 2xx.
-func (c *crawler) readSitemap(u frontier.URL, ex *fetch.Exchange) (decided, listingInfo) {
+func (c *crawler) readSitemap(u frontier.URL, ex *fetch.Exchange) (chain.Content, listingInfo) {
 	d, sm, info := readListing(c, u, ex, sitemapListing, sitemap.Parse, c.cfg.Sitemaps.Limits)
 	if sm == nil {
 		return d, info
@@ -324,15 +318,15 @@ func (c *crawler) readSitemap(u frontier.URL, ex *fetch.Exchange) (decided, list
 		c.log.Info("sitemap truncated", "url", u.URL, "reason", sm.Truncated, "urls", len(sm.URLs))
 	}
 	if sm.Kind != sitemap.Index {
-		return c.decideListed(u, sm.URLs, hop.Sitemap, false, "sitemap"), info
+		return listedContent(u.URL, sm.URLs, hop.Sitemap, "sitemap", false), info
 	}
 	if report.FromSitemap(u.Hops) {
 		// Index depth 1: an index listed by an index is archived, not followed.
 		c.log.Info("sitemap index listed by a sitemap index not followed", "url", u.URL, "via", u.Via)
 		info.problem = sitemapNestedIndex
-		return decided{}, info
+		return chain.Content{}, info
 	}
-	return c.decideListed(u, sm.URLs, hop.Sitemap, true, "sitemapindex"), info
+	return listedContent(u.URL, sm.URLs, hop.Sitemap, "sitemapindex", true), info
 }
 
 // sitemapRead writes the sitemap-read event of a sitemap file.

@@ -1,6 +1,7 @@
 package crawl
 
 import (
+	"context"
 	"fmt"
 	"maps"
 	"net/http"
@@ -11,6 +12,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/amber-crawler/amber/chain"
 	"github.com/amber-crawler/amber/fetch"
 	"github.com/amber-crawler/amber/frontier"
 	"github.com/amber-crawler/amber/hop"
@@ -167,6 +169,8 @@ type subcoll struct {
 
 // subcolls are the crawl's subcollections and the hosts bound to them.
 type subcolls struct {
+	c      *crawler
+	cfg    *Config
 	list   []*subcoll
 	byName map[string]*subcoll
 
@@ -184,7 +188,7 @@ func newSubcolls(cfg *Config, fc fetch.Config) (*subcolls, error) {
 	if len(cfg.Subcollections) == 0 {
 		return nil, nil
 	}
-	ss := &subcolls{byName: map[string]*subcoll{}, hosts: map[string]*subcoll{}}
+	ss := &subcolls{cfg: cfg, byName: map[string]*subcoll{}, hosts: map[string]*subcoll{}}
 	fl := cfg.Scope.Flavour
 	if fl == scope.Elastic {
 		fl = scope.Standard // the rules are matched, not the elastic domains
@@ -316,23 +320,80 @@ func (ss *subcolls) host(host string) (*subcoll, bool) {
 // subOf is the subcollection of the canonical URL u (nil: the collection's settings).
 func (c *crawler) subOf(u string) *subcoll { return c.subs.of(u) }
 
-// bindHost binds the host of the claimed URL u to a subcollection when it is not bound yet:
-// to the one it was bound to earlier in the crawl (the frontier keeps it), or else to u's.
-// A subcollection's HostDelay then becomes the host's delay, unless an operator set one.
-func (c *crawler) bindHost(u frontier.URL) error {
-	if c.subs == nil {
+func (*subcolls) Name() string { return "subcollections" }
+
+// Before binds the host of the claimed URL to a subcollection when it is not bound yet (bind),
+// and gives the URL the settings in force for it: those of its own subcollection (its
+// fetcher, client, oversize) and of its host's (the robots.txt client, URLs per host,
+// sitemaps from robots.txt), over the collection's.
+func (ss *subcolls) Before(_ context.Context, r *chain.Record) (chain.Verdict, error) {
+	u := r.URL()
+	if err := ss.bind(u); err != nil {
+		return chain.Verdict{}, err
+	}
+	own, host := ss.of(u.URL), ss.bound(u.Host)
+	if own == nil && host == nil {
+		return chain.Proceed, nil
+	}
+	set := *r.Settings
+	if own != nil {
+		set.Subcollection, set.Render = own.Name, own.renders(ss.cfg)
+		if own.client != nil {
+			set.Client = own.client
+		}
+		if own.DropOversize != nil {
+			set.DropOversize = *own.DropOversize
+		}
+	}
+	if host != nil {
+		if host.client != nil {
+			set.HostClient = host.client
+		}
+		if host.MaxURLs != nil {
+			set.MaxURLs = *host.MaxURLs
+		}
+		if host.SitemapsRobots != nil {
+			set.SitemapsRobots = *host.SitemapsRobots
+		}
+	}
+	r.Settings = &set
+	return chain.Proceed, nil
+}
+
+// After adds sub:NAME to the captures of the exchanges whose URLs belong to a subcollection.
+func (ss *subcolls) After(_ context.Context, r *chain.Record) (chain.Verdict, error) {
+	for i, ex := range r.Result.Exchanges {
+		if s := ss.of(ex.URL); s != nil {
+			r.Captures[i].Annotate(notePrefixSub + s.Name)
+		}
+	}
+	return chain.Proceed, nil
+}
+
+// bound returns the subcollection host is bound to (nil: the collection).
+func (ss *subcolls) bound(host string) *subcoll {
+	if ss == nil {
 		return nil
 	}
-	if _, ok := c.subs.host(u.Host); ok {
+	s, _ := ss.host(host)
+	return s
+}
+
+// bind binds the host of the claimed URL u to a subcollection when it is not bound yet: to
+// the one it was bound to earlier in the crawl (the frontier keeps it), or else to u's. A
+// subcollection's HostDelay then becomes the host's delay, unless an operator set one.
+func (ss *subcolls) bind(u frontier.URL) error {
+	if _, ok := ss.host(u.Host); ok {
 		return nil
 	}
+	c := ss.c
 	v, stored, err := c.front.Meta(metaSubHost + u.Host)
 	if err != nil {
 		return c.frontierErr(err)
 	}
-	s, known := c.subs.byName[string(v)]
+	s, known := ss.byName[string(v)]
 	if !stored || (!known && len(v) > 0) { // first met, or bound to a subcollection the config no longer has
-		s = c.subOf(u.URL)
+		s = ss.of(u.URL)
 		name := ""
 		if s != nil {
 			name = s.Name
@@ -341,13 +402,13 @@ func (c *crawler) bindHost(u frontier.URL) error {
 			return c.frontierErr(err)
 		}
 	}
-	c.subs.mu.Lock()
-	if _, ok := c.subs.hosts[u.Host]; ok { // another worker bound it meanwhile
-		c.subs.mu.Unlock()
+	ss.mu.Lock()
+	if _, ok := ss.hosts[u.Host]; ok { // another worker bound it meanwhile
+		ss.mu.Unlock()
 		return nil
 	}
-	c.subs.hosts[u.Host] = s
-	c.subs.mu.Unlock()
+	ss.hosts[u.Host] = s
+	ss.mu.Unlock()
 	if s != nil && s.HostDelay != nil {
 		c.setSubDelay(u.Host, *s.HostDelay)
 	}
@@ -366,56 +427,6 @@ func (c *crawler) setSubDelay(host string, d time.Duration) {
 	if _, set := c.ctl.hostDelays[host]; !set {
 		c.front.SetHostDelayOverride(host, d)
 	}
-}
-
-// clientOf is the HTTP client of the URLs of s.
-func (c *crawler) clientOf(s *subcoll) *fetch.Client {
-	if s != nil && s.client != nil {
-		return s.client
-	}
-	return c.client
-}
-
-// renders reports whether the URLs of s are loaded in the browser (when they navigate).
-func (c *crawler) renders(s *subcoll) bool {
-	if c.browser == nil {
-		return false
-	}
-	if s == nil {
-		return c.cfg.Fetcher == FetcherBrowser
-	}
-	return s.renders(&c.cfg)
-}
-
-// hostClient is the client of host's robots.txt: its subcollection's.
-func (c *crawler) hostClient(host string) *fetch.Client {
-	s, _ := c.subs.host(host)
-	return c.clientOf(s)
-}
-
-// maxURLs is the most URLs of host fetched: its subcollection's, or Sites.MaxURLs.
-func (c *crawler) maxURLs(host string) int64 {
-	if s, _ := c.subs.host(host); s != nil && s.MaxURLs != nil {
-		return *s.MaxURLs
-	}
-	return c.cfg.Sites.MaxURLs
-}
-
-// sitemapsFromRobots reports whether the Sitemap: lines of host's robots.txt are read.
-func (c *crawler) sitemapsFromRobots(host string) bool {
-	if s, _ := c.subs.host(host); s != nil && s.SitemapsRobots != nil {
-		return *s.SitemapsRobots
-	}
-	return c.cfg.Sitemaps.Robots
-}
-
-// dropsOversize reports whether a page of the canonical URL u cut at the response size is
-// dropped (Config.DropOversize, or its subcollection's).
-func (c *crawler) dropsOversize(u string) bool {
-	if s := c.subOf(u); s != nil && s.DropOversize != nil {
-		return *s.DropOversize
-	}
-	return c.cfg.DropOversize
 }
 
 // subBlocked returns the reason a subcollection's schemes leave the canonical URL u out, ""
@@ -470,16 +481,19 @@ func tooDeep(hops string, max int, fl scope.Flavour) bool {
 	return len(hops) > max
 }
 
-// noteSubs adds sub:NAME to the captures of the exchanges of res whose URLs belong to a
-// subcollection.
-func (c *crawler) noteSubs(res *fetch.Result, caps []capture) {
-	if c.subs == nil {
-		return
+// hostClient is the client of host's requests that are not a URL's own (its robots.txt): the
+// client of the subcollection host is bound to, or the crawl's.
+func (c *crawler) hostClient(host string) *fetch.Client {
+	if s := c.subs.bound(host); s != nil && s.client != nil {
+		return s.client
 	}
-	for i, ex := range res.Exchanges {
-		if s := c.subOf(ex.URL); s != nil {
-			// The annotations may share their array with the fetch's other captures.
-			caps[i].annotations = append(slices.Clip(caps[i].annotations), notePrefixSub+s.Name)
-		}
+	return c.client
+}
+
+// sitemapsFromRobots reports whether the Sitemap: lines of host's robots.txt are read.
+func (c *crawler) sitemapsFromRobots(host string) bool {
+	if s := c.subs.bound(host); s != nil && s.SitemapsRobots != nil {
+		return *s.SitemapsRobots
 	}
+	return c.cfg.Sitemaps.Robots
 }

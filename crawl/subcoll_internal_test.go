@@ -1,6 +1,7 @@
 package crawl
 
 import (
+	"context"
 	"errors"
 	"net/http"
 	"net/netip"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/amber-crawler/amber/chain"
 	"github.com/amber-crawler/amber/fetch"
 	"github.com/amber-crawler/amber/frontier"
 	"github.com/amber-crawler/amber/scope"
@@ -276,14 +278,15 @@ func TestBindHost(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer ss.close()
-		c := &crawler{cfg: cfg, front: front, subs: ss}
+		ss.c = &crawler{cfg: cfg, front: front, subs: ss}
 		got := map[string]int64{}
 		for _, b := range binds {
-			u := frontier.URL{URL: b[1], Host: b[0]}
-			if err := c.bindHost(u); err != nil {
+			r := &chain.Record{Claim: frontier.NewClaim(frontier.URL{URL: b[1], Host: b[0]}, nil),
+				Settings: &chain.Settings{MaxURLs: cfg.Sites.MaxURLs}}
+			if _, err := ss.Before(context.Background(), r); err != nil {
 				t.Fatal(err)
 			}
-			got[b[0]] = c.maxURLs(b[0])
+			got[b[0]] = r.Settings.MaxURLs
 		}
 		return got
 	}

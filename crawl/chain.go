@@ -1,0 +1,78 @@
+package crawl
+
+import (
+	"sync"
+
+	"github.com/amber-crawler/amber/chain"
+)
+
+// processors is the chain every claimed URL goes through, in order: the order of the README's
+// "What amber does". A processor the crawl does not need (no subcollections, robots.txt
+// ignored, no logins) is left out; each one's hooks run where it stands.
+func (c *crawler) processors() []chain.Processor {
+	cfg := &c.cfg
+	var ps []chain.Processor
+	add := func(on bool, p chain.Processor) {
+		if on {
+			ps = append(ps, p)
+		}
+	}
+	add(true, c.ctl.blockRefuser())                                // block rules added while the crawl runs (ctl block)
+	add(c.subs != nil, c.subs)                                     // the URL's subcollection: its settings
+	add(true, c.sites)                                             // per-site limits: given-up hosts, URLs per host
+	add(!cfg.IgnoreRobots, c.robots)                               // robots.txt
+	add(len(cfg.PostPayloads) > 0, postPayloads(cfg.PostPayloads)) // a POST body for the URL
+	add(cfg.RecrawlOf != "", recrawl{c.front})                     // a conditional request; a 304 a revisit
+	add(true, c.addrs)                                             // around the fetch: the address's turn, the ip rules
+	add(c.logins != nil, c.logins)                                 // around the fetch: a form login first
+	add(true, retries{c})                                          // a response to try again later (5xx, 429)
+	add(len(cfg.URLs.Rewrite) > 0, rewrites{c})                    // the URL as found, when a rule rewrote it
+	add(true, listings{c, &sync.Map{}})                            // a sitemap file or a feed: the URLs it lists
+	add(true, contentFilter{cfg.Content, c.events})                // a page dropped or excluded: not read
+	add(true, reader{c})                                           // the content read: links, search document
+	add(len(cfg.Content.LinkTypes) > 0, linkTypes{cfg.Content.LinkTypes})
+	add(!cfg.IgnoreRobots, robotsMeta{cfg.Robots.IgnoreMeta}) // robots meta and rel=nofollow
+	add(cfg.Feeds.SkipItemLinks && c.feedsOn(), feedItems{c}) // a feed item's links, when not followed
+	return ps
+}
+
+// hooks are the crawl's processors sorted by hook, each list in chain order.
+type hooks struct {
+	before    []chain.Before
+	after     []chain.After
+	failers   []chain.Failer
+	recorded  []chain.Recorded
+	releasers []chain.Releaser
+	fetch     chain.Fetch // the fetch, wrapped by the FetchWrappers in chain order
+}
+
+// newHooks sorts ps by hook; fetch is the fetch the wrappers wrap.
+func newHooks(ps []chain.Processor, fetch chain.Fetch) hooks {
+	h := hooks{fetch: fetch}
+	var wrappers []chain.FetchWrapper
+	for _, p := range ps {
+		if b, ok := p.(chain.Before); ok {
+			h.before = append(h.before, b)
+		}
+		if w, ok := p.(chain.FetchWrapper); ok {
+			wrappers = append(wrappers, w)
+		}
+		if a, ok := p.(chain.After); ok {
+			h.after = append(h.after, a)
+		}
+		if f, ok := p.(chain.Failer); ok {
+			h.failers = append(h.failers, f)
+		}
+		if r, ok := p.(chain.Recorded); ok {
+			h.recorded = append(h.recorded, r)
+		}
+		if r, ok := p.(chain.Releaser); ok {
+			h.releasers = append(h.releasers, r)
+		}
+	}
+	// The first wrapper is the outermost: it runs before and after all the others.
+	for i := len(wrappers) - 1; i >= 0; i-- {
+		h.fetch = wrappers[i].Wrap(h.fetch)
+	}
+	return h
+}

@@ -42,13 +42,35 @@ func (e *ElasticConfig) Convert() (*Converted, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := &Config{}
-	cv := &Converted{Config: c, Sources: map[string]string{}}
-	src := func(amber, elastic string) { cv.Sources[amber] = elastic }
-	note := func(format string, a ...any) { cv.Notes = append(cv.Notes, fmt.Sprintf(format, a...)) }
+	cv := &Converted{Config: &Config{}, Sources: map[string]string{}}
+	// The notes are in the order of these steps, which Render keeps.
+	e.convertDomains(cv)
+	e.convertLimits(cv)
+	e.convertDocuments(cv)
+	e.convertFetch(cv)
+	e.noteOutput(cv)
+	if err := e.convertAccess(cv, auths); err != nil {
+		return nil, err
+	}
+	return cv, nil
+}
 
+// src records that the amber key came from the Elastic key (or keys) elastic.
+func (cv *Converted) src(amber, elastic string) { cv.Sources[amber] = elastic }
+
+// note adds a note on what amber does differently, after those already there.
+func (cv *Converted) note(format string, a ...any) {
+	cv.Notes = append(cv.Notes, fmt.Sprintf(format, a...))
+}
+
+// convertDomains maps domains: each to an entry of scope.domains (of the elastic flavour)
+// with its sitemaps and crawl rules, its seed_urls to seeds (its root when it has none, as in
+// the open crawler, which a note says), and its extraction rulesets to
+// documents.extraction_rulesets for its origin. The domains are checked by ParseElastic.
+func (e *ElasticConfig) convertDomains(cv *Converted) {
+	c := cv.Config
 	c.Scope.Flavour = "elastic"
-	src("scope.flavour", "domains")
+	cv.src("scope.flavour", "domains")
 	for i, d := range e.Domains {
 		o, _ := ElasticOrigin(d.URL) // checked by ParseElastic
 		ds := DomainSpec{URL: o, SitemapURLs: d.SitemapURLs}
@@ -56,52 +78,69 @@ func (e *ElasticConfig) Convert() (*Converted, error) {
 			ds.CrawlRules = append(ds.CrawlRules, CrawlRuleSpec(r))
 		}
 		c.Scope.Domains = append(c.Scope.Domains, ds)
-		src(fmt.Sprintf("scope.domains[%d]", i), fmt.Sprintf("domains[%d]", i))
+		cv.src(fmt.Sprintf("scope.domains[%d]", i), fmt.Sprintf("domains[%d]", i))
 		seeds := d.SeedURLs
 		if len(seeds) == 0 {
 			seeds = []string{o + "/"}
-			note("domains[%d] (%s) has no seed_urls: its root %s is the entry point, as in the open crawler", i, o, o+"/")
+			cv.note("domains[%d] (%s) has no seed_urls: its root %s is the entry point, as in the open crawler", i, o, o+"/")
 		}
 		for _, u := range seeds {
-			src(fmt.Sprintf("seeds[%d]", len(c.Seeds)), fmt.Sprintf("domains[%d].seed_urls", i))
+			cv.src(fmt.Sprintf("seeds[%d]", len(c.Seeds)), fmt.Sprintf("domains[%d].seed_urls", i))
 			c.Seeds = append(c.Seeds, SeedSpec{URL: u})
 		}
 		for k, rs := range d.ExtractionRulesets {
-			src(fmt.Sprintf("documents.extraction_rulesets[%d]", len(c.Documents.ExtractionRulesets)), fmt.Sprintf("domains[%d].extraction_rulesets[%d]", i, k))
+			cv.src(fmt.Sprintf("documents.extraction_rulesets[%d]", len(c.Documents.ExtractionRulesets)), fmt.Sprintf("domains[%d].extraction_rulesets[%d]", i, k))
 			c.Documents.ExtractionRulesets = append(c.Documents.ExtractionRulesets,
 				ExtractionRulesetSpec{Domain: o, URLFilters: rs.URLFilters, Rules: rs.Rules})
 		}
 	}
+}
+
+// convertLimits maps the crawl limits the file gives: max_crawl_depth and max_url_length to
+// scope, max_unique_url_count, max_duration, max_response_size and max_extracted_links_count
+// to limits, threads_per_crawl to workers. Where amber counts or cuts differently a note
+// says how.
+func (e *ElasticConfig) convertLimits(cv *Converted) {
+	c := cv.Config
 	if e.MaxCrawlDepth != nil {
 		c.Scope.MaxCrawlDepth = e.MaxCrawlDepth
-		src("scope.max_crawl_depth", "max_crawl_depth")
+		cv.src("scope.max_crawl_depth", "max_crawl_depth")
 	}
 	if e.MaxURLLength != nil {
 		c.Scope.MaxURLLength = *e.MaxURLLength
-		src("scope.max_url_length", "max_url_length")
+		cv.src("scope.max_url_length", "max_url_length")
 	}
 	if e.MaxUniqueURLCount != nil {
 		c.Limits.URLs = int64(*e.MaxUniqueURLCount)
-		src("limits.urls", "max_unique_url_count")
-		note("max_unique_url_count: amber counts URLs fetched, the open crawler URLs seen")
+		cv.src("limits.urls", "max_unique_url_count")
+		cv.note("max_unique_url_count: amber counts URLs fetched, the open crawler URLs seen")
 	}
 	if e.MaxDuration != nil {
 		c.Limits.Time = time.Duration(*e.MaxDuration) * time.Second
-		src("limits.time", "max_duration")
+		cv.src("limits.time", "max_duration")
 	}
 	if e.MaxResponseSize != nil {
 		c.Limits.ResponseSize = ByteSize(*e.MaxResponseSize)
-		src("limits.response_size", "max_response_size")
-		note("max_response_size: amber keeps the first max_response_size bytes (WARC-Truncated) where the open crawler drops the response")
+		cv.src("limits.response_size", "max_response_size")
+		cv.note("max_response_size: amber keeps the first max_response_size bytes (WARC-Truncated) where the open crawler drops the response")
 	}
 	if e.MaxExtractedLinksCount != nil {
 		c.Limits.MaxOutlinks = *e.MaxExtractedLinksCount
-		src("limits.max_outlinks", "max_extracted_links_count")
+		cv.src("limits.max_outlinks", "max_extracted_links_count")
 	}
 	if e.ThreadsPerCrawl != nil {
 		c.Workers = *e.ThreadsPerCrawl
-		src("workers", "threads_per_crawl")
+		cv.src("workers", "threads_per_crawl")
 	}
+}
+
+// convertDocuments maps the limits of the documents' fields (max_title_size and the others
+// of the same name in documents) and binary content extraction: its MIME types when
+// enabled, under the binary_content_extraction_* keys or else the open crawler's own
+// content_extraction_* ones. Types without enabled: true are off, as in the open crawler; a
+// note says so when enabled is not given.
+func (e *ElasticConfig) convertDocuments(cv *Converted) {
+	c := cv.Config
 	for _, f := range []struct {
 		v     *int
 		dst   *int
@@ -117,7 +156,7 @@ func (e *ElasticConfig) Convert() (*Converted, error) {
 	} {
 		if f.v != nil {
 			*f.dst = *f.v
-			src("documents."+f.amber, f.key)
+			cv.src("documents."+f.amber, f.key)
 		}
 	}
 	enabled, types, key := e.BinaryContentExtractionEnabled, e.BinaryContentExtractionMIMETypes, "binary_content_extraction"
@@ -126,54 +165,65 @@ func (e *ElasticConfig) Convert() (*Converted, error) {
 	}
 	if enabled != nil && *enabled && len(types) > 0 {
 		c.Documents.BinaryMIMETypes = types
-		src("documents.binary_content_extraction_mime_types", key+"_mime_types")
+		cv.src("documents.binary_content_extraction_mime_types", key+"_mime_types")
 	} else if enabled == nil && len(types) > 0 {
-		note("%s_mime_types without %s_enabled: true: off, as in the open crawler", key, key)
+		cv.note("%s_mime_types without %s_enabled: true: off, as in the open crawler", key, key)
 	}
+}
+
+// convertFetch maps how pages are found and fetched: sitemap_discovery_disabled to
+// sitemaps.robots, loopback_allowed and private_networks_allowed to network.allow_private
+// (one setting in amber), ssl_verification_mode full or certificate to network.verify_tls,
+// and user_agent. Notes say where amber differs, and what its default does when
+// ssl_verification_mode is not given.
+func (e *ElasticConfig) convertFetch(cv *Converted) {
+	c := cv.Config
 	if e.SitemapDiscoveryDisabled != nil {
 		on := !*e.SitemapDiscoveryDisabled
 		c.Sitemaps.Robots = &on
-		src("sitemaps.robots", "sitemap_discovery_disabled")
+		cv.src("sitemaps.robots", "sitemap_discovery_disabled")
 	}
 	if (e.LoopbackAllowed != nil && *e.LoopbackAllowed) || (e.PrivateNetworksAllowed != nil && *e.PrivateNetworksAllowed) {
 		c.Network.AllowPrivate = true
-		src("network.allow_private", "loopback_allowed, private_networks_allowed")
-		note("loopback_allowed and private_networks_allowed are one setting in amber: network.allow_private allows both")
+		cv.src("network.allow_private", "loopback_allowed, private_networks_allowed")
+		cv.note("loopback_allowed and private_networks_allowed are one setting in amber: network.allow_private allows both")
 	}
 	switch e.SSLVerificationMode {
 	case "full", "certificate":
 		c.Network.VerifyTLS = true
-		src("network.verify_tls", "ssl_verification_mode")
+		cv.src("network.verify_tls", "ssl_verification_mode")
 		if e.SSLVerificationMode == "certificate" {
-			note("ssl_verification_mode: certificate: amber verifies the host name too (full)")
+			cv.note("ssl_verification_mode: certificate: amber verifies the host name too (full)")
 		}
 	case "":
-		note("ssl_verification_mode not given: the open crawler verifies certificates (full); amber's default captures sites whose certificate does not verify and records the problem; add network.verify_tls: true to refuse them")
+		cv.note("ssl_verification_mode not given: the open crawler verifies certificates (full); amber's default captures sites whose certificate does not verify and records the problem; add network.verify_tls: true to refuse them")
 	}
 	if e.UserAgent != "" {
 		c.UserAgent = e.UserAgent
-		src("user_agent", "user_agent")
+		cv.src("user_agent", "user_agent")
 	}
+}
+
+// noteOutput notes what amber does for the logging and output keys the file gives
+// (log_level, event_logs, output_sink, output_dir, output_index), none of which has a key
+// in amber's config: its logs and documents go to the crawl directory.
+func (e *ElasticConfig) noteOutput(cv *Converted) {
 	if e.LogLevel != "" {
-		note("log_level: amber's terminal log level is the --log-level flag; crawl.log and events.jsonl are always written")
+		cv.note("log_level: amber's terminal log level is the --log-level flag; crawl.log and events.jsonl are always written")
 	}
 	if e.EventLogs != nil {
-		note("event_logs: amber always writes its events to logs/events.jsonl in the crawl directory")
+		cv.note("event_logs: amber always writes its events to logs/events.jsonl in the crawl directory")
 	}
 	switch e.OutputSink {
 	case "", "console", "file":
-		note("output_sink %q: amber writes the documents to documents.jsonl in the crawl directory (--dir), next to the WARC files", cmpOr(e.OutputSink, "console"))
+		cv.note("output_sink %q: amber writes the documents to documents.jsonl in the crawl directory (--dir), next to the WARC files", cmpOr(e.OutputSink, "console"))
 	}
 	if e.OutputDir != "" {
-		note("output_dir %q: give the crawl directory with --dir", e.OutputDir)
+		cv.note("output_dir %q: give the crawl directory with --dir", e.OutputDir)
 	}
 	if e.OutputIndex != "" {
-		note("output_index %q: amber has no Elasticsearch output; load documents.jsonl with the _bulk API", e.OutputIndex)
+		cv.note("output_index %q: amber has no Elasticsearch output; load documents.jsonl with the _bulk API", e.OutputIndex)
 	}
-	if err := e.convertAccess(cv, auths); err != nil {
-		return nil, err
-	}
-	return cv, nil
 }
 
 // convertAccess maps auth, http_auth_allowed, the domains' http_headers and http_proxy_*.

@@ -226,19 +226,35 @@ func (e *ElasticConfig) noteOutput(cv *Converted) {
 	}
 }
 
-// convertAccess maps auth, http_auth_allowed, the domains' http_headers and http_proxy_*.
+// convertAccess maps auth, http_auth_allowed, the domains' http_headers and http_proxy_*,
+// and records in cv.secretFrom the Elastic key of each secret it copies. It fails when a
+// domain's http_headers give an Authorization field for an origin that has an auth entry.
 func (e *ElasticConfig) convertAccess(cv *Converted, auths []ElasticAuth) error {
-	c := cv.Config
 	cv.secretFrom = map[string]string{}
-	src := func(amber, elastic string) { cv.Sources[amber] = elastic }
-	note := func(format string, a ...any) { cv.Notes = append(cv.Notes, fmt.Sprintf(format, a...)) }
-	key := func(i int) string {
-		if len(e.Auth) == 0 {
-			return "auth.*"
-		}
-		return fmt.Sprintf("auth[%d]", i)
+	byOrigin := e.convertAuth(cv, auths)
+	if err := e.convertHeaders(cv, byOrigin); err != nil {
+		return err
 	}
-	byOrigin := map[string]int{} // index in c.Auth
+	e.convertHTTPAuthAllowed(cv)
+	e.convertProxy(cv)
+	return nil
+}
+
+// authKey names auth entry i (of AuthEntries) as the file gives it: auth[i] of the list, or
+// auth.* for the older flat keys.
+func (e *ElasticConfig) authKey(i int) string {
+	if len(e.Auth) == 0 {
+		return "auth.*"
+	}
+	return fmt.Sprintf("auth[%d]", i)
+}
+
+// convertAuth maps the auth entries to auth, one entry per origin: of several for one
+// origin the last wins, as in the open crawler, which a note says. It returns the index in
+// auth of each origin's entry.
+func (e *ElasticConfig) convertAuth(cv *Converted, auths []ElasticAuth) map[string]int {
+	c := cv.Config
+	byOrigin := map[string]int{}
 	for i, a := range auths {
 		o, _ := ElasticOrigin(a.Domain) // checked by ParseElastic
 		spec := AuthSpec{Origin: o, Type: a.Type}
@@ -249,9 +265,9 @@ func (e *ElasticConfig) convertAccess(cv *Converted, auths []ElasticAuth) error 
 			c.Auth = append(c.Auth, spec)
 		} else {
 			// The open crawler sends the last entry that matches a URL's site.
-			note("%s and an earlier entry are both for %s: the open crawler sends the last one, and so does this config", key(i), o)
+			cv.note("%s and an earlier entry are both for %s: the open crawler sends the last one, and so does this config", e.authKey(i), o)
 		}
-		flat := strings.TrimSuffix(key(i), "*")
+		flat := strings.TrimSuffix(e.authKey(i), "*")
 		if len(e.Auth) > 0 {
 			flat += "."
 		}
@@ -265,8 +281,18 @@ func (e *ElasticConfig) convertAccess(cv *Converted, auths []ElasticAuth) error 
 			cv.secretFrom[fmt.Sprintf("auth[%d].value", j)] = flat + "header"
 		}
 		c.Auth[j] = spec
-		src(fmt.Sprintf("auth[%d]", j), key(i))
+		cv.src(fmt.Sprintf("auth[%d]", j), e.authKey(i))
 	}
+	return byOrigin
+}
+
+// convertHeaders maps each domain's http_headers to origin_headers for its origin (of
+// fields of one name the later wins, as in a Ruby hash merge), except an Authorization
+// field, which becomes an auth entry of type raw for the origin, with a note. byOrigin is
+// the index in auth of each origin's entry, and gets those of the new entries; an
+// Authorization field for an origin that has one already is an error.
+func (e *ElasticConfig) convertHeaders(cv *Converted, byOrigin map[string]int) error {
+	c := cv.Config
 	for i, d := range e.Domains {
 		if len(d.HTTPHeaders) == 0 {
 			continue
@@ -286,9 +312,9 @@ func (e *ElasticConfig) convertAccess(cv *Converted, auths []ElasticAuth) error 
 				}
 				byOrigin[o] = len(c.Auth)
 				cv.secretFrom[fmt.Sprintf("auth[%d].value", len(c.Auth))] = where
-				src(fmt.Sprintf("auth[%d]", len(c.Auth)), where)
+				cv.src(fmt.Sprintf("auth[%d]", len(c.Auth)), where)
 				c.Auth = append(c.Auth, AuthSpec{Origin: o, Type: AuthRaw, Value: Secret(v)})
-				note("%s: amber sends credentials with auth (type raw here), to their origin only", where)
+				cv.note("%s: amber sends credentials with auth (type raw here), to their origin only", where)
 			}
 		}
 		if len(h) == 0 {
@@ -298,38 +324,46 @@ func (e *ElasticConfig) convertAccess(cv *Converted, auths []ElasticAuth) error 
 			c.OriginHeaders = map[string]HeaderMap{}
 		}
 		c.OriginHeaders[o] = h
-		src("origin_headers."+o, fmt.Sprintf("domains[%d].http_headers", i))
-	}
-	if len(c.Auth) > 0 {
-		allowed := e.HTTPAuthAllowed != nil && *e.HTTPAuthAllowed
-		c.HTTPAuthAllowed = allowed
-		if e.HTTPAuthAllowed != nil {
-			src("http_auth_allowed", "http_auth_allowed")
-		}
-		if !allowed {
-			for _, a := range c.Auth {
-				if strings.HasPrefix(a.Origin, "http:") {
-					note("auth for %s: without http_auth_allowed: true the credentials are not sent over plain http, as in the open crawler", a.Origin)
-				}
-			}
-		}
-	} else if e.HTTPAuthAllowed != nil {
-		c.HTTPAuthAllowed = *e.HTTPAuthAllowed
-		src("http_auth_allowed", "http_auth_allowed")
-	}
-	if u := e.ProxyURL(); u != nil {
-		p := &ProxySpec{Username: e.HTTPProxyUsername, Password: Secret(e.HTTPProxyPassword)}
-		u.User = nil
-		p.URL = u.String()
-		c.Proxy = p
-		cv.secretFrom["proxy.password"] = "http_proxy_password"
-		src("proxy", "http_proxy_host, http_proxy_port, http_proxy_protocol, http_proxy_username, http_proxy_password")
-		if e.HTTPProxyPort == nil {
-			note("http_proxy_port not given: 8080, the open crawler's default")
-		}
-		note("proxy: amber sends every request through a CONNECT tunnel, http ones too: the proxy must allow CONNECT to port 80 as well as 443")
+		cv.src("origin_headers."+o, fmt.Sprintf("domains[%d].http_headers", i))
 	}
 	return nil
+}
+
+// convertHTTPAuthAllowed maps http_auth_allowed (not given: false, as in the open crawler).
+// Without it a note names each plain-http origin of auth, whose credentials are not sent.
+func (e *ElasticConfig) convertHTTPAuthAllowed(cv *Converted) {
+	c := cv.Config
+	if e.HTTPAuthAllowed != nil {
+		c.HTTPAuthAllowed = *e.HTTPAuthAllowed
+		cv.src("http_auth_allowed", "http_auth_allowed")
+	}
+	if c.HTTPAuthAllowed {
+		return
+	}
+	for _, a := range c.Auth {
+		if strings.HasPrefix(a.Origin, "http:") {
+			cv.note("auth for %s: without http_auth_allowed: true the credentials are not sent over plain http, as in the open crawler", a.Origin)
+		}
+	}
+}
+
+// convertProxy maps http_proxy_* to proxy (ProxyURL, with the credentials apart from the
+// URL), with notes on the default port and on amber's CONNECT tunnels.
+func (e *ElasticConfig) convertProxy(cv *Converted) {
+	u := e.ProxyURL()
+	if u == nil {
+		return
+	}
+	p := &ProxySpec{Username: e.HTTPProxyUsername, Password: Secret(e.HTTPProxyPassword)}
+	u.User = nil
+	p.URL = u.String()
+	cv.Config.Proxy = p
+	cv.secretFrom["proxy.password"] = "http_proxy_password"
+	cv.src("proxy", "http_proxy_host, http_proxy_port, http_proxy_protocol, http_proxy_username, http_proxy_password")
+	if e.HTTPProxyPort == nil {
+		cv.note("http_proxy_port not given: 8080, the open crawler's default")
+	}
+	cv.note("proxy: amber sends every request through a CONNECT tunnel, http ones too: the proxy must allow CONNECT to port 80 as well as 443")
 }
 
 func cmpOr(s, def string) string {

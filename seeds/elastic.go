@@ -284,7 +284,21 @@ func (d *ElasticDomain) at(i, rule int) string {
 	return s
 }
 
+// check finds what ParseElastic refuses in a decoded file (see ParseElastic) and returns the
+// first problem, looking at the output keys, then the domains, the auth entries, the proxy
+// and the modes (ssl_verification_mode, log_level).
 func (c *ElasticConfig) check() error {
+	for _, check := range []func() error{c.checkOutput, c.checkDomains, c.checkAuth, c.checkProxy, c.checkModes} {
+		if err := check(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// checkOutput refuses schedule, and an Elasticsearch output: the elasticsearch section or
+// output_sink elasticsearch; output_sink may be file or console.
+func (c *ElasticConfig) checkOutput() error {
 	if c.Schedule.Kind != 0 {
 		return fmt.Errorf("line %d: schedule: amber runs one crawl; schedule it with cron (or a systemd timer) running amber crawl", c.keyLines["schedule"])
 	}
@@ -298,6 +312,12 @@ func (c *ElasticConfig) check() error {
 	default:
 		return fmt.Errorf("output_sink: %q: want file or console", c.OutputSink)
 	}
+	return nil
+}
+
+// checkDomains wants at least one domain, each an origin (ElasticOrigin) that no other domain
+// is, and valid otherwise (ElasticDomain.check).
+func (c *ElasticConfig) checkDomains() error {
 	if len(c.Domains) == 0 {
 		return errors.New("domains: at least one domain is needed")
 	}
@@ -312,41 +332,59 @@ func (c *ElasticConfig) check() error {
 			return fmt.Errorf("%s.url: %s is also domains[%d]", d.at(i, -1), o, j)
 		}
 		seen[o] = i
-		for k, u := range d.SeedURLs {
-			if err := absoluteHTTP(u); err != nil {
-				return fmt.Errorf("%s.seed_urls[%d]: %w", d.at(i, -1), k, err)
+		if err := d.check(i); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// check checks domain i but for its url: seed and sitemap URLs absolute http(s), crawl
+// rules and the extraction rulesets' URL filters that compile, rulesets with rules, and
+// http_headers that are valid header fields. An error names the key, and its line when
+// known.
+func (d *ElasticDomain) check(i int) error {
+	for k, u := range d.SeedURLs {
+		if err := absoluteHTTP(u); err != nil {
+			return fmt.Errorf("%s.seed_urls[%d]: %w", d.at(i, -1), k, err)
+		}
+	}
+	for k, u := range d.SitemapURLs {
+		if err := absoluteHTTP(u); err != nil {
+			return fmt.Errorf("%s.sitemap_urls[%d]: %w", d.at(i, -1), k, err)
+		}
+	}
+	for k, r := range d.CrawlRules {
+		// Compiled here so that a pattern Go cannot express (Ruby-only regex syntax) is
+		// refused when the file is read, naming its place.
+		if _, err := crawlrule.Compile(r.Policy, r.Type, r.Pattern); err != nil {
+			return fmt.Errorf("%s: %w", d.at(i, k), err)
+		}
+	}
+	for k, rs := range d.ExtractionRulesets {
+		for f, uf := range rs.URLFilters {
+			if _, err := crawlrule.Compile(string(crawlrule.Allow), uf.Type, uf.Pattern); err != nil {
+				return fmt.Errorf("%s.extraction_rulesets[%d].url_filters[%d]: %w", d.at(i, -1), k, f, err)
 			}
 		}
-		for k, u := range d.SitemapURLs {
-			if err := absoluteHTTP(u); err != nil {
-				return fmt.Errorf("%s.sitemap_urls[%d]: %w", d.at(i, -1), k, err)
-			}
+		if len(rs.Rules) == 0 {
+			return fmt.Errorf("%s.extraction_rulesets[%d].rules: empty", d.at(i, -1), k)
 		}
-		for k, r := range d.CrawlRules {
-			// Compiled here so that a pattern Go cannot express (Ruby-only regex syntax) is
-			// refused when the file is read, naming its place.
-			if _, err := crawlrule.Compile(r.Policy, r.Type, r.Pattern); err != nil {
-				return fmt.Errorf("%s: %w", d.at(i, k), err)
-			}
-		}
-		for k, rs := range d.ExtractionRulesets {
-			for f, uf := range rs.URLFilters {
-				if _, err := crawlrule.Compile(string(crawlrule.Allow), uf.Type, uf.Pattern); err != nil {
-					return fmt.Errorf("%s.extraction_rulesets[%d].url_filters[%d]: %w", d.at(i, -1), k, f, err)
-				}
-			}
-			if len(rs.Rules) == 0 {
-				return fmt.Errorf("%s.extraction_rulesets[%d].rules: empty", d.at(i, -1), k)
-			}
-		}
-		for k, h := range d.HTTPHeaders {
-			for name, v := range h {
-				if name == "" || strings.ContainsAny(name+v, "\r\n") {
-					return fmt.Errorf("%s.http_headers[%d]: invalid header %q", d.at(i, -1), k, name)
-				}
+	}
+	for k, h := range d.HTTPHeaders {
+		for name, v := range h {
+			if name == "" || strings.ContainsAny(name+v, "\r\n") {
+				return fmt.Errorf("%s.http_headers[%d]: invalid header %q", d.at(i, -1), k, name)
 			}
 		}
 	}
+	return nil
+}
+
+// checkAuth wants the auth entries (AuthEntries: the list or the flat keys, not both) for
+// an origin each, basic with a username and no header, or raw with a header and no username
+// or password.
+func (c *ElasticConfig) checkAuth() error {
 	auths, err := c.AuthEntries()
 	if err != nil {
 		return err
@@ -368,6 +406,12 @@ func (c *ElasticConfig) check() error {
 			return fmt.Errorf("auth[%d].type: %q: want basic or raw", i, a.Type)
 		}
 	}
+	return nil
+}
+
+// checkProxy wants http_proxy_host when another http_proxy_* key is given, and
+// http_proxy_protocol http or https.
+func (c *ElasticConfig) checkProxy() error {
 	if c.HTTPProxyHost == "" && (c.HTTPProxyPort != nil || c.HTTPProxyProtocol != "" || c.HTTPProxyUsername != "" || c.HTTPProxyPassword != "") {
 		return errors.New("http_proxy_*: set without http_proxy_host")
 	}
@@ -376,6 +420,12 @@ func (c *ElasticConfig) check() error {
 	default:
 		return fmt.Errorf("http_proxy_protocol: %q: want http or https", c.HTTPProxyProtocol)
 	}
+	return nil
+}
+
+// checkModes wants ssl_verification_mode and log_level, when given, among the open
+// crawler's values.
+func (c *ElasticConfig) checkModes() error {
 	switch c.SSLVerificationMode {
 	case "", "full", "certificate", "none":
 	default:

@@ -637,76 +637,27 @@ const maxPairs = 10_000
 
 // accept builds scope.accept: the URLs FAST's include rules and crawlmode let in.
 func (c *conv) accept() {
-	accepts := &c.c.Scope.Accept
 	drs, dGiven := c.domainRules("include_domains")
 	drs = c.checkIPRules(drs)
 	urs, uGiven := c.uriRules("include_uris")
-	fwdA := c.sec("crawlmode", "fwdlinks")
-	fwd := boolOr(fwdA, true)
-	fwdFrom := "crawlmode/fwdlinks (not in the file: FAST's default yes)"
-	if fwdA != nil {
-		fwdFrom = "crawlmode/fwdlinks"
-		if fwd {
-			fwdFrom += " (yes)"
-		}
-		c.done[fwdA] = true
-	}
+	fwdA, fwd, fwdFrom := c.fwdlinks()
 
-	// The hosts: every host (hostRules nil, allHosts), include_domains' rules, or with
-	// fwdlinks no the start URIs' hosts that include_domains lets in.
+	// The hosts: every host (hosts nil, allHosts), include_domains' rules, or with fwdlinks
+	// no the start URIs' hosts that include_domains lets in.
 	var hosts []hostCond
 	allHosts := false
 	switch {
 	case !fwd:
-		for _, h := range c.hosts {
-			in := !dGiven
-			var masks []*domainRule
-			for i, r := range drs {
-				if isIPRule(r) { // decided on the host's address: the host with each mask
-					masks = append(masks, &drs[i])
-					continue
-				}
-				ok, err := r.matches(h)
-				if err != nil {
-					c.ruleNote(r.a, r.label, err)
-					continue
-				}
-				in = in || ok
-			}
-			if in {
-				hosts = append(hosts, hostCond{exact: h, from: fwdFrom + " (no): the start URIs' host " + h})
-				continue
-			}
-			for _, m := range masks {
-				hosts = append(hosts, hostCond{exact: h, ip: m, from: fwdFrom + " (no): the start URIs' host " + h + " and " + m.from})
-			}
-		}
+		hosts = c.startHostConds(drs, dGiven, fwdFrom+" (no)")
 	case dGiven:
-		for i := range drs {
-			if isIPRule(drs[i]) {
-				hosts = append(hosts, hostCond{ip: &drs[i], from: drs[i].from})
-				continue
-			}
-			if _, err := drs[i].regex(); err != nil {
-				c.ruleNote(drs[i].a, drs[i].label, err)
-				continue
-			}
-			hosts = append(hosts, hostCond{rule: &drs[i], from: drs[i].from})
-		}
+		hosts = c.hostConds(drs)
 	default:
 		allHosts = true
 	}
-	var uris []uriRule
-	for _, r := range urs {
-		if _, err := r.regex(); err != nil {
-			c.ruleNote(r.a, r.label, err)
-			continue
-		}
-		uris = append(uris, r)
-	}
+	uris := c.expressibleURIs(urs)
 
 	add := func(r seeds.RuleSpec, from string, a *Attrib, value string) {
-		if !c.addRule(accepts, "accept", r, from) {
+		if !c.addRule(&c.c.Scope.Accept, "accept", r, from) {
 			c.ruleNote(a, value, nil)
 		}
 	}
@@ -744,6 +695,88 @@ func (c *conv) accept() {
 	default:
 		c.pairRules(hosts, uris, add, "")
 	}
+}
+
+// fwdlinks returns crawlmode's fwdlinks attrib (nil when the file does not give it), its
+// value (FAST's default yes when not given), and what Sources say it is.
+func (c *conv) fwdlinks() (a *Attrib, fwd bool, from string) {
+	a = c.sec("crawlmode", "fwdlinks")
+	fwd = boolOr(a, true)
+	if a == nil {
+		return nil, fwd, "crawlmode/fwdlinks (not in the file: FAST's default yes)"
+	}
+	c.done[a] = true
+	from = "crawlmode/fwdlinks"
+	if fwd {
+		from += " (yes)"
+	}
+	return a, fwd, from
+}
+
+// startHostConds are the host conditions of fwdlinks no (from says so in Sources): each
+// start URI's host that include_domains' rules drs take (any, when not given), and a host
+// they take only by an address mask with that mask. A rule that cannot decide a host is
+// noted.
+func (c *conv) startHostConds(drs []domainRule, given bool, from string) []hostCond {
+	var out []hostCond
+	for _, h := range c.hosts {
+		in := !given
+		var masks []*domainRule
+		for i, r := range drs {
+			if isIPRule(r) { // decided on the host's address: the host with each mask
+				masks = append(masks, &drs[i])
+				continue
+			}
+			ok, err := r.matches(h)
+			if err != nil {
+				c.ruleNote(r.a, r.label, err)
+				continue
+			}
+			in = in || ok
+		}
+		if in {
+			out = append(out, hostCond{exact: h, from: from + ": the start URIs' host " + h})
+			continue
+		}
+		for _, m := range masks {
+			out = append(out, hostCond{exact: h, ip: m, from: from + ": the start URIs' host " + h + " and " + m.from})
+		}
+	}
+	return out
+}
+
+// hostConds are the host conditions of include_domains' rules drs: each address mask, and
+// each rule amber can express as a regex; the others are noted. The conditions point into
+// drs.
+func (c *conv) hostConds(drs []domainRule) []hostCond {
+	var out []hostCond
+	for i := range drs {
+		r := &drs[i]
+		if isIPRule(*r) {
+			out = append(out, hostCond{ip: r, from: r.from})
+			continue
+		}
+		if _, err := r.regex(); err != nil {
+			c.ruleNote(r.a, r.label, err)
+			continue
+		}
+		out = append(out, hostCond{rule: r, from: r.from})
+	}
+	return out
+}
+
+// expressibleURIs returns the URI rules of urs amber can express as a regex; the others are
+// noted.
+func (c *conv) expressibleURIs(urs []uriRule) []uriRule {
+	var out []uriRule
+	for _, r := range urs {
+		if _, err := r.regex(); err != nil {
+			c.ruleNote(r.a, r.label, err)
+			continue
+		}
+		out = append(out, r)
+	}
+	return out
 }
 
 // hostCond is a host condition of include rules: a domain rule, an exact host, or an address

@@ -548,10 +548,16 @@ func (c *conv) domainRules(sec string) (rules []domainRule, given bool) {
 
 func (c *conv) uriRules(sec string) (rules []uriRule, given bool) {
 	drs, given := c.domainRules(sec) // the same attribs (exact, prefix, suffix, regexp), read alike
+	return uriRulesOf(drs), given
+}
+
+// uriRulesOf returns drs, rules read from a URI section, as URI rules.
+func uriRulesOf(drs []domainRule) []uriRule {
+	var out []uriRule
 	for _, r := range drs {
-		rules = append(rules, uriRule(r))
+		out = append(out, uriRule(r))
 	}
-	return rules, given
+	return out
 }
 
 func (c *conv) block() {

@@ -173,119 +173,123 @@ func (c *conv) subRules(sc sub, s *seeds.Subcollection, key string) {
 	for _, x := range sc.s.Sections {
 		secs[x.Name] = x
 	}
-	read := func(name string) []domainRule {
-		x := secs[name]
-		if x == nil {
-			return nil
-		}
-		c.done[x] = true
-		var out []domainRule
-		n := schema.section(name).node
-		for _, a := range x.Attribs {
-			r := n.attrib(a.Name)
-			if r == nil || a.Type != ListString {
-				continue // the account reports it
-			}
-			var rs []domainRule
-			if r.Name == "file" {
-				rs = c.fileRules(name, a)
-			} else {
-				for _, m := range a.Members {
-					rs = append(rs, domainRule{kind: r.Name, value: m, label: m, from: c.short[a] + " " + m, a: a})
-				}
-				c.done[a] = true
-			}
-			out = append(out, rs...)
-		}
-		return c.checkIPRules(out)
-	}
-	add := func(list *[]seeds.RuleSpec, which string, r seeds.RuleSpec, from string, a *Attrib, label string) {
-		if _, err := r.Rule(); err != nil {
-			c.ruleNote(a, label, err)
-			return
-		}
-		c.src(fmt.Sprintf("%s.%s[%d]", key, which, len(*list)), from)
-		*list = append(*list, r)
-	}
+	except := subRuleList{c: c, list: &s.Except, key: key + ".except"}
 	for _, name := range []string{"exclude_domains", "exclude_uris"} {
-		for _, r := range read(name) {
-			if isIPRule(r) { // decided on the host's address (docs/addresses.md)
-				add(&s.Except, "except", ipRuleSpec(r), r.from, r.a, r.label)
-				continue
-			}
-			var re string
-			var err error
-			if name == "exclude_uris" {
-				re, err = uriRule(r).regex()
-			} else {
-				re, err = r.regex()
-			}
-			if err != nil {
-				c.ruleNote(r.a, r.label, err)
-				continue
-			}
-			add(&s.Except, "except", regexRule(re), r.from, r.a, r.label)
-		}
+		c.subExcept(name, c.subSectionRules(name, secs[name]), except)
 	}
-	hosts, uris := read("include_domains"), read("include_uris")
-	var hostRes []domainRule
-	for _, h := range hosts {
-		if isIPRule(h) {
-			hostRes = append(hostRes, h)
+	hosts := c.subSectionRules("include_domains", secs["include_domains"])
+	uris := c.subSectionRules("include_uris", secs["include_uris"])
+	c.subMatch(sc, hosts, uris, subRuleList{c: c, list: &s.Match, key: key + ".match"})
+}
+
+// subSectionRules reads the rules of x, a subcollection's include or exclude section named
+// name (nil: none), in file order: the members of its rule attribs and the rules of its file
+// attrib's files (fileRules), without the address masks checkIPRules refuses. An attrib that
+// is not a rule is left to the account.
+func (c *conv) subSectionRules(name string, x *Section) []domainRule {
+	if x == nil {
+		return nil
+	}
+	c.done[x] = true
+	var out []domainRule
+	n := schema.section(name).node
+	for _, a := range x.Attribs {
+		r := n.attrib(a.Name)
+		if r == nil || a.Type != ListString {
+			continue // the account reports it
+		}
+		if r.Name == "file" {
+			out = append(out, c.fileRules(name, a)...)
 			continue
 		}
-		if _, err := h.regex(); err != nil {
-			c.ruleNote(h.a, h.label, err)
+		for _, m := range a.Members {
+			out = append(out, domainRule{kind: r.Name, value: m, label: m, from: c.short[a] + " " + m, a: a})
+		}
+		c.done[a] = true
+	}
+	return c.checkIPRules(out)
+}
+
+// subRuleList is a subcollection's match or except list, which add appends to.
+type subRuleList struct {
+	c    *conv
+	list *[]seeds.RuleSpec
+	key  string // the list's amber key: subcollections[i].match
+}
+
+// add appends r, from the FAST attrib and rule from says, and records it in Sources; a rule
+// amber refuses is noted instead, under attrib a and label.
+func (l subRuleList) add(r seeds.RuleSpec, from string, a *Attrib, label string) {
+	if _, err := r.Rule(); err != nil {
+		l.c.ruleNote(a, label, err)
+		return
+	}
+	l.c.src(fmt.Sprintf("%s[%d]", l.key, len(*l.list)), from)
+	*l.list = append(*l.list, r)
+}
+
+// subExcept adds to except the rules rs of the exclude section name: an address mask as an
+// ip rule, decided on the host's address (docs/addresses.md), and any other rule as a regex
+// on the host (exclude_domains) or the URL (exclude_uris); a rule amber cannot express is
+// noted.
+func (c *conv) subExcept(name string, rs []domainRule, except subRuleList) {
+	for _, r := range rs {
+		if isIPRule(r) {
+			except.add(ipRuleSpec(r), r.from, r.a, r.label)
 			continue
 		}
-		hostRes = append(hostRes, h)
-	}
-	var uriRes []uriRule
-	for _, r := range uris {
-		if _, err := uriRule(r).regex(); err != nil {
+		var re string
+		var err error
+		if name == "exclude_uris" {
+			re, err = uriRule(r).regex()
+		} else {
+			re, err = r.regex()
+		}
+		if err != nil {
 			c.ruleNote(r.a, r.label, err)
 			continue
 		}
-		uriRes = append(uriRes, uriRule(r))
+		except.add(regexRule(re), r.from, r.a, r.label)
 	}
+}
+
+// subMatch adds to match the rules of the include sections' rules hosts (include_domains)
+// and uris (include_uris): when only one section has rules, each of its rules amber can
+// express; when both do, a rule for each pair (pairRules; one no URL matches when no pair
+// can be one rule, so that the subcollection takes no URL rather than every URL). Without
+// include rules it adds none, and a note says the subcollection takes every URL its exclude
+// rules leave.
+func (c *conv) subMatch(sc sub, hosts, uris []domainRule, match subRuleList) {
+	conds := c.hostConds(hosts)
+	uriRes := c.expressibleURIs(uriRulesOf(uris))
 	switch {
 	case len(hosts) == 0 && len(uris) == 0:
-		// No include rules: every URL its exclude rules leave (§2.2.4.33 asks for rules).
+		// §2.2.4.33 asks for include rules.
 		c.items = append(c.items, item{status: noteCaution, what: sc.short, line: sc.s.Line, path: sc.s.Path,
 			why: "no include_domains or include_uris: the subcollection takes every URL its exclude rules leave, before any later one"})
 	case len(uris) == 0:
-		for _, h := range hostRes {
-			r := ipRuleSpec(h)
-			if !isIPRule(h) {
-				re, _ := h.regex()
-				r = regexRule(re)
+		for _, h := range conds {
+			if h.ip != nil {
+				match.add(ipRuleSpec(*h.ip), h.from, h.ip.a, h.ip.label)
+				continue
 			}
-			add(&s.Match, "match", r, h.from, h.a, h.label)
+			re, _ := h.rule.regex()
+			match.add(regexRule(re), h.from, h.rule.a, h.rule.label)
 		}
 	case len(hosts) == 0:
 		for _, u := range uriRes {
 			re, _ := u.regex()
-			add(&s.Match, "match", regexRule(re), u.from, u.a, u.label)
+			match.add(regexRule(re), u.from, u.a, u.label)
 		}
-	case len(hostRes)*len(uriRes) > maxPairs:
+	case len(conds)*len(uriRes) > maxPairs:
 		for _, u := range uriRes {
-			c.ruleNote(u.a, u.label, fmt.Errorf("%w: with %d host rules and %d URI rules, more than %d rules would be needed", errNotExpressible, len(hostRes), len(uriRes), maxPairs))
+			c.ruleNote(u.a, u.label, fmt.Errorf("%w: with %d host rules and %d URI rules, more than %d rules would be needed", errNotExpressible, len(conds), len(uriRes), maxPairs))
 		}
 	default:
 		// Both: as the collection's accept rules.
-		conds := make([]hostCond, len(hostRes))
-		for i := range hostRes {
-			conds[i] = hostCond{rule: &hostRes[i], from: hostRes[i].from}
-			if isIPRule(hostRes[i]) {
-				conds[i] = hostCond{ip: &hostRes[i], from: hostRes[i].from}
-			}
-		}
-		c.pairRules(conds, uriRes, func(r seeds.RuleSpec, from string, a *Attrib, label string) {
-			add(&s.Match, "match", r, from, a, label)
-		}, ": the subcollection takes fewer URLs")
-		if len(s.Match) == 0 {
-			// No pair holds: the subcollection takes no URL, not every URL.
-			add(&s.Match, "match", regexRule("[^\\s\\S]"), "include_domains and include_uris: no URL both take", nil, "")
+		c.pairRules(conds, uriRes, match.add, ": the subcollection takes fewer URLs")
+		if len(*match.list) == 0 {
+			match.add(regexRule("[^\\s\\S]"), "include_domains and include_uris: no URL both take", nil, "")
 		}
 	}
 }

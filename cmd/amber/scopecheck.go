@@ -106,85 +106,121 @@ func runScope(ctx context.Context, args []string, stdin io.Reader, stdout io.Wri
 	if f.config == "" {
 		return usagef("scope check: --config is required (see 'amber help scope')")
 	}
-	sc, s, connectTo, err := loadScope(f)
+	k, err := newScopeChecker(f)
 	if err != nil {
-		return usageError{err}
+		return err
 	}
-	var hostAddr func(string) (netip.Addr, error) // nil: no ip rules, or --no-resolve
-	if s.NeedsAddr() && !f.noResolve {
-		hostAddr = crawl.HostAddrs(fetch.Config{ConnectTo: connectTo})
-	}
-	firstSeed, err := scope.Canonicalize(sc.Seeds[0].URL, sc.Flavour)
-	if err != nil {
-		return usagef("seed %q: %w", sc.Seeds[0].URL, err)
-	}
-
 	w := bufio.NewWriter(stdout)
 	defer w.Flush()
 	enc := json.NewEncoder(w)
 	enc.SetEscapeHTML(false)
-	check := func(in checkInput) (checkOutput, error) {
-		out := checkOutput{URL: in.URL, Decision: "out"}
-		canon, err := scope.Canonicalize(in.URL, sc.Flavour)
-		if err != nil {
-			if u, perr := url.Parse(strings.TrimSpace(in.URL)); perr == nil && u.Scheme != "" && u.Scheme != "http" && u.Scheme != "https" {
-				out.Canonical, out.Reason = strings.TrimSpace(in.URL), scope.ReasonScheme
-				return out, nil
-			}
-			return out, fmt.Errorf("url %q: %w", in.URL, err)
-		}
-		c := scope.Candidate{URL: canon, Hops: in.Hops, ViaHopsOff: in.ViaHopsOff}
-		if c.Hops == "" {
-			c.Hops = "L"
-		}
-		if c.Seed, err = canonicalOr(in.Seed, firstSeed, sc.Flavour); err != nil {
-			return out, fmt.Errorf("seed: %w", err)
-		}
-		if c.Via, err = canonicalOr(in.Via, c.Seed, sc.Flavour); err != nil {
-			return out, fmt.Errorf("via: %w", err)
-		}
-		if c.ViaRedirect, err = canonicalOr(in.ViaRedirect, "", sc.Flavour); err != nil {
-			return out, fmt.Errorf("via_redirect: %w", err)
-		}
-		switch {
-		case in.Addr != "":
-			if c.Addr, err = netip.ParseAddr(in.Addr); err != nil {
-				return out, fmt.Errorf("addr: %w", err)
-			}
-		case hostAddr != nil:
-			c.Addr, _ = hostAddr(canon) // none: scope says no-address where an ip rule could let it in
-		}
-		d := s.Decide(c)
-		out.Canonical, out.Reason = canon, d.Reason
-		if s.NeedsAddr() && c.Addr.IsValid() {
-			out.Addr = c.Addr.String()
-		}
-		if d.In {
-			out.Decision = "in"
-		} else {
-			out.Suggestion = report.Suggestion(d.Reason, canon, c.Hops)
-		}
-		return out, nil
-	}
-
 	if len(urls) > 0 {
-		for _, u := range urls {
-			out, err := check(checkInput{URL: u})
-			if err != nil {
-				return usageError{err}
-			}
-			if err := enc.Encode(out); err != nil {
-				return fmt.Errorf("write decision: %w", err)
-			}
-		}
-		return nil
+		return k.checkURLs(urls, enc)
 	}
-	sc2 := bufio.NewScanner(stdin)
-	sc2.Buffer(nil, 1<<20)
+	return k.checkStdin(ctx, stdin, enc)
+}
+
+// scopeChecker decides the candidates of `amber scope check` as the crawl would, with the
+// seeds and rules of a config.
+type scopeChecker struct {
+	sc        scope.Config
+	s         *scope.Scope
+	firstSeed string                           // canonical: the seed of a candidate without one
+	hostAddr  func(string) (netip.Addr, error) // nil: no ip rules, or --no-resolve
+}
+
+// newScopeChecker builds the checker of the config the flags name (loadScope), which looks
+// hosts up when the rules have ip matchers and --no-resolve is not set. Its errors are
+// usage errors.
+func newScopeChecker(f scopeFlags) (*scopeChecker, error) {
+	sc, s, connectTo, err := loadScope(f)
+	if err != nil {
+		return nil, usageError{err}
+	}
+	k := &scopeChecker{sc: sc, s: s}
+	if s.NeedsAddr() && !f.noResolve {
+		k.hostAddr = crawl.HostAddrs(fetch.Config{ConnectTo: connectTo})
+	}
+	if k.firstSeed, err = scope.Canonicalize(sc.Seeds[0].URL, sc.Flavour); err != nil {
+		return nil, usagef("seed %q: %w", sc.Seeds[0].URL, err)
+	}
+	return k, nil
+}
+
+// check decides one candidate: hops L, the first seed and via the seed unless in says
+// otherwise, and the address of in, else the host's looked up (none when it does not
+// resolve). A URL of a scheme other than http(s) is out (scope.ReasonScheme); a URL that does
+// not parse otherwise, and a bad seed, via, via_redirect or addr, are errors.
+func (k *scopeChecker) check(in checkInput) (checkOutput, error) {
+	out := checkOutput{URL: in.URL, Decision: "out"}
+	flavour := k.sc.Flavour
+	canon, err := scope.Canonicalize(in.URL, flavour)
+	if err != nil {
+		if u, perr := url.Parse(strings.TrimSpace(in.URL)); perr == nil && u.Scheme != "" && u.Scheme != "http" && u.Scheme != "https" {
+			out.Canonical, out.Reason = strings.TrimSpace(in.URL), scope.ReasonScheme
+			return out, nil
+		}
+		return out, fmt.Errorf("url %q: %w", in.URL, err)
+	}
+	c := scope.Candidate{URL: canon, Hops: in.Hops, ViaHopsOff: in.ViaHopsOff}
+	if c.Hops == "" {
+		c.Hops = "L"
+	}
+	if c.Seed, err = canonicalOr(in.Seed, k.firstSeed, flavour); err != nil {
+		return out, fmt.Errorf("seed: %w", err)
+	}
+	if c.Via, err = canonicalOr(in.Via, c.Seed, flavour); err != nil {
+		return out, fmt.Errorf("via: %w", err)
+	}
+	if c.ViaRedirect, err = canonicalOr(in.ViaRedirect, "", flavour); err != nil {
+		return out, fmt.Errorf("via_redirect: %w", err)
+	}
+	switch {
+	case in.Addr != "":
+		if c.Addr, err = netip.ParseAddr(in.Addr); err != nil {
+			return out, fmt.Errorf("addr: %w", err)
+		}
+	case k.hostAddr != nil:
+		c.Addr, _ = k.hostAddr(canon) // none: scope says no-address where an ip rule could let it in
+	}
+	d := k.s.Decide(c)
+	out.Canonical, out.Reason = canon, d.Reason
+	if k.s.NeedsAddr() && c.Addr.IsValid() {
+		out.Addr = c.Addr.String()
+	}
+	if d.In {
+		out.Decision = "in"
+	} else {
+		out.Suggestion = report.Suggestion(d.Reason, canon, c.Hops)
+	}
+	return out, nil
+}
+
+// checkURLs writes to enc the decision for each URL of the command line. A URL check
+// refuses is a usage error.
+func (k *scopeChecker) checkURLs(urls []string, enc *json.Encoder) error {
+	for _, u := range urls {
+		out, err := k.check(checkInput{URL: u})
+		if err != nil {
+			return usageError{err}
+		}
+		if err := enc.Encode(out); err != nil {
+			return fmt.Errorf("write decision: %w", err)
+		}
+	}
+	return nil
+}
+
+// checkStdin writes to enc the decision for each JSON line of stdin (a checkInput; blank
+// lines are skipped), until its end or ctx is done. A line that is not a checkInput with a
+// url, or that check refuses, is a usage error naming the line.
+func (k *scopeChecker) checkStdin(ctx context.Context, stdin io.Reader, enc *json.Encoder) error {
+	sc := bufio.NewScanner(stdin)
+	sc.Buffer(nil, 1<<20)
 	n := 0
-	for sc2.Scan() {
+	for sc.Scan() {
 		n++
-		line := bytes.TrimSpace(sc2.Bytes())
+		line := bytes.TrimSpace(sc.Bytes())
 		if len(line) == 0 {
 			continue
 		}
@@ -197,7 +233,7 @@ func runScope(ctx context.Context, args []string, stdin io.Reader, stdout io.Wri
 		if in.URL == "" {
 			return usagef("stdin line %d: no \"url\"", n)
 		}
-		out, err := check(in)
+		out, err := k.check(in)
 		if err != nil {
 			return usagef("stdin line %d: %w", n, err)
 		}
@@ -208,7 +244,7 @@ func runScope(ctx context.Context, args []string, stdin io.Reader, stdout io.Wri
 			return ctx.Err()
 		}
 	}
-	if err := sc2.Err(); err != nil {
+	if err := sc.Err(); err != nil {
 		return fmt.Errorf("stdin: %w", err)
 	}
 	return nil

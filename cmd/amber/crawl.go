@@ -803,85 +803,35 @@ func setString(dst *string, v string) {
 // Validate may then refuse: --workers 0 is an error, not the default).
 func overlayFlags(c *crawl.Config, a crawlArgs) error {
 	f, set := a.flags, a.set
-	strs := []struct {
-		name string
-		dst  *string
-		v    string
-	}{
-		{"collection", &c.Collection, f.collection},
-		{"operator", &c.Operator, f.operator},
-		{"user-agent", &c.Fetch.UserAgent, f.userAgent},
-		{"warc-prefix", &c.WARCPrefix, f.warcPrefix},
-		{"fetcher", &c.Fetcher, f.fetcher},
-		{"browser-path", &c.Browser.Path, f.browserPath},
-	}
-	for _, s := range strs {
-		if set[s.name] {
-			*s.dst = s.v
-		}
-	}
-	ints := []struct {
-		name string
-		dst  *int
-		v    int
-	}{
-		{"workers", &c.Workers, f.workers},
-		{"host-concurrency", &c.HostConcurrency, f.hostConcurrency},
-		{"max-sites", &c.MaxSites, f.maxSites},
-		{"max-inter-docs", &c.MaxInterDocs, f.maxInterDocs},
-		{"max-attempts", &c.MaxAttempts, f.maxAttempts},
-		{"browser-tabs", &c.Browser.Tabs, f.browserTabs},
-		{"max-outlinks", &c.MaxOutlinks, f.maxOutlinks},
-	}
-	for _, n := range ints {
-		if set[n.name] {
-			*n.dst = n.v
-		}
-	}
-	durs := []struct {
-		name string
-		dst  *time.Duration
-		v    time.Duration
-	}{
-		{"host-delay", &c.HostDelay, f.hostDelay},
-		{"retry-delay", &c.RetryDelay, f.retryDelay},
-		{"time-limit", &c.TimeLimit, f.timeLimit},
-		{"page-timeout", &c.Browser.PageTimeout, f.pageTimeout},
-		{"behavior-timeout", &c.Browser.BehaviorTimeout, f.behaviorTimeout},
-	}
-	for _, d := range durs {
-		if set[d.name] {
-			*d.dst = d.v
-		}
-	}
-	bools := []struct {
-		name string
-		dst  *bool
-		v    bool
-	}{
-		{"allow-private", &c.Fetch.AllowPrivate, f.allowPrivate},
-		{"verify-tls", &c.Fetch.VerifyTLS, f.verifyTLS},
-		{"ignore-robots", &c.IgnoreRobots, f.ignoreRobots},
-		{"per-ip", &c.PerIP, f.perIP},
-		{"screenshot", &c.Browser.Screenshot, f.screenshot},
-		{"no-documents", &c.NoDocuments, f.noDocuments},
-	}
-	for _, b := range bools {
-		if set[b.name] {
-			*b.dst = b.v
-		}
-	}
-	if set["limit"] {
-		c.LimitURLs = f.limit
-	}
-	sizes := []struct {
-		name, v string
-		dst     *int64
-	}{
-		{"size-limit", f.sizeLimit, &c.LimitBytes},
-		{"max-response-size", f.maxResponseSize, &c.Fetch.MaxResponseSize},
-		{"warc-max-size", f.warcMaxSize, &c.WARCMaxSize},
-	}
+	setFlag(set, "collection", &c.Collection, f.collection)
+	setFlag(set, "operator", &c.Operator, f.operator)
+	setFlag(set, "user-agent", &c.Fetch.UserAgent, f.userAgent)
+	setFlag(set, "warc-prefix", &c.WARCPrefix, f.warcPrefix)
+	setFlag(set, "fetcher", &c.Fetcher, f.fetcher)
+	setFlag(set, "browser-path", &c.Browser.Path, f.browserPath)
+
+	setFlag(set, "workers", &c.Workers, f.workers)
+	setFlag(set, "host-concurrency", &c.HostConcurrency, f.hostConcurrency)
+	setFlag(set, "max-sites", &c.MaxSites, f.maxSites)
+	setFlag(set, "max-inter-docs", &c.MaxInterDocs, f.maxInterDocs)
+	setFlag(set, "max-attempts", &c.MaxAttempts, f.maxAttempts)
+	setFlag(set, "browser-tabs", &c.Browser.Tabs, f.browserTabs)
+	setFlag(set, "max-outlinks", &c.MaxOutlinks, f.maxOutlinks)
+	setFlag(set, "limit", &c.LimitURLs, f.limit)
+
+	setFlag(set, "host-delay", &c.HostDelay, f.hostDelay)
+	setFlag(set, "retry-delay", &c.RetryDelay, f.retryDelay)
+	setFlag(set, "time-limit", &c.TimeLimit, f.timeLimit)
+	setFlag(set, "page-timeout", &c.Browser.PageTimeout, f.pageTimeout)
+	setFlag(set, "behavior-timeout", &c.Browser.BehaviorTimeout, f.behaviorTimeout)
+
+	setFlag(set, "allow-private", &c.Fetch.AllowPrivate, f.allowPrivate)
+	setFlag(set, "verify-tls", &c.Fetch.VerifyTLS, f.verifyTLS)
+	setFlag(set, "ignore-robots", &c.IgnoreRobots, f.ignoreRobots)
+	setFlag(set, "per-ip", &c.PerIP, f.perIP)
+	setFlag(set, "screenshot", &c.Browser.Screenshot, f.screenshot)
+	setFlag(set, "no-documents", &c.NoDocuments, f.noDocuments)
+
 	if set["min-free-space"] {
 		n, err := parseMinFreeSpace(f.minFreeSpace)
 		if err != nil {
@@ -889,7 +839,14 @@ func overlayFlags(c *crawl.Config, a crawlArgs) error {
 		}
 		c.MinFreeSpace = n
 	}
-	for _, sz := range sizes {
+	for _, sz := range []struct {
+		name, v string
+		dst     *int64
+	}{
+		{"size-limit", f.sizeLimit, &c.LimitBytes},
+		{"max-response-size", f.maxResponseSize, &c.Fetch.MaxResponseSize},
+		{"warc-max-size", f.warcMaxSize, &c.WARCMaxSize},
+	} {
 		if !set[sz.name] {
 			continue
 		}
@@ -900,6 +857,13 @@ func overlayFlags(c *crawl.Config, a crawlArgs) error {
 		*sz.dst = int64(n)
 	}
 	return addConnectTo(c, f.connectTo, "--connect-to")
+}
+
+// setFlag sets *dst to v when the flag name is among those given (set), even to a zero v.
+func setFlag[T any](set map[string]bool, name string, dst *T, v T) {
+	if set[name] {
+		*dst = v
+	}
 }
 
 // recordEffective writes into the YAML model the settings the crawl runs with that the model

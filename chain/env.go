@@ -74,3 +74,13 @@ type Settings struct {
 	// SitemapsRobots reads the Sitemap: lines of the host's robots.txt.
 	SitemapsRobots bool
 }
+
+// FieldError reports an invalid field of a policy's configuration; Field names it as written
+// in Go ("MaxURLs"). The crawl reports it as its own configuration's field.
+type FieldError struct {
+	Field string
+	Err   error
+}
+
+func (e *FieldError) Error() string { return e.Field + ": " + e.Err.Error() }
+func (e *FieldError) Unwrap() error { return e.Err }

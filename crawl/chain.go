@@ -4,6 +4,7 @@ import (
 	"sync"
 
 	"github.com/amber-crawler/amber/chain"
+	"github.com/amber-crawler/amber/contentfilter"
 )
 
 // processors is the chain every claimed URL goes through, in order: the order of the README's
@@ -28,9 +29,9 @@ func (c *crawler) processors() []chain.Processor {
 	add(true, retries{c})                                          // a response to try again later (5xx, 429)
 	add(len(cfg.URLs.Rewrite) > 0, rewrites{c})                    // the URL as found, when a rule rewrote it
 	add(true, listings{c, &sync.Map{}})                            // a sitemap file or a feed: the URLs it lists
-	add(true, contentFilter{cfg.Content, c.events})                // a page dropped or excluded: not read
+	add(true, contentfilter.New(cfg.Content, c.events))            // a page dropped or excluded: not read
 	add(true, reader{c})                                           // the content read: links, search document
-	add(len(cfg.Content.LinkTypes) > 0, linkTypes{cfg.Content.LinkTypes})
+	add(len(cfg.Content.LinkTypes) > 0, contentfilter.NewLinkTypes(cfg.Content))
 	add(!cfg.IgnoreRobots, robotsMeta{cfg.Robots.IgnoreMeta}) // robots meta and rel=nofollow
 	add(cfg.Feeds.SkipItemLinks && c.feedsOn(), feedItems{c}) // a feed item's links, when not followed
 	return ps

@@ -14,11 +14,14 @@ import (
 	"time"
 
 	"github.com/amber-crawler/amber/browser"
+	"github.com/amber-crawler/amber/chain"
+	"github.com/amber-crawler/amber/contentfilter"
 	"github.com/amber-crawler/amber/extract"
 	"github.com/amber-crawler/amber/feed"
 	"github.com/amber-crawler/amber/fetch"
 	"github.com/amber-crawler/amber/login"
 	"github.com/amber-crawler/amber/scope"
+	"github.com/amber-crawler/amber/sitelimit"
 	"github.com/amber-crawler/amber/sitemap"
 )
 
@@ -142,9 +145,9 @@ type Config struct {
 	// how long a robots.txt is trusted, its timeout, what a timeout or a 401/403 means, and
 	// whether robots meta and Crawl-delay are obeyed. Default: TTL 24h, the rest off.
 	Robots RobotsConfig
-	// Sites bounds each host (SiteLimits): URLs fetched, failures in a row before it is
+	// Sites bounds each host (sitelimit.Config): URLs fetched, failures in a row before it is
 	// given up, the longest backoff. Default: no bounds.
-	Sites SiteLimits
+	Sites sitelimit.Config
 
 	// LimitURLs stops the crawl after this many URLs were fetched (all runs together). Default
 	// 0: no limit.
@@ -173,9 +176,9 @@ type Config struct {
 	// load is a GET) and read as the plain fetcher reads it. Default none.
 	PostPayloads []PostPayload
 	// Content says which responses the crawl reads, by MIME type and header fields
-	// (ContentConfig: FAST's allowed_types, uri_search_mime, exclude_headers); every response
+	// (contentfilter.Config: FAST's allowed_types, uri_search_mime, exclude_headers); every response
 	// is archived. Default: all of them.
-	Content ContentConfig
+	Content contentfilter.Config
 
 	// Fetcher is FetcherHTTP (default) or FetcherBrowser: pages loaded in headless Chromium,
 	// every request recorded through the same HTTP client.
@@ -341,8 +344,8 @@ func (c Config) Validate() error {
 	if err := c.Robots.validate(); err != nil {
 		return err
 	}
-	if err := c.Sites.validate(); err != nil {
-		return err
+	if err := c.Sites.Validate(); err != nil {
+		return policyField("Sites", err)
 	}
 	if err := c.Feeds.validate(); err != nil {
 		return err
@@ -350,8 +353,8 @@ func (c Config) Validate() error {
 	if err := c.validateSubcollections(); err != nil {
 		return err
 	}
-	if err := c.Content.validate(); err != nil {
-		return err
+	if err := c.Content.Validate(); err != nil {
+		return policyField("Content", err)
 	}
 	if err := validatePostPayloads(c.PostPayloads, c.Scope.Flavour); err != nil {
 		return err
@@ -366,6 +369,16 @@ func (c Config) Validate() error {
 		return err
 	}
 	return c.Sitemaps.validate()
+}
+
+// policyField is the *FieldError of a policy's configuration section (a *chain.FieldError
+// of its own field), as a field of Config.
+func policyField(section string, err error) error {
+	var fe *chain.FieldError
+	if errors.As(err, &fe) {
+		return &FieldError{Field: section + "." + fe.Field, Err: fe.Err}
+	}
+	return &FieldError{Field: section, Err: err}
 }
 
 // derive fills in what follows from other fields once the Config is valid: an empty

@@ -21,6 +21,7 @@ import (
 	"github.com/amber-crawler/amber/frontier"
 	"github.com/amber-crawler/amber/report"
 	"github.com/amber-crawler/amber/scope"
+	"github.com/amber-crawler/amber/sitelimit"
 	"github.com/amber-crawler/amber/warc"
 )
 
@@ -73,11 +74,11 @@ type crawler struct {
 	docs    *docStream       // nil when documents are off
 	browser *browser.Fetcher // nil with the plain HTTP fetcher
 	robots  *robotsGate
-	sites   *siteGate    // per-host limits (limits_site.go); robots.txt requests count too
-	logins  *loginGate   // nil without Config.Logins
-	addrs   *addrGate    // addresses: ip scope rules, Config.PerIP (ipgate.go)
-	subs    *subcolls    // nil without Config.Subcollections (subcoll.go)
-	disk    *diskMonitor // nil when MinFreeSpace is negative
+	sites   *sitelimit.Limiter // per-host limits; robots.txt requests count too
+	logins  *loginGate         // nil without Config.Logins
+	addrs   *addrGate          // addresses: ip scope rules, Config.PerIP (ipgate.go)
+	subs    *subcolls          // nil without Config.Subcollections (subcoll.go)
+	disk    *diskMonitor       // nil when MinFreeSpace is negative
 
 	chain    hooks           // the chain every claimed URL goes through (chain.go)
 	settings *chain.Settings // the collection's settings: a URL's unless its subcollection's
@@ -269,7 +270,7 @@ func open(ctx context.Context, cfg Config, front frontier.Store) (c *crawler, er
 		}
 	}
 	c.robots = newRobotsGate(c)
-	c.sites = newSiteGate(c)
+	c.sites = sitelimit.New(cfg.Sites, c.env(), c.ctr, cfg.RetryDelay)
 	c.logins = newLoginGate(c)
 	c.settings = &chain.Settings{Render: cfg.Fetcher == FetcherBrowser, Client: c.client, DropOversize: cfg.DropOversize,
 		HostClient: c.client, MaxURLs: cfg.Sites.MaxURLs, SitemapsRobots: cfg.Sitemaps.Robots}

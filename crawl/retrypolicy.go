@@ -12,6 +12,7 @@ import (
 	"github.com/amber-crawler/amber/fetch"
 	"github.com/amber-crawler/amber/frontier"
 	"github.com/amber-crawler/amber/seeds"
+	"github.com/amber-crawler/amber/sitelimit"
 )
 
 // Retries (Config.Retries) say how many times a URL is tried again after a condition (FAST's
@@ -174,17 +175,10 @@ func (p retries) After(_ context.Context, r *chain.Record) (chain.Verdict, error
 	return chain.Finish(chain.Outcome{Status: ex.StatusCode, RetryAt: notBefore}), nil
 }
 
-// backoff is the wait before retry number attempts+1: RetryDelay doubled per earlier attempt,
-// at most SiteLimits.MaxBackoff when that is set.
+// backoff is the wait before retry number attempts+1 of a URL (sitelimit.Backoff: RetryDelay
+// doubled per earlier attempt, at most Sites.MaxBackoff when that is set).
 func (c *crawler) backoff(attempts int) time.Duration {
-	d := c.cfg.RetryDelay
-	for range min(attempts, 10) {
-		d *= 2
-	}
-	if m := c.cfg.Sites.MaxBackoff; m > 0 {
-		d = min(d, m)
-	}
-	return d
+	return sitelimit.Backoff(c.cfg.RetryDelay, c.cfg.Sites.MaxBackoff, attempts)
 }
 
 func retryStatus(code int) bool { return code >= 500 || code == 429 }

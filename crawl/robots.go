@@ -16,6 +16,7 @@ import (
 	"github.com/amber-crawler/amber/hop"
 	"github.com/amber-crawler/amber/report"
 	"github.com/amber-crawler/amber/scope"
+	"github.com/amber-crawler/amber/sitelimit"
 	"github.com/amber-crawler/amber/status"
 )
 
@@ -253,8 +254,8 @@ func (g *robotsGate) fetch(ctx context.Context, worker int, origin string, cl *f
 					g.setFailure(origin, fe)
 				}
 			}
-			if hc, ok := hostFailure(err); ok {
-				if err := c.sites.failed(host, hc, u); err != nil {
+			if hc, ok := sitelimit.HostFailure(err); ok {
+				if err := c.sites.Failure(host, hc, u); err != nil {
 					return fetch.RobotsPolicy{}, err
 				}
 			}
@@ -276,7 +277,7 @@ func (g *robotsGate) fetch(ctx context.Context, worker int, origin string, cl *f
 			return fetch.ParseRobots(503, nil, c.cfg.Fetch.UserAgent), nil
 		}
 		g.setFailure(origin, nil)
-		c.sites.answered(host)
+		c.sites.Answered(host)
 		g.backOff(target, ex)
 		body, err := g.record(worker, ex, via, hops, u.Seed)
 		if err != nil {

@@ -108,9 +108,9 @@ func (c DocConfig) withDefaults() DocConfig {
 // ExtractsBinary reports whether the media type of contentType is listed in
 // BinaryContentTypes (compared case-insensitively, parameters ignored).
 func (c DocConfig) ExtractsBinary(contentType string) bool {
-	mt := mediaType(contentType)
+	mt := MediaType(contentType)
 	return mt != "" && slices.ContainsFunc(c.BinaryContentTypes, func(t string) bool {
-		return mediaType(t) == mt
+		return MediaType(t) == mt
 	})
 }
 

@@ -127,7 +127,7 @@ func Parse(pageURL, contentType string, body []byte) (Result, error) {
 
 // ParseWith is Parse, or with opt.Document ParseDocument, with the bounds of opt.
 func ParseWith(pageURL, contentType string, body []byte, opt Options) (Result, error) {
-	switch mediaType(contentType) {
+	switch MediaType(contentType) {
 	case "text/html", "application/xhtml+xml":
 		var cfg *DocConfig
 		if opt.Document != nil {
@@ -179,15 +179,22 @@ func ParseDocument(pageURL, contentType string, body []byte, cfg DocConfig) (Res
 	return ParseWith(pageURL, contentType, body, Options{Document: &cfg})
 }
 
-// mediaType returns the lower-cased media type of a Content-Type value, tolerating
-// malformed parameters.
-func mediaType(contentType string) string {
+// MediaType returns the lower-cased media type of a Content-Type value without its
+// parameters, tolerating malformed ones; "" for an empty value.
+func MediaType(contentType string) string {
 	if mt, _, err := mime.ParseMediaType(contentType); err == nil {
 		return mt
 	}
 	mt, _, _ := strings.Cut(contentType, ";")
 	return strings.ToLower(strings.TrimSpace(mt))
 }
+
+// Reads reports whether Parse reads links from a body of the media type mt (as MediaType
+// returns it): HTML, XHTML and CSS.
+func Reads(mt string) bool { return IsHTML(mt) || mt == "text/css" }
+
+// IsHTML reports whether the media type mt is an HTML page's: text/html or XHTML.
+func IsHTML(mt string) bool { return mt == "text/html" || mt == "application/xhtml+xml" }
 
 // Favicon returns the inferred outlink scheme://host[:port]/favicon.ico (hop letter hop.Inferred,
 // context "inferred") for the origin of pageURL. Userinfo is dropped. The URL is empty when

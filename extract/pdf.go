@@ -39,12 +39,12 @@ func ParseBinary(pageURL, contentType string, body []byte, cfg DocConfig) (*Docu
 		return nil, err
 	}
 	if !cfg.ExtractsBinary(contentType) {
-		return nil, fmt.Errorf("%w: %q", ErrUnsupportedType, mediaType(contentType))
+		return nil, fmt.Errorf("%w: %q", ErrUnsupportedType, MediaType(contentType))
 	}
 	cfg = cfg.withDefaults()
 	doc := &Document{
 		FileName:      fileName(pageURL),
-		ContentType:   mediaType(contentType),
+		ContentType:   MediaType(contentType),
 		ContentLength: int64(len(body)),
 	}
 	if doc.ContentType == "application/pdf" {

@@ -82,7 +82,7 @@ func (c *conv) mimeTypes(name, key string) []string {
 }
 
 // validMIMEPattern reports whether p is type/subtype, each field * or a token without *, as
-// crawl.ContentConfig takes it.
+// contentfilter.Config takes it.
 func validMIMEPattern(p string) bool {
 	typ, sub, ok := strings.Cut(p, "/")
 	field := func(f string) bool { return f == "*" || (f != "" && !strings.Contains(f, "*") && validFieldName(f)) }

@@ -145,7 +145,7 @@ type PostPayloadSpec struct {
 }
 
 // Content says which responses the crawl reads; every response fetched is archived, and a
-// response left out is logged with its reason (crawl.ContentConfig has the details). MIME
+// response left out is logged with its reason (contentfilter.Config has the details). MIME
 // types are "type/subtype", "*" standing for a whole field ("text/*", "*/*").
 type Content struct {
 	// Types are the types of the responses used: a response of another type (a redirect

@@ -7,6 +7,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/amber-crawler/amber/contentfilter"
 	"github.com/amber-crawler/amber/crawl"
 )
 
@@ -14,11 +15,11 @@ import (
 // exclude_headers) reaches crawl.Config, is written back to crawl.yaml as it ran, and a bad
 // type, field name or pattern is refused naming what is wrong.
 func TestContentYAML(t *testing.T) {
-	// view is crawl.ContentConfig with each header rule written NAME PATTERN.
+	// view is contentfilter.Config with each header rule written NAME PATTERN.
 	type view struct {
 		Types, LinkTypes, Headers []string
 	}
-	see := func(c crawl.ContentConfig) view {
+	see := func(c contentfilter.Config) view {
 		v := view{Types: c.Types, LinkTypes: c.LinkTypes}
 		for _, r := range c.ExcludeHeaders {
 			v.Headers = append(v.Headers, r.Name+" "+r.Pattern.String())

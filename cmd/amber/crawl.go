@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/amber-crawler/amber/browser"
+	"github.com/amber-crawler/amber/contentfilter"
 	"github.com/amber-crawler/amber/crawl"
 	"github.com/amber-crawler/amber/feed"
 	"github.com/amber-crawler/amber/fetch"
@@ -504,10 +505,10 @@ func overlayPostPayloads(c *crawl.Config, ps []seeds.PostPayloadSpec, lookupEnv 
 // overlayContent sets which responses the crawl reads (content): the types as written (the
 // crawl checks them), the header patterns compiled, fields in name order.
 func overlayContent(c *crawl.Config, ct seeds.Content) error {
-	c.Content = crawl.ContentConfig{Types: ct.Types, LinkTypes: ct.LinkTypes}
+	c.Content = contentfilter.Config{Types: ct.Types, LinkTypes: ct.LinkTypes}
 	for _, name := range slices.Sorted(maps.Keys(ct.ExcludeHeaders)) {
 		for _, p := range ct.ExcludeHeaders[name] {
-			r, err := crawl.NewHeaderRule(name, p)
+			r, err := contentfilter.NewHeaderRule(name, p)
 			if err != nil {
 				return fmt.Errorf("content.exclude_headers: %w", err)
 			}

@@ -16,11 +16,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
+
 	"github.com/amber-crawler/amber/crawl"
 	"github.com/amber-crawler/amber/internal/testsite"
 	"github.com/amber-crawler/amber/report"
 	"github.com/amber-crawler/amber/wacz"
-	"github.com/google/go-cmp/cmp"
 )
 
 // halvesSite serves two hosts, a.test and b.test, that do not link to each other: on each a

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/amber-crawler/amber/crawl"
+	"github.com/amber-crawler/amber/sitelimit"
 )
 
 // TestRobotsAndSiteLimitsYAML: the robots section, limits.urls_per_host and
@@ -14,7 +15,7 @@ import (
 func TestRobotsAndSiteLimitsYAML(t *testing.T) {
 	type view struct {
 		Robots       crawl.RobotsConfig
-		Sites        crawl.SiteLimits
+		Sites        sitelimit.Config
 		DropOversize bool
 	}
 	d := crawl.DefaultConfig()
@@ -41,7 +42,7 @@ politeness:
 `, view{
 			Robots: crawl.RobotsConfig{TTL: time.Hour, Timeout: 20 * time.Second, AllowOnTimeout: true,
 				DisallowOnAuth: true, IgnoreMeta: true, IgnoreCrawlDelay: true},
-			Sites:        crawl.SiteLimits{MaxURLs: 1000, MaxFailures: 50, MaxBackoff: 10 * time.Minute},
+			Sites:        sitelimit.Config{MaxURLs: 1000, MaxFailures: 50, MaxBackoff: 10 * time.Minute},
 			DropOversize: true,
 		}, ""},
 		{"oversize truncate", "limits:\n  oversize: truncate\n", view{Robots: d.Robots}, ""},

@@ -1,0 +1,287 @@
+// Package contentfilter decides which responses a crawl reads (FAST's allowed_types,
+// uri_search_mime and exclude_headers, and limits.oversize: drop): a response it leaves out
+// is archived as it came, but the crawl follows none of its links and writes no search
+// document for it, and its capture says why. Its Filter and LinkTypes are processors of the
+// crawl's chain (package chain), before and after the content is read.
+package contentfilter
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"regexp"
+	"slices"
+	"strings"
+
+	"golang.org/x/net/http/httpguts"
+
+	"github.com/amber-crawler/amber/chain"
+	"github.com/amber-crawler/amber/extract"
+	"github.com/amber-crawler/amber/fetch"
+	"github.com/amber-crawler/amber/report"
+)
+
+// ErrConfig is wrapped by the errors of NewHeaderRule.
+var ErrConfig = errors.New("contentfilter: invalid config")
+
+// Config says which responses the crawl reads (FAST's allowed_types, uri_search_mime
+// and exclude_headers). It never keeps a response out of the archive: a response's type and
+// header fields are known only once it has been fetched, and an archive keeps what it
+// fetched. What it decides is whether the crawl uses a response: follows its links and
+// writes its search document. It applies to a URL's own response (with the browser fetcher,
+// the page's document at the end of its redirects) and to each subresource a browser loads
+// with a page (whose capture then says it was excluded; the crawl reads no links from those),
+// not to robots.txt, sitemaps and feeds; and not to a redirect (3xx), whose target is followed
+// whatever its type and fields.
+type Config struct {
+	// Types are the MIME types of the responses the crawl uses, each "type/subtype" (any
+	// case) with "*" standing for a whole field ("text/*", "*/*"): a response of another type
+	// (its Content-Type; without one, the type sniffed from its first 512 bytes) is archived
+	// as it came, but its links are not followed and it has no search document; its crawl.log
+	// line says type-excluded:TYPE, its metadata record "excluded: type:TYPE", and a
+	// content-excluded event is written. Default none: every type.
+	Types []string
+	// LinkTypes are the MIME types (written as Types) of the responses whose links the crawl
+	// follows: a response amber would read links from (HTML, XHTML or CSS; a page the browser
+	// rendered) of another type gives none (not its embeds either; a Location or Refresh
+	// header is still followed), and its crawl.log line says links-not-searched:TYPE; its
+	// search document is written. amber reads links from HTML, XHTML and CSS only: another
+	// type listed here gives none. Default none: every type amber reads.
+	LinkTypes []string
+	// ExcludeHeaders exclude responses by their header fields: a response with a field
+	// that a rule names, one of whose values its pattern matches (anywhere in the value;
+	// anchor with ^ and $), is treated as a type Types leaves out, with the crawl.log
+	// annotation header-excluded:NAME and the metadata record "excluded: header:NAME". A
+	// response without the field is not excluded by its rules. Default none.
+	ExcludeHeaders []HeaderRule
+}
+
+// HeaderRule excludes the responses whose header field Name has a value Pattern matches
+// (Config.ExcludeHeaders). Make one with NewHeaderRule.
+type HeaderRule struct {
+	Name    string // the field name, canonical (http.CanonicalHeaderKey)
+	Pattern *regexp.Regexp
+}
+
+// NewHeaderRule returns the rule excluding the responses whose field name has a value that
+// the regular expression pattern (Go's syntax, RE2) matches.
+func NewHeaderRule(name, pattern string) (HeaderRule, error) {
+	if !httpguts.ValidHeaderFieldName(name) {
+		return HeaderRule{}, fmt.Errorf("%w: %q is not a header field name", ErrConfig, name)
+	}
+	re, err := regexp.Compile(pattern)
+	if err != nil {
+		return HeaderRule{}, fmt.Errorf("%w: header %s: %w", ErrConfig, name, err)
+	}
+	return HeaderRule{Name: http.CanonicalHeaderKey(name), Pattern: re}, nil
+}
+
+// Crawl.log annotations and metadata of the content filter (Config).
+const (
+	noteTypeExcluded   = "type-excluded:"      // + the response's type
+	noteHeaderExcluded = "header-excluded:"    // + the field's name
+	noteLinksNotRead   = "links-not-searched:" // + the response's type
+	// NoteOversize is the crawl.log annotation of a page dropped because it was cut at the
+	// response size limit (chain.Settings.DropOversize).
+	NoteOversize = "dropped:oversize"
+	// ActionExcluded is the event of a response Config excluded: archived, not used. Its
+	// reason is "type-excluded" or "header-excluded", its labels the type or the field's name.
+	ActionExcluded = "content-excluded"
+)
+
+// Validate reports the first MIME type that is not "type/subtype" (a field either "*" or
+// without one), or a header rule not made by NewHeaderRule, as a *chain.FieldError.
+func (c Config) Validate() error {
+	for _, f := range []struct {
+		name  string
+		types []string
+	}{{"Types", c.Types}, {"LinkTypes", c.LinkTypes}} {
+		for _, t := range f.types {
+			if err := validMIMEPattern(t); err != nil {
+				return &chain.FieldError{Field: f.name, Err: err}
+			}
+		}
+	}
+	for i, r := range c.ExcludeHeaders {
+		if r.Pattern == nil || !httpguts.ValidHeaderFieldName(r.Name) {
+			return &chain.FieldError{Field: fmt.Sprintf("ExcludeHeaders[%d]", i), Err: errors.New("not made by NewHeaderRule")}
+		}
+	}
+	return nil
+}
+
+func validMIMEPattern(p string) error {
+	typ, sub, ok := strings.Cut(p, "/")
+	if !ok || !validMIMEField(typ) || !validMIMEField(sub) {
+		return fmt.Errorf("%q: want type/subtype, a field * or without *", p)
+	}
+	return nil
+}
+
+func validMIMEField(f string) bool {
+	if f == "*" {
+		return true
+	}
+	return f != "" && !strings.Contains(f, "*") && httpguts.ValidHeaderFieldName(f)
+}
+
+// MatchType reports whether the MIME type mt (without parameters) is one of patterns, whose
+// "*" fields match any field (FAST's wildcards of allowed_types and uri_search_mime).
+func MatchType(patterns []string, mt string) bool {
+	typ, sub, _ := strings.Cut(strings.ToLower(mt), "/")
+	return slices.ContainsFunc(patterns, func(p string) bool {
+		pt, ps, _ := strings.Cut(strings.ToLower(p), "/")
+		return (pt == "*" || pt == typ) && (ps == "*" || ps == sub)
+	})
+}
+
+// Filter is the chain's content filter before the content is read: a page cut at the
+// response size limit whose settings drop such pages (chain.Settings.DropOversize), or of a
+// type Types leaves out, or with a field ExcludeHeaders names, is archived but not read.
+type Filter struct {
+	cfg    Config
+	events *report.Events
+}
+
+// New returns the filter of cfg; events receives its content-excluded events.
+func New(cfg Config, events *report.Events) *Filter { return &Filter{cfg: cfg, events: events} }
+
+func (*Filter) Name() string { return "content" }
+
+// After marks the content of the page unread when it is dropped or excluded.
+func (f *Filter) After(_ context.Context, r *chain.Record) (chain.Verdict, error) {
+	if r.Content.Unread || r.Content.Listed {
+		return chain.Proceed, nil
+	}
+	ex, k := r.Exchange(), &r.Captures[r.Doc]
+	if r.Settings.DropOversize && DropOversize(ex, k) || f.Excluded(ex, k) {
+		r.Content.Unread = true
+	}
+	return chain.Proceed, nil
+}
+
+// Recorded writes the content-excluded event of the page's capture when After excluded it.
+func (f *Filter) Recorded(r *chain.Record) error {
+	u := r.URL()
+	return f.Event(r.Captures[r.Doc], report.URLInfo{URL: r.DocURL(), Hops: u.Hops, Via: u.Via, Seed: u.Seed})
+}
+
+// Event writes the content-excluded event of a capture Excluded marked; info names its URL.
+func (f *Filter) Event(k chain.Capture, info report.URLInfo) error {
+	for _, a := range k.Annotations {
+		reason, label, msg := "type-excluded", "type", "of type %s, which content.types leaves out"
+		what, ok := strings.CutPrefix(a, noteTypeExcluded)
+		if !ok {
+			reason, label, msg = "header-excluded", "header", "with a %s field that content.exclude_headers excludes"
+			if what, ok = strings.CutPrefix(a, noteHeaderExcluded); !ok {
+				continue
+			}
+		}
+		if err := f.events.Event(report.Event{Action: ActionExcluded, Type: "denied", Outcome: "success",
+			Reason: reason, URL: &info, Labels: map[string]string{label: what},
+			Message: info.URL + ": archived, " + fmt.Sprintf(msg, what) + "; its links are not followed and it has no search document"}); err != nil {
+			return fmt.Errorf("write content event: %w", err)
+		}
+	}
+	return nil
+}
+
+// DropOversize reports whether the capture ex, the page's content, was cut at the response
+// size limit (WARC-Truncated: length), for a URL whose settings drop such a page. Its
+// capture k is then marked so (crawl.log annotation dropped:oversize; metadata record
+// dropped: oversize).
+func DropOversize(ex *fetch.Exchange, k *chain.Capture) bool {
+	if ex.Truncated != "length" {
+		return false
+	}
+	k.AddField("dropped", "oversize")
+	k.Annotate(NoteOversize)
+	return true
+}
+
+// Excluded reports whether ex, the content of a URL's response, is left unused by Config: of
+// a type Types leaves out, or with a field ExcludeHeaders names. Its capture k is then marked
+// so (crawl.log annotation, metadata record field). A redirect is never excluded.
+func (f *Filter) Excluded(ex *fetch.Exchange, k *chain.Capture) bool {
+	cc := f.cfg
+	if (len(cc.Types) == 0 && len(cc.ExcludeHeaders) == 0) || isRedirect(ex.StatusCode) {
+		return false
+	}
+	var field, note string
+	if len(cc.Types) > 0 {
+		if mt := ResponseType(ex); !MatchType(cc.Types, mt) {
+			field, note = "type:"+mt, noteTypeExcluded+mt
+		}
+	}
+	if note == "" {
+		name, ok := excludedBy(cc.ExcludeHeaders, ex.Header)
+		if !ok {
+			return false
+		}
+		field, note = "header:"+name, noteHeaderExcluded+name
+	}
+	k.AddField("excluded", field)
+	k.Annotate(note)
+	return true
+}
+
+// excludedBy returns the name of the first rule's field one of whose values h has and its
+// pattern matches.
+func excludedBy(rules []HeaderRule, h http.Header) (string, bool) {
+	for _, r := range rules {
+		for _, v := range h.Values(r.Name) {
+			if r.Pattern.MatchString(v) {
+				return r.Name, true
+			}
+		}
+	}
+	return "", false
+}
+
+// ResponseType is the MIME type of a response: its Content-Type's, or without one the type
+// sniffed from the first 512 bytes of its decoded body (as extraction reads it).
+func ResponseType(ex *fetch.Exchange) string {
+	if mt := extract.MediaType(ex.Header.Get("Content-Type")); mt != "" {
+		return mt
+	}
+	var head []byte
+	if r, err := ex.Body(); err == nil {
+		head, _ = io.ReadAll(io.LimitReader(r, 512))
+		r.Close()
+	}
+	return extract.MediaType(http.DetectContentType(head))
+}
+
+// LinkTypes is the chain's content filter after the content is read: the links of a response
+// whose type is not one of Config.LinkTypes are taken out, and its capture marked so
+// (links-not-searched:TYPE). A Location or Refresh header's target stays: it is not a link
+// found in the content.
+type LinkTypes struct{ types []string }
+
+// NewLinkTypes returns the step of cfg.LinkTypes.
+func NewLinkTypes(cfg Config) LinkTypes { return LinkTypes{types: cfg.LinkTypes} }
+
+func (LinkTypes) Name() string { return "content.link_types" }
+
+// After takes the links out of the content read from the page's exchange when its type is
+// not one of the types.
+func (l LinkTypes) After(_ context.Context, r *chain.Record) (chain.Verdict, error) {
+	ex := r.Exchange()
+	if len(l.types) == 0 || r.Content.Unread || r.Content.Listed || isRedirect(ex.StatusCode) {
+		return chain.Proceed, nil
+	}
+	mt := ResponseType(ex)
+	if MatchType(l.types, mt) || !(r.Result.Render != nil || extract.Reads(mt)) {
+		return chain.Proceed, nil
+	}
+	r.Content.Links = slices.DeleteFunc(r.Content.Links, func(o extract.Outlink) bool {
+		return o.Context != "header/location" && o.Context != "header/refresh"
+	})
+	r.Content.Dropped = 0
+	r.Captures[r.Doc].Annotate(noteLinksNotRead + mt)
+	return chain.Proceed, nil
+}
+
+func isRedirect(code int) bool { return code >= 300 && code < 400 }

@@ -19,8 +19,10 @@ package chain
 
 import (
 	"context"
+	"errors"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/amber-crawler/amber/extract"
@@ -275,3 +277,13 @@ type FatalError struct{ Err error }
 
 func (e *FatalError) Error() string { return e.Err.Error() }
 func (e *FatalError) Unwrap() error { return e.Err }
+
+// ErrorWord is a fetch error in one token, for a crawl.log annotation ("err:" + it): the
+// error's words joined by "_" (a *fetch.Error's underlying error's).
+func ErrorWord(err error) string {
+	var fe *fetch.Error
+	if errors.As(err, &fe) && fe.Err != nil {
+		err = fe.Err
+	}
+	return strings.Join(strings.Fields(err.Error()), "_")
+}

@@ -201,3 +201,13 @@ func (c *crawler) recordAll(worker int, u frontier.URL, res *fetch.Result, caps 
 	}
 	return recs, nil
 }
+
+// politeKey is the frontier's politeness key of a URL the crawl requests that is not one of
+// its own URLs (a robots.txt, a login step): the host of its canonical form, as the frontier's
+// URLs have it.
+func (c *crawler) politeKey(raw string) string {
+	if cu, err := c.canonicalize(raw); err == nil {
+		return hostKey(cu)
+	}
+	return strings.ToLower(hostKey(raw))
+}

@@ -5,6 +5,7 @@ import (
 
 	"github.com/amber-crawler/amber/chain"
 	"github.com/amber-crawler/amber/contentfilter"
+	"github.com/amber-crawler/amber/robots"
 )
 
 // processors is the chain every claimed URL goes through, in order: the order of the README's
@@ -32,7 +33,7 @@ func (c *crawler) processors() []chain.Processor {
 	add(true, contentfilter.New(cfg.Content, c.events))            // a page dropped or excluded: not read
 	add(true, reader{c})                                           // the content read: links, search document
 	add(len(cfg.Content.LinkTypes) > 0, contentfilter.NewLinkTypes(cfg.Content))
-	add(!cfg.IgnoreRobots, robotsMeta{cfg.Robots.IgnoreMeta}) // robots meta and rel=nofollow
+	add(!cfg.IgnoreRobots, robots.NewMeta(cfg.Robots))        // robots meta and rel=nofollow
 	add(cfg.Feeds.SkipItemLinks && c.feedsOn(), feedItems{c}) // a feed item's links, when not followed
 	return ps
 }

@@ -20,6 +20,7 @@ import (
 	"github.com/amber-crawler/amber/feed"
 	"github.com/amber-crawler/amber/fetch"
 	"github.com/amber-crawler/amber/login"
+	"github.com/amber-crawler/amber/robots"
 	"github.com/amber-crawler/amber/scope"
 	"github.com/amber-crawler/amber/sitelimit"
 	"github.com/amber-crawler/amber/sitemap"
@@ -59,7 +60,7 @@ func DefaultConfig() Config {
 		HostConcurrency: 1,
 		MaxAttempts:     3,
 		RetryDelay:      10 * time.Second,
-		Robots:          RobotsConfig{TTL: 24 * time.Hour},
+		Robots:          robots.Config{TTL: 24 * time.Hour},
 		Fetcher:         FetcherHTTP,
 		Browser:         browser.Config{Screenshot: true},
 		Fetch:           fetch.Config{UserAgent: DefaultUserAgent},
@@ -141,10 +142,10 @@ type Config struct {
 	RetryDelay time.Duration
 	// IgnoreRobots skips robots.txt. Default false.
 	IgnoreRobots bool
-	// Robots configures robots.txt and robots meta tags when they are obeyed (RobotsConfig):
+	// Robots configures robots.txt and robots meta tags when they are obeyed (robots.Config):
 	// how long a robots.txt is trusted, its timeout, what a timeout or a 401/403 means, and
 	// whether robots meta and Crawl-delay are obeyed. Default: TTL 24h, the rest off.
-	Robots RobotsConfig
+	Robots robots.Config
 	// Sites bounds each host (sitelimit.Config): URLs fetched, failures in a row before it is
 	// given up, the longest backoff. Default: no bounds.
 	Sites sitelimit.Config
@@ -341,8 +342,8 @@ func (c Config) Validate() error {
 	if err := c.URLs.validate(); err != nil {
 		return err
 	}
-	if err := c.Robots.validate(); err != nil {
-		return err
+	if err := c.Robots.Validate(); err != nil {
+		return policyField("Robots", err)
 	}
 	if err := c.Sites.Validate(); err != nil {
 		return policyField("Sites", err)

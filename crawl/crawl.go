@@ -20,6 +20,7 @@ import (
 	"github.com/amber-crawler/amber/fetch"
 	"github.com/amber-crawler/amber/frontier"
 	"github.com/amber-crawler/amber/report"
+	"github.com/amber-crawler/amber/robots"
 	"github.com/amber-crawler/amber/scope"
 	"github.com/amber-crawler/amber/sitelimit"
 	"github.com/amber-crawler/amber/warc"
@@ -73,7 +74,7 @@ type crawler struct {
 	events  *report.Events
 	docs    *docStream       // nil when documents are off
 	browser *browser.Fetcher // nil with the plain HTTP fetcher
-	robots  *robotsGate
+	robots  *robots.Gate
 	sites   *sitelimit.Limiter // per-host limits; robots.txt requests count too
 	logins  *loginGate         // nil without Config.Logins
 	addrs   *addrGate          // addresses: ip scope rules, Config.PerIP (ipgate.go)
@@ -269,8 +270,9 @@ func open(ctx context.Context, cfg Config, front frontier.Store) (c *crawler, er
 			return c, err
 		}
 	}
-	c.robots = newRobotsGate(c)
 	c.sites = sitelimit.New(cfg.Sites, c.env(), c.ctr, cfg.RetryDelay)
+	c.robots = robots.New(cfg.Robots, c.env(), robots.Deps{UserAgent: cfg.Fetch.UserAgent, Attempts: cfg.MaxAttempts,
+		RetryDelay: cfg.RetryDelay, HostKey: c.politeKey, Client: c.hostClient, Hosts: c.sites, Sitemaps: c.robotsSitemaps})
 	c.logins = newLoginGate(c)
 	c.settings = &chain.Settings{Render: cfg.Fetcher == FetcherBrowser, Client: c.client, DropOversize: cfg.DropOversize,
 		HostClient: c.client, MaxURLs: cfg.Sites.MaxURLs, SitemapsRobots: cfg.Sitemaps.Robots}

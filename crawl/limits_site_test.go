@@ -9,6 +9,7 @@ import (
 
 	"github.com/amber-crawler/amber/extract"
 	"github.com/amber-crawler/amber/hop"
+	"github.com/amber-crawler/amber/robots"
 	"github.com/amber-crawler/amber/sitelimit"
 )
 
@@ -22,7 +23,7 @@ func TestValidateRobotsAndSites(t *testing.T) {
 	}{
 		{"defaults", func(*Config) {}, ""},
 		{"all set", func(c *Config) {
-			c.Robots = RobotsConfig{TTL: time.Minute, Timeout: time.Second, AllowOnTimeout: true, DisallowOnAuth: true, IgnoreMeta: true, IgnoreCrawlDelay: true}
+			c.Robots = robots.Config{TTL: time.Minute, Timeout: time.Second, AllowOnTimeout: true, DisallowOnAuth: true, IgnoreMeta: true, IgnoreCrawlDelay: true}
 			c.Sites = sitelimit.Config{MaxURLs: 10, MaxFailures: 5, MaxBackoff: time.Minute}
 			c.DropOversize = true
 		}, ""},

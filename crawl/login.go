@@ -12,7 +12,6 @@ import (
 	"github.com/amber-crawler/amber/hop"
 	"github.com/amber-crawler/amber/login"
 	"github.com/amber-crawler/amber/report"
-	"github.com/amber-crawler/amber/scope"
 	"github.com/amber-crawler/amber/status"
 )
 
@@ -178,7 +177,7 @@ func (c *crawler) loginDo(worker int, cl *frontier.Claim) login.Do {
 	u := cl.URL
 	k := chain.Capture{Hops: u.Hops + string(hop.Prerequisite), Via: u.URL, Seed: u.Seed}
 	return func(ctx context.Context, step string, req fetch.Request) (*fetch.Exchange, error) {
-		if err := c.front.Pace(ctx, cl, c.loginHost(req.URL)); err != nil {
+		if err := c.front.Pace(ctx, cl, c.politeKey(req.URL)); err != nil {
 			return nil, c.paceErr(ctx, req.URL, err)
 		}
 		ex, err := c.client.Do(ctx, req)
@@ -212,14 +211,6 @@ func (c *crawler) loginDo(worker int, cl *frontier.Claim) login.Do {
 		}
 		return ex, nil
 	}
-}
-
-// loginHost is the frontier's politeness key of a login request's URL.
-func (c *crawler) loginHost(raw string) string {
-	if cu, err := scope.Canonicalize(raw, c.cfg.Scope.Flavour); err == nil {
-		return hostKey(cu)
-	}
-	return hostKey(raw)
 }
 
 // recordChallenge archives the 401 that an exchange answered (fetch.Exchange.Challenge, a

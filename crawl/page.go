@@ -1,10 +1,8 @@
 package crawl
 
 import (
-	"bytes"
 	"context"
 	"fmt"
-	"io"
 	"net/http"
 
 	"github.com/amber-crawler/amber/chain"
@@ -189,20 +187,8 @@ func isHTML(ct string) bool { return ct == "text/html" || ct == "application/xht
 // found both as a link and as an embed or by spellings of one URL; and memory stays bounded.
 func (c *crawler) extractLimit() int { return 2 * c.cfg.MaxOutlinks }
 
-// readBody returns the first maxExtractBytes of the decoded body of ex. Decoding stops there,
-// so a decompression bomb inflates no further.
-func readBody(ex *fetch.Exchange) ([]byte, error) {
-	r, err := ex.Body()
-	if err != nil {
-		return nil, err
-	}
-	defer r.Close()
-	var buf bytes.Buffer
-	// The raw body size is the decoded size of an uncoded body: read it with one allocation.
-	buf.Grow(int(min(ex.BodySize(), maxExtractBytes)) + bytes.MinRead)
-	_, err = buf.ReadFrom(io.LimitReader(r, maxExtractBytes))
-	return buf.Bytes(), err
-}
+// readBody returns the first maxExtractBytes of the decoded body of ex.
+func readBody(ex *fetch.Exchange) ([]byte, error) { return ex.ReadBody(maxExtractBytes) }
 
 // withFavicon adds the inferred /favicon.ico of the page's host the first time the host is
 // seen in this run (the frontier's seen set makes later runs' repeats harmless).

@@ -438,7 +438,7 @@ type Politeness struct {
 	Priority *Priority `yaml:"priority,omitempty"`
 }
 
-// Robots says how robots.txt and robots meta tags are read (crawl.RobotsConfig has the
+// Robots says how robots.txt and robots meta tags are read (robots.Config has the
 // details). Zero values are amber's defaults.
 type Robots struct {
 	// TTL is how long a host's robots.txt is trusted before it is fetched (and archived)

@@ -154,12 +154,9 @@ func (l *Limiter) Before(_ context.Context, r *chain.Record) (chain.Verdict, err
 }
 
 // Failed counts a fetch of the claimed URL that got no response against its host when the
-// host is to blame (HostFailure).
+// host is to blame (Failure).
 func (l *Limiter) Failed(_ context.Context, r *chain.Record, err error) (chain.Verdict, error) {
-	if code, ok := HostFailure(err); ok {
-		return chain.Proceed, l.Failure(r.URL().Host, code, r.URL())
-	}
-	return chain.Proceed, nil
+	return chain.Proceed, l.Failure(r.URL().Host, err, r.URL())
 }
 
 // After ends the host's run of failures: it answered.
@@ -309,10 +306,19 @@ func (l *Limiter) givenUp(host string) (int, bool) {
 	return code, ok
 }
 
-// Failure counts a request to host that got no response (status code): the host is paused
-// (MaxBackoff) and, past MaxFailures, given up, which a host-given-up event records. u is
-// the claimed URL the request was made for.
-func (l *Limiter) Failure(host string, code int, u frontier.URL) error {
+// Failure counts a request to host that got no response (err) against it when the host is to
+// blame (HostFailure): the host is paused (MaxBackoff) and, past MaxFailures, given up, which
+// a host-given-up event records. u is the claimed URL the request was made for. The error is
+// fatal (an event could not be written).
+func (l *Limiter) Failure(host string, err error, u frontier.URL) error {
+	if code, ok := HostFailure(err); ok {
+		return l.failed(host, code, u)
+	}
+	return nil
+}
+
+// failed counts a failure of host with status code.
+func (l *Limiter) failed(host string, code int, u frontier.URL) error {
 	l.mu.Lock()
 	l.fails[host]++
 	n := l.fails[host]

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/amber-crawler/amber/crawl"
+	"github.com/amber-crawler/amber/robots"
 	"github.com/amber-crawler/amber/sitelimit"
 )
 
@@ -14,7 +15,7 @@ import (
 // values are refused.
 func TestRobotsAndSiteLimitsYAML(t *testing.T) {
 	type view struct {
-		Robots       crawl.RobotsConfig
+		Robots       robots.Config
 		Sites        sitelimit.Config
 		DropOversize bool
 	}
@@ -40,7 +41,7 @@ politeness:
   max_host_failures: 50
   max_backoff: 10m
 `, view{
-			Robots: crawl.RobotsConfig{TTL: time.Hour, Timeout: 20 * time.Second, AllowOnTimeout: true,
+			Robots: robots.Config{TTL: time.Hour, Timeout: 20 * time.Second, AllowOnTimeout: true,
 				DisallowOnAuth: true, IgnoreMeta: true, IgnoreCrawlDelay: true},
 			Sites:        sitelimit.Config{MaxURLs: 1000, MaxFailures: 50, MaxBackoff: 10 * time.Minute},
 			DropOversize: true,

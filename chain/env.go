@@ -53,6 +53,12 @@ type Frontier interface {
 	ScanMeta(prefix string, fn func(key string, value []byte) error) error
 }
 
+// The fetchers of a crawl (its fetcher setting, a subcollection's).
+const (
+	FetcherHTTP    = "http"    // the plain HTTP fetcher: one exchange per URL
+	FetcherBrowser = "browser" // pages loaded in headless Chromium, every request through the HTTP client
+)
+
 // Settings are the settings in force for one URL: the collection's, or those of the
 // subcollection its rules and its host's binding give it. The crawl resolves them once per
 // claimed URL, before any processor looks (Record.Settings); nothing below asks again.

@@ -6,14 +6,15 @@ import (
 	"strings"
 
 	"github.com/amber-crawler/amber/browser"
+	"github.com/amber-crawler/amber/chain"
 	"github.com/amber-crawler/amber/hop"
 	"github.com/amber-crawler/amber/scope"
 )
 
 // Fetchers (Config.Fetcher).
 const (
-	FetcherHTTP    = "http"
-	FetcherBrowser = "browser"
+	FetcherHTTP    = chain.FetcherHTTP
+	FetcherBrowser = chain.FetcherBrowser
 )
 
 // newBrowser starts the browser fetcher. A request of a page that a block rule matches is
@@ -39,7 +40,7 @@ func (c *crawler) newBrowser(ctx context.Context) (*browser.Fetcher, error) {
 		if !d.In && strings.HasPrefix(d.Reason, scope.ReasonBlockPrefix) {
 			return d.Reason
 		}
-		return c.subBlocked(u) // the schemes of its subcollection
+		return c.subs.Blocked(u) // the schemes of its subcollection
 	}
 	f, err := browser.New(ctx, bc)
 	if err != nil {

@@ -1,8 +1,6 @@
 package crawl
 
 import (
-	"sync"
-
 	"github.com/amber-crawler/amber/chain"
 	"github.com/amber-crawler/amber/contentfilter"
 	"github.com/amber-crawler/amber/robots"
@@ -29,12 +27,12 @@ func (c *crawler) processors() []chain.Processor {
 	add(c.logins != nil, c.logins)                                 // around the fetch: a form login first
 	add(true, retries{c})                                          // a response to try again later (5xx, 429)
 	add(len(cfg.URLs.Rewrite) > 0, rewrites{c})                    // the URL as found, when a rule rewrote it
-	add(true, listings{c, &sync.Map{}})                            // a sitemap file or a feed: the URLs it lists
+	add(true, c.listings)                                          // a sitemap file or a feed: the URLs it lists
 	add(true, contentfilter.New(cfg.Content, c.events))            // a page dropped or excluded: not read
 	add(true, reader{c})                                           // the content read: links, search document
 	add(len(cfg.Content.LinkTypes) > 0, contentfilter.NewLinkTypes(cfg.Content))
-	add(!cfg.IgnoreRobots, robots.NewMeta(cfg.Robots))        // robots meta and rel=nofollow
-	add(cfg.Feeds.SkipItemLinks && c.feedsOn(), feedItems{c}) // a feed item's links, when not followed
+	add(!cfg.IgnoreRobots, robots.NewMeta(cfg.Robots)) // robots meta and rel=nofollow
+	add(true, c.listings.Pages())                      // a page's feeds; a feed item's links
 	return ps
 }
 

@@ -19,11 +19,13 @@ import (
 	"github.com/amber-crawler/amber/extract"
 	"github.com/amber-crawler/amber/feed"
 	"github.com/amber-crawler/amber/fetch"
+	"github.com/amber-crawler/amber/listing"
 	"github.com/amber-crawler/amber/login"
 	"github.com/amber-crawler/amber/robots"
 	"github.com/amber-crawler/amber/scope"
 	"github.com/amber-crawler/amber/sitelimit"
 	"github.com/amber-crawler/amber/sitemap"
+	"github.com/amber-crawler/amber/subcoll"
 )
 
 // ErrConfig is wrapped by every configuration error Validate (and Run) reports; the error is a
@@ -68,8 +70,8 @@ func DefaultConfig() Config {
 		MinFreeSpace:    0, // 1 GiB, or 1% of the filesystem if smaller
 		MaxOutlinks:     DefaultMaxOutlinks,
 		ProgressEvery:   5 * time.Second,
-		Sitemaps:        SitemapConfig{Limits: sitemap.DefaultLimits()},
-		Feeds:           FeedConfig{Limits: feed.DefaultLimits()},
+		Sitemaps:        listing.Sitemaps{Limits: sitemap.DefaultLimits()},
+		Feeds:           listing.Feeds{Limits: feed.DefaultLimits()},
 	}
 }
 
@@ -225,14 +227,14 @@ type Config struct {
 	MaxOutlinks int
 
 	// Sitemaps configures sitemaps: robots.txt Sitemap: lines, sitemap files to fetch, and
-	// their limits (SitemapConfig). Default: off, the sitemaps.org limits.
-	Sitemaps SitemapConfig
+	// their limits (listing.Sitemaps). Default: off, the sitemaps.org limits.
+	Sitemaps listing.Sitemaps
 	// URLs configures what is done to the URLs pages point at (URLConfig): sorted query
 	// parameters, rewrite rules, meta refreshes as links, a redirect chain limit. Default:
 	// none of them.
 	URLs URLConfig
-	// Feeds configures RSS and Atom feeds (FeedConfig). Default: none, 128 links each.
-	Feeds FeedConfig
+	// Feeds configures RSS and Atom feeds (listing.Feeds). Default: none, 128 links each.
+	Feeds listing.Feeds
 
 	// DedupFrom lists earlier crawls whose captures this crawl does not store again: crawl
 	// directories, CDXJ index files or WACZ files. A response (2xx, payload not empty, not
@@ -274,9 +276,9 @@ type Config struct {
 	ClientCert, ClientKey string
 
 	// Subcollections are named parts of the crawl whose own settings apply to the URLs their
-	// rules take (Subcollection: FAST's crawl subcollections), the first that takes a URL
+	// rules take (subcoll.Subcollection: FAST's crawl subcollections), the first that takes a URL
 	// winning. Default none.
-	Subcollections []Subcollection
+	Subcollections []subcoll.Subcollection
 
 	// Shared puts the frontier in Redis, shared with the crawl's other processes
 	// (SharedFrontier). Default: the crawl's own frontier in D/state.
@@ -348,11 +350,11 @@ func (c Config) Validate() error {
 	if err := c.Sites.Validate(); err != nil {
 		return policyField("Sites", err)
 	}
-	if err := c.Feeds.validate(); err != nil {
-		return err
+	if err := c.Feeds.Validate(); err != nil {
+		return policyField("Feeds", err)
 	}
-	if err := c.validateSubcollections(); err != nil {
-		return err
+	if err := subcoll.Validate(c.Subcollections, c.collection()); err != nil {
+		return policyField("Subcollections", err)
 	}
 	if err := c.Content.Validate(); err != nil {
 		return policyField("Content", err)
@@ -369,7 +371,10 @@ func (c Config) Validate() error {
 	if err := c.validatePriority(); err != nil {
 		return err
 	}
-	return c.Sitemaps.validate()
+	if err := c.Sitemaps.Validate(); err != nil {
+		return policyField("Sitemaps", err)
+	}
+	return nil
 }
 
 // policyField is the *FieldError of a policy's configuration section (a *chain.FieldError
@@ -377,9 +382,17 @@ func (c Config) Validate() error {
 func policyField(section string, err error) error {
 	var fe *chain.FieldError
 	if errors.As(err, &fe) {
+		if strings.HasPrefix(fe.Field, "[") {
+			return &FieldError{Field: section + fe.Field, Err: fe.Err}
+		}
 		return &FieldError{Field: section + "." + fe.Field, Err: fe.Err}
 	}
 	return &FieldError{Field: section, Err: err}
+}
+
+// collection is the crawl's own settings as its subcollections see them.
+func (c *Config) collection() subcoll.Collection {
+	return subcoll.Collection{Fetcher: c.Fetcher, Flavour: c.Scope.Flavour, MaxHops: c.Scope.MaxHops, MaxURLLength: c.Scope.MaxURLLength}
 }
 
 // derive fills in what follows from other fields once the Config is valid: an empty

@@ -19,10 +19,12 @@ import (
 	"github.com/amber-crawler/amber/chain"
 	"github.com/amber-crawler/amber/fetch"
 	"github.com/amber-crawler/amber/frontier"
+	"github.com/amber-crawler/amber/listing"
 	"github.com/amber-crawler/amber/report"
 	"github.com/amber-crawler/amber/robots"
 	"github.com/amber-crawler/amber/scope"
 	"github.com/amber-crawler/amber/sitelimit"
+	"github.com/amber-crawler/amber/subcoll"
 	"github.com/amber-crawler/amber/warc"
 )
 
@@ -63,23 +65,24 @@ type Result struct {
 
 // crawler is one run of a crawl: the components and the counters the workers share.
 type crawler struct {
-	cfg     Config
-	log     *slog.Logger
-	scope   atomic.Pointer[scope.Scope] // swapped by control (add-seed, block, unblock)
-	ctl     *control                    // live control: pause gate, URL limit, changes (control.go)
-	front   frontier.Store
-	client  *fetch.Client
-	warc    *warc.Writer
-	clog    *report.CrawlLog
-	events  *report.Events
-	docs    *docStream       // nil when documents are off
-	browser *browser.Fetcher // nil with the plain HTTP fetcher
-	robots  *robots.Gate
-	sites   *sitelimit.Limiter // per-host limits; robots.txt requests count too
-	logins  *loginGate         // nil without Config.Logins
-	addrs   *addrGate          // addresses: ip scope rules, Config.PerIP (ipgate.go)
-	subs    *subcolls          // nil without Config.Subcollections (subcoll.go)
-	disk    *diskMonitor       // nil when MinFreeSpace is negative
+	cfg      Config
+	log      *slog.Logger
+	scope    atomic.Pointer[scope.Scope] // swapped by control (add-seed, block, unblock)
+	ctl      *control                    // live control: pause gate, URL limit, changes (control.go)
+	front    frontier.Store
+	client   *fetch.Client
+	warc     *warc.Writer
+	clog     *report.CrawlLog
+	events   *report.Events
+	docs     *docStream       // nil when documents are off
+	browser  *browser.Fetcher // nil with the plain HTTP fetcher
+	robots   *robots.Gate
+	listings *listing.Listings  // sitemaps and feeds
+	sites    *sitelimit.Limiter // per-host limits; robots.txt requests count too
+	logins   *loginGate         // nil without Config.Logins
+	addrs    *addrGate          // addresses: ip scope rules, Config.PerIP (ipgate.go)
+	subs     *subcoll.Set       // nil without Config.Subcollections
+	disk     *diskMonitor       // nil when MinFreeSpace is negative
 
 	chain    hooks           // the chain every claimed URL goes through (chain.go)
 	settings *chain.Settings // the collection's settings: a URL's unless its subcollection's
@@ -231,17 +234,13 @@ func open(ctx context.Context, cfg Config, front frontier.Store) (c *crawler, er
 	if c.client, err = fetch.NewClient(fc); err != nil {
 		return c, fmt.Errorf("build http client: %w", err)
 	}
-	if c.subs, err = newSubcolls(&c.cfg, fc); err != nil {
+	// The subcollections' rules are decided on the hosts' addresses as the scope's are.
+	deps := subcoll.Deps{Addr: c.hostAddr, SetHostDelay: c.setSubDelay}
+	if c.subs, err = subcoll.New(cfg.Subcollections, cfg.collection(), fc, chain.Env{Log: c.log, Front: front}, deps); err != nil {
 		return c, err
 	}
-	if c.subs != nil {
-		c.subs.c = c
-	}
-	if c.subs.needsAddr() {
-		if cfg.Fetch.Proxy != nil {
-			return c, &FieldError{Field: "Subcollections", Err: errors.New("ip rules cannot be combined with a proxy (Fetch.Proxy): through a proxy, amber does not know the address")}
-		}
-		c.subs.addr = c.hostAddr
+	if c.subs.NeedsAddr() && cfg.Fetch.Proxy != nil {
+		return c, &FieldError{Field: "Subcollections", Err: errors.New("ip rules cannot be combined with a proxy (Fetch.Proxy): through a proxy, amber does not know the address")}
 	}
 	storeNeeds := func() (int64, error) {
 		sp, err := front.Space()
@@ -265,14 +264,15 @@ func open(ctx context.Context, cfg Config, front frontier.Store) (c *crawler, er
 			return c, err
 		}
 	}
-	if cfg.usesBrowser() {
+	if subcoll.UsesBrowser(cfg.Subcollections, cfg.collection()) {
 		if c.browser, err = c.newBrowser(ctx); err != nil {
 			return c, err
 		}
 	}
 	c.sites = sitelimit.New(cfg.Sites, c.env(), c.ctr, cfg.RetryDelay)
+	c.listings = listing.New(cfg.Sitemaps, cfg.Feeds, c.env(), listing.Deps{Queue: c.queueListed, RobotsSitemaps: c.sitemapsFromRobots})
 	c.robots = robots.New(cfg.Robots, c.env(), robots.Deps{UserAgent: cfg.Fetch.UserAgent, Attempts: cfg.MaxAttempts,
-		RetryDelay: cfg.RetryDelay, HostKey: c.politeKey, Client: c.hostClient, Hosts: c.sites, Sitemaps: c.robotsSitemaps})
+		RetryDelay: cfg.RetryDelay, HostKey: c.politeKey, Client: c.hostClient, Hosts: c.sites, Sitemaps: c.listings.RobotsSitemaps})
 	c.logins = newLoginGate(c)
 	c.settings = &chain.Settings{Render: cfg.Fetcher == FetcherBrowser, Client: c.client, DropOversize: cfg.DropOversize,
 		HostClient: c.client, MaxURLs: cfg.Sites.MaxURLs, SitemapsRobots: cfg.Sitemaps.Robots}
@@ -388,7 +388,7 @@ func (c *crawler) close() error {
 		c.client.Close()
 		c.client = nil
 	}
-	c.subs.close()
+	c.subs.Close()
 	var errs [3]error
 	var wg sync.WaitGroup
 	if w := c.warc; w != nil {
@@ -504,7 +504,7 @@ func (c *crawler) run(ctx context.Context) (string, error) {
 	if err := c.addSeeds(); err != nil {
 		return "", err
 	}
-	if err := c.addSitemaps(); err != nil {
+	if err := c.listings.Start(c.canonicalSeeds()); err != nil {
 		return "", err
 	}
 	c.log.Info("crawl started", "dir", c.cfg.Dir, "seeds", len(c.cfg.Scope.Seeds), "workers", c.cfg.Workers)

@@ -178,7 +178,7 @@ func rewrittenNote(from string) string {
 // in scope (an image also linked with <a> is still an embed), and rejected only when none is.
 // The URLs a listing document lists that are listing documents themselves (Content.Files)
 // are marked as such, feeds too (Content.Feeds; a page's auto-discovered feeds with
-// Feeds.AutoDiscover), and a feed's items out of scope by a rule are queued all the same
+// listing.Feeds.AutoDiscover), and a feed's items out of scope by a rule are queued all the same
 // with Content.IgnoreRules.
 func (c *crawler) decide(u frontier.URL, content chain.Content) decided {
 	var d decided
@@ -209,7 +209,7 @@ func (c *crawler) decide(u frontier.URL, content chain.Content) decided {
 		cand := c.decideOne(u, l, cu, content)
 		cand.from = from[i]
 		d.metadata = append(d.metadata, warc.Outlink{URL: cu, Hop: string(l.Hop), Context: l.Context})
-		if content.Feeds || l.Feed && c.cfg.Feeds.AutoDiscover {
+		if content.Feeds || l.Feed {
 			feeds[cu] = true
 		}
 		e, ok := byURL[cu]
@@ -247,12 +247,12 @@ func (c *crawler) decideOne(u frontier.URL, l extract.Outlink, cu string, conten
 		c.promote(u, cu, hops)
 	}
 	dec := c.scope.Load().Decide(scope.Candidate{URL: cu, Hops: hops, Via: u.URL, ViaHopsOff: u.HopsOff, Seed: u.Seed, Addr: c.addrOf(cu)})
-	dec = c.subDecide(cu, hops, dec) // Config.Subcollections: its schemes and hops
+	dec = c.subs.Decide(cu, hops, dec) // Config.Subcollections: its schemes and hops
 	if l.Hop == hop.Redirect && c.tooManyRedirects(hops) {
 		dec = scope.Decision{Reason: reasonMaxRedirects}
 	}
 	if !dec.In && content.IgnoreRules && ruleReason(dec.Reason) {
-		dec = scope.Decision{In: true, Reason: dec.Reason} // FeedConfig.IgnoreRules
+		dec = scope.Decision{In: true, Reason: dec.Reason} // listing.Feeds.IgnoreRules
 	}
 	return decision{
 		url:      frontier.URL{URL: cu, Host: hostKey(cu), Hops: hops, Via: u.URL, Seed: u.Seed, HopsOff: dec.HopsOff},
@@ -269,6 +269,13 @@ func (d *decided) addIn(x decision) {
 		}
 		d.rewritten[x.url.URL] = x.from
 	}
+}
+
+// ruleReason reports whether a scope reason is one of the rules listing.Feeds.IgnoreRules sets
+// aside for feed items: not in scope, out of the domains, a block rule, a crawl rule.
+func ruleReason(reason string) bool {
+	return reason == scope.ReasonOutOfScope || reason == scope.ReasonOutOfDomain ||
+		strings.HasPrefix(reason, scope.ReasonBlockPrefix) || strings.HasPrefix(reason, scope.ReasonCrawlRulePrefix)
 }
 
 // keep returns the distinct canonical URLs (canon[i] of links[i]; "" for none) a page keeps
@@ -320,11 +327,9 @@ func (d decided) annotate(k chain.Capture, extracted int) chain.Capture {
 // An outlink the frontier cannot store is that URL's failure (crawl.log status.InvalidURL,
 // annotation frontier:not-stored), not the crawl's.
 func (c *crawler) enqueue(worker int, u frontier.URL, d decided) error {
-	// A feed is marked before it is queued: a kill in between leaves a mark on a URL not
-	// queued, which is harmless, where the other order would read a feed as a sitemap.
 	for _, f := range d.feeds {
-		if err := c.front.PutMeta(metaFeed+f, nil); err != nil {
-			return c.frontierErr(err)
+		if err := c.listings.MarkFeed(f); err != nil {
+			return err
 		}
 	}
 	if len(d.in) > 0 {
@@ -436,4 +441,21 @@ func (c *crawler) restorePromotions() error {
 		return fmt.Errorf("restore seed redirects: %w", err)
 	}
 	return nil
+}
+
+// queueListed decides the URLs a listing document (or robots.txt, or the configuration)
+// lists, found at from, and queues those in scope (listing.Deps.Queue).
+func (c *crawler) queueListed(worker int, from frontier.URL, content chain.Content) error {
+	return c.enqueue(worker, from, c.decide(from, content))
+}
+
+// canonicalSeeds are the crawl's seeds that canonicalise, in canonical form.
+func (c *crawler) canonicalSeeds() []string {
+	seeds := make([]string, 0, len(c.cfg.Scope.Seeds))
+	for _, s := range c.cfg.Scope.Seeds {
+		if u, err := scope.Canonicalize(s.URL, c.cfg.Scope.Flavour); err == nil {
+			seeds = append(seeds, u)
+		}
+	}
+	return seeds
 }

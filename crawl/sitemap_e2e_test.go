@@ -19,6 +19,7 @@ import (
 	"github.com/amber-crawler/amber/internal/crawltest"
 	"github.com/amber-crawler/amber/internal/testsite"
 	"github.com/amber-crawler/amber/internal/warccheck"
+	"github.com/amber-crawler/amber/listing"
 	"github.com/amber-crawler/amber/report"
 	"github.com/amber-crawler/amber/scope"
 	"github.com/amber-crawler/amber/sitemap"
@@ -242,7 +243,7 @@ func sitemapOnlyConfig(t *testing.T, site *testsite.Server, dir string) crawl.Co
 	cfg := basicConfig(t, site, dir)
 	cfg.Scope = scope.Config{Seeds: []scope.Seed{{URL: "http://site.example/", Type: scope.StandardSeed}}}
 	cfg.HostConcurrency = 1
-	cfg.Sitemaps = crawl.SitemapConfig{
+	cfg.Sitemaps = listing.Sitemaps{
 		Robots: true,
 		URLs: []string{
 			"http://site.example/config/sitemap.xml",
@@ -415,22 +416,22 @@ func TestCrawlSitemapBrowser(t *testing.T) {
 }
 
 func TestSitemapConfigValidate(t *testing.T) {
-	if got, want := crawl.DefaultConfig().Sitemaps, (crawl.SitemapConfig{Limits: sitemap.DefaultLimits()}); !cmp.Equal(got, want) {
+	if got, want := crawl.DefaultConfig().Sitemaps, (listing.Sitemaps{Limits: sitemap.DefaultLimits()}); !cmp.Equal(got, want) {
 		t.Errorf("DefaultConfig().Sitemaps = %+v, want %+v (off, the protocol's limits)", got, want)
 	}
 	tests := []struct {
 		name  string
-		s     crawl.SitemapConfig
+		s     listing.Sitemaps
 		field string // "" for valid
 	}{
-		{"robots and URLs", crawl.SitemapConfig{Robots: true, URLs: []string{"http://a.example/s.xml", "https://a.example:8443/s.txt"}}, ""},
-		{"zero limits are the protocol's", crawl.SitemapConfig{Limits: sitemap.Limits{}}, ""},
-		{"relative URL", crawl.SitemapConfig{URLs: []string{"/sitemap.xml"}}, "Sitemaps.URLs"},
-		{"ftp URL", crawl.SitemapConfig{URLs: []string{"ftp://a.example/s.xml"}}, "Sitemaps.URLs"},
-		{"no host", crawl.SitemapConfig{URLs: []string{"http:///s.xml"}}, "Sitemaps.URLs"},
-		{"unparsable URL", crawl.SitemapConfig{URLs: []string{"http://a.example/%zz"}}, "Sitemaps.URLs"},
-		{"negative URL limit", crawl.SitemapConfig{Limits: sitemap.Limits{MaxURLs: -1}}, "Sitemaps.Limits.MaxURLs"},
-		{"negative byte limit", crawl.SitemapConfig{Limits: sitemap.Limits{MaxBytes: -1}}, "Sitemaps.Limits.MaxBytes"},
+		{"robots and URLs", listing.Sitemaps{Robots: true, URLs: []string{"http://a.example/s.xml", "https://a.example:8443/s.txt"}}, ""},
+		{"zero limits are the protocol's", listing.Sitemaps{Limits: sitemap.Limits{}}, ""},
+		{"relative URL", listing.Sitemaps{URLs: []string{"/sitemap.xml"}}, "Sitemaps.URLs"},
+		{"ftp URL", listing.Sitemaps{URLs: []string{"ftp://a.example/s.xml"}}, "Sitemaps.URLs"},
+		{"no host", listing.Sitemaps{URLs: []string{"http:///s.xml"}}, "Sitemaps.URLs"},
+		{"unparsable URL", listing.Sitemaps{URLs: []string{"http://a.example/%zz"}}, "Sitemaps.URLs"},
+		{"negative URL limit", listing.Sitemaps{Limits: sitemap.Limits{MaxURLs: -1}}, "Sitemaps.Limits.MaxURLs"},
+		{"negative byte limit", listing.Sitemaps{Limits: sitemap.Limits{MaxBytes: -1}}, "Sitemaps.Limits.MaxBytes"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -17,6 +17,7 @@ import (
 	"github.com/amber-crawler/amber/report"
 	"github.com/amber-crawler/amber/scope"
 	"github.com/amber-crawler/amber/status"
+	"github.com/amber-crawler/amber/subcoll"
 )
 
 // subSite serves the hosts of TestSubcollections and records, per host, each request: its
@@ -103,7 +104,7 @@ func TestSubcollections(t *testing.T) {
 	accept := rule(`regex:http://[a-z]+\.example\.com/.*`)
 	cfg.Scope.Accept = accept
 	delay, three, drop := 150*time.Millisecond, int64(3), true
-	cfg.Subcollections = []crawl.Subcollection{
+	cfg.Subcollections = []subcoll.Subcollection{
 		{Name: "news", Match: rule(`regex:http://news\.example\.com/.*`), HostDelay: &delay, MaxURLs: &three,
 			Header: http.Header{"X-Sub": {"news"}}},
 		{Name: "docs", Match: rule(`regex:http://docs\.example\.com/.*`), MaxResponseSize: 1024, DropOversize: &drop,
@@ -236,7 +237,7 @@ func TestSubcollectionsBrowserCrawl(t *testing.T) {
 	}
 	cfg.Scope.Accept = []scope.Rule{accept}
 	drop := true
-	cfg.Subcollections = []crawl.Subcollection{{Name: "docs", Match: []scope.Rule{docs}, Fetcher: crawl.FetcherHTTP,
+	cfg.Subcollections = []subcoll.Subcollection{{Name: "docs", Match: []scope.Rule{docs}, Fetcher: crawl.FetcherHTTP,
 		MaxResponseSize: 1024, DropOversize: &drop, Header: http.Header{"X-Sub": {"docs"}}}}
 	res, err := crawl.Run(t.Context(), cfg)
 	if err != nil {

@@ -16,6 +16,7 @@ import (
 	"github.com/amber-crawler/amber/internal/crawltest"
 	"github.com/amber-crawler/amber/internal/testsite"
 	"github.com/amber-crawler/amber/internal/warccheck"
+	"github.com/amber-crawler/amber/listing"
 	"github.com/amber-crawler/amber/report"
 	"github.com/amber-crawler/amber/rewrite"
 	"github.com/amber-crawler/amber/scope"
@@ -126,7 +127,7 @@ func TestCrawlURLFeatures(t *testing.T) {
 		t.Fatal(err)
 	}
 	cfg.URLs = crawl.URLConfig{Rewrite: rules, SortQuery: true, RefreshRedirectMax: &refreshMax, MaxRedirects: 2}
-	cfg.Feeds = crawl.FeedConfig{URLs: []string{www + "/rss.xml"}, Limits: feed.Limits{MaxLinks: 3},
+	cfg.Feeds = listing.Feeds{URLs: []string{www + "/rss.xml"}, Limits: feed.Limits{MaxLinks: 3},
 		SkipItemLinks: true, IgnoreRules: true, AutoDiscover: true}
 	res, err := crawl.Run(t.Context(), cfg)
 	if err != nil {
@@ -240,7 +241,7 @@ func TestCrawlURLFeatures(t *testing.T) {
 
 	var reads []string
 	for _, e := range readEventLog(t, cfg.Dir) {
-		if e["event.action"] != crawl.ActionFeedRead {
+		if e["event.action"] != listing.ActionFeedRead {
 			continue
 		}
 		reads = append(reads, strings.Join([]string{e["url.full"].(string), str(e["labels.feed_kind"]),

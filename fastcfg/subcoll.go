@@ -82,7 +82,7 @@ func (c *conv) subcollection(sc sub, names map[string]bool, browser bool) {
 		c.src(key+".fetcher", c.short[a])
 		c.done[a] = true
 	}
-	// What the browser cannot honour for its pages (crawl.Subcollection): refused, not
+	// What the browser cannot honour for its pages (subcoll.Subcollection): refused, not
 	// written, so that the converted file crawls.
 	browserRefuses := func(a *Attrib) bool {
 		if !renders {

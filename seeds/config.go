@@ -197,7 +197,7 @@ type URLs struct {
 	MirrorFiles []string `yaml:"mirror_files,omitempty"`
 }
 
-// Feeds configures RSS and Atom feeds (FAST's rss section); crawl.FeedConfig has the
+// Feeds configures RSS and Atom feeds (FAST's rss section); listing.Feeds has the
 // details.
 type Feeds struct {
 	// URLs are feeds fetched at the start of the crawl.

@@ -21,6 +21,7 @@ import (
 	"github.com/amber-crawler/amber/crawl"
 	"github.com/amber-crawler/amber/feed"
 	"github.com/amber-crawler/amber/fetch"
+	"github.com/amber-crawler/amber/listing"
 	"github.com/amber-crawler/amber/report"
 	"github.com/amber-crawler/amber/rewrite"
 	"github.com/amber-crawler/amber/scope"
@@ -532,7 +533,7 @@ func overlayURLs(c *crawl.Config, cfg *seeds.Config) error {
 	c.URLs = crawl.URLConfig{Rewrite: rules, SortQuery: cfg.URLs.SortQueryParams,
 		RefreshRedirectMax: cfg.URLs.MetaRefreshRedirectMax, MaxRedirects: cfg.URLs.MaxRedirects}
 	f := cfg.Feeds
-	c.Feeds = crawl.FeedConfig{URLs: f.URLs, Limits: feed.Limits{MaxLinks: f.MaxLinks, MaxBytes: c.Feeds.Limits.MaxBytes},
+	c.Feeds = listing.Feeds{URLs: f.URLs, Limits: feed.Limits{MaxLinks: f.MaxLinks, MaxBytes: c.Feeds.Limits.MaxBytes},
 		SkipItemLinks: f.FollowLinks != nil && !*f.FollowLinks, IgnoreRules: f.IgnoreRules, AutoDiscover: f.AutoDiscover}
 	if f.MaxLinks == 0 {
 		c.Feeds.Limits.MaxLinks = feed.MaxLinks

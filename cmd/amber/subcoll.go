@@ -3,6 +3,7 @@ package main
 import (
 	"github.com/amber-crawler/amber/crawl"
 	"github.com/amber-crawler/amber/seeds"
+	"github.com/amber-crawler/amber/subcoll"
 )
 
 // overlaySubcollections sets the crawl's subcollections from cfg's, their header and proxy
@@ -14,7 +15,7 @@ func overlaySubcollections(c *crawl.Config, cfg *seeds.Config, lookupEnv func(st
 	}
 	c.Subcollections = nil
 	for _, s := range subs {
-		cs := crawl.Subcollection{
+		cs := subcoll.Subcollection{
 			Name: s.Name, Match: s.MatchRules, Except: s.ExceptRules, Fetcher: s.Fetcher, Schemes: s.Schemes,
 			MaxHops: s.MaxHops, Header: s.Header, Proxy: s.ProxyURL, MaxResponseSize: int64(s.ResponseSize),
 			HostDelay: s.HostDelay, MaxURLs: s.URLsPerHost, SitemapsRobots: s.Sitemaps,

@@ -1,4 +1,4 @@
-package crawl
+package listing
 
 import (
 	"context"
@@ -46,15 +46,15 @@ func TestReadListing(t *testing.T) {
 
 	// The two kinds, each read with its parser.
 	kinds := []struct {
-		l    listing
-		read func(*crawler, frontier.URL, *fetch.Exchange) (chain.Content, bool, listingInfo)
+		l    kind
+		read func(*slog.Logger, frontier.URL, *fetch.Exchange) (chain.Content, bool, docInfo)
 	}{
-		{sitemapListing, func(c *crawler, u frontier.URL, ex *fetch.Exchange) (chain.Content, bool, listingInfo) {
-			d, res, info := readListing(c, u, ex, sitemapListing, sitemap.Parse, sitemap.Limits{})
+		{sitemapKind, func(log *slog.Logger, u frontier.URL, ex *fetch.Exchange) (chain.Content, bool, docInfo) {
+			d, res, info := readDoc(log, u, ex, sitemapKind, sitemap.Parse, sitemap.Limits{})
 			return d, res != nil, info
 		}},
-		{feedListing, func(c *crawler, u frontier.URL, ex *fetch.Exchange) (chain.Content, bool, listingInfo) {
-			d, res, info := readListing(c, u, ex, feedListing, feed.Parse, feed.Limits{})
+		{feedKind, func(log *slog.Logger, u frontier.URL, ex *fetch.Exchange) (chain.Content, bool, docInfo) {
+			d, res, info := readDoc(log, u, ex, feedKind, feed.Parse, feed.Limits{})
 			return d, res != nil, info
 		}},
 	}
@@ -87,10 +87,9 @@ func TestReadListing(t *testing.T) {
 				if tt.closed {
 					ex.Close()
 				}
-				c := &crawler{log: slog.New(slog.DiscardHandler)}
-				d, res, info := k.read(c, frontier.URL{URL: srv.URL + tt.path}, ex)
+				d, res, info := k.read(slog.New(slog.DiscardHandler), frontier.URL{URL: srv.URL + tt.path}, ex)
 				ex.Close()
-				got := outcome{Res: res, Ann: listingAnnotations(k.l, info)}
+				got := outcome{Res: res, Ann: annotations(k.l, info)}
 				if diff := cmp.Diff(tt.want[i], got); diff != "" {
 					t.Errorf("read as a %s (-want +got):\n%s", k.l.name, diff)
 				}

@@ -15,6 +15,7 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
+	"github.com/amber-crawler/amber/addrgate"
 	"github.com/amber-crawler/amber/browser"
 	"github.com/amber-crawler/amber/chain"
 	"github.com/amber-crawler/amber/fetch"
@@ -80,7 +81,8 @@ type crawler struct {
 	listings *listing.Listings  // sitemaps and feeds
 	sites    *sitelimit.Limiter // per-host limits; robots.txt requests count too
 	logins   *loginGate         // nil without Config.Logins
-	addrs    *addrGate          // addresses: ip scope rules, Config.PerIP (ipgate.go)
+	addrs    *addrgate.Gate     // addresses: ip scope rules, Config.PerIP
+	resolver *fetch.Resolver    // the one name resolution of the crawl
 	subs     *subcoll.Set       // nil without Config.Subcollections
 	disk     *diskMonitor       // nil when MinFreeSpace is negative
 
@@ -221,11 +223,12 @@ func open(ctx context.Context, cfg Config, front frontier.Store) (c *crawler, er
 		return c, fmt.Errorf("build scope: %w", err)
 	}
 	c.scope.Store(sc)
-	if c.addrs, err = newAddrGate(c, sc); err != nil {
+	c.resolver = fetch.NewResolver(cfg.Fetch.ConnectTo, cfg.Fetch.ConnectTimeout)
+	if c.addrs, err = c.newAddrGate(sc); err != nil {
 		return c, err
 	}
 	fc := cfg.Fetch
-	fc.CheckAddr = c.addrs.check
+	fc.CheckAddr = c.addrs.Check
 	if fc.MaxIdlePerHost == 0 && cfg.HostConcurrency > fetch.DefaultMaxIdlePerHost {
 		// Keep a connection for every request open to a host at once, or each request past
 		// the default would dial anew.
@@ -235,7 +238,7 @@ func open(ctx context.Context, cfg Config, front frontier.Store) (c *crawler, er
 		return c, fmt.Errorf("build http client: %w", err)
 	}
 	// The subcollections' rules are decided on the hosts' addresses as the scope's are.
-	deps := subcoll.Deps{Addr: c.hostAddr, SetHostDelay: c.setSubDelay}
+	deps := subcoll.Deps{Addr: c.addrs.HostAddr, SetHostDelay: c.setSubDelay}
 	if c.subs, err = subcoll.New(cfg.Subcollections, cfg.collection(), fc, chain.Env{Log: c.log, Front: front}, deps); err != nil {
 		return c, err
 	}

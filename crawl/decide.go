@@ -246,7 +246,7 @@ func (c *crawler) decideOne(u frontier.URL, l extract.Outlink, cu string, conten
 	if l.Hop == hop.Redirect {
 		c.promote(u, cu, hops)
 	}
-	dec := c.scope.Load().Decide(scope.Candidate{URL: cu, Hops: hops, Via: u.URL, ViaHopsOff: u.HopsOff, Seed: u.Seed, Addr: c.addrOf(cu)})
+	dec := c.scope.Load().Decide(scope.Candidate{URL: cu, Hops: hops, Via: u.URL, ViaHopsOff: u.HopsOff, Seed: u.Seed, Addr: c.addrs.Addr(cu)})
 	dec = c.subs.Decide(cu, hops, dec) // Config.Subcollections: its schemes and hops
 	if l.Hop == hop.Redirect && c.tooManyRedirects(hops) {
 		dec = scope.Decision{Reason: reasonMaxRedirects}

@@ -139,7 +139,7 @@ func newScopeChecker(f scopeFlags) (*scopeChecker, error) {
 	}
 	k := &scopeChecker{sc: sc, s: s}
 	if s.NeedsAddr() && !f.noResolve {
-		k.hostAddr = crawl.HostAddrs(fetch.Config{ConnectTo: connectTo})
+		k.hostAddr = fetch.NewResolver(connectTo, 0).URLAddr
 	}
 	if k.firstSeed, err = scope.Canonicalize(sc.Seeds[0].URL, sc.Flavour); err != nil {
 		return nil, usagef("seed %q: %w", sc.Seeds[0].URL, err)

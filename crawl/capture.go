@@ -211,3 +211,29 @@ func (c *crawler) politeKey(raw string) string {
 	}
 	return strings.ToLower(hostKey(raw))
 }
+
+// recordChallenge archives the 401 that an exchange answered (fetch.Exchange.Challenge, a
+// realm of Config.Fetch.Auth) before the exchange itself: at the same place in the crawl,
+// annotated auth-challenge, not counted as a URL.
+func (c *crawler) recordChallenge(worker int, ex *fetch.Exchange, k chain.Capture) error {
+	if ex.Challenge == nil {
+		return nil
+	}
+	k.Annotate("auth-challenge")
+	k.Outlinks, k.Fields, k.NotModified, k.CountURL = nil, nil, nil, false
+	_, err := c.record(worker, ex.Challenge, k)
+	return err
+}
+
+// archiveAside archives a fetch of r's claimed URL that does not count (login.Deps): its
+// exchanges placed as the URL's own, the first annotated note, none counted as a URL.
+func (c *crawler) archiveAside(r *chain.Record, res *fetch.Result, note string) error {
+	aside := &chain.Record{Claim: r.Claim, Result: res}
+	captures(aside)
+	aside.Captures[0].Annotations = append(aside.Captures[0].Annotations, note)
+	for i := range aside.Captures {
+		aside.Captures[i].CountURL = false
+	}
+	_, err := c.recordAll(r.Worker, r.URL(), res, aside.Captures)
+	return err
+}

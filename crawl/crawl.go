@@ -21,6 +21,7 @@ import (
 	"github.com/amber-crawler/amber/fetch"
 	"github.com/amber-crawler/amber/frontier"
 	"github.com/amber-crawler/amber/listing"
+	"github.com/amber-crawler/amber/login"
 	"github.com/amber-crawler/amber/report"
 	"github.com/amber-crawler/amber/robots"
 	"github.com/amber-crawler/amber/scope"
@@ -80,7 +81,7 @@ type crawler struct {
 	robots   *robots.Gate
 	listings *listing.Listings  // sitemaps and feeds
 	sites    *sitelimit.Limiter // per-host limits; robots.txt requests count too
-	logins   *loginGate         // nil without Config.Logins
+	logins   *login.Gate        // nil without Config.Logins
 	addrs    *addrgate.Gate     // addresses: ip scope rules, Config.PerIP
 	resolver *fetch.Resolver    // the one name resolution of the crawl
 	subs     *subcoll.Set       // nil without Config.Subcollections
@@ -276,7 +277,7 @@ func open(ctx context.Context, cfg Config, front frontier.Store) (c *crawler, er
 	c.listings = listing.New(cfg.Sitemaps, cfg.Feeds, c.env(), listing.Deps{Queue: c.queueListed, RobotsSitemaps: c.sitemapsFromRobots})
 	c.robots = robots.New(cfg.Robots, c.env(), robots.Deps{UserAgent: cfg.Fetch.UserAgent, Attempts: cfg.MaxAttempts,
 		RetryDelay: cfg.RetryDelay, HostKey: c.politeKey, Client: c.hostClient, Hosts: c.sites, Sitemaps: c.listings.RobotsSitemaps})
-	c.logins = newLoginGate(c)
+	c.logins = login.NewGate(cfg.Logins, c.env(), login.Deps{Client: c.client, HostKey: c.politeKey, ArchiveAside: c.archiveAside})
 	c.settings = &chain.Settings{Render: cfg.Fetcher == FetcherBrowser, Client: c.client, DropOversize: cfg.DropOversize,
 		HostClient: c.client, MaxURLs: cfg.Sites.MaxURLs, SitemapsRobots: cfg.Sitemaps.Robots}
 	c.loadCounters()

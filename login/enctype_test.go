@@ -14,8 +14,9 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/amber-crawler/amber/fetch"
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/amber-crawler/amber/fetch"
 )
 
 // TestEncodeBody: each enctype writes the fields in their order as a browser does, and a

@@ -13,9 +13,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/amber-crawler/amber/fetch"
 	"github.com/google/go-cmp/cmp"
 	"go.uber.org/goleak"
+
+	"github.com/amber-crawler/amber/fetch"
 )
 
 func TestMain(m *testing.M) {

@@ -25,6 +25,7 @@ import (
 	"github.com/amber-crawler/amber/internal/crawltest"
 	"github.com/amber-crawler/amber/internal/testsite"
 	"github.com/amber-crawler/amber/internal/warccheck"
+	"github.com/amber-crawler/amber/login"
 )
 
 // The members' login of testdata/sites/fast/crawler.xml (its Login's parameters).
@@ -371,7 +372,7 @@ func testFASTIssueCrawl(t *testing.T, browser bool, want []string) {
 		if err := json.Unmarshal(sc.Bytes(), &e); err != nil {
 			t.Fatalf("events.jsonl: %v", err)
 		}
-		if e["event.action"] == crawl.ActionLogin {
+		if e["event.action"] == login.ActionLogin {
 			events = append(events, fmt.Sprintf("%v %v %v", e["event.outcome"], e["labels.login"], e["url.full"]))
 		}
 	}

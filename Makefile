@@ -64,7 +64,7 @@ test-short:
 bench: build
 	./scripts/bench.sh compare
 	$(GO) test -run '^$$' -bench . -benchmem ./scope/ ./crawlrule/ ./sitemap/ ./extract/ ./frontier/ ./warc/ ./wacz/ ./fetch/
-	$(GO) test -run '^$$' -bench 'LoadPrior|LoadRecrawl' -benchtime 1x ./crawl/
+	$(GO) test -run '^$$' -bench 'LoadPrior|LoadRecrawl' -benchtime 1x ./prior/
 	$(GO) test -run '^$$' -bench AddClaimDone -benchtime 50000x ./frontier/redisfront/
 	$(GO) test -run '^$$' -bench SharedCrawl -benchtime 1x ./cmd/amber/
 

@@ -89,9 +89,9 @@ func (*Gate) Name() string { return "addresses" }
 // Addr returns the address of the host of a canonical URL the scope decides when its rules
 // need one (scope.Candidate.Addr), else the zero Addr (nothing is looked up). A host that
 // does not resolve has the zero Addr: scope then says scope.ReasonNoAddress where an ip rule
-// could let it in.
+// could let it in. A nil *Gate looks nothing up.
 func (g *Gate) Addr(u string) netip.Addr {
-	if !g.deps.Scope().NeedsAddr() {
+	if g == nil || !g.deps.Scope().NeedsAddr() {
 		return netip.Addr{}
 	}
 	return g.HostAddr(u)

@@ -12,6 +12,7 @@ import (
 	"github.com/amber-crawler/amber/fetch"
 	"github.com/amber-crawler/amber/frontier"
 	"github.com/amber-crawler/amber/hop"
+	"github.com/amber-crawler/amber/prior"
 	"github.com/amber-crawler/amber/report"
 	"github.com/amber-crawler/amber/warc"
 )
@@ -103,7 +104,7 @@ func (c *crawler) record(worker int, ex *fetch.Exchange, k chain.Capture) (warc.
 	ann := k.Annotations
 	switch {
 	case res.NotModified:
-		ann = append(ann, priorNote)
+		ann = append(ann, prior.NoteNotModified)
 	case res.Revisit:
 		ann = append(ann, "duplicate:digest")
 	}

@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/amber-crawler/amber/chain"
+	"github.com/amber-crawler/amber/crawldir"
 	"github.com/amber-crawler/amber/report"
 	"github.com/amber-crawler/amber/scope"
 	"github.com/amber-crawler/amber/seeds"
@@ -33,8 +34,8 @@ import (
 // events.jsonl (report.ActionControl) and in ControlLogFile, and written to crawl.yaml so a
 // resumed crawl keeps it.
 const (
-	ControlSocket  = "control.sock"
-	ControlLogFile = "logs/control.log" // one JSON object per line: the history of changes (controlEntry)
+	ControlSocket  = crawldir.ControlSocket
+	ControlLogFile = crawldir.ControlLogFile // one JSON object per line: the history of changes (controlEntry)
 )
 
 // The commands of the control protocol (ControlRequest.Command).

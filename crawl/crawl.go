@@ -18,10 +18,12 @@ import (
 	"github.com/amber-crawler/amber/addrgate"
 	"github.com/amber-crawler/amber/browser"
 	"github.com/amber-crawler/amber/chain"
+	"github.com/amber-crawler/amber/crawldir"
 	"github.com/amber-crawler/amber/fetch"
 	"github.com/amber-crawler/amber/frontier"
 	"github.com/amber-crawler/amber/listing"
 	"github.com/amber-crawler/amber/login"
+	"github.com/amber-crawler/amber/prior"
 	"github.com/amber-crawler/amber/report"
 	"github.com/amber-crawler/amber/robots"
 	"github.com/amber-crawler/amber/scope"
@@ -39,14 +41,14 @@ const (
 	EndDiskFull        = "disk-full"        // free space fell below MinFreeSpace or a write failed with ENOSPC; Run's error wraps ErrDiskFull
 )
 
-// Paths inside the crawl directory (design §3).
+// Paths inside the crawl directory (design §3; package crawldir).
 const (
-	ConfigFile   = "crawl.yaml"
-	StateDir     = "state"
-	WARCDir      = "warcs"
-	CDXJFile     = "indexes/" + warc.SortedCDXJ // sorted in byte order at the end of every run
-	LiveCDXJFile = "indexes/" + warc.LiveCDXJ   // append order, written while the crawl runs
-	CrawlLogFile = "logs/crawl.log"
+	ConfigFile   = crawldir.ConfigFile
+	StateDir     = crawldir.StateDir
+	WARCDir      = crawldir.WARCDir
+	CDXJFile     = crawldir.CDXJFile     // sorted in byte order at the end of every run
+	LiveCDXJFile = crawldir.LiveCDXJFile // append order, written while the crawl runs
+	CrawlLogFile = crawldir.CrawlLogFile
 )
 
 // Keys of the crawl's own records in the frontier's meta store.
@@ -309,7 +311,7 @@ func (c *crawler) openWARC() (*warc.Writer, error) {
 		Hostname:    cfg.warcHostname(),
 		MaxSize:     cfg.WARCMaxSize,
 		CDXJPath:    filepath.Join(cfg.Dir, LiveCDXJFile),
-		Dedup:       priorIndex{front: c.front, priors: len(cfg.DedupFrom) > 0 || cfg.RecrawlOf != ""},
+		Dedup:       prior.Index{Front: c.front, Priors: len(cfg.DedupFrom) > 0 || cfg.RecrawlOf != ""},
 		Info: warc.Info{
 			Software:    cfg.Software,
 			Operator:    cfg.Operator,
@@ -324,6 +326,13 @@ func (c *crawler) openWARC() (*warc.Writer, error) {
 		return nil, fmt.Errorf("open warc writer: %w", err)
 	}
 	return w, nil
+}
+
+// priorConfig is what the crawl reads of the earlier crawls it builds on.
+func (c *crawler) priorConfig() prior.Config {
+	fl := c.cfg.Scope.Flavour
+	return prior.Config{DedupFrom: c.cfg.DedupFrom, RecrawlOf: c.cfg.RecrawlOf, Dir: c.cfg.Dir, Front: c.front, Log: c.log,
+		Canonical: func(raw string) (string, error) { return scope.Canonicalize(raw, fl) }}
 }
 
 // robotsPolicy is the warcinfo "robots" field, in Heritrix 3's words.
@@ -496,7 +505,7 @@ func (c *crawler) run(ctx context.Context) (string, error) {
 	if full := c.disk.check(0); full != nil {
 		return EndDiskFull, full
 	}
-	if err := c.loadPriors(ctx); err != nil {
+	if err := prior.Load(ctx, c.priorConfig()); err != nil {
 		if ctx.Err() != nil {
 			return EndCancelled, nil // read again from the start by the next run
 		}

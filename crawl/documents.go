@@ -12,13 +12,14 @@ import (
 	"sync"
 	"time"
 
+	"github.com/amber-crawler/amber/crawldir"
 	"github.com/amber-crawler/amber/extract"
 	"github.com/amber-crawler/amber/frontier"
 	"github.com/amber-crawler/amber/report"
 )
 
 // DocumentsFile is the search-document stream inside the crawl directory.
-const DocumentsFile = "documents.jsonl"
+const DocumentsFile = crawldir.DocumentsFile
 
 // metaDocHash maps a content hash to "OFFSET LENGTH" of the newest documents.jsonl line of the
 // document with that content. It lives in the frontier's store, so duplicates are recognised

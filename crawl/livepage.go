@@ -19,6 +19,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/amber-crawler/amber/crawldir"
 	"github.com/amber-crawler/amber/frontier"
 	"github.com/amber-crawler/amber/report"
 )
@@ -41,7 +42,7 @@ import (
 
 // StatusTokenFile holds the token /control asks for when the status server is bound to an
 // address that is not a loopback one (mode 0600, written at every start).
-const StatusTokenFile = "logs/status-token"
+const StatusTokenFile = crawldir.StatusTokenFile
 
 // The headers of a /control request.
 const (

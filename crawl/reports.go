@@ -7,14 +7,15 @@ import (
 	"strings"
 	"time"
 
+	"github.com/amber-crawler/amber/crawldir"
 	"github.com/amber-crawler/amber/frontier"
 	"github.com/amber-crawler/amber/report"
 )
 
 // Paths of the reports and the events log inside the crawl directory.
 const (
-	ReportsDir = "reports"
-	EventsFile = "logs/events.jsonl"
+	ReportsDir = crawldir.ReportsDir
+	EventsFile = crawldir.EventsFile
 )
 
 // Meta keys describing the crawl for reports written later (`amber report`).

@@ -1,4 +1,10 @@
-package crawl
+// Package prior reads earlier crawls that a crawl builds on into its state (the frontier's
+// store, on disk): their captures by payload digest, for deduplication (DedupFrom), and for a
+// recrawl (RecrawlOf) their captures by URL with the validators of each response (ETag,
+// Last-Modified). It gives the crawl's WARC writer the digest index that looks in them after
+// the crawl's own (Index), and the chain the processor that makes a recrawl's requests
+// conditional (Recrawl).
+package prior
 
 import (
 	"archive/zip"
@@ -9,6 +15,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"net/http"
 	"os"
 	"path"
@@ -21,8 +28,9 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/amber-crawler/amber/chain"
+	"github.com/amber-crawler/amber/crawldir"
+	"github.com/amber-crawler/amber/extract"
 	"github.com/amber-crawler/amber/frontier"
-	"github.com/amber-crawler/amber/scope"
 	"github.com/amber-crawler/amber/warc"
 )
 
@@ -62,8 +70,8 @@ const (
 	headReaders  = 4
 )
 
-// errNoWARCs is returned for a recrawl of an earlier crawl given as a CDXJ file alone.
-var errNoWARCs = errors.New("crawl: a recrawl reads the validators (ETag, Last-Modified) from the earlier crawl's WARC files: give its crawl directory or WACZ file, not its index")
+// ErrNoWARCs is returned for a recrawl of an earlier crawl given as a CDXJ file alone.
+var ErrNoWARCs = errors.New("prior: a recrawl reads the validators (ETag, Last-Modified) from the earlier crawl's WARC files: give its crawl directory or WACZ file, not its index")
 
 // priorSource is an earlier crawl opened for reading: its CDXJ lines and, unless it is a CDXJ
 // file alone, its WARC files by name.
@@ -113,19 +121,19 @@ func openPrior(p string) (*priorSource, error) {
 func openPriorDir(dir string) (*priorSource, error) {
 	var f *os.File
 	var err error
-	for _, name := range []string{LiveCDXJFile, CDXJFile} {
+	for _, name := range []string{crawldir.LiveCDXJFile, crawldir.CDXJFile} {
 		if f, err = os.Open(filepath.Join(dir, name)); err == nil {
 			break
 		}
 	}
 	if err != nil {
-		return nil, fmt.Errorf("no index (%s or %s): %w", LiveCDXJFile, CDXJFile, err)
+		return nil, fmt.Errorf("no index (%s or %s): %w", crawldir.LiveCDXJFile, crawldir.CDXJFile, err)
 	}
 	w := &warcFiles{open: func(name string) (io.ReaderAt, io.Closer, error) {
 		var err error
 		// warcs/NAME, or NAME.open of a crawl that was not closed, or archive/NAME of an
 		// unpacked WACZ.
-		for _, p := range []string{filepath.Join(WARCDir, name), filepath.Join(WARCDir, name+".open"), filepath.Join("archive", name)} {
+		for _, p := range []string{filepath.Join(crawldir.WARCDir, name), filepath.Join(crawldir.WARCDir, name+".open"), filepath.Join("archive", name)} {
 			var f *os.File
 			if f, err = os.Open(filepath.Join(dir, p)); err == nil {
 				return f, f, nil
@@ -257,9 +265,34 @@ type priorCounts struct {
 	unreadable int64 // records whose head could not be read
 }
 
-// loadPriors reads the earlier crawls of DedupFrom and RecrawlOf into the state, those that no
-// earlier run of this crawl read.
-func (c *crawler) loadPriors(ctx context.Context) error {
+// Config says which earlier crawls a crawl builds on, and where it keeps what it reads.
+type Config struct {
+	// DedupFrom lists earlier crawls whose captures the crawl does not store again: crawl
+	// directories, CDXJ index files (gzip-compressed or not) or WACZ files. Their indexes are
+	// read once into the crawl's state, by the first run that names them.
+	DedupFrom []string
+	// RecrawlOf is an earlier crawl of the same sites, a crawl directory or a WACZ file: its
+	// captures with validators are asked for conditionally (Recrawl); they deduplicate as
+	// DedupFrom's do.
+	RecrawlOf string
+	// Dir is the crawl directory: the spool files of a load are written there (and those a
+	// killed run left are removed). Empty: the system's temporary directory.
+	Dir string
+	// Front is the crawl's frontier: what is read is stored in it, and it records which
+	// earlier crawls were read.
+	Front frontier.Store
+	// Canonical returns the canonical form of a URL the earlier crawl captured, as the crawl
+	// has its URLs (the key of a recrawl's captures).
+	Canonical func(raw string) (string, error)
+	// Log receives progress.
+	Log *slog.Logger
+}
+
+// Load reads the earlier crawls of cfg into the crawl's state, those that no earlier run of
+// the crawl read (a run stopped while loading loads again from the start: loading is
+// idempotent). An error wraps the earlier crawl's path; a recrawl of a CDXJ file alone is
+// ErrNoWARCs.
+func Load(ctx context.Context, cfg Config) error {
 	type want struct{ digests, urls bool }
 	var order []string
 	wants := map[string]*want{}
@@ -270,34 +303,34 @@ func (c *crawler) loadPriors(ctx context.Context) error {
 		}
 		return wants[p]
 	}
-	for _, p := range c.cfg.DedupFrom {
+	for _, p := range cfg.DedupFrom {
 		add(p).digests = true
 	}
-	if p := c.cfg.RecrawlOf; p != "" {
+	if p := cfg.RecrawlOf; p != "" {
 		w := add(p)
 		w.digests, w.urls = true, true
 	}
 	for _, p := range order {
 		w := wants[p]
-		digests, err := c.priorWanted(metaPriorDigests+p, w.digests)
+		digests, err := wanted(cfg.Front, metaPriorDigests+p, w.digests)
 		if err != nil {
 			return err
 		}
-		urls, err := c.priorWanted(metaPriorURLs+p, w.urls)
+		urls, err := wanted(cfg.Front, metaPriorURLs+p, w.urls)
 		if err != nil {
 			return err
 		}
 		if !digests && !urls {
 			continue
 		}
-		if c.cfg.Dir != "" {
-			if err := removeSpools(c.cfg.Dir); err != nil {
+		if cfg.Dir != "" {
+			if err := removeSpools(cfg.Dir); err != nil {
 				return fmt.Errorf("remove what an earlier run left: %w", err)
 			}
 		}
 		start := time.Now()
-		c.log.Info("reading earlier crawl", "path", p, "digests", digests, "urls", urls)
-		n, err := c.loadPrior(ctx, p, digests, urls)
+		cfg.Log.Info("reading earlier crawl", "path", p, "digests", digests, "urls", urls)
+		n, err := load(ctx, cfg, p, digests, urls)
 		if err != nil {
 			return fmt.Errorf("read earlier crawl %s: %w", p, err)
 		}
@@ -308,12 +341,12 @@ func (c *crawler) loadPriors(ctx context.Context) error {
 			on  bool
 		}{{metaPriorDigests + p, digests}, {metaPriorURLs + p, urls}} {
 			if k.on {
-				if err := c.front.PutMeta(k.key, note); err != nil {
+				if err := cfg.Front.PutMeta(k.key, note); err != nil {
 					return fmt.Errorf("record earlier crawl %s: %w", p, err)
 				}
 			}
 		}
-		c.log.Info("read earlier crawl", "path", p, "lines", n.lines, "bad", n.bad, "digests", n.digests,
+		cfg.Log.Info("read earlier crawl", "path", p, "lines", n.lines, "bad", n.bad, "digests", n.digests,
 			"urls", n.urls, "unreadable", n.unreadable, "dur", time.Since(start).Round(time.Millisecond))
 	}
 	return nil
@@ -336,22 +369,22 @@ func removeSpools(dir string) error {
 	return nil
 }
 
-// priorWanted reports whether what key records must be loaded: it is wanted and not loaded yet.
-func (c *crawler) priorWanted(key string, wanted bool) (bool, error) {
-	if !wanted {
+// wanted reports whether what key records must be loaded: it is wanted and not loaded yet.
+func wanted(front frontier.Store, key string, want bool) (bool, error) {
+	if !want {
 		return false, nil
 	}
-	_, loaded, err := c.front.Meta(key)
+	_, loaded, err := front.Meta(key)
 	if err != nil {
 		return false, fmt.Errorf("read crawl state: %w", err)
 	}
 	return !loaded, nil
 }
 
-// loadPrior reads one earlier crawl: its captures by digest when digests is set (2xx responses
+// load reads one earlier crawl, p: its captures by digest when digests is set (2xx responses
 // with a payload), by URL when urls is set (2xx responses and revisits whose record gives an
 // ETag or a Last-Modified).
-func (c *crawler) loadPrior(ctx context.Context, p string, digests, urls bool) (priorCounts, error) {
+func load(ctx context.Context, cfg Config, p string, digests, urls bool) (priorCounts, error) {
 	var n priorCounts
 	src, err := openPrior(p)
 	if err != nil {
@@ -359,9 +392,9 @@ func (c *crawler) loadPrior(ctx context.Context, p string, digests, urls bool) (
 	}
 	defer src.close()
 	if urls && src.warcs == nil {
-		return n, errNoWARCs
+		return n, ErrNoWARCs
 	}
-	spool, err := newPriorSpool(c.cfg.Dir)
+	spool, err := newPriorSpool(cfg.Dir)
 	if err != nil {
 		return n, fmt.Errorf("spool earlier captures: %w", err)
 	}
@@ -377,7 +410,7 @@ func (c *crawler) loadPrior(ctx context.Context, p string, digests, urls bool) (
 		lines, bad, perr = parseIndex(gctx, src.index, batches)
 		return perr
 	})
-	l := &priorLoader{c: c, src: src, digests: digests, urls: urls, n: &n, spool: spool}
+	l := &priorLoader{canonical: cfg.Canonical, src: src, digests: digests, urls: urls, n: &n, spool: spool}
 	g.Go(func() error {
 		for batch := range batches {
 			for _, e := range batch {
@@ -399,8 +432,8 @@ func (c *crawler) loadPrior(ctx context.Context, p string, digests, urls bool) (
 	if err != nil {
 		return n, err
 	}
-	c.log.Info("storing earlier captures", "path", p, "lines", n.lines)
-	return n, spool.store(ctx, c.front, &n)
+	cfg.Log.Info("storing earlier captures", "path", p, "lines", n.lines)
+	return n, spool.store(ctx, cfg.Front, &n)
 }
 
 // parseIndex reads and parses CDXJ lines into batches of the entries of http and https URLs,
@@ -484,7 +517,7 @@ func readIndexLine(rd *bufio.Reader) ([]byte, error) {
 
 // priorLoader takes the index entries of one earlier crawl and spools the captures they give.
 type priorLoader struct {
-	c             *crawler
+	canonical     func(raw string) (string, error)
 	src           *priorSource
 	digests, urls bool
 	n             *priorCounts
@@ -584,7 +617,7 @@ func (l *priorLoader) takeHead(e warc.IndexEntry, r headResult) error {
 	if p.URI == "" || p.Date.IsZero() || (p.ETag == "" && p.LastModified == "") || !conditionalType(h) {
 		return nil
 	}
-	key, err := scope.Canonicalize(h.TargetURI, l.c.cfg.Scope.Flavour)
+	key, err := l.canonical(h.TargetURI)
 	if err != nil {
 		return nil // never a URL this crawl fetches
 	}
@@ -727,7 +760,7 @@ func conditionalType(h warc.RecordHead) bool {
 	if h.Type == "revisit" && strings.HasSuffix(h.Profile, "/revisit/server-not-modified") && h.Status == 0 {
 		return true
 	}
-	return h.Mime != "" && !isParsable(h.Mime)
+	return h.Mime != "" && !extract.Reads(h.Mime)
 }
 
 // isKnownRevisit reports whether a revisit profile is one of WARC 1.0's and 1.1's.
@@ -746,42 +779,45 @@ func validator(v string) string {
 	return strings.TrimSpace(v)
 }
 
-// priorIndex is the crawl's payload digest index (warc.DedupIndex): the frontier's, and with
-// earlier crawls to build on, theirs after it.
-type priorIndex struct {
-	front  frontier.Store
-	priors bool
+// Index is the crawl's payload digest index (warc.DedupIndex): the frontier's, and with
+// earlier crawls to build on (Priors), theirs after it.
+type Index struct {
+	Front  frontier.Store
+	Priors bool
 }
 
-func (d priorIndex) LookupDigest(digest string) (string, time.Time, bool, error) {
-	uri, date, ok, err := d.front.LookupDigest(digest)
-	if err != nil || ok || !d.priors {
+// LookupDigest returns the capture a payload digest was first seen at: in this crawl, else
+// (Priors) in an earlier one.
+func (d Index) LookupDigest(digest string) (string, time.Time, bool, error) {
+	uri, date, ok, err := d.Front.LookupDigest(digest)
+	if err != nil || ok || !d.Priors {
 		return uri, date, ok, err
 	}
-	return d.front.PriorDigest(digest)
+	return d.Front.PriorDigest(digest)
 }
 
-func (d priorIndex) StoreDigest(digest, uri string, date time.Time) error {
-	return d.front.StoreDigest(digest, uri, date)
+// StoreDigest records the capture of a payload digest in this crawl.
+func (d Index) StoreDigest(digest, uri string, date time.Time) error {
+	return d.Front.StoreDigest(digest, uri, date)
 }
 
-// recrawl is the chain's step of a recrawl (Config.RecrawlOf): the request of a URL the
+// Recrawl is the chain's step of a recrawl (Config.RecrawlOf): the request of a URL the
 // earlier crawl captured (2xx) with an ETag or a Last-Modified is made conditional
 // (If-None-Match, If-Modified-Since), and a 304 is written as a server-not-modified revisit
 // of that capture, its content not read (a 304 has no body: Heritrix extracts nothing from
 // it). Sitemap files are never asked for conditionally: a 304 would hide the URLs they list
 // (robots.txt files are fetched elsewhere, never conditionally either).
-type recrawl struct{ front frontier.Store }
+type Recrawl struct{ Front frontier.Store }
 
-func (recrawl) Name() string { return "recrawl_of" }
+func (Recrawl) Name() string { return "recrawl_of" }
 
 // Before makes the request conditional on the earlier capture of the URL, when there is one.
-func (p recrawl) Before(_ context.Context, r *chain.Record) (chain.Verdict, error) {
+func (p Recrawl) Before(_ context.Context, r *chain.Record) (chain.Verdict, error) {
 	u := r.URL()
 	if u.Sitemap {
 		return chain.Proceed, nil
 	}
-	e, ok, err := p.front.PriorURL(u.URL)
+	e, ok, err := p.Front.PriorURL(u.URL)
 	if err != nil {
 		return chain.Verdict{}, fmt.Errorf("look up earlier capture: %w", err)
 	}
@@ -803,7 +839,7 @@ func (p recrawl) Before(_ context.Context, r *chain.Record) (chain.Verdict, erro
 }
 
 // After makes a 304 to a conditional request a revisit of the earlier capture, unread.
-func (recrawl) After(_ context.Context, r *chain.Record) (chain.Verdict, error) {
+func (Recrawl) After(_ context.Context, r *chain.Record) (chain.Verdict, error) {
 	if r.NotModified != nil && r.Result.Exchanges[0].StatusCode == 304 {
 		r.Captures[0].NotModified = r.NotModified
 		r.Content.Unread = true
@@ -811,5 +847,5 @@ func (recrawl) After(_ context.Context, r *chain.Record) (chain.Verdict, error) 
 	return chain.Proceed, nil
 }
 
-// priorNote is the crawl.log annotation of a server-not-modified revisit, Heritrix's.
-const priorNote = "duplicate:server-not-modified"
+// NoteNotModified is the crawl.log annotation of a server-not-modified revisit, Heritrix's.
+const NoteNotModified = "duplicate:server-not-modified"

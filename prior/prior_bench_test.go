@@ -1,4 +1,4 @@
-package crawl
+package prior
 
 import (
 	"bufio"
@@ -14,13 +14,14 @@ import (
 	"testing"
 	"time"
 
+	"github.com/amber-crawler/amber/crawldir"
 	"github.com/amber-crawler/amber/warc"
 )
 
 // benchLines is the number of CDXJ lines (captures, for BenchmarkLoadRecrawl) of the loading
 // benchmarks: AMBER_BENCH_PRIOR_LINES, default def. The figure is for 10,000,000:
 //
-//	AMBER_BENCH_PRIOR_LINES=10000000 go test ./crawl -run - -bench LoadPrior -benchtime 1x
+//	AMBER_BENCH_PRIOR_LINES=10000000 go test ./prior -run - -bench LoadPrior -benchtime 1x
 func benchLines(b *testing.B, def int) int {
 	if v := os.Getenv("AMBER_BENCH_PRIOR_LINES"); v != "" {
 		n, err := strconv.Atoi(v)
@@ -68,10 +69,10 @@ func BenchmarkLoadPrior(b *testing.B) {
 	b.ResetTimer()
 	for range b.N {
 		b.StopTimer()
-		c := priorTestCrawler(b, Config{DedupFrom: []string{index}})
+		c := testConfig(b, Config{DedupFrom: []string{index}})
 		b.StartTimer()
 		start := time.Now()
-		cnt, err := c.loadPrior(context.Background(), index, true, false)
+		cnt, err := load(context.Background(), c, index, true, false)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -80,7 +81,7 @@ func BenchmarkLoadPrior(b *testing.B) {
 		b.ReportMetric(float64(cnt.digests), "digests")
 		b.ReportMetric(float64(fi.Size())/float64(n), "bytes/line")
 		b.StopTimer()
-		c.front.Close()
+		c.Front.Close()
 		b.StartTimer()
 	}
 }
@@ -90,7 +91,7 @@ func BenchmarkLoadPrior(b *testing.B) {
 func BenchmarkLoadRecrawl(b *testing.B) {
 	n := benchLines(b, 20_000)
 	dir := b.TempDir()
-	ww, err := warc.NewWriter(warc.Config{Dir: filepath.Join(dir, WARCDir), CDXJPath: filepath.Join(dir, LiveCDXJFile),
+	ww, err := warc.NewWriter(warc.Config{Dir: filepath.Join(dir, crawldir.WARCDir), CDXJPath: filepath.Join(dir, crawldir.LiveCDXJFile),
 		Hostname: "bench", Info: warc.Info{Software: "amber/bench"}})
 	if err != nil {
 		b.Fatal(err)
@@ -112,10 +113,10 @@ func BenchmarkLoadRecrawl(b *testing.B) {
 	b.ResetTimer()
 	for range b.N {
 		b.StopTimer()
-		c := priorTestCrawler(b, Config{RecrawlOf: dir})
+		c := testConfig(b, Config{RecrawlOf: dir})
 		b.StartTimer()
 		start := time.Now()
-		cnt, err := c.loadPrior(context.Background(), dir, true, true)
+		cnt, err := load(context.Background(), c, dir, true, true)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -125,7 +126,7 @@ func BenchmarkLoadRecrawl(b *testing.B) {
 		}
 		b.ReportMetric(float64(cnt.lines)/el.Seconds(), "captures/s")
 		b.StopTimer()
-		c.front.Close()
+		c.Front.Close()
 		b.StartTimer()
 	}
 }

@@ -1,4 +1,4 @@
-package crawl
+package prior
 
 import (
 	"archive/zip"
@@ -22,6 +22,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/amber-crawler/amber/crawldir"
 	"github.com/amber-crawler/amber/frontier"
 	"github.com/amber-crawler/amber/scope"
 	"github.com/amber-crawler/amber/warc"
@@ -67,7 +68,7 @@ func (d *memDedup) StoreDigest(digest, uri string, date time.Time) error {
 func writePriorCrawl(t *testing.T) priorCrawl {
 	t.Helper()
 	dir := t.TempDir()
-	w, err := warc.NewWriter(warc.Config{Dir: filepath.Join(dir, WARCDir), CDXJPath: filepath.Join(dir, LiveCDXJFile),
+	w, err := warc.NewWriter(warc.Config{Dir: filepath.Join(dir, crawldir.WARCDir), CDXJPath: filepath.Join(dir, crawldir.LiveCDXJFile),
 		Dedup: &memDedup{m: map[string]warc.Original{}}, Hostname: "test", Info: warc.Info{Software: "amber/test"}})
 	if err != nil {
 		t.Fatal(err)
@@ -118,7 +119,7 @@ func writePriorCrawl(t *testing.T) priorCrawl {
 	if err := w.Close(); err != nil {
 		t.Fatal(err)
 	}
-	if err := warc.SortCDXJ(filepath.Join(dir, LiveCDXJFile), filepath.Join(dir, CDXJFile)); err != nil {
+	if err := warc.SortCDXJ(filepath.Join(dir, crawldir.LiveCDXJFile), filepath.Join(dir, crawldir.CDXJFile)); err != nil {
 		t.Fatal(err)
 	}
 	d := func(u string, body []byte) frontier.Prior {
@@ -177,8 +178,8 @@ func writeWACZ(t *testing.T, pc priorCrawl, compressedIndex bool) string {
 		return b
 	}
 	add("datapackage.json", zip.Deflate, []byte(`{"profile":"data-package","wacz_version":"1.1.1"}`))
-	add("archive/"+pc.warcName, zip.Store, read(filepath.Join(pc.dir, WARCDir, pc.warcName)))
-	index := read(filepath.Join(pc.dir, CDXJFile))
+	add("archive/"+pc.warcName, zip.Store, read(filepath.Join(pc.dir, crawldir.WARCDir, pc.warcName)))
+	index := read(filepath.Join(pc.dir, crawldir.CDXJFile))
 	if compressedIndex {
 		var gz bytes.Buffer
 		lines := strings.SplitAfter(string(index), "\n")
@@ -202,16 +203,18 @@ func writeWACZ(t *testing.T, pc priorCrawl, compressedIndex bool) string {
 	return p
 }
 
-// priorTestCrawler is a crawler with just what loading earlier crawls needs.
-func priorTestCrawler(t testing.TB, cfg Config) *crawler {
+// testConfig is cfg with a frontier of its own, the standard flavour's canonical URLs and no
+// log.
+func testConfig(t testing.TB, cfg Config) Config {
 	t.Helper()
 	f, err := frontier.Open(frontier.Config{Dir: t.TempDir()})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { f.Close() })
-	cfg.Scope.Flavour = scope.Standard
-	return &crawler{cfg: cfg, front: f, log: slog.New(slog.DiscardHandler)}
+	cfg.Front, cfg.Log = f, slog.New(slog.DiscardHandler)
+	cfg.Canonical = func(raw string) (string, error) { return scope.Canonicalize(raw, scope.Standard) }
+	return cfg
 }
 
 // TestLoadPriors reads an earlier crawl as a crawl directory, a CDXJ file (sorted or not,
@@ -223,7 +226,7 @@ func TestLoadPriors(t *testing.T) {
 	{
 		var b bytes.Buffer
 		zw := gzip.NewWriter(&b)
-		data, err := os.ReadFile(filepath.Join(pc.dir, CDXJFile))
+		data, err := os.ReadFile(filepath.Join(pc.dir, crawldir.CDXJFile))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -252,18 +255,18 @@ func TestLoadPriors(t *testing.T) {
 		{name: "crawl directory, recrawl", recrawlOf: pc.dir, wantDigests: pc.digests, wantURLs: pc.urls},
 		// The index alone: dates as CDXJ timestamps give them, to the second.
 		{name: "crawl directory, dedup", dedupFrom: []string{pc.dir}, wantDigests: seconds(pc.digests)},
-		{name: "sorted cdxj, dedup", dedupFrom: []string{filepath.Join(pc.dir, CDXJFile)}, wantDigests: seconds(pc.digests)},
+		{name: "sorted cdxj, dedup", dedupFrom: []string{filepath.Join(pc.dir, crawldir.CDXJFile)}, wantDigests: seconds(pc.digests)},
 		{name: "gzip cdxj, dedup", dedupFrom: []string{gzIndex}, wantDigests: seconds(pc.digests)},
 		{name: "wacz, recrawl", recrawlOf: writeWACZ(t, pc, false), wantDigests: pc.digests, wantURLs: pc.urls},
 		{name: "wacz with index.cdx.gz, recrawl", recrawlOf: writeWACZ(t, pc, true), wantDigests: pc.digests, wantURLs: pc.urls},
 		{name: "wacz, dedup", dedupFrom: []string{writeWACZ(t, pc, false)}, wantDigests: seconds(pc.digests)},
 		{name: "unpacked wacz, recrawl", recrawlOf: unpackWACZ(t, pc), wantDigests: pc.digests, wantURLs: pc.urls},
-		{name: "cdxj, recrawl", recrawlOf: filepath.Join(pc.dir, CDXJFile), wantErr: errNoWARCs},
+		{name: "cdxj, recrawl", recrawlOf: filepath.Join(pc.dir, crawldir.CDXJFile), wantErr: ErrNoWARCs},
 		{name: "missing", dedupFrom: []string{filepath.Join(pc.dir, "nothing")}, wantErr: os.ErrNotExist},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			c := priorTestCrawler(t, Config{DedupFrom: tc.dedupFrom, RecrawlOf: tc.recrawlOf})
-			err := c.loadPriors(context.Background())
+			c := testConfig(t, Config{DedupFrom: tc.dedupFrom, RecrawlOf: tc.recrawlOf})
+			err := Load(context.Background(), c)
 			if tc.wantErr != nil {
 				if !errors.Is(err, tc.wantErr) {
 					t.Fatalf("err = %v, want %v", err, tc.wantErr)
@@ -274,13 +277,13 @@ func TestLoadPriors(t *testing.T) {
 				t.Fatal(err)
 			}
 			for digest, want := range tc.wantDigests {
-				uri, date, ok, err := c.front.PriorDigest(digest)
+				uri, date, ok, err := c.Front.PriorDigest(digest)
 				if err != nil || !ok || uri != want.URI || !date.Equal(want.Date) {
 					t.Errorf("PriorDigest(%s) = %q %v %v %v, want %q %v", digest, uri, date, ok, err, want.URI, want.Date)
 				}
 			}
 			for _, body := range []string{"", "old", "gone", "shot"} { // empty, a revisit's, a 404's, a resource's
-				if _, _, ok, err := c.front.PriorDigest(sha1Of([]byte(body))); ok || err != nil {
+				if _, _, ok, err := c.Front.PriorDigest(sha1Of([]byte(body))); ok || err != nil {
 					t.Errorf("PriorDigest of %q found (%v)", body, err)
 				}
 			}
@@ -288,7 +291,7 @@ func TestLoadPriors(t *testing.T) {
 			for _, u := range []string{"http://a.test/page.html", "http://a.test/img.png", "http://a.test/copy.png", "http://a.test/old.png",
 				"http://a.test/missing.png", "http://a.test/plain.png", "http://a.test/empty.png", "https://a.test/style.css",
 				"http://a.test/untyped", canonical(t, "http://A.test:80/x/../Canon.PNG?b=2&a=1")} {
-				p, ok, err := c.front.PriorURL(u)
+				p, ok, err := c.Front.PriorURL(u)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -312,34 +315,34 @@ func TestLoadPriors(t *testing.T) {
 func TestLoadPriorsOnce(t *testing.T) {
 	pc := writePriorCrawl(t)
 	moved := filepath.Join(t.TempDir(), "moved")
-	c := priorTestCrawler(t, Config{DedupFrom: []string{pc.dir}})
-	if err := c.loadPriors(context.Background()); err != nil {
+	c := testConfig(t, Config{DedupFrom: []string{pc.dir}})
+	if err := Load(context.Background(), c); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.Rename(pc.dir, moved); err != nil {
 		t.Fatal(err)
 	}
-	if err := c.loadPriors(context.Background()); err != nil {
+	if err := Load(context.Background(), c); err != nil {
 		t.Errorf("loaded again: %v", err)
 	}
-	c.cfg.RecrawlOf = pc.dir
-	if err := c.loadPriors(context.Background()); !errors.Is(err, os.ErrNotExist) {
+	c.RecrawlOf = pc.dir
+	if err := Load(context.Background(), c); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("recrawl of a crawl loaded for dedup only: err = %v, want it read (and missing)", err)
 	}
 	if err := os.Rename(moved, pc.dir); err != nil {
 		t.Fatal(err)
 	}
-	if err := c.loadPriors(context.Background()); err != nil {
+	if err := Load(context.Background(), c); err != nil {
 		t.Fatal(err)
 	}
-	if _, ok, err := c.front.PriorURL("http://a.test/img.png"); !ok || err != nil {
+	if _, ok, err := c.Front.PriorURL("http://a.test/img.png"); !ok || err != nil {
 		t.Errorf("PriorURL after the recrawl's load: %v %v", ok, err)
 	}
 	// A cancelled load stops and records nothing.
-	c2 := priorTestCrawler(t, Config{RecrawlOf: pc.dir})
+	c2 := testConfig(t, Config{RecrawlOf: pc.dir})
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if _, err := c2.loadPrior(ctx, pc.dir, true, true); err != nil && !errors.Is(err, context.Canceled) {
+	if _, err := load(ctx, c2, pc.dir, true, true); err != nil && !errors.Is(err, context.Canceled) {
 		t.Errorf("cancelled load: %v", err)
 	}
 }
@@ -393,8 +396,8 @@ func TestLoadPriorsRemovesSpools(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	c := priorTestCrawler(t, Config{Dir: dir, DedupFrom: []string{pc.dir}})
-	if err := c.loadPriors(context.Background()); err != nil {
+	c := testConfig(t, Config{Dir: dir, DedupFrom: []string{pc.dir}})
+	if err := Load(context.Background(), c); err != nil {
 		t.Fatal(err)
 	}
 	entries, err := os.ReadDir(dir)
@@ -415,8 +418,8 @@ func unpackWACZ(t *testing.T, pc priorCrawl) string {
 	t.Helper()
 	dir := t.TempDir()
 	for _, f := range []struct{ from, to string }{
-		{filepath.Join(pc.dir, CDXJFile), filepath.Join(dir, "indexes", "index.cdxj")},
-		{filepath.Join(pc.dir, WARCDir, pc.warcName), filepath.Join(dir, "archive", pc.warcName)},
+		{filepath.Join(pc.dir, crawldir.CDXJFile), filepath.Join(dir, "indexes", "index.cdxj")},
+		{filepath.Join(pc.dir, crawldir.WARCDir, pc.warcName), filepath.Join(dir, "archive", pc.warcName)},
 	} {
 		b, err := os.ReadFile(f.from)
 		if err != nil {

@@ -19,6 +19,7 @@ import (
 	"github.com/amber-crawler/amber/browser"
 	"github.com/amber-crawler/amber/chain"
 	"github.com/amber-crawler/amber/crawldir"
+	"github.com/amber-crawler/amber/diskspace"
 	"github.com/amber-crawler/amber/fetch"
 	"github.com/amber-crawler/amber/frontier"
 	"github.com/amber-crawler/amber/listing"
@@ -40,6 +41,21 @@ const (
 	EndAlreadyFinished = "already-finished" // the crawl directory holds a finished crawl; nothing was done
 	EndDiskFull        = "disk-full"        // free space fell below MinFreeSpace or a write failed with ENOSPC; Run's error wraps ErrDiskFull
 )
+
+// ErrDiskFull is wrapped by the error Run returns when the crawl stopped because a disk ran out
+// of room: free space fell below MinFreeSpace, or a write failed with ENOSPC. The error is a
+// *DiskFullError naming the directory. The run ended cleanly (EndDiskFull); running the crawl
+// again once there is room resumes it.
+var ErrDiskFull = diskspace.ErrFull
+
+// DiskFullError says which directory ran out of room (diskspace.FullError).
+type DiskFullError = diskspace.FullError
+
+// EffectiveMinFreeSpace is the free space, in bytes, a crawl with the MinFreeSpace setting
+// keeps on a filesystem of fsSize bytes (diskspace.EffectiveMin).
+func EffectiveMinFreeSpace(setting, fsSize int64) int64 {
+	return diskspace.EffectiveMin(setting, fsSize)
+}
 
 // Paths inside the crawl directory (design §3; package crawldir).
 const (
@@ -87,7 +103,7 @@ type crawler struct {
 	addrs    *addrgate.Gate     // addresses: ip scope rules, Config.PerIP
 	resolver *fetch.Resolver    // the one name resolution of the crawl
 	subs     *subcoll.Set       // nil without Config.Subcollections
-	disk     *diskMonitor       // nil when MinFreeSpace is negative
+	disk     *diskspace.Monitor // nil when MinFreeSpace is negative
 
 	chain    hooks           // the chain every claimed URL goes through (chain.go)
 	settings *chain.Settings // the collection's settings: a URL's unless its subcollection's
@@ -131,7 +147,7 @@ func Run(ctx context.Context, cfg Config) (res Result, err error) {
 	defer stopRun()
 	defer func() {
 		// Room ran out before the run could start, or while it ended.
-		if err = asDiskFull(err, cfg.MinFreeSpace, cfg.dirs()...); errors.Is(err, ErrDiskFull) {
+		if err = diskspace.AsFull(err, cfg.MinFreeSpace, cfg.dirs()...); errors.Is(err, ErrDiskFull) {
 			res.End = EndDiskFull
 		}
 	}()
@@ -253,7 +269,7 @@ func open(ctx context.Context, cfg Config, front frontier.Store) (c *crawler, er
 		return sp.Write, err
 	}
 	dirs := cfg.dirs()
-	if c.disk, err = newDiskMonitor(cfg.MinFreeSpace, dirs[0], dirs[1], dirs[2], filepath.Join(cfg.Dir, LiveCDXJFile), filepath.Join(cfg.Dir, CrawlLogFile), storeNeeds, c.log); err != nil {
+	if c.disk, err = diskspace.NewMonitor(cfg.MinFreeSpace, dirs[0], dirs[1], dirs[2], filepath.Join(cfg.Dir, LiveCDXJFile), filepath.Join(cfg.Dir, CrawlLogFile), storeNeeds, c.log); err != nil {
 		return c, err
 	}
 	if c.warc, err = c.openWARC(); err != nil {
@@ -302,7 +318,7 @@ func (c *crawler) openWARC() (*warc.Writer, error) {
 	}
 	var beforeWrite func(int64)
 	if c.disk != nil {
-		beforeWrite = c.disk.beforeWrite
+		beforeWrite = c.disk.BeforeWrite
 	}
 	w, err := warc.NewWriter(warc.Config{
 		BeforeWrite: beforeWrite,
@@ -493,7 +509,7 @@ func (c *crawler) endRun(end string, runErr error) (Result, error) {
 
 // diskFull turns a write error that ran out of room into a *DiskFullError.
 func (c *crawler) diskFull(err error) error {
-	return asDiskFull(err, c.cfg.MinFreeSpace, c.cfg.dirs()...)
+	return diskspace.AsFull(err, c.cfg.MinFreeSpace, c.cfg.dirs()...)
 }
 
 func (c *crawler) result(end string) Result {
@@ -502,7 +518,7 @@ func (c *crawler) result(end string) Result {
 
 // run seeds the frontier and runs the workers until the crawl ends.
 func (c *crawler) run(ctx context.Context) (string, error) {
-	if full := c.disk.check(0); full != nil {
+	if full := c.disk.Check(0); full != nil {
 		return EndDiskFull, full
 	}
 	if err := prior.Load(ctx, c.priorConfig()); err != nil {
@@ -541,7 +557,7 @@ func (c *crawler) run(ctx context.Context) (string, error) {
 	defer waitSchedule()
 	var watching sync.WaitGroup
 	if c.disk != nil {
-		watching.Go(func() { c.disk.watch(workCtx, stop) })
+		watching.Go(func() { c.disk.Watch(workCtx, stop) })
 	}
 	g, gctx := errgroup.WithContext(workCtx)
 	for i := range c.cfg.Workers {
@@ -555,8 +571,8 @@ func (c *crawler) run(ctx context.Context) (string, error) {
 		return "", err
 	case c.done.Load():
 		return EndFinished, nil
-	case c.disk.err() != nil:
-		return EndDiskFull, c.disk.err()
+	case c.disk.Err() != nil:
+		return EndDiskFull, c.disk.Err()
 	case c.limitHit.Load() || errors.Is(context.Cause(runCtx), errTimeLimit):
 		return EndLimit, nil
 	default:

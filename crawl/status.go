@@ -15,6 +15,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/amber-crawler/amber/diskspace"
 	"github.com/amber-crawler/amber/frontier"
 	"github.com/amber-crawler/amber/report"
 	"github.com/amber-crawler/amber/status"
@@ -111,18 +112,7 @@ func (s Snapshot) statusLine() string {
 		humanBytes(s.Bytes), (time.Duration(s.Elapsed)*time.Second).Round(time.Second))
 }
 
-func humanBytes(n int64) string {
-	const unit = 1024
-	if n < unit {
-		return fmt.Sprintf("%d B", n)
-	}
-	div, exp := int64(unit), 0
-	for m := n / unit; m >= unit; m /= unit {
-		div *= unit
-		exp++
-	}
-	return fmt.Sprintf("%.1f %ciB", float64(n)/float64(div), "KMGTPE"[exp])
-}
+func humanBytes(n int64) string { return diskspace.HumanSize(n) }
 
 // writeMetrics writes the snapshot in Prometheus' text exposition format. Rates are left to
 // Prometheus (rate() of the counters).

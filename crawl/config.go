@@ -22,6 +22,7 @@ import (
 	"github.com/amber-crawler/amber/listing"
 	"github.com/amber-crawler/amber/login"
 	"github.com/amber-crawler/amber/robots"
+	"github.com/amber-crawler/amber/schedule"
 	"github.com/amber-crawler/amber/scope"
 	"github.com/amber-crawler/amber/sitelimit"
 	"github.com/amber-crawler/amber/sitemap"
@@ -75,6 +76,14 @@ func DefaultConfig() Config {
 	}
 }
 
+// DelaySchedule is Config.DelaySchedule: slots of the week and their time zone (package
+// schedule).
+type DelaySchedule = schedule.Schedule
+
+// Clock is the time of the delay schedule (Config.Clock): now, and a channel that receives
+// once d has passed.
+type Clock = schedule.Clock
+
 // DefaultMaxOutlinks is the default of Config.MaxOutlinks, Heritrix's maxOutlinks.
 const DefaultMaxOutlinks = 6000
 
@@ -107,7 +116,7 @@ type Config struct {
 	// DelaySchedule is a weekly schedule of the crawl's delay (FAST's variable_delay): while a
 	// slot is in force its delay replaces HostDelay (robots.txt Crawl-delay still raises it for
 	// its host, HostDelays still replace it), or it suspends the crawl: no URL is claimed (see
-	// delayschedule.go for the order of these rules). Slots are made with timeslot.Parse; times
+	// package schedule for the order of these rules). Slots are made with timeslot.Parse; times
 	// are in DelaySchedule.Zone, the machine's local zone when nil. Default none.
 	DelaySchedule DelaySchedule
 	// MaxSites is the most hosts crawled at once (FAST's max_sites): a host is being crawled
@@ -118,6 +127,10 @@ type Config struct {
 	// URLs claimed while others wait for a place goes back behind them. It needs MaxSites.
 	// Default 0: a host keeps its place until its queue is empty.
 	MaxInterDocs int
+	// Clock is the time the delay schedule follows. Default nil: the machine's clock (tests
+	// set their own).
+	Clock Clock
+
 	// Priority sets priority levels of the queue (FAST's workqueue_priority; priority.go).
 	// Default: one level.
 	Priority Priority
@@ -286,10 +299,6 @@ type Config struct {
 
 	// Logger receives operational messages. Default nil: discarded.
 	Logger *slog.Logger
-
-	// Clock is the time the delay schedule follows. Default nil: the machine's clock (tests
-	// set their own).
-	Clock Clock
 }
 
 // Validate reports the first invalid field as a *FieldError (which wraps ErrConfig). It does
@@ -329,6 +338,8 @@ func (c Config) Validate() error {
 		{"WARCMaxSize", c.WARCMaxSize <= 0, positive},
 		{"MaxOutlinks", c.MaxOutlinks <= 0, positive},
 		{"ProgressEvery", c.ProgressEvery == 0, errors.New("must not be zero (negative: never)")},
+		{"MaxSites", c.MaxSites < 0, negative},
+		{"MaxInterDocs", c.MaxInterDocs < 0, negative},
 	}
 	for _, ck := range checks {
 		if ck.bad {
@@ -365,8 +376,8 @@ func (c Config) Validate() error {
 	if err := validateRetries(c.Retries); err != nil {
 		return err
 	}
-	if err := c.validateDelaySchedule(); err != nil {
-		return err
+	if err := schedule.Validate(c.DelaySchedule); err != nil {
+		return policyField("DelaySchedule", err)
 	}
 	if err := c.validatePriority(); err != nil {
 		return err

@@ -27,6 +27,7 @@ import (
 	"github.com/amber-crawler/amber/prior"
 	"github.com/amber-crawler/amber/report"
 	"github.com/amber-crawler/amber/robots"
+	"github.com/amber-crawler/amber/schedule"
 	"github.com/amber-crawler/amber/scope"
 	"github.com/amber-crawler/amber/sitelimit"
 	"github.com/amber-crawler/amber/subcoll"
@@ -121,7 +122,7 @@ type crawler struct {
 	started     time.Time   // when this run started
 	startN      int64       // fetched when this run started
 
-	delays  delayState          // what Config.DelaySchedule sets now (delayschedule.go)
+	sched   *schedule.Follower  // Config.DelaySchedule
 	hostsMu sync.Mutex          // guards hosts
 	hosts   map[string]struct{} // hosts whose favicon was inferred in this run
 }
@@ -295,6 +296,8 @@ func open(ctx context.Context, cfg Config, front frontier.Store) (c *crawler, er
 	c.listings = listing.New(cfg.Sitemaps, cfg.Feeds, c.env(), listing.Deps{Queue: c.queueListed, RobotsSitemaps: c.sitemapsFromRobots})
 	c.robots = robots.New(cfg.Robots, c.env(), robots.Deps{UserAgent: cfg.Fetch.UserAgent, Attempts: cfg.MaxAttempts,
 		RetryDelay: cfg.RetryDelay, HostKey: c.politeKey, Client: c.hostClient, Hosts: c.sites, Sitemaps: c.listings.RobotsSitemaps})
+	c.sched = schedule.New(cfg.DelaySchedule, schedule.Deps{SetDelay: front.SetDelay, Suspend: func(s bool) { c.ctl.setSuspended(s) },
+		Base: cfg.HostDelay, Events: c.events, Log: c.log, Clock: cfg.Clock})
 	c.logins = login.NewGate(cfg.Logins, c.env(), login.Deps{Client: c.client, HostKey: c.politeKey, ArchiveAside: c.archiveAside})
 	c.settings = &chain.Settings{Render: cfg.Fetcher == FetcherBrowser, Client: c.client, DropOversize: cfg.DropOversize,
 		HostClient: c.client, MaxURLs: cfg.Sites.MaxURLs, SitemapsRobots: cfg.Sitemaps.Robots}
@@ -550,7 +553,7 @@ func (c *crawler) run(ctx context.Context) (string, error) {
 	// way are dropped (their URLs go back to the queue), captures being written finish.
 	workCtx, stop := context.WithCancelCause(runCtx)
 	defer stop(nil)
-	waitSchedule, serr := c.startDelaySchedule(workCtx) // before the first claim: it may suspend
+	waitSchedule, serr := c.sched.Start(workCtx) // before the first claim: it may suspend
 	if serr != nil {
 		return "", serr
 	}

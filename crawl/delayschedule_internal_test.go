@@ -20,6 +20,7 @@ import (
 
 	"github.com/amber-crawler/amber/fetch"
 	"github.com/amber-crawler/amber/frontier"
+	"github.com/amber-crawler/amber/schedule"
 	"github.com/amber-crawler/amber/scope"
 	"github.com/amber-crawler/amber/timeslot"
 )
@@ -232,7 +233,7 @@ func TestCrawlDelaySchedule(t *testing.T) {
 	var got []string
 	for _, e := range events(t, cfg.Dir) {
 		switch e["event.action"] {
-		case ActionDelaySchedule:
+		case schedule.ActionDelaySchedule:
 			labels := fmt.Sprint(e["labels.slot"])
 			if e["labels.suspend"] == "true" {
 				labels += " suspend"
@@ -268,7 +269,7 @@ func waitEvents(t *testing.T, dir, reason string, n int) {
 		if _, err := os.Stat(filepath.Join(dir, EventsFile)); err == nil {
 			got := 0
 			for _, e := range events(t, dir) {
-				if e["event.action"] == ActionDelaySchedule && e["event.reason"] == reason {
+				if e["event.action"] == schedule.ActionDelaySchedule && e["event.reason"] == reason {
 					got++
 				}
 			}

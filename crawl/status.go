@@ -86,7 +86,7 @@ func (c *crawler) snapshot(start time.Time, startFetched int64) Snapshot {
 		rate = float64(n-startFetched) / el.Seconds()
 	}
 	st, oc := c.tally.copy()
-	suspended, slot := c.delayStatus()
+	suspended, slot := c.sched.Status()
 	return Snapshot{
 		Suspended: suspended, DelaySlot: slot,
 		Collection: c.cfg.Collection, Dir: c.cfg.Dir, Started: start.UTC(), Elapsed: el.Seconds(),

@@ -1,219 +1,32 @@
 package crawl
 
 import (
+	"errors"
 	"fmt"
-	"slices"
-	"strings"
 
 	"github.com/amber-crawler/amber/frontier"
 	"github.com/amber-crawler/amber/frontier/redisfront"
-	"github.com/amber-crawler/amber/hop"
-	"github.com/amber-crawler/amber/scope"
 )
 
-// Priority sets priority levels of the crawl's queue (FAST's workqueue_priority;
-// politeness.priority in the YAML): every queued URL has a level, 1 (the highest) to Levels,
-// and claims choose among the levels by Pick. A seed (a URL queued with no hops) is at level
-// Seeds; any other URL at the level of the first rule whose matchers take it, else at
-// Default. Politeness still holds: a level whose URLs are all on hosts that are busy, waiting
-// for their delay or for a site place yields to the others. The level is stored with the
-// URL: a resumed crawl keeps it, and a URL queued before the crawl had levels is at Default.
-// Without levels (Levels 0 or 1) nothing changes. A shared frontier (Redis) has at most
-// redisfront.MaxLevels levels.
-type Priority struct {
-	// Levels is the number of levels, at most frontier.MaxLevels. Default 0: one level.
-	Levels int
-	// Default is the level of a URL no rule takes. Default 0: level 1.
-	Default int
-	// Seeds is the level of the seeds (FAST's start_uri_pri). Default 0: level 1.
-	Seeds int
-	// Pick is how claims choose a level (FAST's pop_scheme): "wrr" in proportion to Shares
-	// (the default), "rr" the levels in turn, "pri" the best level with a claimable URL.
-	Pick string
-	// Shares are the weights of the levels under wrr, by level; a level without one has 1.
-	Shares map[int]int
-	// Rules give levels to URLs: the first rule whose Match takes a URL (a rule takes a URL
-	// when one of its rules matches it, as a block rule would) gives it its Level.
-	Rules []PriorityRule
-}
+// Priority sets priority levels of the crawl's queue (frontier.Priority: FAST's
+// workqueue_priority); ordering is the frontier's job. Default: one level.
+type Priority = frontier.Priority
 
 // PriorityRule is one rule of Priority.Rules.
-type PriorityRule struct {
-	Level int
-	Match []scope.Rule // no ip matchers
-}
+type PriorityRule = frontier.PriorityRule
 
-// on reports whether the crawl has priority levels.
-func (p Priority) on() bool { return p.Levels > 1 }
-
-// Picks are the values of Priority.Pick.
-var priorityPicks = map[string]frontier.Pick{"": frontier.PickWRR, "wrr": frontier.PickWRR, "rr": frontier.PickRR, "pri": frontier.PickPri}
-
-// validatePriority checks c.Priority.
+// validatePriority checks c.Priority as its frontier will: a shared frontier (Redis) has at
+// most redisfront.MaxLevels levels.
 func (c *Config) validatePriority() error {
 	p := c.Priority
-	fail := func(field, format string, args ...any) error {
-		return &FieldError{Field: "Priority" + field, Err: fmt.Errorf(format, args...)}
+	var pe *frontier.PriorityError
+	if err := p.Validate(); errors.As(err, &pe) {
+		return &FieldError{Field: "Priority." + pe.Field, Err: pe.Err}
+	} else if err != nil {
+		return &FieldError{Field: "Priority", Err: err}
 	}
-	if p.Levels < 0 || p.Levels > frontier.MaxLevels {
-		return fail(".Levels", "%d outside 0..%d", p.Levels, frontier.MaxLevels)
-	}
-	if !p.on() {
-		if p.Default > 1 || p.Seeds > 1 || len(p.Shares) > 0 || len(p.Rules) > 0 {
-			return fail(".Levels", "levels, shares and rules need levels: 2 or more")
-		}
-		return nil
-	}
-	if c.Shared.on() && p.Levels > redisfront.MaxLevels {
-		return fail(".Levels", "%d: a shared frontier (Redis) has at most %d", p.Levels, redisfront.MaxLevels)
-	}
-	n := p.Levels
-	if p.Default < 0 || p.Default > n {
-		return fail(".Default", "level %d outside 1..%d", p.Default, n)
-	}
-	if p.Seeds < 0 || p.Seeds > n {
-		return fail(".Seeds", "level %d outside 1..%d", p.Seeds, n)
-	}
-	if _, ok := priorityPicks[p.Pick]; !ok {
-		return fail(".Pick", "%q (want wrr, rr or pri)", p.Pick)
-	}
-	for l, s := range p.Shares {
-		if l < 1 || l > n {
-			return fail(".Shares", "level %d outside 1..%d", l, n)
-		}
-		if s < 1 {
-			return fail(".Shares", "share %d of level %d: must be positive", s, l)
-		}
-	}
-	for i, r := range p.Rules {
-		field := fmt.Sprintf(".Rules[%d]", i)
-		if r.Level < 1 || r.Level > n {
-			return fail(field+".Level", "level %d outside 1..%d", r.Level, n)
-		}
-		if len(r.Match) == 0 {
-			return fail(field+".Match", "no rules")
-		}
-		for _, m := range r.Match {
-			if err := m.Validate(); err != nil {
-				return fail(field+".Match", "%w", err)
-			}
-			if m.IP != "" {
-				return fail(field+".Match", "%s: ip matchers are not available in priority rules", m)
-			}
-		}
+	if c.Shared.on() && p.On() && p.Levels > redisfront.MaxLevels {
+		return &FieldError{Field: "Priority.Levels", Err: fmt.Errorf("%d: a shared frontier (Redis) has at most %d", p.Levels, redisfront.MaxLevels)}
 	}
 	return nil
-}
-
-// frontierLevels is the frontier's configuration of c.Priority.
-func (p Priority) frontierLevels() frontier.Levels {
-	if !p.on() {
-		return frontier.Levels{}
-	}
-	l := frontier.Levels{N: p.Levels, Default: max(p.Default, 1), Pick: priorityPicks[p.Pick]}
-	if len(p.Shares) > 0 {
-		l.Shares = make([]int, p.Levels)
-		for lv, s := range p.Shares {
-			l.Shares[lv-1] = s
-		}
-	}
-	return l
-}
-
-// priorities decides the levels of the URLs the crawl queues.
-type priorities struct {
-	def, seeds int
-	rules      []priorityRule
-}
-
-type priorityRule struct {
-	level int
-	match *scope.Scope // the rules, as block rules
-}
-
-// newPriorities compiles cfg.Priority; nil without levels.
-func newPriorities(cfg *Config) (*priorities, error) {
-	p := cfg.Priority
-	if !p.on() {
-		return nil, nil
-	}
-	fl := cfg.Scope.Flavour
-	if fl == scope.Elastic {
-		fl = scope.Standard // the rules are matched, not the elastic domains
-	}
-	ps := &priorities{def: max(p.Default, 1), seeds: max(p.Seeds, 1)}
-	for i, r := range p.Rules {
-		s, err := scope.New(scope.Config{Flavour: fl, Block: r.Match, MaxURLLength: cfg.Scope.MaxURLLength})
-		if err != nil {
-			return nil, fmt.Errorf("priority rule %d: %w", i+1, err)
-		}
-		ps.rules = append(ps.rules, priorityRule{level: r.Level, match: s})
-	}
-	return ps, nil
-}
-
-// level is the level of u: Seeds for a seed, else the first rule's that takes it, else Default.
-func (ps *priorities) level(u *frontier.URL) int {
-	if u.Hops == "" {
-		return ps.seeds
-	}
-	for _, r := range ps.rules {
-		// As an embed: block rules are the first thing decided for one, in every flavour.
-		d := r.match.Decide(scope.Candidate{URL: u.URL, Hops: string(hop.Embed)})
-		if !d.In && strings.HasPrefix(d.Reason, scope.ReasonBlockPrefix) {
-			return r.level
-		}
-	}
-	return ps.def
-}
-
-// levelStore gives every URL added to its Store the level priorities decide (a level set
-// already is kept).
-type levelStore struct {
-	frontier.Store
-	ps *priorities
-}
-
-// Add adds u at its level.
-func (s levelStore) Add(u frontier.URL) (bool, error) {
-	if u.Level == 0 {
-		u.Level = s.ps.level(&u)
-	}
-	return s.Store.Add(u)
-}
-
-// AddBatch adds us, each at its level.
-func (s levelStore) AddBatch(us []frontier.URL) ([]frontier.AddResult, error) {
-	us = slices.Clone(us)
-	for i := range us {
-		if us[i].Level == 0 {
-			us[i].Level = s.ps.level(&us[i])
-		}
-	}
-	return s.Store.AddBatch(us)
-}
-
-// levelCounters is a levelStore of a Store with Counters (the shared frontier).
-type levelCounters struct {
-	levelStore
-	ctr frontier.Counters
-}
-
-// AddCounter adds to the shared counter key.
-func (s levelCounters) AddCounter(key string, delta int64) (int64, error) {
-	return s.ctr.AddCounter(key, delta)
-}
-
-// withLevels wraps front so that the URLs it adds get cfg's levels (keeping its Counters);
-// front itself without levels.
-func withLevels(front frontier.Store, cfg *Config) (frontier.Store, error) {
-	ps, err := newPriorities(cfg)
-	if err != nil || ps == nil {
-		return front, err
-	}
-	ls := levelStore{Store: front, ps: ps}
-	if ctr, ok := front.(frontier.Counters); ok {
-		return levelCounters{levelStore: ls, ctr: ctr}, nil
-	}
-	return ls, nil
 }

@@ -87,7 +87,7 @@ func (c Config) sharedConfig() redisfront.Config {
 		MaxAttempts:     c.frontierAttempts(),
 		MaxSites:        c.MaxSites,
 		MaxInterDocs:    c.MaxInterDocs,
-		Levels:          c.Priority.frontierLevels(),
+		Levels:          c.Priority.LevelsConfig(),
 		Lease:           c.Shared.Lease,
 	}
 }
@@ -105,12 +105,12 @@ func openFrontier(ctx context.Context, cfg Config) (frontier.Store, error) {
 			MaxSites:        cfg.MaxSites,
 			MaxInterDocs:    cfg.MaxInterDocs,
 			MaxAttempts:     cfg.frontierAttempts(),
-			Levels:          cfg.Priority.frontierLevels(),
+			Levels:          cfg.Priority.LevelsConfig(),
 		})
 		if err != nil {
 			return nil, err
 		}
-		front, err := withLevels(f, &cfg)
+		front, err := frontier.WithPriority(f, cfg.Priority, cfg.Scope.Flavour, cfg.Scope.MaxURLLength)
 		if err != nil {
 			_ = f.Close()
 		}
@@ -125,7 +125,7 @@ func openFrontier(ctx context.Context, cfg Config) (frontier.Store, error) {
 		unlock()
 		return nil, err
 	}
-	front, err := withLevels(unlockingStore{f, unlock}, &cfg)
+	front, err := frontier.WithPriority(unlockingStore{f, unlock}, cfg.Priority, cfg.Scope.Flavour, cfg.Scope.MaxURLLength)
 	if err != nil {
 		_ = front.Close()
 	}

@@ -1,11 +1,13 @@
 package wacz
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
@@ -127,4 +129,123 @@ func indexSource(dir, work string, killed bool) (path string, resorted bool, err
 		return "", false, fmt.Errorf("wacz: %w", err)
 	}
 	return out, true, nil
+}
+
+// sources is what the crawl directories of a package hold for it, read before anything is
+// written.
+type sources struct {
+	dirs     []string
+	cfgs     []crawlConfig  // each directory's crawl.yaml, in the order of dirs
+	seeds    []string       // the seeds of every crawl.yaml, in the order of dirs
+	warcs    []string       // the closed WARC files (paths), each directory's in name order
+	warcDir  map[string]int // the name of a WARC file in warcs -> its directory's index in dirs
+	skipped  []string       // the .open WARC files of killed crawls, left out (paths)
+	killed   []bool         // by index in dirs: the directory has .open WARC files
+	requires []Requirement  // the packages of the earlier crawls the crawls built on
+}
+
+// readSources reads what dirs hold for a package: their crawl.yaml, the WARC files (an error
+// wrapping ErrDuplicateWARC when two directories hold one of the same name, ErrNoWARCs when
+// none holds a closed one) and the packages of the earlier crawls they name (each package
+// once, the first directory's first).
+func readSources(ctx context.Context, dirs []string) (*sources, error) {
+	s := &sources{dirs: dirs, warcDir: map[string]int{}, killed: make([]bool, len(dirs))}
+	for i, dir := range dirs {
+		cfg, err := readCrawlConfig(filepath.Join(dir, crawlConfigFile))
+		if err != nil {
+			return nil, err
+		}
+		s.cfgs = append(s.cfgs, cfg)
+		s.seeds = append(s.seeds, cfg.seeds()...)
+		closed, skipped, err := listWARCs(filepath.Join(dir, crawlWARCDir))
+		if err != nil {
+			return nil, err
+		}
+		for _, w := range closed {
+			if j, dup := s.warcDir[filepath.Base(w)]; dup {
+				return nil, fmt.Errorf("%w: %s in %s and in %s", ErrDuplicateWARC, filepath.Base(w), dirs[j], dir)
+			}
+			s.warcDir[filepath.Base(w)] = i
+		}
+		s.warcs = append(s.warcs, closed...)
+		s.skipped = append(s.skipped, skipped...)
+		s.killed[i] = len(skipped) > 0
+	}
+	if len(s.warcs) == 0 {
+		where := make([]string, len(dirs))
+		for i, d := range dirs {
+			where[i] = filepath.Join(d, crawlWARCDir)
+		}
+		return nil, fmt.Errorf("%w: no closed *%s file in %s", ErrNoWARCs, warcFileSuffix, strings.Join(where, ", "))
+	}
+	var err error
+	if s.requires, err = allRequirements(ctx, s.cfgs); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// index returns the sorted CDXJ index to package: a crawl directory's own (see indexSource),
+// or for several their indexes merged in byte order into a file in work. resorted is true
+// when a killed crawl's live.cdxj was sorted.
+func (s *sources) index(ctx context.Context, work string) (path string, resorted bool, err error) {
+	indexes := make([]string, 0, len(s.dirs))
+	for i, dir := range s.dirs {
+		dwork := filepath.Join(work, "dir-"+strconv.Itoa(i))
+		if err := os.Mkdir(dwork, 0o700); err != nil {
+			return "", false, fmt.Errorf("wacz: %w", err)
+		}
+		index, fromLive, err := indexSource(dir, dwork, s.killed[i])
+		if err != nil {
+			return "", false, err
+		}
+		resorted = resorted || fromLive
+		indexes = append(indexes, index)
+	}
+	if len(indexes) == 1 {
+		return indexes[0], resorted, nil
+	}
+	path = filepath.Join(work, "merged.cdxj")
+	if err := mergeSorted(ctx, indexes, path); err != nil {
+		return "", false, err
+	}
+	return path, resorted, nil
+}
+
+// crawlLog returns the crawl.log to package: a crawl directory's own, or for several their
+// crawl.logs merged in time order into a file in work. The file may not exist (a crawl
+// directory without one).
+func (s *sources) crawlLog(work string) (string, error) {
+	if len(s.dirs) == 1 {
+		return filepath.Join(s.dirs[0], crawlLogFile), nil
+	}
+	merged := filepath.Join(work, "crawl.log")
+	if err := mergeCrawlLogs(s.dirs, merged); err != nil {
+		return "", err
+	}
+	return merged, nil
+}
+
+// title returns datapackage.json's title: given, else the first collection a crawl.yaml
+// names, else the first crawl directory's name.
+func (s *sources) title(given string) string {
+	if given != "" {
+		return given
+	}
+	for _, cfg := range s.cfgs {
+		if cfg.Collection != "" {
+			return cfg.Collection
+		}
+	}
+	return filepath.Base(filepath.Clean(s.dirs[0]))
+}
+
+// description returns datapackage.json's description: the first a crawl.yaml gives, or "".
+func (s *sources) description() string {
+	for _, cfg := range s.cfgs {
+		if cfg.Description != "" {
+			return cfg.Description
+		}
+	}
+	return ""
 }

@@ -105,6 +105,25 @@ type docSet struct {
 	byFile map[string]*documents // by the name of a WARC file: its directory's documents
 }
 
+// openDocSet opens the search documents (documents.jsonl) of each of dirs; warcDir maps the
+// name of a WARC file to the index in dirs of the directory that holds it. The caller closes
+// the set.
+func openDocSet(ctx context.Context, dirs []string, warcDir map[string]int) (*docSet, error) {
+	s := &docSet{byFile: make(map[string]*documents, len(warcDir))}
+	for _, dir := range dirs {
+		d, err := openDocuments(ctx, filepath.Join(dir, crawlDocuments))
+		if err != nil {
+			s.close()
+			return nil, err
+		}
+		s.all = append(s.all, d)
+	}
+	for name, i := range warcDir {
+		s.byFile[name] = s.all[i]
+	}
+	return s, nil
+}
+
 // find returns the search document of the page pageURL captured in the record at offset of
 // file, from the documents of the directory that holds file.
 func (s *docSet) find(pageURL, file string, offset int64) (document, bool, error) {

@@ -35,6 +35,26 @@ type relation struct {
 	Requires []Requirement `json:"requires"`
 }
 
+// allRequirements returns the requirements of the crawls of cfgs, in order, each package
+// once (by its file name).
+func allRequirements(ctx context.Context, cfgs []crawlConfig) ([]Requirement, error) {
+	var out []Requirement
+	seen := map[string]bool{}
+	for _, cfg := range cfgs {
+		reqs, err := requirements(ctx, cfg)
+		if err != nil {
+			return nil, err
+		}
+		for _, r := range reqs {
+			if !seen[r.Filename] {
+				seen[r.Filename] = true
+				out = append(out, r)
+			}
+		}
+	}
+	return out, nil
+}
+
 // requirements returns the packages of the earlier crawls cfg names (recrawl_of first, then
 // dedup_from in order, each package once): for a path ending in .wacz that file, for a crawl
 // directory its package at DefaultPath. A CDXJ file given as an earlier crawl is an index,

@@ -34,8 +34,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"slices"
-	"strconv"
 	"strings"
 	"time"
 
@@ -217,56 +215,9 @@ func WriteDirs(ctx context.Context, dirs []string, out string, opts Options) (re
 		}
 		defer unlock()
 	}
-
-	var (
-		cfgs      []crawlConfig
-		seeds     []string
-		warcs     []string
-		warcDir   = map[string]int{} // WARC file name -> index in dirs
-		collected string
-	)
-	for i, dir := range dirs {
-		cfg, err := readCrawlConfig(filepath.Join(dir, crawlConfigFile))
-		if err != nil {
-			return Result{}, err
-		}
-		cfgs = append(cfgs, cfg)
-		seeds = append(seeds, cfg.seeds()...)
-		if collected == "" {
-			collected = cfg.Collection
-		}
-		closed, skipped, err := listWARCs(filepath.Join(dir, crawlWARCDir))
-		if err != nil {
-			return Result{}, err
-		}
-		for _, w := range closed {
-			if j, dup := warcDir[filepath.Base(w)]; dup {
-				return Result{}, fmt.Errorf("%w: %s in %s and in %s", ErrDuplicateWARC, filepath.Base(w), dirs[j], dir)
-			}
-			warcDir[filepath.Base(w)] = i
-		}
-		warcs = append(warcs, closed...)
-		res.Skipped = append(res.Skipped, skipped...)
-	}
-	if len(warcs) == 0 {
-		where := make([]string, len(dirs))
-		for i, d := range dirs {
-			where[i] = filepath.Join(d, crawlWARCDir)
-		}
-		return Result{}, fmt.Errorf("%w: no closed *%s file in %s", ErrNoWARCs, warcFileSuffix, strings.Join(where, ", "))
-	}
-	seen := map[string]bool{}
-	for _, cfg := range cfgs {
-		reqs, err := requirements(ctx, cfg)
-		if err != nil {
-			return Result{}, err
-		}
-		for _, r := range reqs {
-			if !seen[r.Filename] {
-				seen[r.Filename] = true
-				res.Requires = append(res.Requires, r)
-			}
-		}
+	src, err := readSources(ctx, dirs)
+	if err != nil {
+		return Result{}, err
 	}
 
 	work, err := os.MkdirTemp(filepath.Dir(out), tempOutputPrefix+filepath.Base(out)+".work-")
@@ -274,47 +225,32 @@ func WriteDirs(ctx context.Context, dirs []string, out string, opts Options) (re
 		return Result{}, fmt.Errorf("wacz: %w", err)
 	}
 	defer os.RemoveAll(work)
-	var indexes []string
-	for i, dir := range dirs {
-		killed := slices.ContainsFunc(res.Skipped, func(s string) bool { return filepath.Dir(filepath.Dir(s)) == filepath.Clean(dir) })
-		dwork := filepath.Join(work, "dir-"+strconv.Itoa(i))
-		if err := os.Mkdir(dwork, 0o700); err != nil {
-			return Result{}, fmt.Errorf("wacz: %w", err)
-		}
-		index, resorted, err := indexSource(dir, dwork, killed)
-		if err != nil {
-			return Result{}, err
-		}
-		res.IndexResorted = res.IndexResorted || resorted
-		indexes = append(indexes, index)
+	st := staged{work: work}
+	if st.index, st.resorted, err = src.index(ctx, work); err != nil {
+		return Result{}, err
 	}
-	index := indexes[0]
-	if len(indexes) > 1 {
-		index = filepath.Join(work, "merged.cdxj")
-		if err := mergeSorted(ctx, indexes, index); err != nil {
-			return Result{}, err
-		}
+	if st.docs, err = openDocSet(ctx, dirs, src.warcDir); err != nil {
+		return Result{}, err
 	}
-	docs := &docSet{byFile: map[string]*documents{}}
-	defer docs.close()
-	for _, dir := range dirs {
-		d, err := openDocuments(ctx, filepath.Join(dir, crawlDocuments))
-		if err != nil {
-			return Result{}, err
-		}
-		docs.all = append(docs.all, d)
+	defer st.docs.close()
+	if st.crawlLog, err = src.crawlLog(work); err != nil {
+		return Result{}, err
 	}
-	for name, i := range warcDir {
-		docs.byFile[name] = docs.all[i]
-	}
-	crawlLog := filepath.Join(dirs[0], crawlLogFile)
-	if len(dirs) > 1 {
-		crawlLog = filepath.Join(work, "crawl.log")
-		if err := mergeCrawlLogs(dirs, crawlLog); err != nil {
-			return Result{}, err
-		}
-	}
+	return writePackage(ctx, out, src, st, opts)
+}
 
+// staged is what a package is written from besides its sources' WARC files, made ready for it.
+type staged struct {
+	work     string  // the work directory, for files made on the way
+	index    string  // the sorted CDXJ index
+	resorted bool    // index was sorted from a killed crawl's live.cdxj
+	docs     *docSet // the search documents, for the page list
+	crawlLog string  // the crawl.log (a file that may not exist)
+}
+
+// writePackage writes the package of src and st at out: the WARC files, the index, the page
+// list, the crawl.log and the manifest, and commits it. On an error nothing is left at out.
+func writePackage(ctx context.Context, out string, src *sources, st staged, opts Options) (res Result, err error) {
 	z, err := createPackage(out)
 	if err != nil {
 		return Result{}, err
@@ -324,8 +260,9 @@ func WriteDirs(ctx context.Context, dirs []string, out string, opts Options) (re
 			z.abort()
 		}
 	}()
-	packaged := make(map[string]bool, len(warcs))
-	for _, w := range warcs {
+	res = Result{Skipped: src.skipped, IndexResorted: st.resorted, Requires: src.requires}
+	packaged := make(map[string]bool, len(src.warcs))
+	for _, w := range src.warcs {
 		r, err := z.addFile(ctx, ArchiveDir+filepath.Base(w), w)
 		if err != nil {
 			return Result{}, err
@@ -334,49 +271,22 @@ func WriteDirs(ctx context.Context, dirs []string, out string, opts Options) (re
 		res.WARCs++
 		res.WARCBytes += r.Bytes
 	}
-	ix, err := writeIndex(ctx, z, index, packaged, opts)
+	ix, err := writeIndex(ctx, z, st.index, packaged, opts)
 	if err != nil {
 		return Result{}, err
 	}
 	res.IndexLines, res.DroppedLines, res.CompressedIndex = ix.lines, ix.dropped, ix.compressed
-	pg, err := writePages(ctx, z, crawlLog, packaged, docs, seeds, opts.PagesLimit, work)
+	pg, err := writePages(ctx, z, st.crawlLog, packaged, st.docs, src.seeds, opts.PagesLimit, st.work)
 	if err != nil {
 		return Result{}, err
 	}
 	res.Pages, res.ExtraPages, res.MainPageURL = pg.count, pg.extra, pg.mainURL
-	if _, err := os.Stat(crawlLog); err == nil {
-		if _, err := z.addFile(ctx, CrawlLogEntry, crawlLog); err != nil {
+	if _, err := os.Stat(st.crawlLog); err == nil {
+		if _, err := z.addFile(ctx, CrawlLogEntry, st.crawlLog); err != nil {
 			return Result{}, err
 		}
 	}
-	title := opts.Title
-	if title == "" {
-		title = collected
-	}
-	if title == "" {
-		title = filepath.Base(filepath.Clean(dirs[0]))
-	}
-	description := ""
-	for _, cfg := range cfgs {
-		if cfg.Description != "" {
-			description = cfg.Description
-			break
-		}
-	}
-	dp := datapackage{
-		Profile:      datapackageProfile,
-		WACZVersion:  Version,
-		Title:        title,
-		Description:  description,
-		Created:      time.Now().UTC().Format(time.RFC3339),
-		Software:     opts.Software,
-		MainPageURL:  pg.mainURL,
-		MainPageDate: pg.mainTS,
-		Resources:    z.resources,
-	}
-	if len(res.Requires) > 0 {
-		dp.Relation = &relation{Requires: res.Requires}
-	}
+	dp := newDatapackage(src, opts, pg, z.resources)
 	if err := z.writeManifest(dp); err != nil {
 		return Result{}, err
 	}
@@ -417,6 +327,26 @@ type datapackage struct {
 	MainPageDate string     `json:"mainPageDate,omitempty"`
 	Resources    []Resource `json:"resources"`
 	Relation     *relation  `json:"relation,omitempty"`
+}
+
+// newDatapackage returns datapackage.json of a package of src, created now, that holds
+// resources and lists the pages pg: its title is opts.Title or src's (see sources.title).
+func newDatapackage(src *sources, opts Options, pg pagesResult, resources []Resource) datapackage {
+	dp := datapackage{
+		Profile:      datapackageProfile,
+		WACZVersion:  Version,
+		Title:        src.title(opts.Title),
+		Description:  src.description(),
+		Created:      time.Now().UTC().Format(time.RFC3339),
+		Software:     opts.Software,
+		MainPageURL:  pg.mainURL,
+		MainPageDate: pg.mainTS,
+		Resources:    resources,
+	}
+	if len(src.requires) > 0 {
+		dp.Relation = &relation{Requires: src.requires}
+	}
+	return dp
 }
 
 // digestFile is datapackage-digest.json.

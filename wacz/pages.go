@@ -59,117 +59,169 @@ type pagesResult struct {
 // anything, about 0.65 ms a page (a minute and a half for 100,000), and reads extraPages.jsonl
 // only when searched. The pages that are not seeds wait in a file in work meanwhile.
 func writePages(ctx context.Context, z *pkg, logPath string, packaged map[string]bool, docs *docSet, seeds []string, limit int, work string) (pagesResult, error) {
-	var res pagesResult
 	e, err := z.create(PagesFile, z.created)
 	if err != nil {
-		return res, err
+		return pagesResult{}, err
 	}
 	if _, err := e.Write([]byte(pagesHeader)); err != nil {
-		return res, fmt.Errorf("wacz: pages: %w", err)
+		return pagesResult{}, fmt.Errorf("wacz: pages: %w", err)
 	}
 	rest, err := os.CreateTemp(work, "pages-*.jsonl")
 	if err != nil {
-		return res, fmt.Errorf("wacz: %w", err)
+		return pagesResult{}, fmt.Errorf("wacz: %w", err)
 	}
 	defer rest.Close()
 	restBuf := bufio.NewWriterSize(rest, 256<<10)
-	seedRank := make(map[string]int, len(seeds))
-	for i, s := range seeds {
-		if k := normURL(s); k != "" {
-			if _, ok := seedRank[k]; !ok {
-				seedRank[k] = i
-			}
-		}
-	}
-	mainRank := len(seeds) + 1 // len(seeds): a seed that is not in crawl.yaml; +1: not a seed
-	seed := maphash.MakeSeed()
-	seen := make(map[uint64]struct{})
-	seedEnc, restEnc := json.NewEncoder(e), json.NewEncoder(restBuf)
-	seedEnc.SetEscapeHTML(false)
-	restEnc.SetEscapeHTML(false)
-
-	f, err := os.Open(logPath)
-	if err != nil && !errors.Is(err, os.ErrNotExist) {
-		return res, fmt.Errorf("wacz: %w", err)
-	}
-	if f != nil {
-		defer f.Close()
-		lineNo := 0
-		err = eachLine(ctx, f, logPath, func(text []byte) error {
-			lineNo++
-			s := strings.TrimRight(string(text), "\r\n")
-			if strings.TrimSpace(s) == "" {
-				return nil
-			}
-			l, err := report.ParseLine(s)
-			if err != nil {
-				return fmt.Errorf("%w: %s:%d: %v", ErrMalformed, logPath, lineNo, err)
-			}
-			file, offset, ok := warcLocation(l)
-			if !ok || !packaged[file] || !isPage(l) {
-				return nil
-			}
-			k := maphash.String(seed, l.URL)
-			if _, dup := seen[k]; dup {
-				return nil
-			}
-			seen[k] = struct{}{}
-			at := l.FetchStart
-			if at.IsZero() {
-				at = l.Time
-			}
-			p := page{URL: l.URL, TS: at.UTC().Format(pageTime)}
-			sum := sha256.Sum256([]byte(p.TS + " " + p.URL))
-			p.ID = hex.EncodeToString(sum[:16])
-			if d, ok, err := docs.find(l.URL, file, offset); err != nil {
-				return err
-			} else if ok {
-				p.Title, p.Text = d.Title, d.BodyContent
-			}
-			enc, rank := restEnc, len(seeds)+1
-			if l.Hops == "" {
-				enc, rank = seedEnc, len(seeds)
-				if r, ok := seedRank[normURL(l.URL)]; ok {
-					rank = r
-				}
-			} else {
-				res.extra++
-			}
-			if err := enc.Encode(p); err != nil {
-				return err
-			}
-			res.count++
-			if rank < mainRank || res.mainURL == "" {
-				mainRank, res.mainURL, res.mainTS = rank, p.URL, p.TS
-			}
-			return nil
-		})
-		if err != nil {
-			return res, fmt.Errorf("wacz: pages: %w", err)
-		}
+	pl := newPageList(seeds, packaged, docs, e, restBuf)
+	if err := pl.readLog(ctx, logPath); err != nil {
+		return pagesResult{}, err
 	}
 	if err := restBuf.Flush(); err != nil {
-		return res, fmt.Errorf("wacz: pages: %w", err)
+		return pagesResult{}, fmt.Errorf("wacz: pages: %w", err)
 	}
 	if _, err := rest.Seek(0, io.SeekStart); err != nil {
-		return res, fmt.Errorf("wacz: pages: %w", err)
+		return pagesResult{}, fmt.Errorf("wacz: pages: %w", err)
 	}
-	if res.extra == 0 || limit >= 0 && res.count <= limit {
-		res.extra = 0
-	} else {
+	res := pl.res
+	if res.extra > 0 && (limit < 0 || res.count > limit) {
 		z.finish(e)
 		if e, err = z.create(ExtraPagesFile, z.created); err != nil {
-			return res, err
+			return pagesResult{}, err
 		}
 		if _, err := e.Write([]byte(extraPagesHeader)); err != nil {
-			return res, fmt.Errorf("wacz: pages: %w", err)
+			return pagesResult{}, fmt.Errorf("wacz: pages: %w", err)
 		}
+	} else {
+		res.extra = 0
 	}
 	if _, err := io.CopyBuffer(e, ctxReader{ctx, rest}, z.buf); err != nil {
-		return res, fmt.Errorf("wacz: pages: %w", err)
+		return pagesResult{}, fmt.Errorf("wacz: pages: %w", err)
 	}
 	z.finish(e)
 	return res, nil
+}
+
+// pageList lists the pages of a crawl.log as writePages wants them: each page once, the
+// seeds to one writer and the other pages to another, and it picks the main page.
+type pageList struct {
+	packaged map[string]bool // the names of the WARC files packaged: pages in others are left out
+	docs     *docSet
+	seedRank map[string]int // normURL of a seed -> its first place in crawl.yaml's seeds
+	// unlisted is the rank of a seed that crawl.yaml does not list; a page that is not a seed
+	// ranks after it.
+	unlisted int
+	hash     maphash.Seed
+	seen     map[uint64]struct{} // maphash of the URLs listed
+	seedOut  *json.Encoder       // the seeds' pages
+	restOut  *json.Encoder       // the other pages
+	mainRank int                 // the rank of res.mainURL
+	res      pagesResult
+}
+
+// newPageList returns a pageList that writes the seeds' pages to seedW and the others to
+// restW; seeds are crawl.yaml's, in order, for the main page.
+func newPageList(seeds []string, packaged map[string]bool, docs *docSet, seedW, restW io.Writer) *pageList {
+	pl := &pageList{
+		packaged: packaged,
+		docs:     docs,
+		seedRank: make(map[string]int, len(seeds)),
+		unlisted: len(seeds),
+		hash:     maphash.MakeSeed(),
+		seen:     make(map[uint64]struct{}),
+		seedOut:  json.NewEncoder(seedW),
+		restOut:  json.NewEncoder(restW),
+		mainRank: len(seeds) + 1,
+	}
+	for i, s := range seeds {
+		if k := normURL(s); k != "" {
+			if _, ok := pl.seedRank[k]; !ok {
+				pl.seedRank[k] = i
+			}
+		}
+	}
+	pl.seedOut.SetEscapeHTML(false)
+	pl.restOut.SetEscapeHTML(false)
+	return pl
+}
+
+// readLog lists the pages of the crawl.log at path, in its order; a crawl without a
+// crawl.log has none. A line that cannot be read is an error wrapping ErrMalformed.
+func (pl *pageList) readLog(ctx context.Context, path string) error {
+	f, err := os.Open(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("wacz: %w", err)
+	}
+	defer f.Close()
+	lineNo := 0
+	err = eachLine(ctx, f, path, func(text []byte) error {
+		lineNo++
+		s := strings.TrimRight(string(text), "\r\n")
+		if strings.TrimSpace(s) == "" {
+			return nil
+		}
+		l, err := report.ParseLine(s)
+		if err != nil {
+			return fmt.Errorf("%w: %s:%d: %v", ErrMalformed, path, lineNo, err)
+		}
+		return pl.add(l)
+	})
+	if err != nil {
+		return fmt.Errorf("wacz: pages: %w", err)
+	}
+	return nil
+}
+
+// add lists the page of crawl.log line l, if it is one (see writePages) and its URL was not
+// listed yet, with the title and text of its search document.
+func (pl *pageList) add(l report.Line) error {
+	file, offset, ok := warcLocation(l)
+	if !ok || !pl.packaged[file] || !isPage(l) {
+		return nil
+	}
+	k := maphash.String(pl.hash, l.URL)
+	if _, dup := pl.seen[k]; dup {
+		return nil
+	}
+	pl.seen[k] = struct{}{}
+	p := newPage(l)
+	if d, ok, err := pl.docs.find(l.URL, file, offset); err != nil {
+		return err
+	} else if ok {
+		p.Title, p.Text = d.Title, d.BodyContent
+	}
+	enc, rank := pl.restOut, pl.unlisted+1
+	if l.Hops == "" {
+		enc, rank = pl.seedOut, pl.unlisted
+		if r, ok := pl.seedRank[normURL(l.URL)]; ok {
+			rank = r
+		}
+	} else {
+		pl.res.extra++
+	}
+	if err := enc.Encode(p); err != nil {
+		return err
+	}
+	pl.res.count++
+	if rank < pl.mainRank || pl.res.mainURL == "" {
+		pl.mainRank, pl.res.mainURL, pl.res.mainTS = rank, p.URL, p.TS
+	}
+	return nil
+}
+
+// newPage returns the page of crawl.log line l, without title and text: its time is the
+// fetch's start (the line's time when crawl.log has none), its ID derived from time and URL.
+func newPage(l report.Line) page {
+	at := l.FetchStart
+	if at.IsZero() {
+		at = l.Time
+	}
+	p := page{URL: l.URL, TS: at.UTC().Format(pageTime)}
+	sum := sha256.Sum256([]byte(p.TS + " " + p.URL))
+	p.ID = hex.EncodeToString(sum[:16])
+	return p
 }
 
 // isPage reports whether a captured crawl.log line is a page of pages.jsonl.

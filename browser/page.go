@@ -282,7 +282,6 @@ func (r *recorder) forget(slot int) {
 // fulfilled, or failed.
 func (r *recorder) handle(ev *cdpfetch.EventRequestPaused, slot int, v verdict) {
 	defer r.end(slot)
-	t := r.t
 	cctx, cancel := context.WithTimeout(r.calls, callTimeout)
 	defer cancel()
 	fail := func(reason network.ErrorReason) {
@@ -303,27 +302,65 @@ func (r *recorder) handle(ev *cdpfetch.EventRequestPaused, slot int, v verdict) 
 		fail(network.ErrorReasonAborted)
 		return
 	}
-	isPage := v == pageDoc
-	if !isHTTP(u) {
-		// ws:, ftp: and the rest would go to the network without fetch.Client.
-		r.addFailed(u, ErrScheme)
+	if r.refuse(req) {
 		fail(network.ErrorReasonBlockedByClient)
 		return
 	}
-	if reason := t.f.blockReason(u); reason != "" {
+	isPage := v == pageDoc
+	h := r.sendHeader(cctx, req, isPage)
+	ex, err := r.perform(slot, fetch.Request{URL: u, Method: req.Method, Header: h}, isPage)
+	if err != nil {
+		fail(errorReason(err))
+		return
+	}
+	if ex.StatusCode < 200 || ex.StatusCode > 599 {
+		r.addFailed(u, ErrNoResponse)
+		fail(network.ErrorReasonFailed)
+		return
+	}
+	body, headers := fulfilment(ex)
+	// The exchange is recorded whatever Chromium makes of the answer (the page may be gone).
+	chromedp.Call(cctx, cdpfetch.FulfillRequest, cdpfetch.FulfillRequestParams{
+		RequestID:       ev.RequestID,
+		ResponseCode:    int64(ex.StatusCode),
+		ResponseHeaders: headers,
+		Body:            body,
+	})
+}
+
+// refuse reports whether the recorder refuses to perform req, noting why: a URL that is not
+// HTTP(S) and a request with a body among the page's failures (ErrScheme, ErrRequestBody), a
+// URL the fetcher blocks among its refusals (each URL once).
+func (r *recorder) refuse(req *network.Request) bool {
+	u := req.URL
+	if !isHTTP(u) {
+		// ws:, ftp: and the rest would go to the network without fetch.Client.
+		r.addFailed(u, ErrScheme)
+		return true
+	}
+	if reason := r.t.f.blockReason(u); reason != "" {
 		r.mu.Lock()
 		if !slices.ContainsFunc(r.blocked, func(b fetch.Refusal) bool { return b.URL == u }) {
 			r.blocked = append(r.blocked, fetch.Refusal{URL: u, Reason: reason})
 		}
 		r.mu.Unlock()
-		fail(network.ErrorReasonBlockedByClient)
-		return
+		return true
 	}
 	if req.HasPostData {
 		r.addFailed(u, ErrRequestBody)
-		fail(network.ErrorReasonBlockedByClient)
-		return
+		return true
 	}
+	return false
+}
+
+// sendHeader returns the header req is performed with: the paused request's header, with
+// the page's extra header when req is the page's own document (isPage; a recrawl's
+// validators, If-None-Match and If-Modified-Since, only until the page got a response, so
+// not on a redirect's target), and with the cookies of Chromium's store and of the jar
+// (Config.Jar).
+func (r *recorder) sendHeader(ctx context.Context, req *network.Request, isPage bool) http.Header {
+	t := r.t
+	u := req.URL
 	h := requestHeader(req.Headers)
 	if isPage {
 		r.mu.Lock()
@@ -344,7 +381,7 @@ func (r *recorder) handle(ev *cdpfetch.EventRequestPaused, slot int, v verdict) 
 	if h.Get("Cookie") != "" {
 		t.inst.pausedCookies.Store(true)
 	} else if !t.inst.pausedCookies.Load() {
-		if c := r.cookies(cctx, u); c != "" {
+		if c := r.cookies(ctx, u); c != "" {
 			h.Set("Cookie", c)
 		}
 	}
@@ -354,18 +391,25 @@ func (r *recorder) handle(ev *cdpfetch.EventRequestPaused, slot int, v verdict) 
 	if jar := t.f.cfg.Jar; jar != nil && len(h.Values("Cookie")) > 0 {
 		h["Cookie"] = []string{withJarCookies(jar, u, h.Values("Cookie"))}
 	}
-	ex, err := t.f.cfg.Client.Do(r.ctx, fetch.Request{URL: u, Method: req.Method, Header: h})
+	return h
+}
+
+// perform performs req with the fetcher's client (Config.Client) and records the exchange
+// in slot; for the page's own document (isPage) it notes that the page got a response. A
+// failure is noted among the page's failures (unless the page was canceled) and, while the
+// page's own document got no response, as the page's error.
+func (r *recorder) perform(slot int, req fetch.Request, isPage bool) (*fetch.Exchange, error) {
+	ex, err := r.t.f.cfg.Client.Do(r.ctx, req)
 	if err != nil {
 		if r.ctx.Err() == nil || !errors.Is(r.ctx.Err(), context.Canceled) {
-			r.addFailed(u, err)
+			r.addFailed(req.URL, err)
 		}
 		r.mu.Lock()
 		if isPage && !r.mainSeen && r.mainErr == nil {
 			r.mainErr = err
 		}
 		r.mu.Unlock()
-		fail(errorReason(err))
-		return
+		return nil, err
 	}
 	r.mu.Lock()
 	r.slots[slot] = ex
@@ -373,20 +417,7 @@ func (r *recorder) handle(ev *cdpfetch.EventRequestPaused, slot int, v verdict) 
 		r.mainSeen = true
 	}
 	r.mu.Unlock()
-
-	if ex.StatusCode < 200 || ex.StatusCode > 599 {
-		r.addFailed(u, ErrNoResponse)
-		fail(network.ErrorReasonFailed)
-		return
-	}
-	body, headers := fulfilment(ex)
-	// The exchange is recorded whatever Chromium makes of the answer (the page may be gone).
-	chromedp.Call(cctx, cdpfetch.FulfillRequest, cdpfetch.FulfillRequestParams{
-		RequestID:       ev.RequestID,
-		ResponseCode:    int64(ex.StatusCode),
-		ResponseHeaders: headers,
-		Body:            body,
-	})
+	return ex, nil
 }
 
 func (r *recorder) addFailed(u string, err error) {

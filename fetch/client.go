@@ -588,9 +588,6 @@ func verifyChain(cs tls.ConnectionState, host string, roots *x509.CertPool) erro
 // roundTrip writes the request and reads the response on cn. retry is true when nothing at
 // all came back on the connection (a stale keep-alive connection).
 func (c *Client) roundTrip(ctx context.Context, cn *conn, t *target, deadline time.Time) (ex *Exchange, retry bool, err error) {
-	fail := func(k ErrorKind, err error) (*Exchange, bool, error) {
-		return nil, false, &Error{Kind: k, URL: t.url, Err: err}
-	}
 	stop := context.AfterFunc(ctx, func() { cn.nc.SetDeadline(time.Unix(1, 0)) })
 	reusable := false
 	defer func() {
@@ -601,78 +598,25 @@ func (c *Client) roundTrip(ctx context.Context, cn *conn, t *target, deadline ti
 		c.putIdle(cn)
 	}()
 
-	raw := &rawStore{threshold: c.cfg.SpillThreshold, dir: c.cfg.TempDir}
-	ex = &Exchange{
-		URL:      t.url,
-		Method:   t.method,
-		Request:  t.request,
-		RemoteIP: cn.remoteIP,
-		maxBody:  c.cfg.MaxResponseSize,
-		raw:      raw,
-	}
-	if cn.tls != nil {
-		info := *cn.tls
-		ex.TLS = &info
-	}
+	ex = c.newExchange(cn, t)
+	raw := ex.raw // a failed return sets ex to nil before the deferred calls
 	ok := false
 	defer func() {
 		if !ok {
 			raw.remove()
 		}
 	}()
-
-	now := time.Now()
-	firstBy := now.Add(c.cfg.FirstByteTimeout)
-	if deadline.Before(firstBy) {
-		firstBy = deadline
-	}
-	ex.Started = now.UTC()
-	cn.nc.SetDeadline(firstBy)
-	if _, err := cn.nc.Write(t.request); err != nil {
-		if k, ok := ctxKind(ctx, nil); ok {
-			return fail(k, err)
-		}
-		if isTimeout(err) {
-			return fail(Timeout, err)
-		}
-		return nil, true, &Error{Kind: Broken, URL: t.url, Err: err}
-	}
-	if _, err := cn.br.Peek(1); err != nil {
-		if k, ok := ctxKind(ctx, nil); ok {
-			return fail(k, err)
-		}
-		if isTimeout(err) {
-			return fail(Timeout, fmt.Errorf("no first byte within %v: %w", c.cfg.FirstByteTimeout, err))
-		}
-		return nil, true, &Error{Kind: Broken, URL: t.url, Err: err}
+	start := time.Now()
+	ex.Started = start.UTC()
+	if retry, err = c.send(ctx, cn, t, start, deadline); err != nil {
+		return nil, retry, err
 	}
 	cn.nc.SetReadDeadline(deadline)
 
-	w := &wire{br: cn.br, rec: ex.raw, limit: c.cfg.MaxResponseSize}
-	budget := MaxHeaderBytes
-	var h *head
-	for interim := 0; ; interim++ {
-		h, err = w.readHead(&budget)
-		if err != nil {
-			if k, ok := ctxKind(ctx, nil); ok {
-				return fail(k, err)
-			}
-			switch {
-			case errors.Is(err, ErrSpill):
-				return nil, false, err
-			case isTimeout(err):
-				return fail(Timeout, err)
-			case errors.Is(err, ErrHeaderTooLarge), errors.Is(err, ErrMalformed):
-				return fail(Protocol, err)
-			}
-			return fail(Broken, err)
-		}
-		if h.status >= 200 || h.status == http.StatusSwitchingProtocols {
-			break
-		}
-		if interim == 10 {
-			return fail(Protocol, fmt.Errorf("%w: too many interim responses", ErrMalformed))
-		}
+	w := &wire{br: cn.br, rec: raw, limit: c.cfg.MaxResponseSize}
+	h, err := readFinalHead(ctx, w, t.url)
+	if err != nil {
+		return nil, false, err
 	}
 	if c.cfg.Jar != nil {
 		// Before the body: its cookies count whatever becomes of the body.
@@ -681,35 +625,126 @@ func (c *Client) roundTrip(ctx context.Context, cn *conn, t *target, deadline ti
 	ex.StatusCode = h.status
 	ex.Proto = h.proto
 	ex.Header = h.header
-	ex.bodyStart = ex.raw.size
+	ex.bodyStart = raw.size
 	f := bodyFraming(t.method, h)
 	ex.chunked = f.chunked
 
 	complete, berr := w.readBody(f)
 	if !complete {
-		if errors.Is(berr, context.Canceled) || errors.Is(ctx.Err(), context.Canceled) {
-			return fail(Canceled, berr)
-		}
-		switch {
-		case errors.Is(berr, ErrSpill):
-			return nil, false, berr
-		case errors.Is(berr, errLimit):
-			ex.Truncated = "length"
-		case isTimeout(berr) || ctx.Err() != nil:
-			ex.Truncated = "time"
-		case errors.Is(berr, ErrMalformed):
-			ex.Truncated = "unspecified"
-		default:
-			ex.Truncated = "disconnect"
+		if ex.Truncated, err = truncation(ctx, t.url, berr); err != nil {
+			return nil, false, err
 		}
 	}
-	if err := ex.raw.finish(); err != nil {
+	if err := raw.finish(); err != nil {
 		return nil, false, err
 	}
-	ex.Duration = time.Since(now)
+	ex.Duration = time.Since(start)
 	reusable = complete && f.keepAlive && cn.br.Buffered() == 0 && ctx.Err() == nil
 	ok = true
 	return ex, false, nil
+}
+
+// newExchange returns the exchange of t's request on cn, before the request is sent: its
+// bytes and the response's are recorded in a rawStore that spills to a file in
+// Config.TempDir above Config.SpillThreshold.
+func (c *Client) newExchange(cn *conn, t *target) *Exchange {
+	ex := &Exchange{
+		URL:      t.url,
+		Method:   t.method,
+		Request:  t.request,
+		RemoteIP: cn.remoteIP,
+		maxBody:  c.cfg.MaxResponseSize,
+		raw:      &rawStore{threshold: c.cfg.SpillThreshold, dir: c.cfg.TempDir},
+	}
+	if cn.tls != nil {
+		info := *cn.tls
+		ex.TLS = &info
+	}
+	return ex
+}
+
+// send writes t's request on cn and waits for the first byte of the response, until
+// Config.FirstByteTimeout after start or deadline, whichever is first. The error is an
+// *Error; retry is true when the connection broke before anything came back on it.
+func (c *Client) send(ctx context.Context, cn *conn, t *target, start, deadline time.Time) (retry bool, err error) {
+	firstBy := start.Add(c.cfg.FirstByteTimeout)
+	if deadline.Before(firstBy) {
+		firstBy = deadline
+	}
+	cn.nc.SetDeadline(firstBy)
+	if _, err := cn.nc.Write(t.request); err != nil {
+		if k, ok := ctxKind(ctx, nil); ok {
+			return false, &Error{Kind: k, URL: t.url, Err: err}
+		}
+		if isTimeout(err) {
+			return false, &Error{Kind: Timeout, URL: t.url, Err: err}
+		}
+		return true, &Error{Kind: Broken, URL: t.url, Err: err}
+	}
+	if _, err := cn.br.Peek(1); err != nil {
+		if k, ok := ctxKind(ctx, nil); ok {
+			return false, &Error{Kind: k, URL: t.url, Err: err}
+		}
+		if isTimeout(err) {
+			err = fmt.Errorf("no first byte within %v: %w", c.cfg.FirstByteTimeout, err)
+			return false, &Error{Kind: Timeout, URL: t.url, Err: err}
+		}
+		return true, &Error{Kind: Broken, URL: t.url, Err: err}
+	}
+	return false, nil
+}
+
+// readFinalHead reads the head of the final response from w: interim (1xx) responses other
+// than 101 are recorded and passed over, at most 10 of them, and all the heads together
+// within MaxHeaderBytes. The error is ErrSpill, or an *Error for rawURL.
+func readFinalHead(ctx context.Context, w *wire, rawURL string) (*head, error) {
+	fail := func(k ErrorKind, err error) (*head, error) {
+		return nil, &Error{Kind: k, URL: rawURL, Err: err}
+	}
+	budget := MaxHeaderBytes
+	for interim := 0; ; interim++ {
+		h, err := w.readHead(&budget)
+		if err != nil {
+			if k, ok := ctxKind(ctx, nil); ok {
+				return fail(k, err)
+			}
+			switch {
+			case errors.Is(err, ErrSpill):
+				return nil, err
+			case isTimeout(err):
+				return fail(Timeout, err)
+			case errors.Is(err, ErrHeaderTooLarge), errors.Is(err, ErrMalformed):
+				return fail(Protocol, err)
+			}
+			return fail(Broken, err)
+		}
+		if h.status >= 200 || h.status == http.StatusSwitchingProtocols {
+			return h, nil
+		}
+		if interim == 10 {
+			return fail(Protocol, fmt.Errorf("%w: too many interim responses", ErrMalformed))
+		}
+	}
+}
+
+// truncation returns why err cut a response's body short, as Exchange.Truncated says it
+// ("length", "time", "unspecified" or "disconnect"), or the error that leaves no exchange at
+// all: ErrSpill, or a Canceled *Error for rawURL when the request was canceled.
+func truncation(ctx context.Context, rawURL string, err error) (string, error) {
+	if errors.Is(err, context.Canceled) || errors.Is(ctx.Err(), context.Canceled) {
+		return "", &Error{Kind: Canceled, URL: rawURL, Err: err}
+	}
+	switch {
+	case errors.Is(err, ErrSpill):
+		return "", err
+	case errors.Is(err, errLimit):
+		return "length", nil
+	case isTimeout(err) || ctx.Err() != nil:
+		return "time", nil
+	case errors.Is(err, ErrMalformed):
+		return "unspecified", nil
+	}
+	return "disconnect", nil
 }
 
 func isTimeout(err error) bool {

@@ -691,17 +691,16 @@ func isHTTP(u string) bool {
 // capture loads one page in the tab. A *browserError means the tab or the browser failed
 // and the page may be retried elsewhere.
 func (t *tab) capture(ctx context.Context, pageURL string, header http.Header) (*Page, error) {
-	cfg := t.f.cfg
 	if t.crashed.Load() || t.inst.dead() {
 		return nil, &browserError{err: errors.New("tab gone before the page")}
 	}
-	pctx, pcancel := context.WithTimeout(t.ctx, cfg.PageTimeout)
+	pctx, pcancel := context.WithTimeout(t.ctx, t.f.cfg.PageTimeout)
 	defer pcancel()
 	stop := context.AfterFunc(ctx, pcancel)
 	defer stop()
 
 	r := &recorder{t: t, ctx: pctx, cancel: pcancel, header: header, changed: time.Now(), moved: make(chan struct{}), commit: make(chan struct{})}
-	w := &mainWorld{t: t}
+	v := &visit{t: t, r: r, w: &mainWorld{t: t}, p: &Page{URL: pageURL}}
 	r.calls, r.callsCancel = context.WithCancel(t.ctx)
 	defer r.callsCancel()
 	t.drainLoads()
@@ -709,30 +708,89 @@ func (t *tab) capture(ctx context.Context, pageURL string, header http.Header) (
 	t.rec = r
 	t.mu.Unlock()
 
-	p := &Page{URL: pageURL}
-	timedOut := func() bool { return errors.Is(pctx.Err(), context.DeadlineExceeded) && ctx.Err() == nil }
-	// check sorts a failed step: the browser went away, the caller gave up, or the page
-	// ran out of time (keep going with what there is).
-	check := func(err error) error {
-		switch {
-		case err == nil:
-			return nil
-		case t.isBrowserLoss(err):
-			return &browserError{err: err}
-		case ctx.Err() != nil:
-			return ctx.Err()
-		case timedOut():
-			p.TimedOut = true
-		}
-		return nil
+	navErr, err := v.open(ctx, pctx)
+	if err != nil {
+		return nil, t.abandon(r, err)
 	}
+	if navErr == nil {
+		if err := v.collect(ctx); err != nil {
+			return nil, t.abandon(r, err)
+		}
+	}
+	t.finish(r, false)
+	if ctx.Err() != nil {
+		t.broken = true
+		closeAll(r.slots)
+		return nil, ctx.Err()
+	}
+	return v.result(navErr)
+}
 
-	res, err := chromedp.Call(pctx, page.Navigate, page.NavigateParams{URL: pageURL})
+// visit is the capture of one page in a tab (tab.capture): the recorder of its requests,
+// amber's world in its main frame, and the Page as far as it got. Its methods take the
+// caller's context (ctx) and the page's (pctx: it ends at Config.PageTimeout or with ctx).
+type visit struct {
+	t *tab
+	r *recorder
+	w *mainWorld
+	p *Page
+}
+
+// stepErr sorts the failure of a step of the visit: the browser went away (a
+// *browserError), the caller gave up (ctx's error), or the page ran out of its time (nil,
+// and p.TimedOut is set). Any other failure is nil too: the capture goes on with what there
+// is.
+func (v *visit) stepErr(ctx, pctx context.Context, err error) error {
+	switch {
+	case err == nil:
+		return nil
+	case v.t.isBrowserLoss(err):
+		return &browserError{err: err}
+	case ctx.Err() != nil:
+		return ctx.Err()
+	case errors.Is(pctx.Err(), context.DeadlineExceeded):
+		v.p.TimedOut = true
+	}
+	return nil
+}
+
+// open navigates the tab to the page and, once its document is parsed, runs the behaviours
+// (see behave). navErr is the navigation's own failure (Chromium refused it or reported a
+// network error, or it made no new document): the page is not read, though what its requests
+// recorded may still be its capture. err ends the capture (see stepErr); a page that ran out
+// of time is kept as far as it got.
+func (v *visit) open(ctx, pctx context.Context) (navErr, err error) {
+	res, err := v.navigate(pctx)
+	var cdpErr *cdproto.Error
+	switch {
+	case err != nil && errors.As(err, &cdpErr):
+		return fmt.Errorf("browser: navigate %s: %w", v.p.URL, err), nil
+	case err != nil:
+		return nil, v.stepErr(ctx, pctx, err)
+	case res.ErrorText != "":
+		return fmt.Errorf("browser: navigate %s: %s", v.p.URL, res.ErrorText), nil
+	case res.LoaderID == "":
+		return fmt.Errorf("browser: navigate %s: no new document", v.p.URL), nil
+	}
+	// The behaviours start once the document is parsed (DOMContentLoaded), while its
+	// subresources load; the load event is waited for after them.
+	loaded, err := v.t.waitReady(pctx)
+	if err = v.stepErr(ctx, pctx, err); err != nil || v.p.TimedOut {
+		return nil, err
+	}
+	return nil, v.behave(ctx, pctx, loaded)
+}
+
+// navigate navigates the tab to the page's URL and notes the navigation's loader as the
+// page's document request when no paused request did. A navigation within the document
+// (the previous page's URL with another fragment) makes no request and no new document, so
+// it is made again from about:blank.
+func (v *visit) navigate(ctx context.Context) (page.NavigateResult, error) {
+	t, r := v.t, v.r
+	res, err := chromedp.Call(ctx, page.Navigate, page.NavigateParams{URL: v.p.URL})
 	if err == nil && res.ErrorText == "" && res.LoaderID == "" {
-		// A navigation within the document (pageURL is the previous page's URL with another
-		// fragment): no request, no new document. It is made again from about:blank.
-		if err = t.blank(pctx); err == nil {
-			res, err = chromedp.Call(pctx, page.Navigate, page.NavigateParams{URL: pageURL})
+		if err = t.blank(ctx); err == nil {
+			res, err = chromedp.Call(ctx, page.Navigate, page.NavigateParams{URL: v.p.URL})
 		}
 	}
 	if err == nil {
@@ -742,76 +800,56 @@ func (t *tab) capture(ctx context.Context, pageURL string, header http.Header) (
 		}
 		t.mu.Unlock()
 	}
-	// The behaviours start once the document is parsed (DOMContentLoaded), while its
-	// subresources load; the load event is waited for after them.
-	ready, loaded := false, false
-	var navErr error
-	var cdpErr *cdproto.Error
+	return res, err
+}
+
+// behave runs the behaviours on the page, whose document is parsed: it scrolls it, waits
+// for the load event unless loaded, then for the network to go idle. It stops when the page
+// runs out of time; its error is stepErr's.
+func (v *visit) behave(ctx, pctx context.Context, loaded bool) error {
+	cfg := v.t.f.cfg
+	if err := v.stepErr(ctx, pctx, v.t.scroll(pctx, v.r, v.w)); err != nil || v.p.TimedOut {
+		return err
+	}
+	if !loaded {
+		if err := v.stepErr(ctx, pctx, v.t.waitLoad(pctx)); err != nil || v.p.TimedOut {
+			return err
+		}
+	}
+	return v.stepErr(ctx, pctx, v.r.waitIdle(pctx, v.w.settle, cfg.NetworkIdle, cfg.IdleTimeout))
+}
+
+// collect reads the page's outlinks, HTML and screenshot (tab.collect) with a budget of its
+// own, so that a page that timed out still gets them when the renderer answers. A renderer
+// that does not answer while the browser does (a script that never yields, say) is no
+// error: the page is kept without them and the tab is not reused. The error is ctx's when
+// the caller gave up, a *browserError when the browser went away.
+func (v *visit) collect(ctx context.Context) error {
+	t := v.t
+	cctx, ccancel := context.WithTimeout(t.ctx, min(collectBudget, t.f.cfg.PageTimeout/2))
+	stop := context.AfterFunc(ctx, ccancel)
+	err := t.collect(cctx, v.p, v.w)
+	stop()
+	ccancel()
 	switch {
-	case err != nil && errors.As(err, &cdpErr):
-		navErr = fmt.Errorf("browser: navigate %s: %w", pageURL, err)
-	case err != nil:
-		if ferr := check(err); ferr != nil {
-			return nil, t.abandon(r, ferr)
-		}
-	case res.ErrorText != "":
-		navErr = fmt.Errorf("browser: navigate %s: %s", pageURL, res.ErrorText)
-	case res.LoaderID == "":
-		navErr = fmt.Errorf("browser: navigate %s: no new document", pageURL)
-	default:
-		var err error
-		loaded, err = t.waitReady(pctx)
-		if ferr := check(err); ferr != nil {
-			return nil, t.abandon(r, ferr)
-		}
-		ready = !p.TimedOut
+	case err == nil:
+		return nil
+	case ctx.Err() != nil:
+		return ctx.Err()
+	case t.isBrowserLoss(err) || !t.inst.healthy():
+		return &browserError{err: err}
 	}
+	t.broken = true
+	t.f.log.Warn("collect page", "url", v.p.URL, "err", err)
+	return nil
+}
 
-	if ready && !p.TimedOut {
-		if ferr := check(t.scroll(pctx, r, w)); ferr != nil {
-			return nil, t.abandon(r, ferr)
-		}
-	}
-	if ready && !loaded && !p.TimedOut {
-		if ferr := check(t.waitLoad(pctx)); ferr != nil {
-			return nil, t.abandon(r, ferr)
-		}
-	}
-	if ready && !p.TimedOut {
-		if ferr := check(r.waitIdle(pctx, w.settle, cfg.NetworkIdle, cfg.IdleTimeout)); ferr != nil {
-			return nil, t.abandon(r, ferr)
-		}
-	}
-
-	if navErr == nil {
-		// Collecting gets its own budget: a page that timed out still gets its outlinks,
-		// HTML and screenshot when the renderer answers.
-		cctx, ccancel := context.WithTimeout(t.ctx, min(collectBudget, cfg.PageTimeout/2))
-		stopc := context.AfterFunc(ctx, ccancel)
-		err := t.collect(cctx, p, w)
-		stopc()
-		ccancel()
-		if err != nil {
-			if ctx.Err() != nil {
-				return nil, t.abandon(r, ctx.Err())
-			}
-			if t.isBrowserLoss(err) || !t.inst.healthy() {
-				return nil, t.abandon(r, &browserError{err: err})
-			}
-			// The renderer does not answer (a script that never yields, say) while the
-			// browser does: the exchanges are kept and the tab is not reused.
-			t.broken = true
-			t.f.log.Warn("collect page", "url", pageURL, "err", err)
-		}
-	}
-
-	t.finish(r, false)
-	if ctx.Err() != nil {
-		t.broken = true
-		closeAll(r.slots)
-		return nil, ctx.Err()
-	}
-	t.keepCookies(r.slots)
+// result returns the Page with what the recorder, finished, kept: the exchanges, refusals
+// and failures. A page whose own document got no response is an error: the request's
+// failure, else navErr, else no response (within Config.PageTimeout when it timed out).
+func (v *visit) result(navErr error) (*Page, error) {
+	r, p := v.r, v.p
+	v.t.keepCookies(r.slots)
 	for _, ex := range r.slots {
 		if ex != nil {
 			p.Exchanges = append(p.Exchanges, ex)
@@ -827,12 +865,12 @@ func (t *tab) capture(ctx context.Context, pageURL string, header http.Header) (
 		case navErr != nil:
 			return nil, navErr
 		case p.TimedOut:
-			return nil, fmt.Errorf("browser: %s: no response within %v", pageURL, cfg.PageTimeout)
+			return nil, fmt.Errorf("browser: %s: no response within %v", p.URL, v.t.f.cfg.PageTimeout)
 		}
-		return nil, fmt.Errorf("browser: %s: no response", pageURL)
+		return nil, fmt.Errorf("browser: %s: no response", p.URL)
 	}
 	if p.FinalURL == "" {
-		p.FinalURL = pageURL
+		p.FinalURL = p.URL
 	}
 	return p, nil
 }

@@ -14,6 +14,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/amber-crawler/amber/fetch"
 )
 
 // BenchmarkFetch (full Chromium, /usr/bin/chromium) loads the test site's index page (script text, fetch(), lazy images, an
@@ -102,7 +104,7 @@ func benchFetch(b *testing.B, path string) {
 			for range tabs {
 				wg.Go(func() {
 					for next.Add(1) <= int64(b.N) {
-						p, err := f.Load(context.Background(), s.URL+"/", nil)
+						p, err := f.Load(context.Background(), fetch.Request{URL: s.URL + "/"})
 						if err != nil {
 							b.Error(err)
 							return

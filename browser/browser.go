@@ -159,10 +159,6 @@ type Config struct {
 	// request's own Cookie wins. nil: cookies live in Chromium's store only, for the life of
 	// one browser.
 	Jar http.CookieJar
-	// Block, when set, is asked for every request URL; a request it returns a reason for
-	// (non-empty) is not fetched (the browser gets a network error) and is listed in
-	// Page.Blocked with that reason. It must be safe for concurrent use.
-	Block func(url string) (reason string)
 	// UserAgent is the browser's User-Agent (sent on every request, also reported to
 	// scripts by navigator.userAgent); "" keeps Chromium's own.
 	UserAgent string
@@ -228,7 +224,8 @@ type Page struct {
 	// resources, scripts, styles, images, fonts, media, XHR/fetch, redirect hops). The
 	// caller must Close them.
 	Exchanges []*fetch.Exchange
-	// Blocked lists the request URLs Config.Block refused, in order, without duplicates.
+	// Blocked lists the request URLs the page's admission (fetch.Request.Admit) refused, in
+	// order, without duplicates.
 	Blocked []fetch.Refusal
 	// Failed lists the requests that got no response (fetch.Client errors, which are
 	// *fetch.Error) or were not performed (ErrRequestBody).
@@ -307,8 +304,11 @@ func (f *Fetcher) Close() error {
 	return nil
 }
 
-// Load loads pageURL in a tab, runs the behaviours and returns the page. header holds
-// extra request headers for the page's own request (such as Referer); it may be nil.
+// Load loads req.URL in a tab, runs the behaviours and returns the page. req.Header holds
+// extra request headers for the page's own request (such as Referer); it may be nil. Every
+// other request the page makes (its subresources, the redirects the browser follows) is asked
+// of req.Admit first, when it is set: a request it gives a reason for is not made (the
+// browser gets a network error) and is listed in Page.Blocked with that reason.
 //
 // Any HTTP status of the page is a result, and a page that reaches Config.PageTimeout is
 // returned with what was captured (Page.TimedOut). The error is non-nil when the page's own
@@ -317,7 +317,8 @@ func (f *Fetcher) Close() error {
 // when Chromium failed twice (ErrBrowser). A browser that crashes or hangs is restarted and
 // the page is tried once more on the new one. With a nil error the page has at least one
 // exchange, its own.
-func (f *Fetcher) Load(ctx context.Context, pageURL string, header http.Header) (*Page, error) {
+func (f *Fetcher) Load(ctx context.Context, req fetch.Request) (*Page, error) {
+	pageURL := req.URL
 	select {
 	case f.slots <- struct{}{}:
 	case <-ctx.Done():
@@ -335,7 +336,7 @@ func (f *Fetcher) Load(ctx context.Context, pageURL string, header http.Header) 
 			lastErr = err
 			continue
 		}
-		p, err := t.capture(ctx, pageURL, header)
+		p, err := t.capture(ctx, req)
 		var be *browserError
 		if errors.As(err, &be) {
 			healthy := t.inst.healthy()
@@ -357,14 +358,15 @@ func (f *Fetcher) Load(ctx context.Context, pageURL string, header http.Header) 
 	return nil, fmt.Errorf("%w: %s: %w", ErrBrowser, pageURL, lastErr)
 }
 
-// Fetch loads req.URL as a page (see Load; req.Header goes with the page's own request; the
-// method must be GET) and returns the page as a fetch.Result: its exchanges, what rendering
-// showed, and the sub-requests that were blocked or failed.
+// Fetch loads req.URL as a page (see Load: req.Header goes with the page's own request,
+// req.Admit decides the others; the method must be GET) and returns the page as a
+// fetch.Result: its exchanges, what rendering showed, and the sub-requests that were blocked
+// or failed.
 func (f *Fetcher) Fetch(ctx context.Context, req fetch.Request) (*fetch.Result, error) {
 	if req.Method != "" && req.Method != http.MethodGet {
 		return nil, &fetch.Error{Kind: fetch.InvalidURL, URL: req.URL, Err: ErrRequestBody}
 	}
-	p, err := f.Load(ctx, req.URL, req.Header)
+	p, err := f.Load(ctx, req)
 	if err != nil {
 		return nil, err
 	}
@@ -511,12 +513,4 @@ func (f *Fetcher) release(t *tab, reuse, kill bool) {
 	if closeTab {
 		t.close()
 	}
-}
-
-// blockReason asks Config.Block about a request URL: "" lets it through.
-func (f *Fetcher) blockReason(u string) string {
-	if f.cfg.Block == nil {
-		return ""
-	}
-	return f.cfg.Block(u)
 }

@@ -122,16 +122,10 @@ func newFetcher(t testing.TB, mod func(*Config)) *Fetcher {
 	}
 	t.Cleanup(func() { client.Close() })
 	cfg := Config{
-		Path:        path,
-		Client:      client,
-		Screenshot:  true,
-		PageTimeout: 45 * time.Second,
-		Block: func(u string) string {
-			if strings.Contains(u, "/blocked/") {
-				return "block:contains:/blocked/"
-			}
-			return ""
-		},
+		Path:         path,
+		Client:       client,
+		Screenshot:   true,
+		PageTimeout:  45 * time.Second,
 		UserAgent:    "amber-test/1.0 (Chromium)",
 		RecycleAfter: 50,
 		Logger:       slog.New(slog.DiscardHandler),
@@ -147,11 +141,20 @@ func newFetcher(t testing.TB, mod func(*Config)) *Fetcher {
 	return f
 }
 
+// blockBlocked is the admission of fetchPage's pages: it refuses the requests under /blocked/
+// as a block rule would.
+func blockBlocked(_ context.Context, u string) string {
+	if strings.Contains(u, "/blocked/") {
+		return "block:contains:/blocked/"
+	}
+	return ""
+}
+
 func fetchPage(t testing.TB, f *Fetcher, u string) *Page {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
 	defer cancel()
-	p, err := f.Load(ctx, u, nil)
+	p, err := f.Load(ctx, fetch.Request{URL: u, Admit: blockBlocked})
 	if err != nil {
 		t.Fatalf("Fetch(%s): %v", u, err)
 	}
@@ -339,7 +342,7 @@ func TestFetchPage(t *testing.T) {
 		}
 		addr := l.Addr().String()
 		l.Close() // nothing listens there now
-		_, err = f.Load(t.Context(), "http://"+addr+"/", nil)
+		_, err = f.Load(t.Context(), fetch.Request{URL: "http://" + addr + "/"})
 		var fe *fetch.Error
 		if !errors.As(err, &fe) || fe.Kind != fetch.Connect {
 			t.Fatalf("err = %v, want a fetch.Connect error", err)
@@ -440,7 +443,7 @@ func TestTabsConcurrent(t *testing.T) {
 		errs := make([]error, 4)
 		for i := range pages {
 			wg.Go(func() {
-				pages[i], errs[i] = f.Load(t.Context(), s.URL+"/", nil)
+				pages[i], errs[i] = f.Load(t.Context(), fetch.Request{URL: s.URL + "/"})
 			})
 		}
 		wg.Wait()

@@ -125,7 +125,7 @@ func TestSharedJar(t *testing.T) {
 					ex.Close()
 				} else {
 					ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
-					p, err := f.Load(ctx, u, nil)
+					p, err := f.Load(ctx, fetch.Request{URL: u})
 					cancel()
 					if err != nil {
 						t.Fatalf("browser %s: %v", st.path, err)

@@ -37,6 +37,7 @@ type recorder struct {
 	calls       context.Context
 	callsCancel context.CancelFunc
 	header      http.Header    // extra headers for the page's own requests
+	admit       fetch.Admit    // decides the page's other requests; nil: all go
 	wg          sync.WaitGroup // request goroutines
 
 	mu      sync.Mutex // guards the fields below
@@ -302,11 +303,11 @@ func (r *recorder) handle(ev *cdpfetch.EventRequestPaused, slot int, v verdict) 
 		fail(network.ErrorReasonAborted)
 		return
 	}
-	if r.refuse(req) {
+	isPage := v == pageDoc
+	if r.refuse(req, isPage) {
 		fail(network.ErrorReasonBlockedByClient)
 		return
 	}
-	isPage := v == pageDoc
 	h := r.sendHeader(cctx, req, isPage)
 	ex, err := r.perform(slot, fetch.Request{URL: u, Method: req.Method, Header: h}, isPage)
 	if err != nil {
@@ -331,14 +332,14 @@ func (r *recorder) handle(ev *cdpfetch.EventRequestPaused, slot int, v verdict) 
 // refuse reports whether the recorder refuses to perform req, noting why: a URL that is not
 // HTTP(S) and a request with a body among the page's failures (ErrScheme, ErrRequestBody), a
 // URL the fetcher blocks among its refusals (each URL once).
-func (r *recorder) refuse(req *network.Request) bool {
+func (r *recorder) refuse(req *network.Request, isPage bool) bool {
 	u := req.URL
 	if !isHTTP(u) {
 		// ws:, ftp: and the rest would go to the network without fetch.Client.
 		r.addFailed(u, ErrScheme)
 		return true
 	}
-	if reason := r.t.f.blockReason(u); reason != "" {
+	if reason := r.admitted(u, isPage); reason != "" {
 		r.mu.Lock()
 		if !slices.ContainsFunc(r.blocked, func(b fetch.Refusal) bool { return b.URL == u }) {
 			r.blocked = append(r.blocked, fetch.Refusal{URL: u, Reason: reason})
@@ -351,6 +352,23 @@ func (r *recorder) refuse(req *network.Request) bool {
 		return true
 	}
 	return false
+}
+
+// admitted asks the page's admission (fetch.Request.Admit) about a request of the page to u:
+// "" lets it go. The page's own first request is not asked (it is what was asked for).
+func (r *recorder) admitted(u string, isPage bool) string {
+	if r.admit == nil {
+		return ""
+	}
+	if isPage {
+		r.mu.Lock()
+		own := !r.mainSeen
+		r.mu.Unlock()
+		if own {
+			return ""
+		}
+	}
+	return r.admit(r.ctx, u)
 }
 
 // sendHeader returns the header req is performed with: the paused request's header, with
@@ -690,7 +708,8 @@ func isHTTP(u string) bool {
 
 // capture loads one page in the tab. A *browserError means the tab or the browser failed
 // and the page may be retried elsewhere.
-func (t *tab) capture(ctx context.Context, pageURL string, header http.Header) (*Page, error) {
+func (t *tab) capture(ctx context.Context, req fetch.Request) (*Page, error) {
+	pageURL, header := req.URL, req.Header
 	if t.crashed.Load() || t.inst.dead() {
 		return nil, &browserError{err: errors.New("tab gone before the page")}
 	}
@@ -699,7 +718,7 @@ func (t *tab) capture(ctx context.Context, pageURL string, header http.Header) (
 	stop := context.AfterFunc(ctx, pcancel)
 	defer stop()
 
-	r := &recorder{t: t, ctx: pctx, cancel: pcancel, header: header, changed: time.Now(), moved: make(chan struct{}), commit: make(chan struct{})}
+	r := &recorder{t: t, ctx: pctx, cancel: pcancel, header: header, admit: req.Admit, changed: time.Now(), moved: make(chan struct{}), commit: make(chan struct{})}
 	v := &visit{t: t, r: r, w: &mainWorld{t: t}, p: &Page{URL: pageURL}}
 	r.calls, r.callsCancel = context.WithCancel(t.ctx)
 	defer r.callsCancel()

@@ -17,6 +17,8 @@ import (
 	"github.com/chromedp/cdproto/cdp"
 	cdpfetch "github.com/chromedp/cdproto/fetch"
 	"github.com/chromedp/cdproto/network"
+
+	"github.com/amber-crawler/amber/fetch"
 )
 
 // TestWaitIdle drives a recorder's request count and the page's settling by hand: waitIdle
@@ -413,7 +415,7 @@ func TestConditionalPageRedirect(t *testing.T) {
 	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
 	defer cancel()
 	h := http.Header{"If-None-Match": {`"v1"`}, "If-Modified-Since": {"Mon, 02 Jan 2006 15:04:05 GMT"}, "X-Archive": {"museum"}}
-	p, err := f.Load(ctx, srv.URL+"/old", h)
+	p, err := f.Load(ctx, fetch.Request{URL: srv.URL + "/old", Header: h})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -624,7 +626,7 @@ addEventListener('scroll', () => {
 		}
 		after.Store(time.Now().UnixMilli())
 		late.Store(0)
-		p, err := f.Load(t.Context(), srv.URL+"/next.html", nil)
+		p, err := f.Load(t.Context(), fetch.Request{URL: srv.URL + "/next.html"})
 		if err != nil {
 			t.Fatalf("round %d: next page: %v", i, err)
 		}

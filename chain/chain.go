@@ -9,7 +9,8 @@
 // The order of a URL's path (the crawl's chain.go writes it down):
 //
 //	Before   each processor in order, until one finishes the URL
-//	fetch    the fetcher, wrapped by the FetchWrappers in order
+//	fetch    the fetcher, wrapped by the FetchWrappers in order; each request the fetcher
+//	         makes of its own (a browser's subresources) asked of the Admitters first
 //	After    each processor in order, once the fetch answered
 //	         the crawl: outlink decisions, WARC records, the search document
 //	Recorded each processor in order, once the records are written
@@ -76,6 +77,18 @@ type Failer interface {
 type Releaser interface {
 	Processor
 	Release(r *Record)
+}
+
+// Admitter is asked, in chain order, about each request a fetcher makes of its own for a
+// claimed URL, before it is sent: a browser's subresources and the redirects it follows (a
+// plain fetch makes none). sub is the request's URL in the crawl: canonical, an embed of the
+// page (its hops the page's and E), via the page. Proceed lets the next one look; a finishing
+// verdict refuses the request, which is then not made and is recorded with the verdict's
+// outcome, as a URL refused before its fetch is (a Fail verdict lets it go: its fetch fails
+// the same way and is recorded then). An error is fatal or ctx's.
+type Admitter interface {
+	Processor
+	Admit(ctx context.Context, r *Record, sub frontier.URL) (Verdict, error)
 }
 
 // Fetch fetches a record's request: the Result of its exchanges, or the error of a fetch that

@@ -150,8 +150,13 @@ func New(cfg Config, events *report.Events) *Filter { return &Filter{cfg: cfg, e
 
 func (*Filter) Name() string { return "content" }
 
-// After marks the content of the page unread when it is dropped or excluded.
+// After marks the content of the page unread when it is dropped or excluded, and the captures
+// of the subresources a browser loaded with it that Types or ExcludeHeaders leave out (the
+// crawl reads nothing of those: only their captures say so).
 func (f *Filter) After(_ context.Context, r *chain.Record) (chain.Verdict, error) {
+	for i := r.Doc + 1; i < len(r.Result.Exchanges); i++ {
+		f.Excluded(r.Result.Exchanges[i], &r.Captures[i])
+	}
 	if r.Content.Unread || r.Content.Listed {
 		return chain.Proceed, nil
 	}
@@ -162,10 +167,20 @@ func (f *Filter) After(_ context.Context, r *chain.Record) (chain.Verdict, error
 	return chain.Proceed, nil
 }
 
-// Recorded writes the content-excluded event of the page's capture when After excluded it.
+// Recorded writes the content-excluded event of each capture After excluded: the page's, and
+// its subresources'.
 func (f *Filter) Recorded(r *chain.Record) error {
 	u := r.URL()
-	return f.Event(r.Captures[r.Doc], report.URLInfo{URL: r.DocURL(), Hops: u.Hops, Via: u.Via, Seed: u.Seed})
+	if err := f.Event(r.Captures[r.Doc], report.URLInfo{URL: r.DocURL(), Hops: u.Hops, Via: u.Via, Seed: u.Seed}); err != nil {
+		return err
+	}
+	for i := r.Doc + 1; i < len(r.Result.Exchanges); i++ {
+		k := r.Captures[i]
+		if err := f.Event(k, report.URLInfo{URL: r.Result.Exchanges[i].URL, Hops: k.Hops, Via: k.Via, Seed: k.Seed}); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // Event writes the content-excluded event of a capture Excluded marked; info names its URL.

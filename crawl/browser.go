@@ -3,12 +3,9 @@ package crawl
 import (
 	"context"
 	"fmt"
-	"strings"
 
 	"github.com/amber-crawler/amber/browser"
 	"github.com/amber-crawler/amber/chain"
-	"github.com/amber-crawler/amber/hop"
-	"github.com/amber-crawler/amber/scope"
 )
 
 // Fetchers (Config.Fetcher).
@@ -17,10 +14,9 @@ const (
 	FetcherBrowser = chain.FetcherBrowser
 )
 
-// newBrowser starts the browser fetcher. A request of a page that a block rule matches is
-// refused with the rule's reason: it is decided as an embed of the crawl's first seed (block
-// rules bind embeds), and recorded as a refused outlink would be. The browser shares the
-// crawl's cookie jar (Config.Fetch.Jar) with the plain fetcher.
+// newBrowser starts the browser fetcher. The requests of a page are decided per page
+// (fetch.Request.Admit: subrequests.go). The browser shares the crawl's cookie jar
+// (Config.Fetch.Jar) with the plain fetcher.
 func (c *crawler) newBrowser(ctx context.Context) (*browser.Fetcher, error) {
 	bc := c.cfg.Browser
 	bc.Client = c.client
@@ -30,17 +26,6 @@ func (c *crawler) newBrowser(ctx context.Context) (*browser.Fetcher, error) {
 	}
 	if bc.UserAgent == "" {
 		bc.UserAgent = c.cfg.Fetch.UserAgent
-	}
-	bc.Block = func(raw string) string {
-		u, err := scope.Canonicalize(raw, c.cfg.Scope.Flavour)
-		if err != nil {
-			return ""
-		}
-		d := c.scope.Load().Decide(scope.Candidate{URL: u, Hops: string(hop.Embed)})
-		if !d.In && strings.HasPrefix(d.Reason, scope.ReasonBlockPrefix) {
-			return d.Reason
-		}
-		return c.subs.Blocked(u) // the schemes of its subcollection
 	}
 	f, err := browser.New(ctx, bc)
 	if err != nil {

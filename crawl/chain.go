@@ -42,6 +42,7 @@ type hooks struct {
 	before    []chain.Before
 	after     []chain.After
 	failers   []chain.Failer
+	admitters []chain.Admitter
 	recorded  []chain.Recorded
 	releasers []chain.Releaser
 	fetch     chain.Fetch // the fetch, wrapped by the FetchWrappers in chain order
@@ -60,6 +61,9 @@ func newHooks(ps []chain.Processor, fetch chain.Fetch) hooks {
 		}
 		if a, ok := p.(chain.After); ok {
 			h.after = append(h.after, a)
+		}
+		if a, ok := p.(chain.Admitter); ok {
+			h.admitters = append(h.admitters, a)
 		}
 		if f, ok := p.(chain.Failer); ok {
 			h.failers = append(h.failers, f)

@@ -292,7 +292,8 @@ func open(ctx context.Context, cfg Config, front frontier.Store) (c *crawler, er
 			return c, err
 		}
 	}
-	c.sites = sitelimit.New(cfg.Sites, c.env(), c.ctr, cfg.RetryDelay)
+	c.sites = sitelimit.New(cfg.Sites, c.env(), c.ctr, cfg.RetryDelay, sitelimit.Deps{HostKey: c.politeKey,
+		MaxURLs: func(sub frontier.URL) int64 { return c.subs.MaxURLs(sub, cfg.Sites.MaxURLs) }})
 	c.listings = listing.New(cfg.Sitemaps, cfg.Feeds, c.env(), listing.Deps{Queue: c.queueListed, RobotsSitemaps: c.sitemapsFromRobots})
 	c.robots = robots.New(cfg.Robots, c.env(), robots.Deps{UserAgent: cfg.Fetch.UserAgent, Attempts: cfg.MaxAttempts,
 		RetryDelay: cfg.RetryDelay, HostKey: c.politeKey, Client: c.hostClient, Hosts: c.sites, Sitemaps: c.listings.RobotsSitemaps})

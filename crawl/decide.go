@@ -372,39 +372,10 @@ func (c *crawler) enqueue(worker int, u frontier.URL, d decided) error {
 	return nil
 }
 
-// reject records a URL the page pointed at and scope (or a block rule) kept out: in the
-// frontier, so it is reported and never queued later, and, the first time, in crawl.log and
-// events. Outlinks and the sub-requests a browser was refused go through here alike.
+// reject records a URL the page pointed at that scope (or a rule of the crawl's) kept out
+// (refuse).
 func (c *crawler) reject(worker int, page frontier.URL, o decision) error {
-	first, err := c.front.Reject(o.url, o.decision.Reason)
-	switch {
-	case errors.Is(err, frontier.ErrURL):
-		// Too big to remember: logged each time a page points at it, never fatal.
-		first = true
-	case err != nil:
-		return c.frontierErr(err)
-	}
-	if !first {
-		return nil
-	}
-	code := status.OutOfScope
-	switch o.decision.Reason {
-	case scope.ReasonMaxHops, scope.ReasonMaxDepth, reasonMaxRedirects:
-		code = status.TooManyHops
-	}
-	ann := []string{"scope:" + o.decision.Reason}
-	if o.from != "" {
-		ann = append(ann, rewrittenNote(o.from))
-	}
-	if err := c.logLine(report.Line{Status: code, Size: -1, URL: o.url.URL, Hops: o.url.Hops, Via: page.URL,
-		Thread: worker, Seed: page.Seed, Annotations: ann}); err != nil {
-		return err
-	}
-	info := report.URLInfo{URL: o.url.URL, Hops: o.url.Hops, Via: page.URL, Seed: page.Seed}
-	if err := c.events.URLDiscoverDenied(info, report.DenyOutOfScope, o.decision.Reason); err != nil {
-		return fmt.Errorf("write discover event: %w", err)
-	}
-	return nil
+	return c.refuse(worker, page, o.url, scopeOutcome(o.decision.Reason, o.from))
 }
 
 // promote widens a seed's scope to the target of its own redirect chain (spec/scope.md §3.2)

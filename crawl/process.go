@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"strings"
 	"time"
 
 	"github.com/amber-crawler/amber/chain"
@@ -13,7 +12,6 @@ import (
 	"github.com/amber-crawler/amber/frontier"
 	"github.com/amber-crawler/amber/hop"
 	"github.com/amber-crawler/amber/report"
-	"github.com/amber-crawler/amber/status"
 )
 
 // process takes one claimed URL through the chain (chain.go), the same for both fetchers,
@@ -25,15 +23,21 @@ func (c *crawler) process(ctx context.Context, worker int, cl *frontier.Claim) e
 	if u.Via != "" {
 		r.Request.Header = http.Header{"Referer": {u.Via}}
 	}
+	var subs *subRequests
+	if c.browser != nil {
+		r.Request.Admit, subs = c.admission(r)
+	}
 	defer c.release(r)
 	v, err := c.walk(ctx, r)
 	switch {
+	case err == nil && subs.failure() != nil:
+		return subs.failure()
 	case err != nil && ctx.Err() != nil:
 		return nil // shutting down: the claim goes back to the queue on the next run
 	case err != nil:
 		return err
 	case !v.Done:
-		return c.capture(r)
+		return c.capture(r, subs)
 	case v.Failure != nil:
 		v = c.failure(r, v.Failure)
 	}
@@ -125,7 +129,7 @@ func (c *crawler) failure(r *chain.Record, err error) chain.Verdict {
 		ann = append(ann, fe.Kind.String()) // the address guard refused the host's address
 	}
 	return chain.Finish(chain.Outcome{Status: fe.Status(), FetchEvent: true, Attempts: attempts,
-		Annotations: append(ann, "err:"+errorWord(err))})
+		Annotations: append(ann, "err:"+chain.ErrorWord(err))})
 }
 
 // finish writes how a URL ended that was not archived (chain.Outcome): the fetch event, the
@@ -168,7 +172,7 @@ func (c *crawler) finish(r *chain.Record, o chain.Outcome) error {
 // (and the sub-requests a browser was refused), its search document, the Recorded hooks, its
 // denied links, and its outlinks queued before the URL is done, so that a kill between the
 // two refetches the page and never loses what it linked to.
-func (c *crawler) capture(r *chain.Record) error {
+func (c *crawler) capture(r *chain.Record, subs *subRequests) error {
 	u := r.URL()
 	c.promoteChain(r)
 	decided := c.decide(u, r.Content)
@@ -178,7 +182,7 @@ func (c *crawler) capture(r *chain.Record) error {
 		return err
 	}
 	r.Records = recs
-	if err := c.recordRefused(r.Worker, u, r.Result); err != nil {
+	if err := c.recordRefused(r.Worker, u, r.Result, subs); err != nil {
 		return err
 	}
 	if err := c.writeDocument(r); err != nil {
@@ -213,38 +217,6 @@ func (c *crawler) fetchURL(ctx context.Context, r *chain.Record) (*fetch.Result,
 	return s.Client.Fetch(ctx, r.Request)
 }
 
-// recordRefused records the sub-requests of a fetch that a block rule refused or that got no
-// response, so nothing the page wanted is invisible. A refused one is logged as its rule
-// decided, exactly as a refused outlink is.
-func (c *crawler) recordRefused(worker int, u frontier.URL, res *fetch.Result) error {
-	embedHops := u.Hops + string(hop.Embed)
-	for _, b := range res.Blocked {
-		rej := decision{url: frontier.URL{URL: b.URL, Host: hostKey(b.URL), Hops: embedHops, Via: u.URL, Seed: u.Seed}}
-		rej.decision.Reason = b.Reason
-		if err := c.reject(worker, u, rej); err != nil {
-			return err
-		}
-	}
-	for _, f := range res.Failed {
-		if refused, err := c.subRefused(worker, u, f.URL, f.Err); refused {
-			if err != nil {
-				return err
-			}
-			continue
-		}
-		code := status.ConnectFailed
-		var fe *fetch.Error
-		if errors.As(f.Err, &fe) {
-			code = fe.Status()
-		}
-		if err := c.logLine(report.Line{Status: code, Size: -1, URL: f.URL, Hops: embedHops, Via: u.URL,
-			Thread: worker, Seed: u.Seed, Annotations: annotations(res, "err:"+errorWord(f.Err))}); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
 // annotations are a capture's crawl.log annotations: "browser" for what the browser fetched,
 // then the given ones.
 func annotations(res *fetch.Result, more ...string) []string {
@@ -253,17 +225,6 @@ func annotations(res *fetch.Result, more ...string) []string {
 		ann = append(ann, "browser")
 	}
 	return append(ann, more...)
-}
-
-// errorWord is a one-token description of a fetch error for crawl.log annotations.
-func errorWord(err error) string {
-	var fe *fetch.Error
-	if errors.As(err, &fe) {
-		if fe.Err != nil {
-			return strings.Join(strings.Fields(fe.Err.Error()), "_")
-		}
-	}
-	return strings.Join(strings.Fields(err.Error()), "_")
 }
 
 // frontierErr is the crawl's error for a frontier change that failed. A shared frontier takes

@@ -40,6 +40,10 @@ type Request struct {
 	// application/x-www-form-urlencoded fields, say: set Content-Type in Header). A POST,
 	// PUT or PATCH without one is sent "Content-Length: 0". Exchange.Request holds it.
 	Body []byte
+	// Admit, when set, is asked by a fetcher that makes requests of its own for the URL (a
+	// browser's subresources and the redirects it follows; Client makes none) about each of
+	// them before it is sent; a request it gives a reason for is not made (Result.Blocked).
+	Admit Admit
 }
 
 // Client is the recording HTTP/1.1 client. It is safe for concurrent use.

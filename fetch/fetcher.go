@@ -48,6 +48,12 @@ type Render struct {
 	TimedOut bool
 }
 
+// Admit decides a request a fetcher is about to make of its own for a URL (Request.Admit):
+// "" lets it go; any other string refuses it, and is the reason Result.Blocked gives. It is
+// called with the context of the fetch, may block (while a robots.txt is fetched, say), and
+// must be safe for concurrent use.
+type Admit func(ctx context.Context, url string) (reason string)
+
 // Link is one link of a rendered page.
 type Link struct {
 	URL     string // absolute

@@ -156,6 +156,24 @@ func (g *Gate) Before(ctx context.Context, r *chain.Record) (chain.Verdict, erro
 	return chain.Proceed, nil
 }
 
+// Admit checks robots.txt for a request the fetcher of a claimed URL makes of its own (a
+// subresource a browser loads with a page, a redirect it follows), as Before checks a claimed
+// URL's: it is refused when robots.txt disallows it (-9998 robots) or cannot be had (-9998
+// robots-unavailable: a subresource is not tried again later). Its origin's robots.txt is
+// fetched, archived and cached as for a claimed URL, but not paced: a page's requests go out
+// as the browser makes them. A robots.txt that cannot be fetched lets the request go (its
+// fetch fails the same way).
+func (g *Gate) Admit(ctx context.Context, r *chain.Record, sub frontier.URL) (chain.Verdict, error) {
+	v, err := g.Check(ctx, r.Worker, nil, sub)
+	if err != nil || !v.Done || v.Failure != nil {
+		return chain.Proceed, err
+	}
+	if v.Outcome.Attempts > 0 {
+		v.Outcome.Attempts, v.Outcome.Annotations = 0, []string{NoteUnavailable}
+	}
+	return v, nil
+}
+
 // Check returns the verdict of robots.txt on u, fetching its origin's robots.txt first when
 // it is not known: Proceed, or a finishing verdict (see Before). The robots.txt requests are
 // made on behalf of cl and paced on their hosts, or, with a nil cl (a subresource a browser

@@ -110,6 +110,19 @@ type Limiter struct {
 	saveMu sync.Mutex // serialises the writes of counts: a later count is never overwritten by an earlier one
 
 	held sync.Map // *frontier.Claim -> the host one of whose URLs it reserved (MaxURLs)
+
+	subMu   sync.Mutex                         // guards subHeld
+	subHeld map[*frontier.Claim]map[string]int // the reservations Admit made for a claim's requests, by host
+	deps    Deps
+}
+
+// Deps is what a Limiter needs of the crawl for the requests a fetcher makes of its own.
+type Deps struct {
+	// MaxURLs is the most URLs of the host of sub fetched: the setting of its host
+	// (chain.Settings.MaxURLs, as the host's subcollection gives it).
+	MaxURLs func(sub frontier.URL) int64
+	// HostKey is the frontier's politeness key (host[:port]) of an exchange's URL.
+	HostKey func(rawURL string) string
 }
 
 // count is one host's URL count with the crawl's own frontier.
@@ -121,10 +134,10 @@ type count struct {
 // New returns the Limiter of cfg. counters are the shared frontier's crawl-wide counters (the
 // hosts' URL counts are kept there), nil with the crawl's own frontier (they are kept in its
 // metadata, env.Front); retryDelay is the crawl's retry delay, the first step of a failing
-// host's pause.
-func New(cfg Config, env chain.Env, counters frontier.Counters, retryDelay time.Duration) *Limiter {
-	return &Limiter{cfg: cfg, env: env, counters: counters, retry: retryDelay,
-		counts: map[string]*count{}, fails: map[string]int{}, gaveUp: map[string]int{}}
+// host's pause; deps serve the requests a fetcher makes of its own (Admit).
+func New(cfg Config, env chain.Env, counters frontier.Counters, retryDelay time.Duration, deps Deps) *Limiter {
+	return &Limiter{cfg: cfg, env: env, counters: counters, retry: retryDelay, deps: deps,
+		counts: map[string]*count{}, fails: map[string]int{}, gaveUp: map[string]int{}, subHeld: map[*frontier.Claim]map[string]int{}}
 }
 
 func (*Limiter) Name() string { return "sites" }
@@ -165,54 +178,98 @@ func (l *Limiter) After(_ context.Context, r *chain.Record) (chain.Verdict, erro
 	return chain.Proceed, nil
 }
 
-// Recorded counts the URL's reservation as a URL fetched (it got a response), durably.
+// Recorded counts the URL's reservation as a URL fetched (it got a response), durably, and
+// the reservations of the requests its fetcher made of its own that got one (Admit). With a
+// shared frontier the server's counter holds a reservation as a fetched URL already.
 func (l *Limiter) Recorded(r *chain.Record) error {
-	v, held := l.held.LoadAndDelete(r.Claim)
-	if !held || l.counters != nil {
-		return nil // with a shared frontier, the server's counter holds the reservation as a fetched URL
+	if v, held := l.held.LoadAndDelete(r.Claim); held && l.counters == nil {
+		if err := l.keep(v.(string)); err != nil {
+			return err
+		}
 	}
-	return l.keep(v.(string))
+	return l.keepSubs(r)
 }
 
-// Release gives back a reservation whose URL got no response.
+// Release gives back the reservations of a URL that got no response, and of the requests its
+// fetcher made of its own that Recorded did not count.
 func (l *Limiter) Release(r *chain.Record) {
 	if v, held := l.held.LoadAndDelete(r.Claim); held {
 		l.giveBack(v.(string))
 	}
+	l.giveBackAll(l.takeSubs(r.Claim))
 }
 
-// Admit reserves one of host's URLs for a URL that is not claimed but fetched all the same
-// (a subresource a browser loads with a page), refusing it with the outcome of a claimed URL
-// when the host was given up or has had its max URLs. When it returns nil the caller counts
-// the URL as fetched (Keep) once it got a response, or gives it back (GiveBack).
-func (l *Limiter) Admit(host string, max int64) (*chain.Outcome, error) {
-	if code, ok := l.givenUp(host); ok {
-		return &chain.Outcome{Status: code, Annotations: []string{NoteGivenUp}, FetchEvent: true}, nil
+// Admit refuses a request the fetcher of a claimed URL makes of its own (a subresource a
+// browser loads with a page, a redirect it follows) when its host was given up or has had its
+// URLs (Deps.MaxURLs), as a claimed URL of the host would be refused, and otherwise reserves
+// one of the host's URLs for it: Recorded counts it as fetched when the fetch archived an
+// exchange of the host for it, Release gives it back otherwise.
+func (l *Limiter) Admit(_ context.Context, r *chain.Record, sub frontier.URL) (chain.Verdict, error) {
+	if code, ok := l.givenUp(sub.Host); ok {
+		return chain.Finish(chain.Outcome{Status: code, Annotations: []string{NoteGivenUp}, FetchEvent: true}), nil
 	}
+	max := l.deps.MaxURLs(sub)
 	if max <= 0 {
-		return nil, nil
+		return chain.Proceed, nil
 	}
-	ok, err := l.reserve(host, max)
+	ok, err := l.reserve(sub.Host, max)
 	switch {
 	case err != nil:
-		return nil, err
+		return chain.Verdict{}, err
 	case !ok:
-		return &chain.Outcome{Status: status.OutOfScope, Annotations: []string{"scope:" + ReasonMaxDoc},
-			Denied: report.DenyOutOfScope, ScopeReason: ReasonMaxDoc}, nil
+		return chain.Finish(chain.Outcome{Status: status.OutOfScope, Annotations: []string{"scope:" + ReasonMaxDoc},
+			Denied: report.DenyOutOfScope, ScopeReason: ReasonMaxDoc}), nil
 	}
-	return nil, nil
+	l.subMu.Lock()
+	defer l.subMu.Unlock()
+	if l.subHeld[r.Claim] == nil {
+		l.subHeld[r.Claim] = map[string]int{}
+	}
+	l.subHeld[r.Claim][sub.Host]++
+	return chain.Proceed, nil
 }
 
-// Keep counts a URL Admit reserved as fetched.
-func (l *Limiter) Keep(host string) error {
-	if l.counters != nil {
+// keepSubs counts the reservations Admit made for r's requests as URLs fetched, as many of
+// each host as the fetch archived exchanges of it besides the claimed URL's own, and gives the
+// rest back.
+func (l *Limiter) keepSubs(r *chain.Record) error {
+	held := l.takeSubs(r.Claim)
+	if held == nil {
 		return nil
 	}
-	return l.keep(host)
+	for _, ex := range r.Result.Exchanges[1:] {
+		host := l.deps.HostKey(ex.URL)
+		if held[host] == 0 {
+			continue
+		}
+		held[host]--
+		if l.counters == nil {
+			if err := l.keep(host); err != nil {
+				return err
+			}
+		}
+	}
+	l.giveBackAll(held)
+	return nil
 }
 
-// GiveBack gives back a URL Admit reserved.
-func (l *Limiter) GiveBack(host string) { l.giveBack(host) }
+// takeSubs takes the reservations Admit made for cl's requests out of the limiter's keeping.
+func (l *Limiter) takeSubs(cl *frontier.Claim) map[string]int {
+	l.subMu.Lock()
+	defer l.subMu.Unlock()
+	held := l.subHeld[cl]
+	delete(l.subHeld, cl)
+	return held
+}
+
+// giveBackAll gives back n reservations of each host of held.
+func (l *Limiter) giveBackAll(held map[string]int) {
+	for host, n := range held {
+		for range n {
+			l.giveBack(host)
+		}
+	}
+}
 
 // keep counts one reservation of host as a URL fetched, in the frontier's metadata.
 func (l *Limiter) keep(host string) error {

@@ -490,6 +490,23 @@ func (ss *Set) HostClient(host string, def *fetch.Client) *fetch.Client {
 	return def
 }
 
+// MaxURLs is the most URLs of u's host fetched: the setting of the subcollection the host is
+// bound to (binding it first, as Before does, when u is the first URL of its host the crawl
+// meets), or def. A binding that cannot be recorded is logged and def returned.
+func (ss *Set) MaxURLs(u frontier.URL, def int64) int64 {
+	if ss == nil {
+		return def
+	}
+	if err := ss.bind(u); err != nil {
+		ss.env.Log.Warn("bind a host to its subcollection", "host", u.Host, "err", err)
+		return def
+	}
+	if s := ss.bound(u.Host); s != nil && s.MaxURLs != nil {
+		return *s.MaxURLs
+	}
+	return def
+}
+
 // SitemapsRobots reports whether the Sitemap: lines of host's robots.txt are read: the
 // setting of the subcollection host is bound to, or def.
 func (ss *Set) SitemapsRobots(host string, def bool) bool {

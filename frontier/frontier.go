@@ -1222,6 +1222,19 @@ func (f *Frontier) SetHostDelayOverride(host string, d time.Duration) {
 	f.broadcast()
 }
 
+// HostDelay returns the delay between two requests to host in force now, the one its requests
+// are spaced by: the operator's (SetHostDelayOverride) when set, else the larger of the host's
+// Crawl-delay (SetHostDelay) and the crawl's delay (SetDelay, or Config.HostDelay). A host the
+// frontier knows nothing of has the crawl's delay.
+func (f *Frontier) HostDelay(host string) time.Duration {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if h := f.hosts[host]; h != nil {
+		return f.hostDelay(h)
+	}
+	return f.cfg.HostDelay
+}
+
 // HostBackoff stops new claims on host, and requests paced by Pace, before t (Retry-After). A
 // later t extends the backoff; an earlier one does not shorten it. It is not persisted.
 func (f *Frontier) HostBackoff(host string, t time.Time) {

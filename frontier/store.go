@@ -26,6 +26,11 @@ type Store interface {
 	SetHostDelay(host string, d time.Duration)
 	SetHostDelayOverride(host string, d time.Duration)
 	SetDelay(d time.Duration)
+	// HostDelay returns the delay between two requests to host in force now, the one the
+	// store spaces them by: the operator's (SetHostDelayOverride) when set, else the larger
+	// of the host's Crawl-delay (SetHostDelay) and the crawl's delay (SetDelay, or the
+	// configured one).
+	HostDelay(host string) time.Duration
 
 	StoreDigest(digest, uri string, date time.Time) error
 	LookupDigest(digest string) (uri string, date time.Time, ok bool, err error)

@@ -39,6 +39,7 @@ func Run(t *testing.T, open Opener) {
 		{"Pace", s.testPace},
 		{"HostBackoffAndOverride", s.testHostBackoffAndOverride},
 		{"SetDelay", s.testSetDelay},
+		{"HostDelayInForce", s.testHostDelayInForce},
 		{"MaxSites", s.testMaxSites},
 		{"MaxInterDocs", s.testMaxInterDocs},
 		{"Retry", s.testRetry},
@@ -777,6 +778,65 @@ func (s suite) testSetDelay(t *testing.T) {
 	noClaim(t, st, 100*time.Millisecond)
 	st.SetDelay(0)
 	finish(claim(t, st))
+}
+
+// testHostDelayInForce: HostDelay reports the delay a host's requests are spaced by: the
+// operator's when set, lower or higher, else the larger of the host's Crawl-delay and the
+// crawl's delay, SetDelay's once set. A setting for one host leaves the others at the crawl's
+// delay, known to the store (b has a queued URL) or not (c).
+func (s suite) testHostDelayInForce(t *testing.T) {
+	const crawl = 2 * time.Second
+	tests := []struct {
+		name  string
+		set   func(st frontier.Store)
+		want  time.Duration // a's
+		other time.Duration // b's and c's
+	}{
+		{"no setting", func(frontier.Store) {}, crawl, crawl},
+		{"SetDelay", func(st frontier.Store) { st.SetDelay(3 * time.Second) }, 3 * time.Second, 3 * time.Second},
+		{"SetDelay to zero", func(st frontier.Store) { st.SetDelay(0) }, 0, 0},
+		{"Crawl-delay above", func(st frontier.Store) { st.SetHostDelay("a", 5*time.Second) }, 5 * time.Second, crawl},
+		{"Crawl-delay below", func(st frontier.Store) { st.SetHostDelay("a", time.Second) }, crawl, crawl},
+		{"Crawl-delay below, then SetDelay below it", func(st frontier.Store) {
+			st.SetHostDelay("a", time.Second)
+			st.SetDelay(500 * time.Millisecond)
+		}, time.Second, 500 * time.Millisecond},
+		{"override lower", func(st frontier.Store) {
+			st.SetHostDelay("a", 5*time.Second)
+			st.SetHostDelayOverride("a", 250*time.Millisecond)
+		}, 250 * time.Millisecond, crawl},
+		{"override zero", func(st frontier.Store) { st.SetHostDelayOverride("a", 0) }, 0, crawl},
+		{"override higher", func(st frontier.Store) {
+			st.SetHostDelay("a", 5*time.Second)
+			st.SetHostDelayOverride("a", time.Hour)
+		}, time.Hour, crawl},
+		{"override kept through SetDelay", func(st frontier.Store) {
+			st.SetHostDelayOverride("a", 250*time.Millisecond)
+			st.SetDelay(time.Minute)
+		}, 250 * time.Millisecond, time.Minute},
+		{"override removed", func(st frontier.Store) {
+			st.SetHostDelay("a", 5*time.Second)
+			st.SetHostDelayOverride("a", time.Hour)
+			st.SetHostDelayOverride("a", -1)
+		}, 5 * time.Second, crawl},
+		{"override removed, Crawl-delay below", func(st frontier.Store) {
+			st.SetHostDelay("a", time.Second)
+			st.SetHostDelayOverride("a", 250*time.Millisecond)
+			st.SetHostDelayOverride("a", -1)
+		}, crawl, crawl},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			st := s.store(t, frontier.Config{HostDelay: crawl})
+			mustAdd(t, st, u("http://a/1", "a"), u("http://b/1", "b"))
+			tt.set(st)
+			got := map[string]time.Duration{"a": st.HostDelay("a"), "b": st.HostDelay("b"), "c": st.HostDelay("c")}
+			want := map[string]time.Duration{"a": tt.want, "b": tt.other, "c": tt.other}
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Errorf("HostDelay by host (-want +got):\n%s", diff)
+			}
+		})
+	}
 }
 
 // claimOrder claims and finishes one URL at a time until the store is done, and returns the

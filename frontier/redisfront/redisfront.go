@@ -844,6 +844,43 @@ func (f *Frontier) SetHostDelayOverride(host string, d time.Duration) {
 	f.host(host, "o", d.Microseconds())
 }
 
+// HostDelay returns the delay between two requests to host in force now, as the scripts of
+// this process space them (politeAt): the operator's delay stored for the host when set, else
+// the larger of the host's stored Crawl-delay and this process's crawl delay (Config.HostDelay,
+// or SetDelay's). The host's delays are read from the server, where every process's
+// SetHostDelay and SetHostDelayOverride go; when it cannot be read (after Close, or the
+// server failed: the failure is dropped, as the package doc says of these settings), the
+// crawl's delay is returned.
+func (f *Frontier) HostDelay(host string) time.Duration {
+	crawl := time.Duration(f.delay.Load()) * time.Microsecond
+	if f.enter() != nil {
+		return crawl
+	}
+	defer f.ops.Done()
+	ctx, cancel := background()
+	defer cancel()
+	v, err := f.rdb.HMGet(ctx, f.prefix+"h:"+host, "d", "o").Result()
+	if err != nil {
+		return crawl
+	}
+	if o, ok := parseMicros(v[1]); ok {
+		return time.Duration(o) * time.Microsecond
+	}
+	d, _ := parseMicros(v[0])
+	return max(time.Duration(d)*time.Microsecond, crawl)
+}
+
+// parseMicros parses a host field in µs as HMGET returns it; false when it is not set (or not a
+// number, which the scripts take as not set too).
+func parseMicros(v any) (int64, bool) {
+	s, ok := v.(string)
+	if !ok {
+		return 0, false
+	}
+	n, err := strconv.ParseInt(s, 10, 64)
+	return n, err == nil
+}
+
 // SetDelay sets the delay of every host from now on, in place of Config.HostDelay, as
 // frontier.Frontier.SetDelay does; hosts waiting for their delay are scheduled again at once.
 // Every process of the crawl must set the same delay (each passes its own to the server); a

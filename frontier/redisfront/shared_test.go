@@ -460,3 +460,32 @@ func TestFinishSentAgain(t *testing.T) {
 		t.Errorf("stats after the finish sent twice: %+v, want 1 done, none in flight", st)
 	}
 }
+
+// TestHostDelayShared: a host's Crawl-delay and operator's delay set by one process are the
+// delay in force in the other, each with its own crawl delay; once the server is gone,
+// HostDelay falls back to the crawl's delay.
+func TestHostDelayShared(t *testing.T) {
+	srv := redistest.Start(t)
+	a := open(t, srv, "hd", "a", Config{HostDelay: time.Second})
+	b := open(t, srv, "hd", "b", Config{HostDelay: time.Second})
+	a.SetHostDelay("x", 3*time.Second)
+	a.SetHostDelayOverride("y", 100*time.Millisecond)
+	b.SetDelay(5 * time.Second) // b's own crawl delay: above x's Crawl-delay
+	got := map[string]time.Duration{
+		"a x": a.HostDelay("x"), "a y": a.HostDelay("y"), "a z": a.HostDelay("z"),
+		"b x": b.HostDelay("x"), "b y": b.HostDelay("y"), "b z": b.HostDelay("z"),
+	}
+	want := map[string]time.Duration{
+		"a x": 3 * time.Second, "a y": 100 * time.Millisecond, "a z": time.Second,
+		"b x": 5 * time.Second, "b y": 100 * time.Millisecond, "b z": 5 * time.Second,
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("HostDelay by process and host (-want +got):\n%s", diff)
+	}
+	if err := a.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if got := a.HostDelay("x"); got != time.Second {
+		t.Errorf("HostDelay after Close = %v, want the crawl's delay, 1s", got)
+	}
+}

@@ -639,17 +639,32 @@ func (f *Frontier) AddBatch(us []URL) ([]AddResult, error) {
 		return nil, err
 	}
 	defer f.exit()
-
-	type add struct {
-		h    *host
-		it   item
-		uk   []byte   // u/ key
-		kk   knownKey // in f.known
-		val  []byte
-		skip bool // repeated within the batch, known, or refused
-		prev bool // was rejected
+	adds := f.prepareAdds(us, res)
+	f.reserveAdds(us, adds)
+	err := f.writeAdds(adds, res)
+	if f.hook != nil {
+		f.hook("added")
 	}
-	adds := make([]add, len(us))
+	f.registerAdds(adds, res)
+	return res, err
+}
+
+// addOp is one URL of an AddBatch call on its way into the store.
+type addOp struct {
+	h    *host
+	it   item     // the queue entry: its q/ key and record
+	uk   []byte   // u/ key
+	kk   knownKey // in f.known
+	val  []byte   // the encoded record, the value of both keys
+	skip bool     // repeated within the batch, known, or refused
+	prev bool     // was rejected
+}
+
+// prepareAdds returns the addOp of each of us: its record (with Attempts reset to 0) and its
+// key in the known cache. A URL that cannot be stored is skipped, with its error wrapping
+// ErrURL in res. It takes no lock.
+func (f *Frontier) prepareAdds(us []URL, res []AddResult) []addOp {
+	adds := make([]addOp, len(us))
 	for i := range us {
 		if err := checkURL(&us[i]); err != nil {
 			adds[i].skip, res[i].Err = true, err
@@ -664,6 +679,15 @@ func (f *Frontier) AddBatch(us []URL) ([]AddResult, error) {
 		}
 		adds[i].kk = f.known.key(u.URL)
 	}
+	return adds
+}
+
+// reserveAdds counts the AddBatch call in f.adding (registerAdds ends it) and decides, with
+// f.mu held, which of adds are to be written: it skips a URL given earlier in the batch or
+// known to the store (unless only rejected), and gives every other its host, a sequence
+// number and its queue key, pending in its host until registerAdds. It then encodes their u/
+// keys and values, without the lock.
+func (f *Frontier) reserveAdds(us []URL, adds []addOp) {
 	var firsts map[string]struct{}
 	if len(us) > 1 {
 		firsts = make(map[string]struct{}, len(us))
@@ -702,64 +726,22 @@ func (f *Frontier) AddBatch(us []URL) ([]AddResult, error) {
 			a.val = a.it.rec.encode()
 		}
 	}
+}
 
-	var err error
-	start := 0
-	for start < len(adds) {
-		end, size, writes := start, int64(txnOverhead), 0
-		for end < len(adds) {
-			a := &adds[end]
-			n := int64(0)
-			if !a.skip {
-				n = entrySize(len(a.uk), len(a.val)) + entrySize(len(a.it.key), len(a.val))
-			}
-			if end > start && (size+n > maxChunk || writes >= maxChunkURLs) {
-				break
-			}
-			size += n
-			if !a.skip {
-				writes++
-			}
-			end++
-		}
+// writeAdds writes the URLs of adds that are not skipped in as few transactions as
+// maxChunk and maxChunkURLs allow, and sets their results: New for a URL written, an Err
+// wrapping ErrURL for one whose key another URL holds. When a transaction fails it stops and
+// returns the error (wrapped), which the results of that transaction's URLs and of all after
+// it carry as their Err, none of them New; the transactions before it stay committed.
+func (f *Frontier) writeAdds(adds []addOp, res []AddResult) error {
+	for start := 0; start < len(adds); {
+		end, size, writes := nextAddChunk(adds, start)
 		if writes == 0 {
 			start = end
 			continue
 		}
-		err = f.write(size, 2*writes, func(txn *badger.Txn) error {
-			for i := start; i < end; i++ {
-				a := &adds[i]
-				res[i] = AddResult{Err: res[i].Err}
-				a.prev = false
-				if a.skip {
-					continue
-				}
-				got, err := f.get(txn, a.uk)
-				switch {
-				case err == nil:
-					if ok, err := sameURL(got, a.it.rec.URL.URL); err != nil {
-						return err
-					} else if !ok {
-						res[i].Err = fmt.Errorf("%w: key of %.100q taken by another URL", ErrURL, a.it.rec.URL.URL)
-						continue
-					}
-					if got.UserMeta() != stRejected {
-						continue
-					}
-					a.prev = true
-				case !errors.Is(err, badger.ErrKeyNotFound):
-					return err
-				}
-				f.keys.add(a.uk)
-				if err := txn.SetEntry(badger.NewEntry(a.uk, a.val).WithMeta(stQueued)); err != nil {
-					return err
-				}
-				if err := txn.Set([]byte(a.it.key), a.val); err != nil {
-					return err
-				}
-				res[i].New = true
-			}
-			return nil
+		err := f.write(size, 2*writes, func(txn *badger.Txn) error {
+			return f.putAdds(txn, adds[start:end], res[start:end])
 		})
 		if err != nil {
 			err = fmt.Errorf("frontier: add: %w", err)
@@ -768,15 +750,84 @@ func (f *Frontier) AddBatch(us []URL) ([]AddResult, error) {
 					res[i].Err = err
 				}
 			}
-			break
+			return err
 		}
 		start = end
 	}
-	if f.hook != nil {
-		f.hook("added")
-	}
+	return nil
+}
 
+// nextAddChunk returns the end of the chunk of adds that starts at start and one transaction
+// writes (at least one entry, at most maxChunk bytes and maxChunkURLs URLs), the estimated
+// bytes of its transaction and the number of URLs it writes (skipped ones are not).
+func nextAddChunk(adds []addOp, start int) (end int, size int64, writes int) {
+	end, size = start, int64(txnOverhead)
+	for end < len(adds) {
+		a := &adds[end]
+		n := int64(0)
+		if !a.skip {
+			n = entrySize(len(a.uk), len(a.val)) + entrySize(len(a.it.key), len(a.val))
+		}
+		if end > start && (size+n > maxChunk || writes >= maxChunkURLs) {
+			break
+		}
+		size += n
+		if !a.skip {
+			writes++
+		}
+		end++
+	}
+	return end, size, writes
+}
+
+// putAdds is the transaction of one chunk of AddBatch: it queues each URL of adds not skipped
+// that the store does not hold, or holds only as rejected (res New, a.prev for the latter),
+// with its u/ and q/ keys. A URL the store holds otherwise is left as it is; one whose hashed
+// key another URL holds gets an Err wrapping ErrURL. It may run more than once (see write):
+// each run sets the results afresh.
+func (f *Frontier) putAdds(txn *badger.Txn, adds []addOp, res []AddResult) error {
+	for i := range adds {
+		a := &adds[i]
+		res[i] = AddResult{Err: res[i].Err}
+		a.prev = false
+		if a.skip {
+			continue
+		}
+		got, err := f.get(txn, a.uk)
+		switch {
+		case err == nil:
+			if ok, err := sameURL(got, a.it.rec.URL.URL); err != nil {
+				return err
+			} else if !ok {
+				res[i].Err = fmt.Errorf("%w: key of %.100q taken by another URL", ErrURL, a.it.rec.URL.URL)
+				continue
+			}
+			if got.UserMeta() != stRejected {
+				continue
+			}
+			a.prev = true
+		case !errors.Is(err, badger.ErrKeyNotFound):
+			return err
+		}
+		f.keys.add(a.uk)
+		if err := txn.SetEntry(badger.NewEntry(a.uk, a.val).WithMeta(stQueued)); err != nil {
+			return err
+		}
+		if err := txn.Set([]byte(a.it.key), a.val); err != nil {
+			return err
+		}
+		res[i].New = true
+	}
+	return nil
+}
+
+// registerAdds ends what reserveAdds began, with f.mu held: each URL reserved leaves its
+// host's pending entries, is noted in the known cache unless it failed, and, when New, is
+// registered in its host's queue (a URL that was rejected leaves the rejected count). It
+// ends the call's count in f.adding and wakes the waiting claims.
+func (f *Frontier) registerAdds(adds []addOp, res []AddResult) {
 	f.mu.Lock()
+	defer f.mu.Unlock()
 	now := f.now()
 	for i := range adds {
 		a := &adds[i]
@@ -801,8 +852,6 @@ func (f *Frontier) AddBatch(us []URL) ([]AddResult, error) {
 	}
 	f.adding--
 	f.broadcast()
-	f.mu.Unlock()
-	return res, err
 }
 
 // checkURL returns an error wrapping ErrURL for a URL that cannot be stored whatever its size.

@@ -238,17 +238,60 @@ func (f *Frontier) loadSize(h *host) int {
 // the filesystem lacks what opening needs, as Close does (badger flushes the memtables a crash
 // left, and may compact): free the space the error names and open again.
 func Open(cfg Config) (*Frontier, error) {
+	cfg, err := cfg.withDefaults()
+	if err != nil {
+		return nil, err
+	}
+	if err := os.MkdirAll(cfg.Dir, 0o700); err != nil {
+		return nil, fmt.Errorf("frontier: open %s: %w", cfg.Dir, noSpace(err))
+	}
+	g, err := openStoreGate(cfg.Dir)
+	if err != nil {
+		return nil, err
+	}
+	if err := removeEmptyLogs(cfg.Dir); err != nil {
+		_ = g.close()
+		return nil, fmt.Errorf("frontier: open %s: %w", cfg.Dir, err)
+	}
+	db, err := badger.Open(badgerOptions(cfg.Dir))
+	if err != nil {
+		_ = g.close()
+		if lockedByOther(cfg.Dir) {
+			return nil, fmt.Errorf("%w: %s", ErrLocked, cfg.Dir)
+		}
+		return nil, fmt.Errorf("frontier: open %s: %w", cfg.Dir, noSpace(err))
+	}
+	f := newFrontier(db, g, cfg)
+	err = f.migrate()
+	if err == nil {
+		err = f.rebuild()
+	}
+	if err != nil {
+		f.trimmer.close()
+		f.builders.close()
+		f.w.close()
+		_ = db.Close()
+		_ = g.close()
+		return nil, err
+	}
+	return f, nil
+}
+
+// withDefaults returns cfg with its defaults filled in (HostConcurrency 1, MaxAttempts 3), or
+// an error wrapping ErrConfig when cfg is invalid: no Dir, a negative HostDelay, MaxSites or
+// MaxInterDocs, or invalid Levels.
+func (cfg Config) withDefaults() (Config, error) {
 	if cfg.Dir == "" {
-		return nil, fmt.Errorf("%w: empty Dir", ErrConfig)
+		return cfg, fmt.Errorf("%w: empty Dir", ErrConfig)
 	}
 	if cfg.HostDelay < 0 {
-		return nil, fmt.Errorf("%w: negative HostDelay", ErrConfig)
+		return cfg, fmt.Errorf("%w: negative HostDelay", ErrConfig)
 	}
 	if cfg.MaxSites < 0 || cfg.MaxInterDocs < 0 {
-		return nil, fmt.Errorf("%w: negative MaxSites or MaxInterDocs", ErrConfig)
+		return cfg, fmt.Errorf("%w: negative MaxSites or MaxInterDocs", ErrConfig)
 	}
 	if err := cfg.Levels.check(); err != nil {
-		return nil, err
+		return cfg, err
 	}
 	if cfg.HostConcurrency <= 0 {
 		cfg.HostConcurrency = 1
@@ -256,30 +299,41 @@ func Open(cfg Config) (*Frontier, error) {
 	if cfg.MaxAttempts <= 0 {
 		cfg.MaxAttempts = 3
 	}
-	if err := os.MkdirAll(cfg.Dir, 0o700); err != nil {
-		return nil, fmt.Errorf("frontier: open %s: %w", cfg.Dir, noSpace(err))
-	}
-	g, err := openGate(cfg.Dir)
+	return cfg, nil
+}
+
+// openStoreGate opens the space gate of the store in dir, counting the tables its MANIFEST
+// lists as the store's until badger is open, and checks that the filesystem has the free
+// space closing the store needs (opening may flush and compact as much): an error wrapping
+// ErrNoSpace when it has not.
+func openStoreGate(dir string) (*gate, error) {
+	g, err := openGate(dir)
 	if err != nil {
 		return nil, err
 	}
-	g.live = func() int64 { return manifestTables(cfg.Dir) }
+	g.live = func() int64 { return manifestTables(dir) }
 	sp, err := g.space()
 	if err == nil {
-		err = short(sp.Free, sp.Close, cfg.Dir)
+		err = short(sp.Free, sp.Close, dir)
 	}
 	if err != nil {
 		_ = g.close()
 		return nil, fmt.Errorf("frontier: open: %w", err)
 	}
-	// Sized for a crawler on a small machine. Values stay in the LSM tree (records are at
-	// most MaxRecordSize), so the value log needs no garbage collection. Table blocks are
-	// compressed with Snappy (URLs compress about 4 to 1): the store, what compactions read
-	// and write, and the table pages the process maps shrink alike. Badger keeps decompressed
-	// blocks in a block cache, small as the frontier rarely reads a block twice in a row, and
-	// reads table indexes in place (no index cache). Small tables keep small the builders a
-	// compaction holds, which hold a table's blocks uncompressed and compressed.
-	opts := badger.DefaultOptions(cfg.Dir).
+	return g, nil
+}
+
+// badgerOptions returns the options the frontier's badger database in dir is opened with.
+//
+// Sized for a crawler on a small machine. Values stay in the LSM tree (records are at most
+// MaxRecordSize), so the value log needs no garbage collection. Table blocks are compressed
+// with Snappy (URLs compress about 4 to 1): the store, what compactions read and write, and
+// the table pages the process maps shrink alike. Badger keeps decompressed blocks in a block
+// cache, small as the frontier rarely reads a block twice in a row, and reads table indexes
+// in place (no index cache). Small tables keep small the builders a compaction holds, which
+// hold a table's blocks uncompressed and compressed.
+func badgerOptions(dir string) badger.Options {
+	opts := badger.DefaultOptions(dir).
 		WithLogger(nil).
 		WithSyncWrites(false).
 		WithMetricsEnabled(false).
@@ -297,18 +351,13 @@ func Open(cfg Config) (*Frontier, error) {
 		WithCompression(options.Snappy).
 		WithDetectConflicts(false) // one writer: see writer
 	opts.TableSizeMultiplier = 1 // every table below level 0 of baseTableSize
-	if err := removeEmptyLogs(cfg.Dir); err != nil {
-		_ = g.close()
-		return nil, fmt.Errorf("frontier: open %s: %w", cfg.Dir, err)
-	}
-	db, err := badger.Open(opts)
-	if err != nil {
-		_ = g.close()
-		if lockedByOther(cfg.Dir) {
-			return nil, fmt.Errorf("%w: %s", ErrLocked, cfg.Dir)
-		}
-		return nil, fmt.Errorf("frontier: open %s: %w", cfg.Dir, noSpace(err))
-	}
+	return opts
+}
+
+// newFrontier returns the Frontier of the open db and its gate g, with its writer, trimmer
+// and builder pool started, its gate counting the tables of db's LSM tree and its key filter
+// sized for the keys db holds; its state is yet to be read (migrate, rebuild).
+func newFrontier(db *badger.DB, g *gate, cfg Config) *Frontier {
 	f := &Frontier{
 		db:        db,
 		w:         startWriter(db, g),
@@ -339,19 +388,7 @@ func Open(cfg Config) (*Frontier, error) {
 		keys += int(t.KeyCount)
 	}
 	f.keys = newKeyFilter(keys)
-	err = f.migrate()
-	if err == nil {
-		err = f.rebuild()
-	}
-	if err != nil {
-		f.trimmer.close()
-		f.builders.close()
-		f.w.close()
-		_ = db.Close()
-		_ = g.close()
-		return nil, err
-	}
-	return f, nil
+	return f
 }
 
 // removeEmptyLogs deletes the empty memtable logs (*.mem) in dir. Badger deletes the log of a

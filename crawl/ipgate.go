@@ -46,10 +46,7 @@ func (c *crawler) newAddrGate(sc *scope.Scope) (*addrgate.Gate, error) {
 	}), nil
 }
 
-// addrDelay is the delay of host an address waits after a request of host (Config.PerIP).
-func (c *crawler) addrDelay(host string) time.Duration {
-	if d, ok := c.cfg.HostDelays[host]; ok {
-		return d
-	}
-	return c.cfg.HostDelay
-}
+// addrDelay is the delay an address waits after a request of host (Config.PerIP): the delay
+// in force for the host, as the frontier spaces the host's own requests by (an operator's,
+// a subcollection's, robots.txt Crawl-delay, a delay-schedule slot, the crawl's).
+func (c *crawler) addrDelay(host string) time.Duration { return c.front.HostDelay(host) }

@@ -256,3 +256,40 @@ func TestPerIPPoliteness(t *testing.T) {
 		t.Errorf("no crawl.log line says its request waited for its address (ip-wait:127.0.0.1)")
 	}
 }
+
+// TestPerIPDelayInForce: with Config.PerIP an address waits, after a request of a host, the
+// delay in force for that host, not the crawl's delay as configured: here a.example.com's
+// robots.txt says Crawl-delay: 1 while the crawl's delay is 0, and b.example.com/x, on the same
+// address and found only on a.example.com's page, is requested no sooner than a second after
+// that page's request ended (and says it waited, ip-wait:127.0.0.1).
+func TestPerIPDelayInForce(t *testing.T) {
+	srv := startAddrServer(t, "127.0.0.1", map[string]string{
+		"a.example.com/robots.txt": "User-agent: *\nCrawl-delay: 1\n",
+		"a.example.com/":           `<a href="http://b.example.com/x">x</a>`,
+		"b.example.com/x":          "page",
+	})
+	cfg := crawl.DefaultConfig()
+	cfg.Dir, cfg.Collection, cfg.ProgressEvery = t.TempDir(), "perip", -1
+	cfg.Scope = scope.Config{Seeds: []scope.Seed{{URL: "http://a.example.com/"}}, Accept: []scope.Rule{{Host: "b.example.com"}}}
+	cfg.Workers, cfg.HostDelay, cfg.HostConcurrency, cfg.PerIP = 2, 0, 1, true
+	cfg.Fetch = fetch.Config{UserAgent: "amber-test/1.0", AllowPrivate: true,
+		ConnectTo: []fetch.ConnectTo{srv.to("a.example.com"), srv.to("b.example.com")}}
+	if res, err := crawl.Run(t.Context(), cfg); err != nil || res.End != crawl.EndFinished {
+		t.Fatalf("Run: %+v, %v", res, err)
+	}
+	byURL := map[string]report.Line{}
+	for _, l := range crawltest.ReadCrawlLog(t, filepath.Join(cfg.Dir, crawl.CrawlLogFile)) {
+		byURL[l.URL] = l
+	}
+	a, b := byURL["http://a.example.com/"], byURL["http://b.example.com/x"]
+	if a.Status != 200 || b.Status != 200 {
+		t.Fatalf("a.example.com/ %d, b.example.com/x %d; want both 200", a.Status, b.Status)
+	}
+	// crawl.log times are in milliseconds: allow for their rounding.
+	if gap := b.FetchStart.Sub(a.FetchStart.Add(a.FetchDur)); gap < time.Second-2*time.Millisecond {
+		t.Errorf("b.example.com/x was requested %v after a.example.com/ ended, before a.example.com's Crawl-delay of 1s", gap)
+	}
+	if !slices.Contains(b.Annotations, "ip-wait:127.0.0.1") {
+		t.Errorf("b.example.com/x annotations %v, want ip-wait:127.0.0.1", b.Annotations)
+	}
+}

@@ -30,7 +30,7 @@ func (c *crawler) processors() []chain.Processor {
 	add(len(cfg.URLs.Rewrite) > 0, rewrites{c})                    // the URL as found, when a rule rewrote it
 	add(true, c.listings)                                          // a sitemap file or a feed: the URLs it lists
 	add(true, contentfilter.New(cfg.Content, c.events))            // a page dropped or excluded: not read
-	add(true, reader{c})                                           // the content read: links, search document
+	add(true, c.reader)                                            // the content read: links, search document
 	add(len(cfg.Content.LinkTypes) > 0, contentfilter.NewLinkTypes(cfg.Content))
 	add(!cfg.IgnoreRobots, robots.NewMeta(cfg.Robots)) // robots meta and rel=nofollow
 	add(true, c.listings.Pages())                      // a page's feeds; a feed item's links

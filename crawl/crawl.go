@@ -122,9 +122,8 @@ type crawler struct {
 	started     time.Time   // when this run started
 	startN      int64       // fetched when this run started
 
-	sched   *schedule.Follower  // Config.DelaySchedule
-	hostsMu sync.Mutex          // guards hosts
-	hosts   map[string]struct{} // hosts whose favicon was inferred in this run
+	sched  *schedule.Follower // Config.DelaySchedule
+	reader *reader            // the content of pages: links and documents
 }
 
 // Run runs the crawl described by cfg (start from DefaultConfig; cfg must pass Validate) until it finishes, reaches a limit, or ctx is cancelled,
@@ -223,7 +222,8 @@ func makeDirs(dir string) error {
 // earlier run left open), crawl.log, events, documents and the browser. On an error everything
 // it opened is closed again.
 func open(ctx context.Context, cfg Config, front frontier.Store) (c *crawler, err error) {
-	c = &crawler{cfg: cfg, log: cfg.Logger, front: front, hosts: make(map[string]struct{}), started: time.Now()}
+	c = &crawler{cfg: cfg, log: cfg.Logger, front: front, started: time.Now()}
+	c.reader = newReader(&c.cfg, c.log)
 	c.ctr, _ = front.(frontier.Counters) // before the live page wraps front
 	defer func() {
 		if err != nil {

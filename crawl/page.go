@@ -3,7 +3,9 @@ package crawl
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"net/http"
+	"sync"
 
 	"github.com/amber-crawler/amber/chain"
 	"github.com/amber-crawler/amber/extract"
@@ -23,19 +25,29 @@ const maxExtractBytes = 8 << 20
 // rendered DOM for a rendered page. Both give the same page-level signals (robots meta
 // nofollow and noindex, rel=nofollow links) and the inferred favicon of a host seen for the
 // first time. Content a processor marked unread, and a listing document's, is not read.
-type reader struct{ c *crawler }
+type reader struct {
+	cfg *Config // Documents, NoDocuments, MaxOutlinks, URLs.RefreshRedirectMax, Robots.IgnoreMeta
+	log *slog.Logger
 
-func (reader) Name() string { return "read" }
+	mu    sync.Mutex          // guards hosts
+	hosts map[string]struct{} // hosts whose favicon was inferred in this run
+}
+
+func newReader(cfg *Config, log *slog.Logger) *reader {
+	return &reader{cfg: cfg, log: log, hosts: map[string]struct{}{}}
+}
+
+func (*reader) Name() string { return "read" }
 
 // After reads the content of the exchange the page shows (Record.Doc).
-func (p reader) After(_ context.Context, r *chain.Record) (chain.Verdict, error) {
+func (rd *reader) After(_ context.Context, r *chain.Record) (chain.Verdict, error) {
 	if r.Content.Unread || r.Content.Listed {
 		return chain.Proceed, nil
 	}
 	if r.Result.Render != nil {
-		r.Content = p.c.analyseRendered(r.Exchange(), r.Result.Render)
+		r.Content = rd.analyseRendered(r.Exchange(), r.Result.Render)
 	} else {
-		r.Content = p.c.analyseBody(r.URL().URL, r.Exchange())
+		r.Content = rd.analyseBody(r.URL().URL, r.Exchange())
 	}
 	return chain.Proceed, nil
 }
@@ -43,7 +55,7 @@ func (p reader) After(_ context.Context, r *chain.Record) (chain.Verdict, error)
 // analyseBody returns everything a plain capture points at: the redirect target, the Refresh
 // header, links and embeds in the body, and the inferred favicon; and, for a 2xx HTML page (or
 // a binary type the config lists), its search document.
-func (c *crawler) analyseBody(pageURL string, ex *fetch.Exchange) chain.Content {
+func (rd *reader) analyseBody(pageURL string, ex *fetch.Exchange) chain.Content {
 	var p chain.Content
 	if loc := ex.Header.Get("Location"); loc != "" && isRedirect(ex.StatusCode) {
 		if abs, ok := resolve(pageURL, loc); ok {
@@ -60,21 +72,21 @@ func (c *crawler) analyseBody(pageURL string, ex *fetch.Exchange) chain.Content 
 	}
 	ok2xx := ex.StatusCode >= 200 && ex.StatusCode < 300
 	ct := mediaType(ex.Header.Get("Content-Type"))
-	binary := ok2xx && c.cfg.Documents.ExtractsBinary(ct)
+	binary := ok2xx && rd.cfg.Documents.ExtractsBinary(ct)
 	if !isParsable(ct) && ct != "" && !binary {
 		return p
 	}
 	body, err := readBody(ex)
 	if err != nil {
-		c.log.Debug("read body for extraction", "url", pageURL, "err", err)
+		rd.log.Debug("read body for extraction", "url", pageURL, "err", err)
 	}
 	if ct == "" {
 		ct = mediaType(http.DetectContentType(body))
 	}
-	if binary && !c.cfg.NoDocuments {
-		doc, err := extract.ParseBinary(pageURL, ct, body, c.cfg.Documents)
+	if binary && !rd.cfg.NoDocuments {
+		doc, err := extract.ParseBinary(pageURL, ct, body, rd.cfg.Documents)
 		if err != nil {
-			c.log.Debug("extract binary document", "url", pageURL, "err", err)
+			rd.log.Debug("extract binary document", "url", pageURL, "err", err)
 		}
 		p.Document = doc
 	}
@@ -86,11 +98,11 @@ func (c *crawler) analyseBody(pageURL string, ex *fetch.Exchange) chain.Content 
 	if ctHeader == "" {
 		ctHeader = ct
 	}
-	r := c.parse(pageURL, ctHeader, body, ok2xx && ct != "text/css")
+	r := rd.parse(pageURL, ctHeader, body, ok2xx && ct != "text/css")
 	p.Document, p.NoFollow, p.NoIndex, p.Dropped = r.Document, r.NoFollow, r.NoIndex, r.OutlinksDropped
 	p.Links = append(p.Links, r.Outlinks...)
 	if isHTML(ct) {
-		p.Links = c.withFavicon(pageURL, p.Links)
+		p.Links = rd.withFavicon(pageURL, p.Links)
 	}
 	return p
 }
@@ -98,7 +110,7 @@ func (c *crawler) analyseBody(pageURL string, ex *fetch.Exchange) chain.Content 
 // analyseRendered returns what a rendered page points at: the links of its rendered DOM (all
 // frames; the browser fetched the embeds itself) and the inferred favicon; the robots meta and
 // the search document come from the rendered DOM of the main frame, the document of ex.
-func (c *crawler) analyseRendered(ex *fetch.Exchange, r *fetch.Render) chain.Content {
+func (rd *reader) analyseRendered(ex *fetch.Exchange, r *fetch.Render) chain.Content {
 	var p chain.Content
 	for _, l := range r.Links {
 		p.Links = append(p.Links, extract.Outlink{URL: l.URL, Hop: hop.Link, Context: l.Context, NoFollow: l.NoFollow})
@@ -111,7 +123,7 @@ func (c *crawler) analyseRendered(ex *fetch.Exchange, r *fetch.Render) chain.Con
 	if len(html) > maxExtractBytes {
 		html = html[:maxExtractBytes]
 	}
-	res := c.parse(ex.URL, "text/html; charset=utf-8", []byte(html), ok2xx)
+	res := rd.parse(ex.URL, "text/html; charset=utf-8", []byte(html), ok2xx)
 	p.Document, p.NoFollow, p.NoIndex = res.Document, res.NoFollow, res.NoIndex
 	// Chromium's links have neither a <meta http-equiv=refresh> target nor the feeds a page
 	// names (<link rel=alternate type=application/rss+xml>): they come from the rendered DOM,
@@ -123,10 +135,10 @@ func (c *crawler) analyseRendered(ex *fetch.Exchange, r *fetch.Render) chain.Con
 			p.Links = markFeed(p.Links, o)
 		}
 	}
-	if res.NoFollow && c.cfg.Robots.IgnoreMeta {
+	if res.NoFollow && rd.cfg.Robots.IgnoreMeta {
 		p.Links = relNoFollowOnly(p.Links, res.Outlinks)
 	}
-	p.Links = c.withFavicon(ex.URL, p.Links)
+	p.Links = rd.withFavicon(ex.URL, p.Links)
 	return p
 }
 
@@ -166,14 +178,14 @@ func relNoFollowOnly(links, parsed []extract.Outlink) []extract.Outlink {
 
 // parse extracts a parsable body: with its search document when one is due, and at most
 // extractLimit references.
-func (c *crawler) parse(pageURL, contentType string, body []byte, withDocument bool) extract.Result {
-	opt := extract.Options{MaxOutlinks: c.extractLimit(), RefreshRedirectMax: c.cfg.URLs.RefreshRedirectMax}
-	if withDocument && !c.cfg.NoDocuments {
-		opt.Document = &c.cfg.Documents
+func (rd *reader) parse(pageURL, contentType string, body []byte, withDocument bool) extract.Result {
+	opt := extract.Options{MaxOutlinks: rd.extractLimit(), RefreshRedirectMax: rd.cfg.URLs.RefreshRedirectMax}
+	if withDocument && !rd.cfg.NoDocuments {
+		opt.Document = &rd.cfg.Documents
 	}
 	res, err := extract.ParseWith(pageURL, contentType, body, opt)
 	if err != nil {
-		c.log.Debug("extract", "url", pageURL, "err", err)
+		rd.log.Debug("extract", "url", pageURL, "err", err)
 	}
 	return res
 }
@@ -185,19 +197,19 @@ func isHTML(ct string) bool { return ct == "text/html" || ct == "application/xht
 // extractLimit is the most references extraction keeps from one body: twice MaxOutlinks, so
 // that the cap, which counts distinct canonical URLs (decide), is rarely reached early by a URL
 // found both as a link and as an embed or by spellings of one URL; and memory stays bounded.
-func (c *crawler) extractLimit() int { return 2 * c.cfg.MaxOutlinks }
+func (rd *reader) extractLimit() int { return 2 * rd.cfg.MaxOutlinks }
 
 // readBody returns the first maxExtractBytes of the decoded body of ex.
 func readBody(ex *fetch.Exchange) ([]byte, error) { return ex.ReadBody(maxExtractBytes) }
 
 // withFavicon adds the inferred /favicon.ico of the page's host the first time the host is
 // seen in this run (the frontier's seen set makes later runs' repeats harmless).
-func (c *crawler) withFavicon(page string, links []extract.Outlink) []extract.Outlink {
+func (rd *reader) withFavicon(page string, links []extract.Outlink) []extract.Outlink {
 	h := hostKey(page)
-	c.hostsMu.Lock()
-	_, seen := c.hosts[h]
-	c.hosts[h] = struct{}{}
-	c.hostsMu.Unlock()
+	rd.mu.Lock()
+	_, seen := rd.hosts[h]
+	rd.hosts[h] = struct{}{}
+	rd.mu.Unlock()
 	if seen {
 		return links
 	}

@@ -104,7 +104,7 @@ func benchFetch(b *testing.B, path string) {
 			for range tabs {
 				wg.Go(func() {
 					for next.Add(1) <= int64(b.N) {
-						p, err := f.Load(context.Background(), fetch.Request{URL: s.URL + "/"})
+						p, err := f.Load(context.Background(), fetch.Request{URL: s.URL + "/", Admit: blockBlocked})
 						if err != nil {
 							b.Error(err)
 							return

@@ -443,7 +443,7 @@ func TestTabsConcurrent(t *testing.T) {
 		errs := make([]error, 4)
 		for i := range pages {
 			wg.Go(func() {
-				pages[i], errs[i] = f.Load(t.Context(), fetch.Request{URL: s.URL + "/"})
+				pages[i], errs[i] = f.Load(t.Context(), fetch.Request{URL: s.URL + "/", Admit: blockBlocked})
 			})
 		}
 		wg.Wait()

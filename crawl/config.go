@@ -21,6 +21,7 @@ import (
 	"github.com/amber-crawler/amber/fetch"
 	"github.com/amber-crawler/amber/listing"
 	"github.com/amber-crawler/amber/login"
+	"github.com/amber-crawler/amber/retry"
 	"github.com/amber-crawler/amber/robots"
 	"github.com/amber-crawler/amber/schedule"
 	"github.com/amber-crawler/amber/scope"
@@ -418,7 +419,7 @@ func (c *Config) derive() {
 		c.Logger = slog.New(slog.DiscardHandler)
 	}
 	c.PostPayloads = canonicalPayloads(c.PostPayloads, c.Scope.Flavour)
-	c.Retries = canonicalRetries(c.Retries)
+	c.Retries, _ = retry.Check(c.Retries) // canonical: Validate checked them
 	if c.Shared.on() {
 		c.Shared = c.Shared.withDefaults(c.Collection, c.Dir)
 	}

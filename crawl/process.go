@@ -117,7 +117,7 @@ func (c *crawler) failure(r *chain.Record, err error) chain.Verdict {
 		return chain.Finish(ref.Outcome)
 	}
 	u := r.URL()
-	attempts := c.cfg.failureAttempts(err) // before a browser's failure is made a broken connection: it is int
+	attempts := c.cfg.retryPolicy().FailureAttempts(err) // before a browser's failure is made a broken connection: it is int
 	var fe *fetch.Error
 	if !errors.As(err, &fe) {
 		fe = &fetch.Error{Kind: fetch.Broken, URL: u.URL, Err: err}

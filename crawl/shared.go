@@ -84,7 +84,7 @@ func (c Config) sharedConfig() redisfront.Config {
 		Dir:             c.Dir,
 		HostDelay:       c.HostDelay,
 		HostConcurrency: c.HostConcurrency,
-		MaxAttempts:     c.frontierAttempts(),
+		MaxAttempts:     c.retryPolicy().MostAttempts(),
 		MaxSites:        c.MaxSites,
 		MaxInterDocs:    c.MaxInterDocs,
 		Levels:          c.Priority.LevelsConfig(),
@@ -104,7 +104,7 @@ func openFrontier(ctx context.Context, cfg Config) (frontier.Store, error) {
 			HostConcurrency: cfg.HostConcurrency,
 			MaxSites:        cfg.MaxSites,
 			MaxInterDocs:    cfg.MaxInterDocs,
-			MaxAttempts:     cfg.frontierAttempts(),
+			MaxAttempts:     cfg.retryPolicy().MostAttempts(),
 			Levels:          cfg.Priority.LevelsConfig(),
 		})
 		if err != nil {

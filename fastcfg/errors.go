@@ -4,7 +4,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/amber-crawler/amber/seeds"
+	"github.com/amber-crawler/amber/retry"
 )
 
 // whyIndexActions says why DELETE and KEEP of http_errors are ignored.
@@ -26,7 +26,7 @@ func (c *conv) httpErrors() {
 	if s := c.secs["http_errors"]; s != nil {
 		c.done[s] = true
 		for _, a := range s.Attribs {
-			cond, err := seeds.ParseRetryCondition(a.Name)
+			cond, err := retry.ParseCondition(a.Name)
 			if err != nil {
 				c.note(string(Unsupported), "not a status code (X a wildcard digit: 4xx, 50X), net, ttl or int; amber ignores it", a)
 				continue

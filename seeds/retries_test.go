@@ -7,46 +7,6 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
-func TestParseRetryCondition(t *testing.T) {
-	tests := []struct {
-		in, want string
-		bad      bool
-	}{
-		{in: "503", want: "503"},
-		{in: "5xx", want: "5XX"},
-		{in: "4XX", want: "4XX"},
-		{in: "50x", want: "50X"},
-		{in: "5x3", want: "5X3"},
-		{in: " 408 ", want: "408"},
-		{in: "net", want: "net"},
-		{in: "NET", want: "net"},
-		{in: "ttl", want: "ttl"},
-		{in: "int", want: "int"},
-		{in: "XXX", bad: true}, // FAST's wildcard stands for a digit, not the whole code
-		{in: "600", bad: true},
-		{in: "099", bad: true},
-		{in: "50", bad: true},
-		{in: "5000", bad: true},
-		{in: "5y3", bad: true},
-		{in: "dns", bad: true},
-		{in: "", bad: true},
-	}
-	for _, tt := range tests {
-		t.Run(tt.in, func(t *testing.T) {
-			got, err := ParseRetryCondition(tt.in)
-			if tt.bad {
-				if !errors.Is(err, ErrConfig) {
-					t.Fatalf("ParseRetryCondition(%q) = %q, %v; want an ErrConfig", tt.in, got, err)
-				}
-				return
-			}
-			if err != nil || got != tt.want {
-				t.Fatalf("ParseRetryCondition(%q) = %q, %v; want %q", tt.in, got, err, tt.want)
-			}
-		})
-	}
-}
-
 func TestRetriesYAML(t *testing.T) {
 	tests := []struct {
 		name string

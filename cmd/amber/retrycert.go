@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/amber-crawler/amber/crawl"
+	"github.com/amber-crawler/amber/retry"
 	"github.com/amber-crawler/amber/seeds"
 )
 
@@ -23,7 +24,7 @@ func overlayRetriesAndCert(c *crawl.Config, cfg *seeds.Config, a crawlArgs) erro
 		if !ok || err != nil || n < 0 {
 			return fmt.Errorf("--retry %q: want CONDITION=N (e.g. 5xx=3, net=1), N a count from 0", r)
 		}
-		canon, err := seeds.ParseRetryCondition(cond)
+		canon, err := retry.ParseCondition(cond)
 		if err != nil {
 			return fmt.Errorf("--retry: %w", err)
 		}

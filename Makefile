@@ -93,7 +93,7 @@ hostile:
 	./scripts/hostile.sh
 
 fuzz:
-	@for pkg in ./seeds ./fastcfg ./report ./scope ./crawlrule ./sitemap ./extract ./fetch ./warc ./wacz ./internal/jsonstr; do \
+	@for pkg in ./seeds ./config ./config/fast ./config/elastic ./report ./scope ./crawlrule ./sitemap ./extract ./fetch ./warc ./wacz ./internal/jsonstr; do \
 	  for f in $$($(GO) test -list '^Fuzz' $$pkg | grep '^Fuzz'); do \
 	    echo "== $$pkg $$f"; $(GO) test -run '^$$' -fuzz "^$$f$$" -fuzztime $(FUZZTIME) $$pkg || exit 1; \
 	  done; \

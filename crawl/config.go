@@ -151,7 +151,7 @@ type Config struct {
 	// (no response: DNS, connect, broken connection), ttl (a timeout) or int (the browser
 	// could not load the page); the most specific status condition wins. What no condition
 	// names keeps MaxAttempts (network errors, 5xx and 429 retried, other statuses not). 0:
-	// not retried. Conditions as seeds.CheckRetries accepts them. Default none.
+	// not retried. Conditions as retry.Check accepts them. Default none.
 	Retries map[string]int
 	// RetryDelay is the wait before the first retry, doubled for each later one. Default 10s;
 	// must be positive.

@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/amber-crawler/amber/chain"
+	"github.com/amber-crawler/amber/config"
 	"github.com/amber-crawler/amber/crawldir"
 	"github.com/amber-crawler/amber/report"
 	"github.com/amber-crawler/amber/scope"
@@ -560,7 +561,7 @@ func (k *control) apply(req ControlRequest) error {
 		defer k.mu.Unlock()
 		k.c.front.SetHostDelayOverride(h, d)
 		k.hostDelays[h] = d
-		return k.editConfig(func(c *seeds.Config) {
+		return k.editConfig(func(c *config.File) {
 			if c.Politeness.HostDelays == nil {
 				c.Politeness.HostDelays = map[string]time.Duration{}
 			}
@@ -572,7 +573,7 @@ func (k *control) apply(req ControlRequest) error {
 		defer k.mu.Unlock()
 		k.limitURLs.Store(n)
 		k.wake()
-		return k.editConfig(func(c *seeds.Config) { c.Limits.URLs = n })
+		return k.editConfig(func(c *config.File) { c.Limits.URLs = n })
 	}
 	return nil
 }
@@ -615,7 +616,7 @@ func (k *control) addSeed(raw string) error {
 	if err := k.swapScope(cfg); err != nil {
 		return err
 	}
-	if err := k.editConfig(func(c *seeds.Config) { c.Seeds = append(c.Seeds, seeds.SeedSpec{URL: raw}) }); err != nil {
+	if err := k.editConfig(func(c *config.File) { c.Seeds = append(c.Seeds, config.SeedSpec{URL: raw}) }); err != nil {
 		return err
 	}
 	return k.c.queueSeeds([]scope.Seed{sd})
@@ -640,8 +641,8 @@ func (k *control) block(text string) error {
 	if err := k.c.front.PutMeta(metaControlBlock+r.String(), []byte("1")); err != nil {
 		return fmt.Errorf("record block rule: %w", err)
 	}
-	return k.editConfig(func(c *seeds.Config) {
-		c.Scope.Block = append(c.Scope.Block, seeds.RuleSpec{Text: r.String()})
+	return k.editConfig(func(c *config.File) {
+		c.Scope.Block = append(c.Scope.Block, config.RuleSpec{Text: r.String()})
 	})
 }
 
@@ -665,8 +666,8 @@ func (k *control) unblock(text string) error {
 	if err := k.c.front.PutMeta(metaControlBlock+r.String(), nil); err != nil {
 		return fmt.Errorf("record block rule: %w", err)
 	}
-	return k.editConfig(func(c *seeds.Config) {
-		c.Scope.Block = slices.DeleteFunc(c.Scope.Block, func(s seeds.RuleSpec) bool {
+	return k.editConfig(func(c *config.File) {
+		c.Scope.Block = slices.DeleteFunc(c.Scope.Block, func(s config.RuleSpec) bool {
 			sr, err := s.Rule()
 			return err == nil && same(sr)
 		})
@@ -675,7 +676,7 @@ func (k *control) unblock(text string) error {
 
 // editConfig changes crawl.yaml (written atomically). A crawl directory without crawl.yaml (a
 // crawl run through the package with no EffectiveConfig) has the change in control.log only.
-func (k *control) editConfig(edit func(*seeds.Config)) error {
+func (k *control) editConfig(edit func(*config.File)) error {
 	path := filepath.Join(k.c.cfg.Dir, ConfigFile)
 	b, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -684,7 +685,7 @@ func (k *control) editConfig(edit func(*seeds.Config)) error {
 	if err != nil {
 		return fmt.Errorf("read %s: %w", ConfigFile, err)
 	}
-	cfg, err := seeds.ParseConfig(b, path)
+	cfg, err := config.Parse(b, path)
 	if err != nil {
 		return err
 	}

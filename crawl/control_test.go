@@ -18,11 +18,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/amber-crawler/amber/config"
 	"github.com/amber-crawler/amber/crawl"
 	"github.com/amber-crawler/amber/internal/crawltest"
 	"github.com/amber-crawler/amber/report"
 	"github.com/amber-crawler/amber/scope"
-	"github.com/amber-crawler/amber/seeds"
 	"github.com/amber-crawler/amber/status"
 )
 
@@ -183,7 +183,7 @@ func configFromYAML(t *testing.T, base crawl.Config) crawl.Config {
 	if err != nil {
 		t.Fatal(err)
 	}
-	yc, err := seeds.ParseConfig(b, p)
+	yc, err := config.Parse(b, p)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -204,7 +204,7 @@ func TestControl(t *testing.T) {
 	cfg.Fetch.ConnectTo = connectAll(t, site.srv.Listener.Addr().String())
 	cfg.HostConcurrency = 1
 	cfg.Scope.Seeds = []scope.Seed{{URL: "http://a.test/"}, {URL: "http://slow.test/"}}
-	yc := seeds.Config{Seeds: []seeds.SeedSpec{{URL: "http://a.test/"}, {URL: "http://slow.test/"}}}
+	yc := config.File{Seeds: []config.SeedSpec{{URL: "http://a.test/"}, {URL: "http://slow.test/"}}}
 	var err error
 	if cfg.EffectiveConfig, err = yc.Marshal(); err != nil {
 		t.Fatal(err)

@@ -8,19 +8,19 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/amber-crawler/amber/browser"
+	"github.com/amber-crawler/amber/config/elastic"
 	"github.com/amber-crawler/amber/crawl"
 	"github.com/amber-crawler/amber/extract"
 	"github.com/amber-crawler/amber/internal/crawltest"
 	"github.com/amber-crawler/amber/internal/testsite"
 	"github.com/amber-crawler/amber/scope"
-	"github.com/amber-crawler/amber/seeds"
 )
 
 // elasticRulesets reads the extraction rulesets of testdata/sites/elastic/crawler.yml, an
 // Elastic Open Crawler file taken as it is, and compiles them.
 func elasticRulesets(t *testing.T) *extract.Rulesets {
 	t.Helper()
-	e, err := seeds.LoadElastic(filepath.Join(crawltest.ModuleRoot(t), "testdata", "sites", "elastic", "crawler.yml"))
+	e, err := elastic.LoadFile(filepath.Join(crawltest.ModuleRoot(t), "testdata", "sites", "elastic", "crawler.yml"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -28,7 +28,7 @@ func elasticRulesets(t *testing.T) *extract.Rulesets {
 	if err != nil {
 		t.Fatal(err)
 	}
-	compiled, err := cv.Config.Documents.Rulesets()
+	compiled, err := cv.File.Documents.Rulesets()
 	if err != nil {
 		t.Fatal(err)
 	}

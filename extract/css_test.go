@@ -3,8 +3,9 @@ package extract
 import (
 	"testing"
 
-	"github.com/amber-crawler/amber/hop"
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/amber-crawler/amber/hop"
 )
 
 const sheet = "http://example.com/css/site.css"

@@ -4,8 +4,9 @@ import (
 	"bytes"
 	"strings"
 
-	"github.com/amber-crawler/amber/hop"
 	"golang.org/x/net/html"
+
+	"github.com/amber-crawler/amber/hop"
 )
 
 // maxNesting bounds how deep markup found inside raw text (<noscript>, <noframes>) or in an

@@ -4,8 +4,9 @@ import (
 	"errors"
 	"testing"
 
-	"github.com/amber-crawler/amber/hop"
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/amber-crawler/amber/hop"
 )
 
 const page = "http://example.com/dir/page.html"

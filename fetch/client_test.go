@@ -20,8 +20,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/amber-crawler/amber/status"
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/amber-crawler/amber/status"
 )
 
 func gzipString(s string) string {

@@ -48,10 +48,11 @@ import (
 	"sync"
 	"time"
 
-	"github.com/amber-crawler/amber/status"
 	"github.com/dgraph-io/badger/v4"
 	"github.com/dgraph-io/badger/v4/options"
 	"golang.org/x/sync/errgroup"
+
+	"github.com/amber-crawler/amber/status"
 )
 
 var (

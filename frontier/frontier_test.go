@@ -11,9 +11,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/amber-crawler/amber/status"
 	"github.com/google/go-cmp/cmp"
 	"go.uber.org/goleak"
+
+	"github.com/amber-crawler/amber/status"
 )
 
 func TestMain(m *testing.M) {

@@ -7,9 +7,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/amber-crawler/amber/status"
 	"github.com/dgraph-io/badger/v4"
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/amber-crawler/amber/status"
 )
 
 // longURL is a URL of n bytes on host.

@@ -12,8 +12,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/amber-crawler/amber/status"
 	"golang.org/x/sys/unix"
+
+	"github.com/amber-crawler/amber/status"
 )
 
 // mountTmpfs mounts a tmpfs of size (mount -o size=) on a new directory until the test ends.

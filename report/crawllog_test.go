@@ -7,8 +7,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/amber-crawler/amber/status"
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/amber-crawler/amber/status"
 )
 
 func TestLineRoundTrip(t *testing.T) {

@@ -12,8 +12,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/amber-crawler/amber/status"
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/amber-crawler/amber/status"
 )
 
 func readEvents(t *testing.T, path string) []map[string]any {

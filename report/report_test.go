@@ -14,8 +14,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/amber-crawler/amber/status"
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/amber-crawler/amber/status"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata/golden")

@@ -12,8 +12,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/amber-crawler/amber/status"
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/amber-crawler/amber/status"
 )
 
 // timelineText is the timeline as text lines, "START captured failed bytes" per interval with

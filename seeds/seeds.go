@@ -1,4 +1,4 @@
-// Package seeds parses seed lists and crawl configurations into the values the crawl runs on.
+// Package seeds parses seed lists: the seeds of a crawl given on the command line or in a file.
 //
 // A seeds file is plain text with one seed per line, `URL [TYPE]`, where TYPE is one of the
 // Archive-It seed types (one-page, one-page+, standard, standard+, in any of Archive-It's

@@ -5,9 +5,9 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/amber-crawler/amber/config"
 	"github.com/amber-crawler/amber/crawl"
 	"github.com/amber-crawler/amber/fetch"
-	"github.com/amber-crawler/amber/seeds"
 )
 
 // applyAccessFlags puts --auth, --auth-raw, --http-auth-allowed, --header, --proxy and
@@ -15,7 +15,7 @@ import (
 // --auth-raw entry replaces the config's entry of its origin (how a crawl resumed from its
 // crawl.yaml is given its passwords again), a --header the config's field of its name.
 // The errors never show a password or a header value.
-func applyAccessFlags(cfg *seeds.Config, a crawlArgs) error {
+func applyAccessFlags(cfg *config.File, a crawlArgs) error {
 	f := a.flags
 	for _, s := range f.auth {
 		origin, cred, ok := strings.Cut(s, "=")
@@ -26,7 +26,7 @@ func applyAccessFlags(cfg *seeds.Config, a crawlArgs) error {
 		if !ok || user == "" {
 			return fmt.Errorf("--auth %s: want ORIGIN=USER:PASSWORD", shownOrigin(origin))
 		}
-		if err := setAuth(cfg, seeds.AuthSpec{Origin: origin, Type: seeds.AuthBasic, Username: user, Password: seeds.Secret(pw)}); err != nil {
+		if err := setAuth(cfg, config.AuthSpec{Origin: origin, Type: config.AuthBasic, Username: user, Password: config.Secret(pw)}); err != nil {
 			return fmt.Errorf("--auth: %w", err)
 		}
 	}
@@ -38,7 +38,7 @@ func applyAccessFlags(cfg *seeds.Config, a crawlArgs) error {
 		if strings.TrimSpace(v) == "" {
 			return fmt.Errorf("--auth-raw %s: want ORIGIN=VALUE (the whole Authorization value, e.g. 'Bearer TOKEN')", shownOrigin(origin))
 		}
-		if err := setAuth(cfg, seeds.AuthSpec{Origin: origin, Type: seeds.AuthRaw, Value: seeds.Secret(v)}); err != nil {
+		if err := setAuth(cfg, config.AuthSpec{Origin: origin, Type: config.AuthRaw, Value: config.Secret(v)}); err != nil {
 			return fmt.Errorf("--auth-raw: %w", err)
 		}
 	}
@@ -52,7 +52,7 @@ func applyAccessFlags(cfg *seeds.Config, a crawlArgs) error {
 			return fmt.Errorf("--header: want 'NAME: VALUE'")
 		}
 		if cfg.Headers == nil {
-			cfg.Headers = seeds.HeaderMap{}
+			cfg.Headers = config.HeaderMap{}
 		}
 		for k := range cfg.Headers {
 			if http.CanonicalHeaderKey(k) == http.CanonicalHeaderKey(name) {
@@ -64,7 +64,7 @@ func applyAccessFlags(cfg *seeds.Config, a crawlArgs) error {
 	if a.set["proxy"] {
 		cfg.Proxy = nil
 		if f.proxy != "" {
-			p, err := seeds.ParseProxy(f.proxy)
+			p, err := config.ParseProxy(f.proxy)
 			if err != nil {
 				return fmt.Errorf("--proxy: %w", err)
 			}
@@ -89,14 +89,14 @@ func shownOrigin(origin string) string {
 
 // setAuth puts e into cfg.Auth, in place of the entry of the same origin (without a realm)
 // if there is one.
-func setAuth(cfg *seeds.Config, e seeds.AuthSpec) error {
-	o, err := seeds.ElasticOrigin(e.Origin)
+func setAuth(cfg *config.File, e config.AuthSpec) error {
+	o, err := config.Origin(e.Origin)
 	if err != nil || strings.Contains(e.Origin, "@") {
-		return fmt.Errorf("%w: %s: want an origin, scheme://host[:port]", seeds.ErrConfig, shownOrigin(e.Origin))
+		return fmt.Errorf("%w: %s: want an origin, scheme://host[:port]", config.ErrConfig, shownOrigin(e.Origin))
 	}
 	e.Origin = o
 	for i, old := range cfg.Auth {
-		if oo, err := seeds.ElasticOrigin(old.Origin); err == nil && oo == o && old.Realm == "" {
+		if oo, err := config.Origin(old.Origin); err == nil && oo == o && old.Realm == "" {
 			cfg.Auth[i] = e
 			return nil
 		}
@@ -108,7 +108,7 @@ func setAuth(cfg *seeds.Config, e seeds.AuthSpec) error {
 // overlayAccess sets the fetchers' credentials, headers, proxy and cookie jar (a fresh one
 // per run unless cookies are off) and the form logins from cfg, reading env: references
 // with lookupEnv.
-func overlayAccess(c *crawl.Config, cfg *seeds.Config, lookupEnv func(string) (string, bool)) error {
+func overlayAccess(c *crawl.Config, cfg *config.File, lookupEnv func(string) (string, bool)) error {
 	acc, err := cfg.Access(lookupEnv)
 	if err != nil {
 		return err
@@ -116,7 +116,7 @@ func overlayAccess(c *crawl.Config, cfg *seeds.Config, lookupEnv func(string) (s
 	c.Fetch.Auth = nil
 	for _, cr := range acc.Auth {
 		oa := fetch.OriginAuth{Origin: cr.Origin, Prefix: cr.Prefix, Realm: cr.Realm}
-		if cr.Type == seeds.AuthBasic {
+		if cr.Type == config.AuthBasic {
 			oa.Basic = &fetch.BasicAuth{Username: cr.Username, Password: cr.Password}
 		} else {
 			oa.Raw = cr.Value

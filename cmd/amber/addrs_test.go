@@ -5,8 +5,8 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/amber-crawler/amber/config"
 	"github.com/amber-crawler/amber/scope"
-	"github.com/amber-crawler/amber/seeds"
 )
 
 // TestAddrsYAML: ip scope rules, politeness.per_ip and urls.mirrors/mirror_files from the YAML
@@ -57,7 +57,7 @@ urls:
 	again, back := readBack(t, c)
 	var accept, block []scope.Rule
 	for _, list := range []struct {
-		specs []seeds.RuleSpec
+		specs []config.RuleSpec
 		dst   *[]scope.Rule
 	}{{again.Scope.Accept, &accept}, {again.Scope.Block, &block}} {
 		for _, rs := range list.specs {

@@ -4,8 +4,8 @@ import (
 	"testing"
 
 	"github.com/amber-crawler/amber/browser"
+	"github.com/amber-crawler/amber/config"
 	"github.com/amber-crawler/amber/crawl"
-	"github.com/amber-crawler/amber/seeds"
 )
 
 // TestRecordBrowserPath: crawl.yaml (and warcinfo) name the Chromium a browser crawl runs,
@@ -22,7 +22,7 @@ func TestRecordBrowserPath(t *testing.T) {
 			c := crawl.DefaultConfig()
 			c.Fetcher = tc.fetcher
 			c.Browser.Path = tc.path
-			var cfg seeds.Config
+			var cfg config.File
 			recordEffective(&cfg, c)
 			if cfg.Browser.Path != tc.want {
 				t.Errorf("browser.path %q, want %q", cfg.Browser.Path, tc.want)

@@ -13,9 +13,9 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/amber-crawler/amber/config"
 	"github.com/amber-crawler/amber/crawl"
 	"github.com/amber-crawler/amber/fetch"
-	"github.com/amber-crawler/amber/seeds"
 )
 
 // writeFile writes a test input file and returns its path.
@@ -332,7 +332,7 @@ func TestEffectiveConfigRoundTrip(t *testing.T) {
 	if !bytes.Equal(first.EffectiveConfig, resumed.EffectiveConfig) {
 		t.Errorf("crawl.yaml changed on resume:\n%s\n---\n%s", first.EffectiveConfig, resumed.EffectiveConfig)
 	}
-	parsed, err := seeds.ParseConfig(first.EffectiveConfig, "crawl.yaml")
+	parsed, err := config.Parse(first.EffectiveConfig, "crawl.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -420,7 +420,7 @@ func TestFormatByteSize(t *testing.T) {
 		if got != tt.want {
 			t.Errorf("formatByteSize(%d) = %q, want %q", tt.n, got, tt.want)
 		}
-		if back, err := seeds.ParseByteSize(got); err != nil || int64(back) != tt.n {
+		if back, err := config.ParseByteSize(got); err != nil || int64(back) != tt.n {
 			t.Errorf("ParseByteSize(%q) = %d, %v; want %d", got, back, err, tt.n)
 		}
 	}
@@ -450,7 +450,7 @@ func TestMemoryLimit(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			cfg := &seeds.Config{Limits: seeds.Limits{Memory: tc.yaml}}
+			cfg := &config.File{Limits: config.Limits{Memory: tc.yaml}}
 			got, err := memoryLimit(cfg, a)
 			if (err != nil) != tc.wantErr {
 				t.Fatalf("memoryLimit: err = %v, want error %v", err, tc.wantErr)

@@ -7,8 +7,8 @@ import (
 	"io"
 	"os"
 
-	"github.com/amber-crawler/amber/fastcfg"
-	"github.com/amber-crawler/amber/seeds"
+	"github.com/amber-crawler/amber/config/elastic"
+	"github.com/amber-crawler/amber/config/fast"
 )
 
 const configHelp = `usage: amber config convert [--fast-domain NAME] [--strict] FILE
@@ -67,18 +67,18 @@ func runConfigConvert(args []string, stdout io.Writer) error {
 	}
 	var out []byte
 	switch {
-	case fastcfg.IsFAST(data):
-		d, cv, err := fastcfg.ConvertFile(data, name, *fastDomain, *strict)
+	case fast.IsFAST(data):
+		d, cv, err := fast.ConvertFile(data, name, *fastDomain, *strict)
 		if err != nil {
 			return usageError{err}
 		}
-		if out, err = fastcfg.Render(cv, fmt.Sprintf("%s (DomainSpecification %q)", name, d.Name)); err != nil {
+		if out, err = fast.Render(cv, fmt.Sprintf("%s (DomainSpecification %q)", name, d.Name)); err != nil {
 			return err
 		}
 	case *fastDomain != "" || *strict:
 		return usagef("--fast-domain and --strict are for FAST crawler configurations; %s is not one (no CrawlerConfig root element)", name)
-	case seeds.IsElasticConfig(data):
-		_, cv, err := seeds.LoadData(data, name)
+	case elastic.Is(data):
+		_, cv, err := elastic.LoadData(data, name)
 		if err != nil {
 			return usageError{err}
 		}

@@ -7,8 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/amber-crawler/amber/seeds"
-
+	"github.com/amber-crawler/amber/config"
 	"github.com/amber-crawler/amber/internal/crawltest"
 )
 
@@ -67,7 +66,7 @@ max_crawl_depth: 2
 				}
 			}
 			if tc.name == "converts" {
-				c, err := seeds.ParseConfig(stdout.Bytes(), "converted")
+				c, err := config.Parse(stdout.Bytes(), "converted")
 				if err != nil || c.Scope.Flavour != "elastic" || len(c.Seeds) != 1 {
 					t.Errorf("converted config reads back as %+v, %v", c, err)
 				}
@@ -76,11 +75,11 @@ max_crawl_depth: 2
 	}
 }
 
-// fastExample is the path of one of the FAST specification's §3 examples in fastcfg's
+// fastExample is the path of one of the FAST specification's §3 examples in config/fast
 // testdata, by its number.
 func fastExample(t *testing.T, n string) string {
 	t.Helper()
-	m, err := filepath.Glob(filepath.Join(crawltest.ModuleRoot(t), "fastcfg", "testdata", "examples", n+"-*.xml"))
+	m, err := filepath.Glob(filepath.Join(crawltest.ModuleRoot(t), "config", "fast", "testdata", "examples", n+"-*.xml"))
 	if err != nil || len(m) == 0 {
 		t.Fatalf("no FAST example %s: %v", n, err)
 	}

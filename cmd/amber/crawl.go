@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/amber-crawler/amber/browser"
+	"github.com/amber-crawler/amber/config"
 	"github.com/amber-crawler/amber/contentfilter"
 	"github.com/amber-crawler/amber/crawl"
 	"github.com/amber-crawler/amber/feed"
@@ -273,7 +274,7 @@ func runCrawl(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 // buildConfig assembles the crawl configuration in the YAML model, which is what crawl.yaml
 // records: the config file (--config, or when resuming with no seeds given, the crawl
 // directory's crawl.yaml), the seeds given on the command line, then the scope flags.
-func buildConfig(a crawlArgs) (*seeds.Config, *seeds.Converted, error) {
+func buildConfig(a crawlArgs) (*config.File, *config.Converted, error) {
 	cfg, cv, err := loadConfig(a)
 	if err != nil {
 		return nil, nil, err
@@ -315,7 +316,7 @@ func finishedOr(a crawlArgs, stdout io.Writer, err error) error {
 // loadConfig reads --config, amber's YAML or an Elastic Open Crawler file (then also
 // returned as converted, with its notes); without it, a crawl resumed with no seeds given
 // reads its own crawl.yaml. Otherwise the configuration starts empty.
-func loadConfig(a crawlArgs) (*seeds.Config, *seeds.Converted, error) {
+func loadConfig(a crawlArgs) (*config.File, *config.Converted, error) {
 	f := a.flags
 	switch {
 	case f.config != "":
@@ -323,16 +324,16 @@ func loadConfig(a crawlArgs) (*seeds.Config, *seeds.Converted, error) {
 	case len(a.positional) == 0 && len(f.seedFiles) == 0 && f.dir != "":
 		p := filepath.Join(f.dir, crawl.ConfigFile)
 		if _, err := os.Stat(p); err == nil {
-			c, err := seeds.LoadConfig(p)
+			c, err := config.Load(p)
 			return c, nil, err
 		}
 	}
-	return &seeds.Config{}, nil, nil
+	return &config.File{}, nil, nil
 }
 
 // addSeeds appends the seeds of the command line: each argument is a URL (a standard seed) or
 // a seeds file; --seeds names more seeds files.
-func addSeeds(cfg *seeds.Config, positional, seedFiles []string) error {
+func addSeeds(cfg *config.File, positional, seedFiles []string) error {
 	var files []string
 	for _, a := range positional {
 		if !seeds.LooksLikeURL(a) {
@@ -342,7 +343,7 @@ func addSeeds(cfg *seeds.Config, positional, seedFiles []string) error {
 		if err := seeds.CheckURL(a); err != nil {
 			return err
 		}
-		cfg.Seeds = append(cfg.Seeds, seeds.SeedSpec{URL: a, Type: string(scope.StandardSeed)})
+		cfg.Seeds = append(cfg.Seeds, config.SeedSpec{URL: a, Type: string(scope.StandardSeed)})
 	}
 	for _, name := range append(files, seedFiles...) {
 		ss, err := seeds.ParseFile(name)
@@ -350,20 +351,20 @@ func addSeeds(cfg *seeds.Config, positional, seedFiles []string) error {
 			return err
 		}
 		for _, s := range ss {
-			cfg.Seeds = append(cfg.Seeds, seeds.SeedSpec{URL: s.URL, Type: string(s.Type)})
+			cfg.Seeds = append(cfg.Seeds, config.SeedSpec{URL: s.URL, Type: string(s.Type)})
 		}
 	}
 	return nil
 }
 
 // applyScopeFlags puts the scope flags (--include, --exclude, --flavour, --max-hops) into cfg.
-func applyScopeFlags(cfg *seeds.Config, a crawlArgs) error {
+func applyScopeFlags(cfg *config.File, a crawlArgs) error {
 	f := a.flags
 	for _, r := range f.include {
-		cfg.Scope.Accept = append(cfg.Scope.Accept, seeds.RuleSpec{Text: r})
+		cfg.Scope.Accept = append(cfg.Scope.Accept, config.RuleSpec{Text: r})
 	}
 	for _, r := range f.exclude {
-		cfg.Scope.Block = append(cfg.Scope.Block, seeds.RuleSpec{Text: r})
+		cfg.Scope.Block = append(cfg.Scope.Block, config.RuleSpec{Text: r})
 	}
 	if a.set["flavour"] {
 		cfg.Scope.Flavour = f.flavour
@@ -391,7 +392,7 @@ func applyScopeFlags(cfg *seeds.Config, a crawlArgs) error {
 // YAML model sets and then with the flags that were given. Nothing is defaulted here; values
 // are checked by crawl.Config.Validate. The effective configuration is recorded in cfg and in
 // the result's EffectiveConfig.
-func crawlConfig(cfg *seeds.Config, a crawlArgs) (crawl.Config, error) {
+func crawlConfig(cfg *config.File, a crawlArgs) (crawl.Config, error) {
 	c := crawl.DefaultConfig()
 	c.Software = "amber/" + version
 	if err := overlayYAML(&c, cfg); err != nil {
@@ -445,7 +446,7 @@ func defaultFlavour(fetcher string) scope.Flavour {
 
 // scopeConfig builds the scope from the seeds and rules and checks it as the crawl will, so
 // that a bad rule or hop limit is reported before the crawl directory is created.
-func scopeConfig(cfg *seeds.Config, fetcher string) (scope.Config, error) {
+func scopeConfig(cfg *config.File, fetcher string) (scope.Config, error) {
 	sc, err := cfg.ScopeConfig(defaultFlavour(fetcher))
 	if err != nil {
 		return sc, err
@@ -457,7 +458,7 @@ func scopeConfig(cfg *seeds.Config, fetcher string) (scope.Config, error) {
 }
 
 // overlayYAML sets in c every setting the YAML model sets (a key left out leaves c's value).
-func overlayYAML(c *crawl.Config, cfg *seeds.Config) error {
+func overlayYAML(c *crawl.Config, cfg *config.File) error {
 	overlayIdentity(c, cfg)
 	overlayPoliteness(c, cfg.Politeness)
 	if err := overlaySchedule(c, cfg.Politeness); err != nil {
@@ -484,13 +485,13 @@ func overlayYAML(c *crawl.Config, cfg *seeds.Config) error {
 
 // overlayPostPayloads sets the POST bodies of URLs (post_payloads), each body env:NAME read
 // with lookupEnv.
-func overlayPostPayloads(c *crawl.Config, ps []seeds.PostPayloadSpec, lookupEnv func(string) (string, bool)) error {
+func overlayPostPayloads(c *crawl.Config, ps []config.PostPayloadSpec, lookupEnv func(string) (string, bool)) error {
 	c.PostPayloads = nil
 	for i, p := range ps {
 		if (p.URL == "") == (p.Prefix == "") {
 			return fmt.Errorf("post_payloads[%d]: want one of url and prefix", i)
 		}
-		body, err := seeds.Secret(p.Body).Resolve(lookupEnv)
+		body, err := config.Secret(p.Body).Resolve(lookupEnv)
 		if err != nil {
 			return fmt.Errorf("post_payloads[%d].body: %w", i, err)
 		}
@@ -505,7 +506,7 @@ func overlayPostPayloads(c *crawl.Config, ps []seeds.PostPayloadSpec, lookupEnv 
 
 // overlayContent sets which responses the crawl reads (content): the types as written (the
 // crawl checks them), the header patterns compiled, fields in name order.
-func overlayContent(c *crawl.Config, ct seeds.Content) error {
+func overlayContent(c *crawl.Config, ct config.Content) error {
 	c.Content = contentfilter.Config{Types: ct.Types, LinkTypes: ct.LinkTypes}
 	for _, name := range slices.Sorted(maps.Keys(ct.ExcludeHeaders)) {
 		for _, p := range ct.ExcludeHeaders[name] {
@@ -520,7 +521,7 @@ func overlayContent(c *crawl.Config, ct seeds.Content) error {
 }
 
 // overlayURLs sets what the crawl does to the URLs it finds (urls) and its feeds (feeds).
-func overlayURLs(c *crawl.Config, cfg *seeds.Config) error {
+func overlayURLs(c *crawl.Config, cfg *config.File) error {
 	rules, err := rewrite.ParseAll(cfg.URLs.RewriteRules)
 	if err != nil {
 		return fmt.Errorf("urls.rewrite_rules: %w", err)
@@ -541,7 +542,7 @@ func overlayURLs(c *crawl.Config, cfg *seeds.Config) error {
 	return nil
 }
 
-func overlayIdentity(c *crawl.Config, cfg *seeds.Config) {
+func overlayIdentity(c *crawl.Config, cfg *config.File) {
 	setString(&c.Collection, cfg.Collection)
 	setString(&c.Operator, cfg.Operator)
 	setString(&c.Description, cfg.Description)
@@ -551,7 +552,7 @@ func overlayIdentity(c *crawl.Config, cfg *seeds.Config) {
 	}
 }
 
-func overlayPoliteness(c *crawl.Config, p seeds.Politeness) {
+func overlayPoliteness(c *crawl.Config, p config.Politeness) {
 	if p.HostDelay != nil {
 		c.HostDelay = *p.HostDelay
 	}
@@ -580,7 +581,7 @@ func overlayPoliteness(c *crawl.Config, p seeds.Politeness) {
 }
 
 // overlayRobots sets how robots.txt and robots meta are read (robots).
-func overlayRobots(c *crawl.Config, r seeds.Robots) {
+func overlayRobots(c *crawl.Config, r config.Robots) {
 	if r.TTL != 0 {
 		c.Robots.TTL = r.TTL
 	}
@@ -602,7 +603,7 @@ func parseMinFreeSpace(v string) (int64, error) {
 	case "off":
 		return -1, nil
 	}
-	n, err := seeds.ParseByteSize(v)
+	n, err := config.ParseByteSize(v)
 	if err != nil {
 		return 0, fmt.Errorf("%q: want a size, auto or off: %w", v, err)
 	}
@@ -625,7 +626,7 @@ const defaultMemoryLimit = 80 << 20
 // memoryLimit resolves the crawl process's soft memory limit: --memory-limit, else the
 // config's limits.memory, else defaultMemoryLimit; "off" is no limit (math.MaxInt64, Go's
 // own default). It records the value in cfg (crawl.yaml).
-func memoryLimit(cfg *seeds.Config, a crawlArgs) (int64, error) {
+func memoryLimit(cfg *config.File, a crawlArgs) (int64, error) {
 	v, src := cfg.Limits.Memory, "limits.memory"
 	if a.set["memory-limit"] {
 		v, src = a.flags.memoryLimit, "--memory-limit"
@@ -646,7 +647,7 @@ func parseMemoryLimit(v string) (int64, error) {
 	if strings.EqualFold(strings.TrimSpace(v), "off") {
 		return math.MaxInt64, nil
 	}
-	n, err := seeds.ParseByteSize(v)
+	n, err := config.ParseByteSize(v)
 	if err != nil {
 		return 0, fmt.Errorf("%q: want a size or off: %w", v, err)
 	}
@@ -675,7 +676,7 @@ func formatMinFreeSpace(n int64) string {
 	return formatByteSize(n)
 }
 
-func overlayLimits(c *crawl.Config, l seeds.Limits) error {
+func overlayLimits(c *crawl.Config, l config.Limits) error {
 	if l.URLs != 0 {
 		c.LimitURLs = l.URLs
 	}
@@ -713,7 +714,7 @@ func overlayLimits(c *crawl.Config, l seeds.Limits) error {
 	return nil
 }
 
-func overlayNetwork(c *crawl.Config, n seeds.Network) error {
+func overlayNetwork(c *crawl.Config, n config.Network) error {
 	if n.AllowPrivate {
 		c.Fetch.AllowPrivate = true
 	}
@@ -744,7 +745,7 @@ func addConnectTo(c *crawl.Config, specs []string, where string) error {
 	return nil
 }
 
-func overlayBrowser(c *crawl.Config, fetcher string, b seeds.Browser) {
+func overlayBrowser(c *crawl.Config, fetcher string, b config.Browser) {
 	setString(&c.Fetcher, fetcher)
 	setString(&c.Browser.Path, b.Path)
 	if b.Tabs != 0 {
@@ -764,7 +765,7 @@ func overlayBrowser(c *crawl.Config, fetcher string, b seeds.Browser) {
 	}
 }
 
-func overlayDocuments(c *crawl.Config, d seeds.Documents) error {
+func overlayDocuments(c *crawl.Config, d config.Documents) error {
 	if d.Enabled != nil {
 		c.NoDocuments = !*d.Enabled
 	}
@@ -787,7 +788,7 @@ func overlayDocuments(c *crawl.Config, d seeds.Documents) error {
 	return nil
 }
 
-func overlayWARC(c *crawl.Config, w seeds.WARC) {
+func overlayWARC(c *crawl.Config, w config.WARC) {
 	setString(&c.WARCPrefix, w.Prefix)
 	if w.MaxSize != 0 {
 		c.WARCMaxSize = int64(w.MaxSize)
@@ -852,7 +853,7 @@ func overlayFlags(c *crawl.Config, a crawlArgs) error {
 		if !set[sz.name] {
 			continue
 		}
-		n, err := seeds.ParseByteSize(sz.v)
+		n, err := config.ParseByteSize(sz.v)
 		if err != nil {
 			return fmt.Errorf("--%s: %w", sz.name, err)
 		}
@@ -870,7 +871,7 @@ func setFlag[T any](set map[string]bool, name string, dst *T, v T) {
 
 // recordEffective writes into the YAML model the settings the crawl runs with that the model
 // left out, so that crawl.yaml and warcinfo say what ran, and a resumed crawl keeps them.
-func recordEffective(cfg *seeds.Config, c crawl.Config) {
+func recordEffective(cfg *config.File, c crawl.Config) {
 	prev := cfg.Politeness
 	cfg.Collection = c.Collection
 	cfg.Operator = c.Operator
@@ -878,12 +879,12 @@ func recordEffective(cfg *seeds.Config, c crawl.Config) {
 	cfg.Workers = c.Workers
 	cfg.Fetcher = c.Fetcher
 	d := c.HostDelay
-	cfg.Politeness = seeds.Politeness{HostDelay: &d, HostConcurrency: c.HostConcurrency,
+	cfg.Politeness = config.Politeness{HostDelay: &d, HostConcurrency: c.HostConcurrency,
 		IgnoreRobots: c.IgnoreRobots, MaxAttempts: c.MaxAttempts, RetryDelay: c.RetryDelay,
 		MaxHostFailures: c.Sites.MaxFailures, MaxBackoff: c.Sites.MaxBackoff, PerIP: c.PerIP}
 	recordRetriesAndCert(cfg, c)
 	recordSchedule(cfg, c, prev)
-	cfg.Robots = seeds.Robots{TTL: c.Robots.TTL, Timeout: c.Robots.Timeout, AllowOnTimeout: c.Robots.AllowOnTimeout,
+	cfg.Robots = config.Robots{TTL: c.Robots.TTL, Timeout: c.Robots.Timeout, AllowOnTimeout: c.Robots.AllowOnTimeout,
 		DisallowOnAuth: c.Robots.DisallowOnAuth, IgnoreMeta: c.Robots.IgnoreMeta, IgnoreCrawlDelay: c.Robots.IgnoreCrawlDelay}
 	cfg.Limits.URLsPerHost = c.Sites.MaxURLs
 	cfg.Limits.Oversize = ""
@@ -891,9 +892,9 @@ func recordEffective(cfg *seeds.Config, c crawl.Config) {
 		cfg.Limits.Oversize = "drop"
 	}
 	cfg.Limits.URLs = c.LimitURLs
-	cfg.Limits.Bytes = seeds.ByteSize(c.LimitBytes)
+	cfg.Limits.Bytes = config.ByteSize(c.LimitBytes)
 	cfg.Limits.Time = c.TimeLimit
-	cfg.Limits.ResponseSize = seeds.ByteSize(c.Fetch.MaxResponseSize)
+	cfg.Limits.ResponseSize = config.ByteSize(c.Fetch.MaxResponseSize)
 	cfg.Limits.MaxOutlinks = c.MaxOutlinks
 	cfg.Limits.MinFreeSpace = formatMinFreeSpace(c.MinFreeSpace)
 	cfg.Network.AllowPrivate = c.Fetch.AllowPrivate
@@ -902,14 +903,14 @@ func recordEffective(cfg *seeds.Config, c crawl.Config) {
 	for _, ct := range c.Fetch.ConnectTo {
 		cfg.Network.ConnectTo = append(cfg.Network.ConnectTo, ct.String())
 	}
-	cfg.WARC = seeds.WARC{Prefix: c.WARCPrefix, MaxSize: seeds.ByteSize(c.WARCMaxSize)}
+	cfg.WARC = config.WARC{Prefix: c.WARCPrefix, MaxSize: config.ByteSize(c.WARCMaxSize)}
 	if c.Fetcher == crawl.FetcherBrowser {
 		shot := c.Browser.Screenshot
 		path := c.Browser.Path
 		if path == "" {
 			path = browser.DefaultPath() // the Chromium the crawl will run, named in crawl.yaml
 		}
-		cfg.Browser = seeds.Browser{Path: path, Tabs: c.Browser.Tabs,
+		cfg.Browser = config.Browser{Path: path, Tabs: c.Browser.Tabs,
 			PageTimeout: c.Browser.PageTimeout, BehaviorTimeout: c.Browser.BehaviorTimeout, Screenshot: &shot,
 			NetworkIdle: c.Browser.NetworkIdle}
 	}
@@ -987,7 +988,7 @@ func endStatus(res crawl.Result) error {
 }
 
 // formatByteSize writes n with the largest unit that divides it (1GB, 100MiB), as
-// seeds.ParseByteSize reads it.
+// config.ParseByteSize reads it.
 func formatByteSize(n int64) string {
 	units := []struct {
 		suffix string

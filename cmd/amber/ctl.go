@@ -10,8 +10,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/amber-crawler/amber/config"
 	"github.com/amber-crawler/amber/crawl"
-	"github.com/amber-crawler/amber/seeds"
 )
 
 const ctlHelp = `usage: amber ctl DIR COMMAND [ARGS]
@@ -115,7 +115,7 @@ func runCtlShared(ctx context.Context, args []string, stdout io.Writer) error {
 	if len(args) < 3 {
 		return usagef("usage: amber ctl redis://HOST:PORT/DB CRAWLID COMMAND [ARGS] (see 'amber help ctl')")
 	}
-	server, err := seeds.FrontierSpec{Redis: args[0]}.Server(os.LookupEnv)
+	server, err := config.FrontierSpec{Redis: args[0]}.Server(os.LookupEnv)
 	if err != nil {
 		return usageError{err}
 	}

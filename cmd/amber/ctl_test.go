@@ -15,8 +15,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/amber-crawler/amber/config"
 	"github.com/amber-crawler/amber/crawl"
-	"github.com/amber-crawler/amber/seeds"
 )
 
 // TestCtl steers a running `amber crawl` with `amber ctl`: statuses, exit statuses of good and
@@ -123,7 +123,7 @@ func TestCtl(t *testing.T) {
 		t.Fatalf("crawl after ctl stop: %v, want exit %d; stderr:\n%s", err, exitInterrupted, crawlErr.String())
 	}
 
-	yc, err := seeds.LoadConfig(filepath.Join(dir, crawl.ConfigFile))
+	yc, err := config.Load(filepath.Join(dir, crawl.ConfigFile))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/amber-crawler/amber/config"
 	"github.com/amber-crawler/amber/crawl"
 	"github.com/amber-crawler/amber/scope"
 	"github.com/amber-crawler/amber/seeds"
@@ -17,14 +18,14 @@ import (
 // --crawl-rule adds a rule after the existing ones of every domain; without any domain it
 // makes the seeds' origins domains first (as the elastic flavour does for a crawl without
 // domains), so that the rule has somewhere to go.
-func applyDomainFlags(cfg *seeds.Config, a crawlArgs) error {
+func applyDomainFlags(cfg *config.File, a crawlArgs) error {
 	f := a.flags
 	for _, d := range f.domains {
-		o, err := seeds.ElasticOrigin(d)
+		o, err := config.Origin(d)
 		if err != nil {
 			return fmt.Errorf("--domain: %w", err)
 		}
-		cfg.Scope.Domains = append(cfg.Scope.Domains, seeds.DomainSpec{URL: o})
+		cfg.Scope.Domains = append(cfg.Scope.Domains, config.DomainSpec{URL: o})
 	}
 	if len(f.crawlRules) > 0 && len(cfg.Scope.Domains) == 0 {
 		origins, err := cfg.SeedOrigins()
@@ -32,11 +33,11 @@ func applyDomainFlags(cfg *seeds.Config, a crawlArgs) error {
 			return err
 		}
 		for _, o := range origins {
-			cfg.Scope.Domains = append(cfg.Scope.Domains, seeds.DomainSpec{URL: o})
+			cfg.Scope.Domains = append(cfg.Scope.Domains, config.DomainSpec{URL: o})
 		}
 	}
 	for _, r := range f.crawlRules {
-		spec, err := seeds.ParseCrawlRule(r)
+		spec, err := config.ParseCrawlRule(r)
 		if err != nil {
 			return fmt.Errorf("--crawl-rule: %w", err)
 		}
@@ -68,7 +69,7 @@ func applyDomainFlags(cfg *seeds.Config, a crawlArgs) error {
 // robots.txt Sitemap: lines are read when sitemaps.robots says so, else with the elastic
 // flavour only (spec/elastic.md §3); the files fetched at the start are sitemaps.urls, then
 // each domain's and each seed's sitemap_urls, each once.
-func overlaySitemaps(c *crawl.Config, cfg *seeds.Config, flavour scope.Flavour) {
+func overlaySitemaps(c *crawl.Config, cfg *config.File, flavour scope.Flavour) {
 	if cfg.Sitemaps.Robots != nil {
 		c.Sitemaps.Robots = *cfg.Sitemaps.Robots
 	} else {
@@ -95,7 +96,7 @@ func overlaySitemaps(c *crawl.Config, cfg *seeds.Config, flavour scope.Flavour) 
 
 // printConversion tells the user that --config was converted from another crawler's
 // format (Elastic Open Crawler, FAST), and what amber does differently for it.
-func printConversion(w io.Writer, path string, cv *seeds.Converted) {
+func printConversion(w io.Writer, path string, cv *config.Converted) {
 	if cv == nil {
 		return
 	}

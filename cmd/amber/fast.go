@@ -4,29 +4,30 @@ import (
 	"fmt"
 	"os"
 
-	"github.com/amber-crawler/amber/fastcfg"
-	"github.com/amber-crawler/amber/seeds"
+	"github.com/amber-crawler/amber/config"
+	"github.com/amber-crawler/amber/config/elastic"
+	"github.com/amber-crawler/amber/config/fast"
 )
 
 // loadAnyConfig reads a --config file of any kind amber takes: a FAST crawler configuration
-// (fastcfg.IsFAST: root element CrawlerConfig), read once, converted with its DomainSpecification
+// (fast.IsFAST: root element CrawlerConfig), read once, converted with its DomainSpecification
 // fastDomain ("" when it has one), strictly or not; otherwise amber's YAML or an Elastic Open
-// Crawler file (seeds.Load). A converted file also returns its conversion, whose notes say
+// Crawler file (elastic.Load). A converted file also returns its conversion, whose notes say
 // what amber does differently.
-func loadAnyConfig(path, fastDomain string, strict bool) (*seeds.Config, *seeds.Converted, error) {
+func loadAnyConfig(path, fastDomain string, strict bool) (*config.File, *config.Converted, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, nil, fmt.Errorf("config: %w", err)
 	}
-	if fastcfg.IsFAST(data) {
-		_, cv, err := fastcfg.ConvertFile(data, path, fastDomain, strict)
+	if fast.IsFAST(data) {
+		_, cv, err := fast.ConvertFile(data, path, fastDomain, strict)
 		if err != nil {
 			return nil, nil, err
 		}
-		return cv.Config, cv, nil
+		return cv.File, cv, nil
 	}
 	if fastDomain != "" || strict {
 		return nil, nil, fmt.Errorf("--fast-domain and --strict are for FAST crawler configurations; %s is not one (no CrawlerConfig root element)", path)
 	}
-	return seeds.LoadData(data, path)
+	return elastic.LoadData(data, path)
 }

@@ -18,11 +18,11 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/amber-crawler/amber/config"
 	"github.com/amber-crawler/amber/crawl"
 	"github.com/amber-crawler/amber/internal/crawltest"
 	"github.com/amber-crawler/amber/internal/testproxy"
 	"github.com/amber-crawler/amber/internal/testsite"
-	"github.com/amber-crawler/amber/seeds"
 )
 
 // accessView is what a crawl.Config says about how sites are reached, secrets included.
@@ -147,7 +147,7 @@ func TestAccessResume(t *testing.T) {
 	if err == nil {
 		_, err = crawlConfig(cfg, a)
 	}
-	if !errors.Is(err, seeds.ErrConfig) || !strings.Contains(err.Error(), "auth[0] (https://a.example): password: ***: the value was not recorded") {
+	if !errors.Is(err, config.ErrConfig) || !strings.Contains(err.Error(), "auth[0] (https://a.example): password: ***: the value was not recorded") {
 		t.Errorf("resume without the password: %v", err)
 	}
 	resumed := mustCrawlConfig(t, append([]string{"--dir", dir}, auth...))

@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"os"
 
+	"github.com/amber-crawler/amber/config"
 	"github.com/amber-crawler/amber/rewrite"
-	"github.com/amber-crawler/amber/seeds"
 )
 
 // maxMirrorFile bounds a mirror file (urls.mirror_files).
@@ -13,7 +13,7 @@ const maxMirrorFile = 1 << 20
 
 // mirrorRules reads urls.mirror_files and returns the rewrite rules of urls.mirrors and the
 // files' groups (rewrite.Mirrors): a mirror site's URLs are taken as the preferred site's.
-func mirrorRules(u seeds.URLs) (rewrite.Rules, error) {
+func mirrorRules(u config.URLs) (rewrite.Rules, error) {
 	groups := append([][]string(nil), u.Mirrors...)
 	for _, p := range u.MirrorFiles {
 		st, err := os.Stat(p)

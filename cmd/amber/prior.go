@@ -4,14 +4,14 @@ import (
 	"fmt"
 	"path/filepath"
 
+	"github.com/amber-crawler/amber/config"
 	"github.com/amber-crawler/amber/crawl"
-	"github.com/amber-crawler/amber/seeds"
 )
 
 // overlayPriors sets the earlier crawls the crawl builds on: the YAML's dedup_from and
 // recrawl_of, replaced by --dedup-from and --recrawl-of when given. Paths are made absolute, so
 // that crawl.yaml names the same crawls whatever directory a resumed crawl is started from.
-func overlayPriors(c *crawl.Config, cfg *seeds.Config, a crawlArgs) error {
+func overlayPriors(c *crawl.Config, cfg *config.File, a crawlArgs) error {
 	c.DedupFrom, c.RecrawlOf = cfg.DedupFrom, cfg.RecrawlOf
 	if a.set["dedup-from"] {
 		c.DedupFrom = a.flags.dedupFrom

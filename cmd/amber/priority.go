@@ -3,12 +3,12 @@ package main
 import (
 	"fmt"
 
+	"github.com/amber-crawler/amber/config"
 	"github.com/amber-crawler/amber/crawl"
-	"github.com/amber-crawler/amber/seeds"
 )
 
 // overlayPriority sets the crawl's priority levels from the YAML model (politeness.priority).
-func overlayPriority(c *crawl.Config, p seeds.Politeness) error {
+func overlayPriority(c *crawl.Config, p config.Politeness) error {
 	if p.Priority == nil {
 		return nil
 	}

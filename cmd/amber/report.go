@@ -13,10 +13,10 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/amber-crawler/amber/config"
 	"github.com/amber-crawler/amber/crawl"
 	"github.com/amber-crawler/amber/frontier"
 	"github.com/amber-crawler/amber/report"
-	"github.com/amber-crawler/amber/seeds"
 )
 
 const reportHelp = `Usage: amber report DIR
@@ -92,7 +92,7 @@ func runReport(_ context.Context, args []string, stdout io.Writer) error {
 // frontier (crawl.WriteReports), or for a process of a crawl on a shared frontier, whose state/
 // is only a lock, from its crawl.log (sharedDirInput).
 func writeOwnReports(dir string) error {
-	cfg, err := seeds.LoadConfig(filepath.Join(dir, crawl.ConfigFile))
+	cfg, err := config.Load(filepath.Join(dir, crawl.ConfigFile))
 	if err != nil || cfg.Frontier.Redis == "" {
 		return crawl.WriteReports(dir)
 	}
@@ -170,7 +170,7 @@ func writeMergedLog(path string, logs []string) error {
 // its crawl, as crawl.WriteReports gathers it; closeFn closes the frontier, after the reports
 // are written (EachURL reads it).
 func dirReportInput(dir string) (in report.Input, closeFn func() error, err error) {
-	if cfg, err := seeds.LoadConfig(filepath.Join(dir, crawl.ConfigFile)); err == nil && cfg.Frontier.Redis != "" {
+	if cfg, err := config.Load(filepath.Join(dir, crawl.ConfigFile)); err == nil && cfg.Frontier.Redis != "" {
 		in, err := sharedDirInput(dir, cfg)
 		return in, func() error { return nil }, err
 	}
@@ -204,7 +204,7 @@ func distinctDirs(dirs []string) error {
 // whose directory has no frontier of its own: its crawl.log, the collection and seeds of its
 // crawl.yaml cfg, and the start and end of its events (logs/events.jsonl: the first
 // crawl-start, and the last crawl-end if no run started after it).
-func sharedDirInput(dir string, cfg *seeds.Config) (report.Input, error) {
+func sharedDirInput(dir string, cfg *config.File) (report.Input, error) {
 	in := report.Input{Collection: cfg.Collection, CrawlLog: filepath.Join(dir, crawl.CrawlLogFile), Dirs: []string{dir}}
 	for _, s := range cfg.Seeds {
 		t := s.Type

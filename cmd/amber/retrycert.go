@@ -7,16 +7,16 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/amber-crawler/amber/config"
 	"github.com/amber-crawler/amber/crawl"
 	"github.com/amber-crawler/amber/retry"
-	"github.com/amber-crawler/amber/seeds"
 )
 
 // overlayRetriesAndCert sets politeness.retries and network.client_cert/client_key, then
 // the flags --retry COND=N (each replacing the config's count of that condition) and
 // --client-cert, --client-key. The files are made absolute, so that crawl.yaml names them
 // wherever it is read from.
-func overlayRetriesAndCert(c *crawl.Config, cfg *seeds.Config, a crawlArgs) error {
+func overlayRetriesAndCert(c *crawl.Config, cfg *config.File, a crawlArgs) error {
 	c.Retries = maps.Clone(cfg.Politeness.Retries)
 	for _, r := range a.flags.retries {
 		cond, num, ok := strings.Cut(r, "=")
@@ -55,7 +55,7 @@ func overlayRetriesAndCert(c *crawl.Config, cfg *seeds.Config, a crawlArgs) erro
 
 // recordRetriesAndCert writes the retries and the client certificate files the crawl runs
 // with into the YAML model (crawl.yaml).
-func recordRetriesAndCert(cfg *seeds.Config, c crawl.Config) {
+func recordRetriesAndCert(cfg *config.File, c crawl.Config) {
 	cfg.Politeness.Retries = maps.Clone(c.Retries)
 	cfg.Network.ClientCert, cfg.Network.ClientKey = c.ClientCert, c.ClientKey
 }

@@ -1,12 +1,12 @@
 package main
 
 import (
+	"github.com/amber-crawler/amber/config"
 	"github.com/amber-crawler/amber/crawl"
-	"github.com/amber-crawler/amber/seeds"
 )
 
 // applySharedFlags puts --frontier, --crawl-id and --process into the config's frontier key.
-func applySharedFlags(cfg *seeds.Config, a crawlArgs) {
+func applySharedFlags(cfg *config.File, a crawlArgs) {
 	f, set := a.flags, a.set
 	if set["frontier"] {
 		cfg.Frontier.Redis = f.frontier
@@ -20,7 +20,7 @@ func applySharedFlags(cfg *seeds.Config, a crawlArgs) {
 }
 
 // overlayShared sets the crawl's shared frontier from the config's frontier key.
-func overlayShared(c *crawl.Config, cfg *seeds.Config, lookupEnv func(string) (string, bool)) error {
+func overlayShared(c *crawl.Config, cfg *config.File, lookupEnv func(string) (string, bool)) error {
 	server, err := cfg.Frontier.Server(lookupEnv)
 	if err != nil || server == "" {
 		return err

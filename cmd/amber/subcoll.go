@@ -1,14 +1,14 @@
 package main
 
 import (
+	"github.com/amber-crawler/amber/config"
 	"github.com/amber-crawler/amber/crawl"
-	"github.com/amber-crawler/amber/seeds"
 	"github.com/amber-crawler/amber/subcoll"
 )
 
 // overlaySubcollections sets the crawl's subcollections from cfg's, their header and proxy
 // secrets read with lookupEnv.
-func overlaySubcollections(c *crawl.Config, cfg *seeds.Config, lookupEnv func(string) (string, bool)) error {
+func overlaySubcollections(c *crawl.Config, cfg *config.File, lookupEnv func(string) (string, bool)) error {
 	subs, err := cfg.CheckSubcollections(lookupEnv)
 	if err != nil {
 		return err

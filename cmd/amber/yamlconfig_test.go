@@ -7,14 +7,14 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/amber-crawler/amber/config"
 	"github.com/amber-crawler/amber/crawl"
-	"github.com/amber-crawler/amber/seeds"
 )
 
 // yamlCrawlConfig makes the crawl configuration of a config file holding one seed and yaml,
 // with the command-line flags given, as amber crawl --config does, and validates it: the
 // seeds config it read and the crawl's, or the first error.
-func yamlCrawlConfig(t *testing.T, yaml string, flags ...string) (*seeds.Config, crawl.Config, error) {
+func yamlCrawlConfig(t *testing.T, yaml string, flags ...string) (*config.File, crawl.Config, error) {
 	t.Helper()
 	tmp := t.TempDir()
 	file := writeFile(t, tmp, "c.yaml", "seeds: [http://www.example.com/]\n"+yaml)
@@ -35,9 +35,9 @@ func yamlCrawlConfig(t *testing.T, yaml string, flags ...string) (*seeds.Config,
 
 // readBack reads the crawl.yaml c records as a resumed run does: the seeds config, and the
 // crawl configuration its YAML settings make.
-func readBack(t *testing.T, c crawl.Config) (*seeds.Config, crawl.Config) {
+func readBack(t *testing.T, c crawl.Config) (*config.File, crawl.Config) {
 	t.Helper()
-	again, err := seeds.ParseConfig(c.EffectiveConfig, "crawl.yaml")
+	again, err := config.Parse(c.EffectiveConfig, "crawl.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}

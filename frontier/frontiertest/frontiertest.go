@@ -13,9 +13,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
+
 	"github.com/amber-crawler/amber/frontier"
 	"github.com/amber-crawler/amber/status"
-	"github.com/google/go-cmp/cmp"
 )
 
 // Opener opens the store that cfg.Dir names, with cfg's politeness settings: the same Dir is

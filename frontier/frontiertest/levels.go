@@ -5,8 +5,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/amber-crawler/amber/frontier"
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/amber-crawler/amber/frontier"
 )
 
 // RunLevels runs the conformance tests of priority levels (frontier.Config.Levels) on the

@@ -8,9 +8,10 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/redis/go-redis/v9"
+
 	"github.com/amber-crawler/amber/frontier"
 	"github.com/amber-crawler/amber/internal/redistest"
-	"github.com/redis/go-redis/v9"
 )
 
 // countHook counts the commands a client sends (a script is one: EVALSHA).

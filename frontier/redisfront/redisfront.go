@@ -93,9 +93,10 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/redis/go-redis/v9"
+
 	"github.com/amber-crawler/amber/diskspace"
 	"github.com/amber-crawler/amber/frontier"
-	"github.com/redis/go-redis/v9"
 )
 
 // Config configures a Frontier. Every process of a crawl must give the same CrawlID,

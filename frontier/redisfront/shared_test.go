@@ -12,11 +12,12 @@ import (
 	"testing"
 	"time"
 
-	"github.com/amber-crawler/amber/frontier"
-	"github.com/amber-crawler/amber/internal/redistest"
 	"github.com/google/go-cmp/cmp"
 	"github.com/redis/go-redis/v9"
 	"go.uber.org/goleak"
+
+	"github.com/amber-crawler/amber/frontier"
+	"github.com/amber-crawler/amber/internal/redistest"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }

@@ -181,7 +181,7 @@ func TestAccessErrors(t *testing.T) {
 	}{
 		{"auth without =", []string{"--auth", "https://a.example:hunter2", seed}, "--auth: want ORIGIN=USER:PASSWORD"},
 		{"auth without password", []string{"--auth", "https://a.example=jane", seed}, `--auth "https://a.example": want ORIGIN=USER:PASSWORD`},
-		{"auth origin with user info", []string{"--auth", "https://jane:hunter2@a.example=jane:hunter2", seed}, "--auth: seeds: invalid config: (origin with user info): want an origin"},
+		{"auth origin with user info", []string{"--auth", "https://jane:hunter2@a.example=jane:hunter2", seed}, "--auth: config: invalid config: (origin with user info): want an origin"},
 		{"auth origin with a path", []string{"--auth", "https://a.example/login=jane:hunter2", seed}, `"https://a.example/login": want an origin`},
 		{"auth-raw without value", []string{"--auth-raw", "https://a.example=", seed}, "--auth-raw \"https://a.example\": want ORIGIN=VALUE"},
 		{"header without colon", []string{"--header", "X-Key=hunter2", seed}, "--header: want 'NAME: VALUE'"},

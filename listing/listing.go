@@ -231,8 +231,8 @@ func (l *Listings) After(_ context.Context, r *chain.Record) (chain.Verdict, err
 	return chain.Proceed, nil
 }
 
-// Recorded writes the event of what After read (unless the response was neither a redirect
-// nor a 2xx).
+// Recorded writes the event of what After read of a 2xx response. A redirect writes none: its
+// target is read as a document of its own, with its own event.
 func (l *Listings) Recorded(r *chain.Record) error {
 	v, ok := l.pending.LoadAndDelete(r.Claim)
 	if !ok {
@@ -306,15 +306,27 @@ func hostOf(canonical string) string {
 }
 
 // seedOf returns the first of the canonical seeds with the origin of raw, else the first.
+// Origins compare as weburl.Origin writes them: a configured URL's host in another case, or
+// with its scheme's default port, is still its seed's.
 func seedOf(raw string, seeds []string) string {
-	if u, err := url.Parse(raw); err == nil {
+	if o, ok := originOf(raw); ok {
 		for _, s := range seeds {
-			if su, err := url.Parse(s); err == nil && su.Scheme == u.Scheme && su.Host == u.Host {
+			if so, ok := originOf(s); ok && so == o {
 				return s
 			}
 		}
 	}
 	return seeds[0]
+}
+
+// originOf is the origin of an http(s) URL as weburl.Origin writes it.
+func originOf(raw string) (string, bool) {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return "", false
+	}
+	o, err := weburl.Origin(u.Scheme + "://" + u.Host)
+	return o, err == nil
 }
 
 // RobotsSitemaps queues the sitemap files a robots.txt of origin lists, once per origin and
@@ -381,8 +393,8 @@ func Listed(base string, listed []string, step byte, context string, files bool)
 }
 
 // readDoc reads the response ex of a listing document of kind l with parse and limits.
-// The target of a redirect is decided as a document of the same kind (d); a response that is
-// neither a redirect nor a 2xx gives nothing. Else res is what parse read of the body (nil
+// The target of a redirect is decided as a document of the same kind (d), with an empty info;
+// a response that is neither a redirect nor a 2xx gives nothing. Else res is what parse read of the body (nil
 // when it read nothing) and info.problem what was wrong with it: problemReadError, l.notA,
 // problemMalformed, or "" for nothing; the rest of info is the caller's to fill from res.
 func readDoc[L, R any](log *slog.Logger, u frontier.URL, ex *fetch.Exchange, l kind, parse func(io.Reader, L) (*R, error), limits L) (d chain.Content, res *R, info docInfo) {
@@ -423,8 +435,8 @@ func readDoc[L, R any](log *slog.Logger, u frontier.URL, ex *fetch.Exchange, l k
 
 // readSitemap reads the URLs of a sitemap file's response and decides them: the target of a
 // redirect (a sitemap file too), the sitemaps of an index (unless the index is itself listed
-// by a sitemap), the pages of a urlset or text file. info is empty for a response that is
-// neither a redirect nor a 2xx.
+// by a sitemap), the pages of a urlset or text file. info is empty for a response that is not
+// a 2xx.
 func (l *Listings) readSitemap(u frontier.URL, ex *fetch.Exchange) (chain.Content, docInfo) {
 	d, sm, info := readDoc(l.env.Log, u, ex, sitemapKind, sitemap.Parse, l.sitemaps.Limits)
 	if sm == nil {
@@ -448,7 +460,7 @@ func (l *Listings) readSitemap(u frontier.URL, ex *fetch.Exchange) (chain.Conten
 
 // readFeed reads the item links of a feed's response as its content; a redirect's target is a
 // feed again. Items out of scope by a rule are queued all the same with IgnoreRules. info is
-// empty for a response that is neither a redirect nor a 2xx.
+// empty for a response that is not a 2xx.
 func (l *Listings) readFeed(u frontier.URL, ex *fetch.Exchange) (chain.Content, docInfo) {
 	d, f, info := readDoc(l.env.Log, u, ex, feedKind, feed.Parse, l.feeds.Limits)
 	if f == nil {

@@ -269,10 +269,13 @@ func (g *Gate) fetch(ctx context.Context, worker int, origin string, cl *frontie
 	req := request{target: origin + "/robots.txt", host: u.Host, hops: u.Hops + string(hop.Prerequisite), via: u.URL}
 	for range maxRedirects + 1 {
 		ex, err := g.do(ctx, cl, req)
-		if err != nil {
-			if ctx.Err() != nil {
-				return fetch.RobotsPolicy{}, ctx.Err()
-			}
+		var pe *paceError
+		switch {
+		case errors.As(err, &pe):
+			return fetch.RobotsPolicy{}, pe.err
+		case err != nil && ctx.Err() != nil:
+			return fetch.RobotsPolicy{}, ctx.Err()
+		case err != nil:
 			return g.unavailable(worker, origin, u, req, err)
 		}
 		g.setFailure(origin, nil)
@@ -306,14 +309,21 @@ func (g *Gate) fetch(ctx context.Context, worker int, origin string, cl *frontie
 	return fetch.ParseRobots(404, nil, g.deps.UserAgent), nil
 }
 
+// paceError is the frontier's error pacing a robots.txt request (Pace before it, Ended after
+// it): the crawl's failure, not the host's, so it is neither counted against the host nor
+// logged as the request's.
+type paceError struct{ err error }
+
+func (e *paceError) Error() string { return e.err.Error() }
+
 // do sends one robots.txt request, paced on its host on behalf of cl (when there is one) and
 // within Config.Timeout when one is set. A request that runs out of that time fails as a
 // timeout (or, with its body still arriving, is kept truncated), as one that runs out of the
-// network timeouts does.
+// network timeouts does. The frontier's error pacing it comes back as a *paceError.
 func (g *Gate) do(ctx context.Context, cl *frontier.Claim, req request) (*fetch.Exchange, error) {
 	if cl != nil {
 		if err := g.env.Front.Pace(ctx, cl, req.host); err != nil {
-			return nil, fmt.Errorf("pace %s: %w", req.target, err)
+			return nil, &paceError{fmt.Errorf("pace %s: %w", req.target, err)}
 		}
 	}
 	rctx := ctx
@@ -328,7 +338,7 @@ func (g *Gate) do(ctx context.Context, cl *frontier.Claim, req request) (*fetch.
 			if ex != nil {
 				ex.Close()
 			}
-			return nil, fmt.Errorf("pace %s: %w", req.target, eerr)
+			return nil, &paceError{fmt.Errorf("pace %s: %w", req.target, eerr)}
 		}
 	}
 	return ex, err
@@ -338,14 +348,18 @@ func (g *Gate) do(ctx context.Context, cl *frontier.Claim, req request) (*fetch.
 // its failure counted against its host and logged; it allows all when it timed out and
 // Config.AllowOnTimeout says so, else it is treated as a 5xx (disallowed for now, asked again
 // later). A failure retrying cannot mend of the origin's own robots.txt (its address refused,
-// say) is the failure of its pages too.
+// say) is the failure of its pages too, until a later fetch of it ends otherwise.
 func (g *Gate) unavailable(worker int, origin string, u frontier.URL, req request, err error) (fetch.RobotsPolicy, error) {
 	code := status.ConnectFailed
 	var fe *fetch.Error
 	if errors.As(err, &fe) {
 		code = fe.Status()
-		if !fe.Retryable() && req.target == origin+"/robots.txt" {
+	}
+	if req.target == origin+"/robots.txt" {
+		if fe != nil && !fe.Retryable() {
 			g.setFailure(origin, fe)
+		} else {
+			g.setFailure(origin, nil)
 		}
 	}
 	if g.deps.Hosts != nil {

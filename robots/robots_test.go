@@ -537,10 +537,7 @@ func TestCheckLastFailure(t *testing.T) {
 		t.Fatalf("host failures %+v, want the second one a refused connection", rec.failures)
 	}
 	if diff := cmp.Diff(unavailable("1t"), got, verdictOpts...); diff != "" {
-		t.Skipf("BUG: robots.Gate keeps an origin's lasting failure (g.failures) after a later robots.txt fetch failed otherwise: "+
-			"unavailable() records a failure that is not retryable but never clears one when the new failure is retryable, so "+
-			"Check fails the URL with the earlier error instead of the last fetch's (doc of failure: \"the lasting failure of an "+
-			"origin's last robots.txt fetch\"). Verdict (-want +got):\n%s", diff)
+		t.Errorf("the last fetch's failure decides, not an earlier one (-want +got):\n%s", diff)
 	}
 }
 
@@ -586,11 +583,10 @@ func TestBeforeFrontierError(t *testing.T) {
 	tests := []struct {
 		name                string
 		failPace, failEnded int
-		bug                 bool
 	}{
 		{name: "the URL's own request", failPace: 2},
-		{name: "the robots.txt request", failPace: 1, bug: true},
-		{name: "the end of the robots.txt request", failEnded: 1, bug: true},
+		{name: "the robots.txt request", failPace: 1},
+		{name: "the end of the robots.txt request", failEnded: 1},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -606,12 +602,6 @@ func TestBeforeFrontierError(t *testing.T) {
 			}
 			msg := fmt.Sprintf("Before = %+v, %v; lines %+v, host failures %+v; want the frontier's error, nothing written or counted",
 				v, err, rec.lines, rec.failures)
-			if tt.bug {
-				t.Skip("BUG: robots.Gate.do returns the frontier's Pace/Ended error as if the robots.txt request had failed: " +
-					"fetch hands it to unavailable, which counts it against the host (Deps.Hosts.Failure: sitelimit counts an error " +
-					"that is not a *fetch.Error as a broken connection), writes a -2 crawl.log line for robots.txt and disallows the " +
-					"URL for now, where Before's own Pace error stops the crawl (Check's doc: an error is fatal or ctx's). " + msg)
-			}
 			t.Error(msg)
 		})
 	}

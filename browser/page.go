@@ -329,9 +329,10 @@ func (r *recorder) handle(ev *cdpfetch.EventRequestPaused, slot int, v verdict) 
 	})
 }
 
-// refuse reports whether the recorder refuses to perform req, noting why: a URL that is not
-// HTTP(S) and a request with a body among the page's failures (ErrScheme, ErrRequestBody), a
-// URL the fetcher blocks among its refusals (each URL once).
+// refuse reports whether the recorder refuses to perform req (isPage: the page's own
+// document), noting why: a URL that is not HTTP(S) and a request with a body among the page's
+// failures (ErrScheme, ErrRequestBody), a URL the page's admission refuses (see admitted)
+// among its refusals (each URL once).
 func (r *recorder) refuse(req *network.Request, isPage bool) bool {
 	u := req.URL
 	if !isHTTP(u) {

@@ -1,3 +1,8 @@
+// Package elastic reads the configuration files of Elastic's web crawlers (spec/elastic.md
+// §6: the Open Crawler's crawler.yml) and converts them to amber's configuration model
+// (config.File, with notes of what amber does differently). Parse reads a file strictly, as
+// the open crawler would; Convert maps it; Load and LoadData read either amber's YAML or an
+// Elastic file into the model.
 package elastic
 
 import (

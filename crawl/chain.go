@@ -19,7 +19,7 @@ func (c *crawler) processors() []chain.Processor {
 			ps = append(ps, p)
 		}
 	}
-	add(true, c.ctl.blockRefuser())                                                                         // block rules added while the crawl runs (ctl block)
+	add(true, blockRefuser{c.h})                                                                            // block rules added while the crawl runs (ctl block)
 	add(c.subs != nil, c.subs)                                                                              // the URL's subcollection: its settings
 	add(true, c.sites)                                                                                      // per-site limits: given-up hosts, URLs per host
 	add(!cfg.IgnoreRobots, c.robots)                                                                        // robots.txt

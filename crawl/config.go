@@ -298,6 +298,11 @@ type Config struct {
 	// (SharedFrontier). Default: the crawl's own frontier in D/state.
 	Shared SharedFrontier
 
+	// Services run beside each run and act on it through its Handle (Service): live control,
+	// the status server. They start in order once the run is open, before its first claim.
+	// Default none.
+	Services []Service
+
 	// Logger receives operational messages. Default nil: discarded.
 	Logger *slog.Logger
 }

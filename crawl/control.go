@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"maps"
 	"net"
 	"net/url"
 	"os"
@@ -16,16 +15,12 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 
-	"github.com/amber-crawler/amber/chain"
 	"github.com/amber-crawler/amber/config"
 	"github.com/amber-crawler/amber/crawldir"
-	"github.com/amber-crawler/amber/report"
 	"github.com/amber-crawler/amber/scope"
 	"github.com/amber-crawler/amber/seeds"
-	"github.com/amber-crawler/amber/status"
 )
 
 // Live control of a running crawl (amber ctl). The crawl listens on a Unix socket in its crawl
@@ -204,34 +199,11 @@ func socketAddr(dir, name string) (addr string, done func(), err error) {
 	return fmt.Sprintf("/proc/self/fd/%d/%s", d.Fd(), name), func() { d.Close() }, nil
 }
 
-// metaControlBlock + rule marks a block rule added by control ("1"; "" once it is removed): a
-// queued URL it matches is refused when claimed, in this run and the later ones.
-const metaControlBlock = "crawl/control/block/"
-
-// control is the live control of one run: the pause gate, the URL limit, the scope as changed,
-// and the control socket.
+// control is the live control of one run: the control socket and its protocol, the shared
+// crawl's control stream, and the recording of each change, made through the run's Handle.
 type control struct {
-	c         *crawler
-	stopRun   context.CancelFunc // cancels the run, as Ctrl-C
-	limitURLs atomic.Int64       // Config.LimitURLs, as changed
-
-	gateMu      sync.Mutex
-	paused      bool
-	suspended   bool            // by a slot of the delay schedule (delayschedule.go)
-	resumed     chan struct{}   // closed when neither paused nor suspended; set while one is
-	pauseCtx    context.Context // cancelled on pause and on a new limit: claims waiting in the frontier give up
-	pauseCancel context.CancelFunc
-	// claimCtx ends with claimParent (the workers' context) or with pauseCtx: made once per
-	// pause epoch and shared by every claim, not made per claim.
-	claimCtx    context.Context
-	claimParent context.Context
-	claimEpoch  context.Context // the pauseCtx claimCtx was made for
-
-	mu         sync.Mutex   // serialises changes (scope rebuilds, crawl.yaml, promotions)
-	scopeCfg   scope.Config // the scope configuration now
-	ctlBlocks  []scope.Rule // block rules added by control, checked when a URL is claimed
-	blockCheck atomic.Pointer[scope.Scope]
-	hostDelays map[string]time.Duration
+	h  *Handle
+	mu sync.Mutex // serialises changes: the crawl's, then crawl.yaml's
 
 	ln      *net.UnixListener
 	serving sync.WaitGroup
@@ -240,153 +212,19 @@ type control struct {
 	closed  bool                   // the socket stopped: a connection accepted meanwhile is closed
 	started bool                   // the socket is up: changes may be made (also over HTTP)
 	bus     *bus                   // the shared crawl's control stream; nil without one
+
+	stopSocket func() // stops what start started
 }
 
-func newControl(c *crawler, stopRun context.CancelFunc) *control {
-	k := &control{c: c, stopRun: stopRun, scopeCfg: c.cfg.Scope, hostDelays: map[string]time.Duration{}}
-	k.limitURLs.Store(c.cfg.LimitURLs)
-	k.pauseCtx, k.pauseCancel = context.WithCancel(context.Background())
-	maps.Copy(k.hostDelays, c.cfg.HostDelays)
-	return k
-}
-
-// restore applies what earlier runs' control changes left in the frontier and the config: the
-// operators' host delays, and the block rules to check at claim time.
-func (k *control) restore() error {
-	for h, d := range k.hostDelays {
-		k.c.front.SetHostDelayOverride(h, d)
-	}
-	inScope := map[string]bool{}
-	for _, r := range k.scopeCfg.Block {
-		inScope[r.String()] = true
-	}
-	err := k.c.front.ScanMeta(metaControlBlock, func(key string, v []byte) error {
-		text := strings.TrimPrefix(key, metaControlBlock)
-		if string(v) != "1" || !inScope[text] {
-			return nil // removed since, or no longer in the config
-		}
-		r, err := scope.ParseRule(text)
-		if err != nil {
-			return nil
-		}
-		k.ctlBlocks = append(k.ctlBlocks, r)
-		return nil
-	})
-	if err != nil {
-		return fmt.Errorf("restore control block rules: %w", err)
-	}
-	return k.rebuildBlockCheck()
-}
-
-// rebuildBlockCheck makes the scope that holds only the control's block rules (nil: none).
-func (k *control) rebuildBlockCheck() error {
-	if len(k.ctlBlocks) == 0 {
-		k.blockCheck.Store(nil)
-		return nil
-	}
-	cfg := k.scopeCfg
-	s, err := scope.New(scope.Config{Flavour: cfg.Flavour, Block: k.ctlBlocks, MaxURLLength: cfg.MaxURLLength,
-		Domains: cfg.Domains, MaxCrawlDepth: cfg.MaxCrawlDepth})
-	if err != nil {
-		return err
-	}
-	k.blockCheck.Store(s)
-	return nil
-}
-
-// claimContext waits while the crawl is paused, then returns the context a claim waits with:
-// it ends with ctx, and when the crawl is paused or its limit changes (so a worker waiting for
-// a URL claims none). It returns nil when ctx ended. The context is made once per pause epoch
-// and worker context, and shared: a claim costs no context of its own.
-func (k *control) claimContext(ctx context.Context) context.Context {
-	for {
-		k.gateMu.Lock()
-		if k.paused || k.suspended {
-			ch := k.resumed
-			k.gateMu.Unlock()
-			select {
-			case <-ch:
-				continue
-			case <-ctx.Done():
-				return nil
-			}
-		}
-		if k.claimParent != ctx || k.claimEpoch != k.pauseCtx {
-			cctx, cancel := context.WithCancel(ctx)
-			context.AfterFunc(k.pauseCtx, cancel) // a new epoch cancels the old one's context
-			k.claimCtx, k.claimParent, k.claimEpoch = cctx, ctx, k.pauseCtx
-		}
-		cc := k.claimCtx
-		k.gateMu.Unlock()
-		return cc
-	}
-}
-
-func (k *control) isPaused() bool {
-	k.gateMu.Lock()
-	defer k.gateMu.Unlock()
-	return k.paused
-}
-
-func (k *control) setPaused(p bool) {
-	k.gateMu.Lock()
-	defer k.gateMu.Unlock()
-	closed := k.paused || k.suspended
-	k.paused = p
-	k.gate(closed)
-}
-
-// setSuspended suspends claims (a slot of the delay schedule), or ends the suspension, as a
-// pause does; the two are independent: a crawl claims again once neither holds it.
-func (k *control) setSuspended(s bool) {
-	k.gateMu.Lock()
-	defer k.gateMu.Unlock()
-	closed := k.paused || k.suspended
-	k.suspended = s
-	k.gate(closed)
-}
-
-// gate closes or opens the claim gate after paused or suspended changed; wasClosed is whether
-// one of them held it before. It needs gateMu held.
-func (k *control) gate(wasClosed bool) {
-	closed := k.paused || k.suspended
-	if closed == wasClosed {
-		return
-	}
-	if closed {
-		k.resumed = make(chan struct{})
-		k.pauseCancel()
-		return
-	}
-	close(k.resumed)
-	k.pauseCtx, k.pauseCancel = context.WithCancel(context.Background())
-}
-
-// wake makes the claims waiting in the frontier give up and start over, as a pause does, so
-// that a worker that reserved its claim under the old URL limit reserves it again under the new.
-func (k *control) wake() {
-	k.gateMu.Lock()
-	defer k.gateMu.Unlock()
-	if !k.paused && !k.suspended {
-		k.pauseCancel()
-		k.pauseCtx, k.pauseCancel = context.WithCancel(context.Background())
-	}
-}
-
-// close releases the pause gate's context.
-func (k *control) close() {
-	k.gateMu.Lock()
-	k.pauseCancel()
-	k.gateMu.Unlock()
-}
+func newControl(h *Handle) *control { return &control{h: h} }
 
 // start listens on the control socket until the returned function is called.
 func (k *control) start() (func(), error) {
-	dir := k.c.cfg.Dir
+	dir := k.h.Dir()
 	path := filepath.Join(dir, ControlSocket)
 	// The frontier's lock is held: no other crawl runs in dir, so a socket there is stale.
 	if fi, err := os.Lstat(path); err == nil && fi.Mode().Type() == fs.ModeSocket {
-		k.c.log.Warn("replacing a control socket left by an earlier run", "path", path)
+		k.h.Log().Warn("replacing a control socket left by an earlier run", "path", path)
 		os.Remove(path)
 	}
 	// Bound in a directory of its own (0700) and made 0600 before it is moved into place, so no
@@ -419,9 +257,9 @@ func (k *control) start() (func(), error) {
 	k.started = true
 	k.connMu.Unlock()
 	k.serving.Go(k.serve)
-	k.c.log.Info("control socket listening", "path", path)
+	k.h.Log().Info("control socket listening", "path", path)
 	stopBus := func() {}
-	if k.c.cfg.Shared.on() {
+	if k.h.Shared().on() {
 		if stopBus, err = k.startBus(context.Background()); err != nil {
 			ln.Close()
 			k.serving.Wait()
@@ -539,145 +377,66 @@ func (k *control) doLocal(who string, req ControlRequest) ControlResponse {
 	return ControlResponse{OK: true, Status: &st}
 }
 
+// apply makes the change req asks for, and keeps it in crawl.yaml.
 func (k *control) apply(req ControlRequest) error {
+	h := k.h
+	k.mu.Lock()
+	defer k.mu.Unlock()
 	switch req.Command {
 	case CtlPause:
-		k.setPaused(true)
+		h.Pause(true)
 	case CtlResume:
-		k.setPaused(false)
+		h.Pause(false)
 	case CtlStop:
-		k.stopRun()
-	case CtlStatus:
+		h.Stop()
 	case CtlAddSeed:
-		return k.addSeed(req.Args[0])
+		raw := req.Args[0]
+		return k.keep(req.Command, h.AddSeed(raw), func(c *config.File) { c.Seeds = append(c.Seeds, config.SeedSpec{URL: raw}) })
 	case CtlBlock:
-		return k.block(req.Args[0])
+		r, _ := scope.ParseRule(req.Args[0])
+		return k.keep(req.Command, h.Block(r), func(c *config.File) {
+			c.Scope.Block = append(c.Scope.Block, config.RuleSpec{Text: r.String()})
+		})
 	case CtlUnblock:
-		return k.unblock(req.Args[0])
+		r, _ := scope.ParseRule(req.Args[0])
+		return k.keep(req.Command, h.Unblock(r), func(c *config.File) {
+			c.Scope.Block = slices.DeleteFunc(c.Scope.Block, func(s config.RuleSpec) bool {
+				sr, err := s.Rule()
+				return err == nil && sr.String() == r.String()
+			})
+		})
 	case CtlHostDelay:
-		h, _ := controlHost(req.Args[0])
+		host, _ := controlHost(req.Args[0])
 		d, _ := time.ParseDuration(req.Args[1])
-		k.mu.Lock()
-		defer k.mu.Unlock()
-		k.c.front.SetHostDelayOverride(h, d)
-		k.hostDelays[h] = d
-		return k.editConfig(func(c *config.File) {
+		return k.keep(req.Command, h.SetHostDelay(host, d), func(c *config.File) {
 			if c.Politeness.HostDelays == nil {
 				c.Politeness.HostDelays = map[string]time.Duration{}
 			}
-			c.Politeness.HostDelays[h] = d
+			c.Politeness.HostDelays[host] = d
 		})
 	case CtlLimit:
 		n, _ := strconv.ParseInt(req.Args[0], 10, 64)
-		k.mu.Lock()
-		defer k.mu.Unlock()
-		k.limitURLs.Store(n)
-		k.wake()
-		return k.editConfig(func(c *config.File) { c.Limits.URLs = n })
+		return k.keep(req.Command, h.SetLimit(n), func(c *config.File) { c.Limits.URLs = n })
 	}
 	return nil
 }
 
-// swapScope makes cfg the crawl's scope, with the seed redirects promoted so far. k.mu is held.
-func (k *control) swapScope(cfg scope.Config) error {
-	s, err := scope.New(cfg)
+// keep writes a change the crawl made (err nil) to crawl.yaml with edit, so a resumed crawl
+// keeps it. A change the crawl refused is a bad request.
+func (k *control) keep(command string, err error, edit func(*config.File)) error {
+	if errors.Is(err, ErrRefused) {
+		return fmt.Errorf("%w: %s: %w", ErrBadRequest, command, err)
+	}
 	if err != nil {
-		return fmt.Errorf("%w: %w", ErrBadRequest, err)
-	}
-	c := k.c
-	err = c.front.ScanMeta(metaPromoted, func(key string, v []byte) error {
-		seed, hops, _ := strings.Cut(string(v), "\x00")
-		s.PromoteRedirect(seed, strings.TrimPrefix(key, metaPromoted), hops)
-		return nil
-	})
-	if err != nil {
-		return fmt.Errorf("restore seed redirects: %w", err)
-	}
-	c.scope.Store(s)
-	k.scopeCfg = cfg
-	return nil
-}
-
-func (k *control) addSeed(raw string) error {
-	k.mu.Lock()
-	defer k.mu.Unlock()
-	cu, err := scope.Canonicalize(raw, k.scopeCfg.Flavour)
-	if err != nil {
-		return fmt.Errorf("%w: add-seed: %w", ErrBadRequest, err)
-	}
-	for _, s := range k.scopeCfg.Seeds {
-		if c, err := scope.Canonicalize(s.URL, k.scopeCfg.Flavour); err == nil && c == cu {
-			return fmt.Errorf("%w: add-seed: %s is a seed already", ErrBadRequest, cu)
-		}
-	}
-	cfg := k.scopeCfg
-	sd := scope.Seed{URL: raw, Type: scope.StandardSeed}
-	cfg.Seeds = append(slices.Clip(cfg.Seeds), sd)
-	if err := k.swapScope(cfg); err != nil {
 		return err
 	}
-	if err := k.editConfig(func(c *config.File) { c.Seeds = append(c.Seeds, config.SeedSpec{URL: raw}) }); err != nil {
-		return err
-	}
-	return k.c.queueSeeds([]scope.Seed{sd})
-}
-
-func (k *control) block(text string) error {
-	k.mu.Lock()
-	defer k.mu.Unlock()
-	r, _ := scope.ParseRule(text)
-	if slices.ContainsFunc(k.scopeCfg.Block, func(b scope.Rule) bool { return b.String() == r.String() }) {
-		return fmt.Errorf("%w: block: %s is a block rule already", ErrBadRequest, r)
-	}
-	cfg := k.scopeCfg
-	cfg.Block = append(slices.Clip(cfg.Block), r)
-	if err := k.swapScope(cfg); err != nil {
-		return err
-	}
-	k.ctlBlocks = append(k.ctlBlocks, r)
-	if err := k.rebuildBlockCheck(); err != nil {
-		return err
-	}
-	if err := k.c.front.PutMeta(metaControlBlock+r.String(), []byte("1")); err != nil {
-		return fmt.Errorf("record block rule: %w", err)
-	}
-	return k.editConfig(func(c *config.File) {
-		c.Scope.Block = append(c.Scope.Block, config.RuleSpec{Text: r.String()})
-	})
-}
-
-func (k *control) unblock(text string) error {
-	k.mu.Lock()
-	defer k.mu.Unlock()
-	r, _ := scope.ParseRule(text)
-	same := func(b scope.Rule) bool { return b.String() == r.String() }
-	if !slices.ContainsFunc(k.scopeCfg.Block, same) {
-		return fmt.Errorf("%w: unblock: %s is not a block rule of the collection (see status)", ErrBadRequest, r)
-	}
-	cfg := k.scopeCfg
-	cfg.Block = slices.DeleteFunc(slices.Clone(cfg.Block), same)
-	if err := k.swapScope(cfg); err != nil {
-		return err
-	}
-	k.ctlBlocks = slices.DeleteFunc(k.ctlBlocks, same)
-	if err := k.rebuildBlockCheck(); err != nil {
-		return err
-	}
-	if err := k.c.front.PutMeta(metaControlBlock+r.String(), nil); err != nil {
-		return fmt.Errorf("record block rule: %w", err)
-	}
-	return k.editConfig(func(c *config.File) {
-		c.Scope.Block = slices.DeleteFunc(c.Scope.Block, func(s config.RuleSpec) bool {
-			sr, err := s.Rule()
-			return err == nil && same(sr)
-		})
-	})
+	return k.editConfig(edit)
 }
 
 // editConfig changes crawl.yaml (written atomically). A crawl directory without crawl.yaml (a
 // crawl run through the package with no EffectiveConfig) has the change in control.log only.
 func (k *control) editConfig(edit func(*config.File)) error {
-	path := filepath.Join(k.c.cfg.Dir, ConfigFile)
+	path := filepath.Join(k.h.Dir(), ConfigFile)
 	b, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil
@@ -714,16 +473,16 @@ type controlEntry struct {
 
 // record writes a request to events.jsonl and control.log.
 func (k *control) record(who string, req ControlRequest, err error) {
-	c := k.c
-	if eerr := c.events.CrawlControl(who, req.Command, strings.Join(req.Args, " "), err); eerr != nil {
-		c.log.Warn("write control event", "err", eerr)
+	log := k.h.Log()
+	if eerr := k.h.Events().CrawlControl(who, req.Command, strings.Join(req.Args, " "), err); eerr != nil {
+		log.Warn("write control event", "err", eerr)
 	}
 	e := controlEntry{Time: time.Now().UTC(), User: who, Command: req.Command, Args: req.Args}
 	if err != nil {
 		e.Error = err.Error()
 	}
 	b, _ := json.Marshal(e)
-	f, ferr := os.OpenFile(filepath.Join(c.cfg.Dir, ControlLogFile), os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+	f, ferr := os.OpenFile(filepath.Join(k.h.Dir(), ControlLogFile), os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
 	if ferr == nil {
 		_, ferr = f.Write(append(b, '\n'))
 		if cerr := f.Close(); ferr == nil {
@@ -731,49 +490,36 @@ func (k *control) record(who string, req ControlRequest, err error) {
 		}
 	}
 	if ferr != nil {
-		c.log.Warn("write control log", "err", ferr)
+		log.Warn("write control log", "err", ferr)
 	}
-	c.log.Info("crawl control", "user", who, "command", req.Command, "args", req.Args, "err", err)
+	log.Info("crawl control", "user", who, "command", req.Command, "args", req.Args, "err", err)
 }
 
+// status is the crawl's figures and the settings control changes.
 func (k *control) status() ControlStatus {
-	c := k.c
-	st := ControlStatus{Snapshot: c.snapshot(c.started, c.startN), LimitURLs: k.limitURLs.Load(), Block: []string{}}
-	k.mu.Lock()
-	defer k.mu.Unlock()
-	for _, r := range k.scopeCfg.Block {
+	h := k.h
+	st := ControlStatus{Snapshot: h.Snapshot(), LimitURLs: h.Limit(), Block: []string{}}
+	for _, r := range h.BlockRules() {
 		st.Block = append(st.Block, r.String())
 	}
-	if len(k.hostDelays) > 0 {
+	if ds := h.HostDelays(); len(ds) > 0 {
 		st.HostDelays = map[string]string{}
-		for h, d := range k.hostDelays {
-			st.HostDelays[h] = d.String()
+		for host, d := range ds {
+			st.HostDelays[host] = d.String()
 		}
 	}
 	return st
 }
 
-// blockRefuser is the chain's first step: it refuses a claimed URL that a block rule added
-// by control matches (it was queued before the rule), logged as a refused link is (-5000
-// scope:block:RULE) and never fetched. Seeds are not refused (scope takes every seed).
-type blockRefuser struct{ k *control }
+// controlService runs the control socket as a Service.
+type controlService struct{ k *control }
 
-// blockRefuser returns the control's step of the chain.
-func (k *control) blockRefuser() blockRefuser { return blockRefuser{k} }
-
-func (blockRefuser) Name() string { return "ctl block" }
-
-// Before refuses the URL when a block rule added by control matches it.
-func (b blockRefuser) Before(_ context.Context, r *chain.Record) (chain.Verdict, error) {
-	bc := b.k.blockCheck.Load()
-	u := r.URL()
-	if bc == nil || u.Hops == "" {
-		return chain.Proceed, nil
-	}
-	d := bc.Decide(scope.Candidate{URL: u.URL, Hops: u.Hops, Via: u.Via, Seed: u.Seed})
-	if d.In || !strings.HasPrefix(d.Reason, scope.ReasonBlockPrefix) {
-		return chain.Proceed, nil
-	}
-	return chain.Finish(chain.Outcome{Status: status.OutOfScope, Annotations: []string{"scope:" + d.Reason},
-		Denied: report.DenyOutOfScope, ScopeReason: d.Reason}), nil
+func (s controlService) Start(*Handle) error {
+	stop, err := s.k.start()
+	s.k.stopSocket = stop
+	return err
 }
+
+func (s controlService) Drain() { s.k.stopSocket() }
+
+func (controlService) Stop() {}

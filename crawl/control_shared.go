@@ -48,13 +48,13 @@ type bus struct {
 // function is called. Entries published before the call are not read: what they changed is
 // in the frontier's metadata, which restore applied.
 func (k *control) startBus(ctx context.Context) (func(), error) {
-	cfg := k.c.cfg
-	opt, err := redis.ParseURL(cfg.Shared.URL)
+	shared := k.h.Shared()
+	opt, err := redis.ParseURL(shared.URL)
 	if err != nil {
 		return nil, fmt.Errorf("control stream: %w", err)
 	}
-	stream, _ := controlKeys(cfg.Shared.CrawlID)
-	b := &bus{rdb: redis.NewClient(opt), stream: stream, self: cfg.Shared.Process, k: k}
+	stream, _ := controlKeys(shared.CrawlID)
+	b := &bus{rdb: redis.NewClient(opt), stream: stream, self: shared.Process, k: k}
 	// The stream's last ID now: reading starts after it.
 	last := "0-0"
 	if xs, err := b.rdb.XRevRangeN(ctx, stream, "+", "-", 1).Result(); err != nil {
@@ -82,7 +82,7 @@ func (b *bus) read(ctx context.Context, last string) {
 			if errors.Is(err, redis.Nil) || ctx.Err() != nil {
 				continue
 			}
-			b.k.c.log.Warn("read control stream", "err", err)
+			b.k.h.Log().Warn("read control stream", "err", err)
 			select {
 			case <-ctx.Done():
 			case <-time.After(time.Second):
@@ -122,7 +122,7 @@ func (b *bus) handle(ctx context.Context, m redis.XMessage) {
 	pipe.RPush(ctx, reply, body)
 	pipe.Expire(ctx, reply, time.Minute)
 	if _, err := pipe.Exec(ctx); err != nil {
-		b.k.c.log.Warn("answer control request", "err", err)
+		b.k.h.Log().Warn("answer control request", "err", err)
 	}
 }
 
@@ -156,7 +156,7 @@ func (b *bus) publish(who string, req ControlRequest) {
 		Values: []any{"from", b.self, "who", who, "req", string(raw)},
 	}).Err()
 	if err != nil {
-		b.k.c.log.Warn("publish control change to the crawl's other processes", "err", err)
+		b.k.h.Log().Warn("publish control change to the crawl's other processes", "err", err)
 	}
 }
 

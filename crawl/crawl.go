@@ -88,8 +88,9 @@ type Result struct {
 type crawler struct {
 	cfg      Config
 	log      *slog.Logger
-	scope    atomic.Pointer[scope.Scope] // swapped by control (add-seed, block, unblock)
-	ctl      *control                    // live control: pause gate, URL limit, changes (control.go)
+	scope    atomic.Pointer[scope.Scope] // swapped by the Handle (add-seed, block, unblock)
+	h        *Handle                     // live changes: pause gate, URL limit, scope, host delays (handle.go)
+	ctl      *control                    // live control (control.go)
 	front    frontier.Store
 	client   *fetch.Client
 	warc     *warc.Writer
@@ -118,7 +119,7 @@ type crawler struct {
 	ctr         frontier.Counters // the shared frontier's crawl-wide counters; nil with the crawl's own
 	limitHit    atomic.Bool
 	done        atomic.Bool // the frontier said nothing is left
-	tally       tally       // crawl.log lines of this run by status and outcome
+	tally       tally       // crawl.log lines of this run by status and outcome; its observers
 	started     time.Time   // when this run started
 	startN      int64       // fetched when this run started
 
@@ -179,26 +180,24 @@ func Run(ctx context.Context, cfg Config) (res Result, err error) {
 	if err != nil {
 		return Result{}, err
 	}
-	c.ctl = newControl(c, stopRun)
-	defer c.ctl.close()
+	c.h = newHandle(c, stopRun)
+	defer c.h.gate.close()
+	c.ctl = newControl(c.h)
 	c.chain = newHooks(c.processors(), c.fetchURL)
-	if err := c.ctl.restore(); err != nil {
+	if err := c.h.restore(); err != nil {
 		return c.endRun("", err)
 	}
-	stopServer, err := c.startServer(c.started, c.startN)
-	if err != nil {
-		return c.endRun("", err)
-	}
-	defer stopServer() // after the final counters and reports: a last scrape sees them
-	stopControl, err := c.ctl.start()
-	if err != nil {
+	svcs := &services{list: c.services()}
+	defer svcs.stop() // after the final counters and reports: a last scrape sees them
+	if err := svcs.start(c.h); err != nil {
+		svcs.drain()
 		return c.endRun("", err)
 	}
 	end, runErr := c.begin(ctx)
 	if runErr == nil {
 		end, runErr = c.run(ctx)
 	}
-	stopControl() // no changes while the run ends
+	svcs.drain() // no changes while the run ends
 	return c.endRun(end, runErr)
 }
 
@@ -297,7 +296,7 @@ func open(ctx context.Context, cfg Config, front frontier.Store) (c *crawler, er
 	c.listings = listing.New(cfg.Sitemaps, cfg.Feeds, c.env(), listing.Deps{Queue: c.queueListed, RobotsSitemaps: c.sitemapsFromRobots})
 	c.robots = robots.New(cfg.Robots, c.env(), robots.Deps{UserAgent: cfg.Fetch.UserAgent, Attempts: cfg.MaxAttempts,
 		RetryDelay: cfg.RetryDelay, HostKey: c.politeKey, Client: c.hostClient, Hosts: c.sites, Sitemaps: c.listings.RobotsSitemaps})
-	c.sched = schedule.New(cfg.DelaySchedule, schedule.Deps{SetDelay: front.SetDelay, Suspend: func(s bool) { c.ctl.setSuspended(s) },
+	c.sched = schedule.New(cfg.DelaySchedule, schedule.Deps{SetDelay: front.SetDelay, Suspend: func(s bool) { c.h.gate.setSuspended(s) },
 		Base: cfg.HostDelay, Events: c.events, Log: c.log, Clock: cfg.Clock})
 	c.logins = login.NewGate(cfg.Logins, c.env(), login.Deps{Client: c.client, HostKey: c.politeKey, ArchiveAside: c.archiveAside})
 	c.settings = &chain.Settings{Render: cfg.Fetcher == FetcherBrowser, Client: c.client, DropOversize: cfg.DropOversize,
@@ -589,7 +588,7 @@ var errTimeLimit = errors.New("crawl: time limit reached")
 // addSeeds queues every seed (already-seen seeds of a resumed crawl are no-ops).
 func (c *crawler) addSeeds() error { return c.queueSeeds(c.cfg.Scope.Seeds) }
 
-// queueSeeds decides and queues seeds: those of the config, or one added by control.
+// queueSeeds decides and queues seeds: those of the config, or one added through the Handle.
 func (c *crawler) queueSeeds(seeds []scope.Seed) error {
 	var batch []frontier.URL
 	var types []scope.SeedType
@@ -639,7 +638,7 @@ func (c *crawler) worker(ctx context.Context, id int) error {
 			return nil
 		}
 		// Paused (ctl pause): wait here; a pause while waiting for a URL claims none.
-		claimCtx := c.ctl.claimContext(ctx)
+		claimCtx := c.h.gate.claimContext(ctx)
 		if claimCtx == nil {
 			return nil
 		}
@@ -669,7 +668,7 @@ func (c *crawler) worker(ctx context.Context, id int) error {
 }
 
 // reserve takes one unit of the URL and byte limits for a claim about to be made. The URL
-// limit is the control's (Config.LimitURLs, as ctl limit changed it); reservations are counted
+// limit is the Handle's (Config.LimitURLs, as ctl limit changed it); reservations are counted
 // even without a limit, so that one set while the crawl runs counts the claims under way.
 //
 // With a shared frontier the limits are the crawl's, across its processes: reservations and
@@ -678,7 +677,7 @@ func (c *crawler) reserve() bool {
 	if c.cfg.LimitBytes > 0 && c.bytesSoFar() >= c.cfg.LimitBytes {
 		return false
 	}
-	limit := c.ctl.limitURLs.Load()
+	limit := c.h.Limit()
 	if n := c.addReserved(1); limit > 0 && n > limit {
 		c.addReserved(-1)
 		return false

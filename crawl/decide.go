@@ -388,10 +388,10 @@ func (c *crawler) promote(u frontier.URL, target, hops string) {
 	if err != nil || cu == u.URL {
 		return
 	}
-	// Under control's lock: a scope that control swaps in replays the promotions saved, and
-	// must not miss one made meanwhile.
-	c.ctl.mu.Lock()
-	defer c.ctl.mu.Unlock()
+	// Under the Handle's lock: a scope it swaps in replays the promotions saved, and must not
+	// miss one made meanwhile.
+	c.h.mu.Lock()
+	defer c.h.mu.Unlock()
 	if !c.scope.Load().PromoteRedirect(u.Seed, cu, hops) {
 		return
 	}

@@ -2,7 +2,6 @@ package crawl
 
 import (
 	"cmp"
-	"context"
 	"crypto/rand"
 	"crypto/subtle"
 	"embed"
@@ -61,20 +60,20 @@ type liveControl struct {
 
 // newLiveControl makes the /control handler for a server listening at addr. Off loopback it
 // makes a token and writes it to StatusTokenFile.
-func (c *crawler) newLiveControl(addr net.Addr) (*liveControl, error) {
-	lc := &liveControl{ctl: c.ctl}
+func newLiveControl(h *Handle, ctl *control, addr net.Addr) (*liveControl, error) {
+	lc := &liveControl{ctl: ctl}
 	if ta, ok := addr.(*net.TCPAddr); ok && ta.IP.IsLoopback() {
 		return lc, nil
 	}
 	b := make([]byte, 24)
 	rand.Read(b)
 	lc.token = fmt.Sprintf("%x", b)
-	path := filepath.Join(c.cfg.Dir, StatusTokenFile)
+	path := filepath.Join(h.Dir(), StatusTokenFile)
 	os.Remove(path) // a token file left by another user's crawl would keep its owner and mode
 	if err := os.WriteFile(path, []byte(lc.token+"\n"), 0o600); err != nil {
 		return nil, fmt.Errorf("write status token: %w", err)
 	}
-	c.log.Info("status server is not on loopback: /control needs the token", "path", path,
+	h.Log().Info("status server is not on loopback: /control needs the token", "path", path,
 		"page", fmt.Sprintf("http://%s/?token=(the token in %s)", addr, StatusTokenFile))
 	return lc, nil
 }
@@ -120,7 +119,7 @@ func (lc *liveControl) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if err := lc.allow(r); err != nil {
-		lc.ctl.c.log.Warn("status server: control request refused", "remote", r.RemoteAddr, "err", err)
+		lc.ctl.h.Log().Warn("status server: control request refused", "remote", r.RemoteAddr, "err", err)
 		answer(http.StatusForbidden, ControlResponse{Error: err.Error()})
 		return
 	}
@@ -186,10 +185,9 @@ func serveLivePage(mux *http.ServeMux, live *liveState, snap func() Snapshot) {
 }
 
 // liveState is what the live page shows beyond the Snapshot, gathered while the run goes:
-// progress over time, hosts, scope reasons and the URLs in flight. It is fed by the crawl.log
-// lines of the run (line) and by the frontier the crawl works through (watch); it keeps
-// nothing until start is called, so a crawl without a status server pays nothing for it. Its
-// size grows with the number of hosts and scope reasons, not URLs.
+// progress over time, hosts, scope reasons and the URLs in flight. It is an Observer of the
+// run: told of its crawl.log lines and of what goes through its frontier; it keeps nothing
+// until start is called. Its size grows with the number of hosts and scope reasons, not URLs.
 type liveState struct {
 	mu       sync.Mutex // guards everything below
 	on       bool
@@ -240,8 +238,8 @@ func (s *liveState) host(h string) *liveHost {
 	return lh
 }
 
-// line counts a crawl.log line.
-func (s *liveState) line(l report.Line) {
+// Line counts a crawl.log line.
+func (s *liveState) Line(l report.Line) {
 	o := report.LineOutcome(l)
 	reason := report.LineReason(l)
 	h := liveHostOf(l.URL)
@@ -269,7 +267,8 @@ func (s *liveState) line(l report.Line) {
 	}
 }
 
-func (s *liveState) added(u string) {
+// Added counts a URL queued for its host.
+func (s *liveState) Added(u string) {
 	h := liveHostOf(u)
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -278,7 +277,8 @@ func (s *liveState) added(u string) {
 	}
 }
 
-func (s *liveState) claimed(cl *frontier.Claim) {
+// Claimed adds a claim to the URLs in flight.
+func (s *liveState) Claimed(cl *frontier.Claim) {
 	c := liveClaim{url: cl.URL.URL, host: liveHostOf(cl.URL.URL), since: time.Now()}
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -287,9 +287,9 @@ func (s *liveState) claimed(cl *frontier.Claim) {
 	}
 }
 
-// released takes a claim off the URLs in flight; finished counts it as finished for its host
+// Released takes a claim off the URLs in flight; finished counts it as finished for its host
 // (done or failed, as opposed to queued again).
-func (s *liveState) released(cl *frontier.Claim, finished bool) {
+func (s *liveState) Released(cl *frontier.Claim, finished bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	c, ok := s.current[cl]
@@ -300,76 +300,6 @@ func (s *liveState) released(cl *frontier.Claim, finished bool) {
 	if finished {
 		s.host(c.host).finished++
 	}
-}
-
-// watch returns front with the live state told of the URLs queued, claimed and finished
-// through it. Everything else goes to front as it is.
-func (s *liveState) watch(front frontier.Store) frontier.Store {
-	return &watchedStore{Store: front, live: s}
-}
-
-// watchedStore is a frontier.Store that tells the live state what goes through it.
-type watchedStore struct {
-	frontier.Store
-	live *liveState
-}
-
-func (w *watchedStore) Add(u frontier.URL) (bool, error) {
-	added, err := w.Store.Add(u)
-	if added {
-		w.live.added(u.URL)
-	}
-	return added, err
-}
-
-func (w *watchedStore) AddBatch(us []frontier.URL) ([]frontier.AddResult, error) {
-	res, err := w.Store.AddBatch(us)
-	for i, r := range res {
-		if r.New && i < len(us) {
-			w.live.added(us[i].URL)
-		}
-	}
-	return res, err
-}
-
-func (w *watchedStore) Claim(ctx context.Context) (*frontier.Claim, error) {
-	cl, err := w.Store.Claim(ctx)
-	if err == nil {
-		w.live.claimed(cl)
-	}
-	return cl, err
-}
-
-func (w *watchedStore) Done(c *frontier.Claim) error {
-	err := w.Store.Done(c)
-	if err == nil {
-		w.live.released(c, true)
-	}
-	return err
-}
-
-func (w *watchedStore) Failed(c *frontier.Claim, status int) error {
-	err := w.Store.Failed(c, status)
-	if err == nil {
-		w.live.released(c, true)
-	}
-	return err
-}
-
-func (w *watchedStore) Retry(c *frontier.Claim, notBefore time.Time) (bool, error) {
-	again, err := w.Store.Retry(c, notBefore)
-	if err == nil {
-		w.live.released(c, !again)
-	}
-	return again, err
-}
-
-func (w *watchedStore) RetryStatus(c *frontier.Claim, notBefore time.Time, status int) (bool, error) {
-	again, err := w.Store.RetryStatus(c, notBefore, status)
-	if err == nil {
-		w.live.released(c, !again)
-	}
-	return again, err
 }
 
 // liveHostsTop is the number of hosts the live page lists.

@@ -29,7 +29,7 @@ func TestLiveControlNotStarted(t *testing.T) {
 		{"after stop", true, true, http.StatusServiceUnavailable, "ending"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			k := &control{c: &crawler{log: slog.New(slog.DiscardHandler)}}
+			k := &control{h: &Handle{c: &crawler{log: slog.New(slog.DiscardHandler)}, gate: newClaimGate()}}
 			k.started, k.closed = tc.started, tc.closed
 			lc := &liveControl{ctl: k}
 			req := httptest.NewRequest(http.MethodPost, "http://127.0.0.1:9090/control", strings.NewReader(`{"command":"pause"}`))
@@ -40,7 +40,7 @@ func TestLiveControlNotStarted(t *testing.T) {
 			if rec.Code != tc.wantCode || !strings.Contains(rec.Body.String(), tc.wantErrorContain) {
 				t.Errorf("answer %d %s, want %d with %q", rec.Code, rec.Body.String(), tc.wantCode, tc.wantErrorContain)
 			}
-			if k.isPaused() {
+			if k.h.gate.isPaused() {
 				t.Error("paused by a request the control could not take")
 			}
 		})
@@ -56,7 +56,7 @@ func TestLiveState(t *testing.T) {
 		return report.Line{Time: t0.Add(time.Duration(sec) * time.Second), Status: code, Size: 10, URL: u, Annotations: ann}
 	}
 	var s liveState
-	s.line(line(0, 200, "http://early.test/")) // before start: not counted
+	s.Line(line(0, 200, "http://early.test/")) // before start: not counted
 	s.start(t0)
 	for _, l := range []report.Line{
 		line(1, 200, "http://a.test/"),
@@ -67,19 +67,19 @@ func TestLiveState(t *testing.T) {
 		line(3, status.OutOfScope, "http://a.test/calendar/2", "scope:block:contains:/calendar/"),
 		line(3, status.Robots, "http://A.test:8080/private/"),
 	} {
-		s.line(l)
+		s.Line(l)
 	}
 	a1, a2, b := frontier.NewClaim(frontier.URL{URL: "http://a.test/p1"}, nil), frontier.NewClaim(frontier.URL{URL: "http://a.test/p2"}, nil),
 		frontier.NewClaim(frontier.URL{URL: "http://b.test/"}, nil)
 	for _, u := range []string{"http://a.test/p1", "http://a.test/p2", "http://a.test/p3", "http://b.test/"} {
-		s.added(u)
+		s.Added(u)
 	}
-	s.claimed(a1)
-	s.claimed(a2)
-	s.claimed(b)
-	s.released(a2, false) // queued again (a retry)
-	s.released(b, true)
-	s.released(b, true) // once only
+	s.Claimed(a1)
+	s.Claimed(a2)
+	s.Claimed(b)
+	s.Released(a2, false) // queued again (a retry)
+	s.Released(b, true)
+	s.Released(b, true) // once only
 	v := s.view(Snapshot{Collection: "c"})
 	wantHosts := []LiveHost{
 		{Host: "a.test", URLs: 8, Queued: 3, Captured: 2, LeftOut: 3},

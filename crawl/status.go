@@ -46,13 +46,13 @@ type Snapshot struct {
 	DelaySlot string `json:"delay_slot,omitempty"`
 }
 
-// tally counts crawl.log lines by status code and by outcome, for /metrics and /status, and
-// passes them on to the live page's state.
+// tally counts crawl.log lines by status code and by outcome, for the Snapshot, and passes
+// them on to the run's observers (Handle.Watch).
 type tally struct {
 	mu       sync.Mutex // guards the maps
 	statuses map[int]int64
 	outcomes map[string]int64
-	live     liveState // the live page's (livepage.go)
+	obs      []Observer // set before the first claim, read-only then
 }
 
 func (t *tally) add(l report.Line) {
@@ -64,7 +64,9 @@ func (t *tally) add(l report.Line) {
 	t.statuses[l.Status]++
 	t.outcomes[o]++
 	t.mu.Unlock()
-	t.live.line(l)
+	for _, o := range t.obs {
+		o.Line(l)
+	}
 }
 
 func (t *tally) copy() (map[string]int64, map[string]int64) {
@@ -91,7 +93,7 @@ func (c *crawler) snapshot(start time.Time, startFetched int64) Snapshot {
 		Suspended: suspended, DelaySlot: slot,
 		Collection: c.cfg.Collection, Dir: c.cfg.Dir, Started: start.UTC(), Elapsed: el.Seconds(),
 		Fetched: n, Bytes: c.bytes.Load(), Rate: rate, Frontier: c.front.Stats(),
-		Statuses: st, Outcomes: oc, Paused: c.ctl != nil && c.ctl.isPaused(),
+		Statuses: st, Outcomes: oc, Paused: c.h != nil && c.h.gate.isPaused(),
 	}
 }
 
@@ -144,41 +146,48 @@ func (s Snapshot) writeMetrics(w io.Writer) {
 	}
 }
 
-// startServer starts the status server (Config.StatusAddr): Prometheus /metrics, a JSON
+// statusServer is the status server (Config.StatusAddr): Prometheus /metrics, a JSON
 // /status, Go's profiles under /debug/pprof/ (net/http/pprof's handlers on this server's own
 // mux, never http.DefaultServeMux), for `go tool pprof http://ADDR/debug/pprof/heap`, the live
-// page on / and live control on POST /control (see livepage.go). It
-// answers until the returned function is called, which the crawl does after the final counters
-// are written, so a last scrape sees the whole run.
-func (c *crawler) startServer(start time.Time, startFetched int64) (func(), error) {
-	if c.cfg.StatusAddr == "" {
-		return func() {}, nil
-	}
-	ln, err := net.Listen("tcp", c.cfg.StatusAddr)
+// page on / and live control on POST /control (see livepage.go). It answers from its Start
+// until its Stop, which the crawl calls after the final counters are written, so a last
+// scrape sees the whole run.
+type statusServer struct {
+	addr string
+	ctl  *control
+	stop func()
+}
+
+// Start listens at the server's address and serves.
+func (s *statusServer) Start(h *Handle) error {
+	ln, err := net.Listen("tcp", s.addr)
 	if err != nil {
-		return nil, fmt.Errorf("start status server: %w", err)
+		return fmt.Errorf("start status server: %w", err)
 	}
-	lc, err := c.newLiveControl(ln.Addr())
+	lc, err := newLiveControl(h, s.ctl, ln.Addr())
 	if err != nil {
 		ln.Close()
-		return nil, fmt.Errorf("start status server: %w", err)
+		return fmt.Errorf("start status server: %w", err)
 	}
-	// The live page's hosts and URLs in flight: what goes through the frontier from now on
-	// (the crawl took what it needs of the frontier beyond a Store, its counters, in open).
-	c.tally.live.start(start)
-	c.front = c.tally.live.watch(c.front)
+	live := &liveState{}
+	// The live page's hosts and URLs in flight: what goes through the run from now on.
+	live.start(h.Snapshot().Started)
+	if err := h.Watch(live); err != nil {
+		ln.Close()
+		return err
+	}
 	mux := http.NewServeMux()
-	serveLivePage(mux, &c.tally.live, func() Snapshot { return c.snapshot(start, startFetched) })
+	serveLivePage(mux, live, h.Snapshot)
 	mux.Handle("/control", lc)
 	mux.HandleFunc("/metrics", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/plain; version=0.0.4")
-		c.snapshot(start, startFetched).writeMetrics(w)
+		h.Snapshot().writeMetrics(w)
 	})
 	mux.HandleFunc("/status", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
 		enc := json.NewEncoder(w)
 		enc.SetIndent("", "  ")
-		enc.Encode(c.snapshot(start, startFetched))
+		enc.Encode(h.Snapshot())
 	})
 	mux.HandleFunc("/debug/pprof/", pprof.Index) // also serves the named profiles: heap, goroutine, allocs...
 	mux.HandleFunc("/debug/pprof/cmdline", pprof.Cmdline)
@@ -186,21 +195,28 @@ func (c *crawler) startServer(start time.Time, startFetched int64) (func(), erro
 	mux.HandleFunc("/debug/pprof/symbol", pprof.Symbol)
 	mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
 	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}
-	c.log.Info("status server listening", "addr", ln.Addr().String())
+	h.Log().Info("status server listening", "addr", ln.Addr().String())
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
 		if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
-			c.log.Warn("status server", "err", err)
+			h.Log().Warn("status server", "err", err)
 		}
 	}()
-	return func() {
+	s.stop = func() {
 		sctx, scancel := context.WithTimeout(context.Background(), 2*time.Second)
 		srv.Shutdown(sctx)
 		scancel()
 		<-done
-	}, nil
+	}
+	return nil
 }
+
+// Drain does nothing: the server answers until Stop.
+func (s *statusServer) Drain() {}
+
+// Stop shuts the server down.
+func (s *statusServer) Stop() { s.stop() }
 
 // startProgress starts the run's housekeeping ticker: every Config.ProgressEvery (5s when
 // progress is off) it saves the counters and syncs the frontier to disk, and it shows progress:

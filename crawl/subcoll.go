@@ -9,13 +9,13 @@ import (
 // setSubDelay makes d host's delay unless an operator gave the host one (HostDelays, amber
 // ctl host-delay).
 func (c *crawler) setSubDelay(host string, d time.Duration) {
-	if c.ctl == nil {
+	if c.h == nil {
 		c.front.SetHostDelayOverride(host, d)
 		return
 	}
-	c.ctl.mu.Lock()
-	defer c.ctl.mu.Unlock()
-	if _, set := c.ctl.hostDelays[host]; !set {
+	c.h.mu.Lock()
+	defer c.h.mu.Unlock()
+	if _, set := c.h.hostDelays[host]; !set {
 		c.front.SetHostDelayOverride(host, d)
 	}
 }

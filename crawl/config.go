@@ -272,12 +272,6 @@ type Config struct {
 	// LiveStatus, when set (a terminal), gets a status line rewritten every second instead of
 	// logged progress lines. Default nil.
 	LiveStatus io.Writer
-	// StatusAddr, when set, serves Prometheus metrics on /metrics, a JSON snapshot on /status,
-	// Go's profiles under /debug/pprof/, a live page on / and live control on POST /control
-	// (bound to loopback: no token; elsewhere the token in StatusTokenFile) at this address
-	// (e.g. 127.0.0.1:9090), until the run's final counters and reports are written. Default
-	// empty: no server.
-	StatusAddr string
 
 	// Logins are HTML form logins (login.Spec, FAST's Login), made before the first page of
 	// their sites is fetched, with either fetcher, and again when their TTL has passed or a

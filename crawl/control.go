@@ -523,3 +523,20 @@ func (s controlService) Start(*Handle) error {
 func (s controlService) Drain() { s.k.stopSocket() }
 
 func (controlService) Stop() {}
+
+// Control carries out req for who (the name its record gives the asker) as a request on the
+// control socket is, and records it the same way: the status server's POST /control. Before
+// the control socket is up, and once it stopped, it takes nothing and returns an error.
+func (h *Handle) Control(who string, req ControlRequest) (ControlResponse, error) {
+	k := h.c.ctl
+	k.connMu.Lock()
+	started, closed := k.started, k.closed
+	k.connMu.Unlock()
+	switch {
+	case closed:
+		return ControlResponse{}, errors.New("the run is ending: no more changes")
+	case !started:
+		return ControlResponse{}, errors.New("the run is starting: try again in a moment")
+	}
+	return k.do(who, req), nil
+}

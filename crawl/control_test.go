@@ -1,139 +1,26 @@
 package crawl_test
 
 import (
-	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
 	"net"
-	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"runtime"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/amber-crawler/amber/config"
 	"github.com/amber-crawler/amber/crawl"
 	"github.com/amber-crawler/amber/internal/crawltest"
+	"github.com/amber-crawler/amber/internal/ctltest"
 	"github.com/amber-crawler/amber/report"
 	"github.com/amber-crawler/amber/scope"
 	"github.com/amber-crawler/amber/status"
 )
-
-// ctlSite serves a few hosts (all on one 127.0.0.1 listener, told apart by Host) and counts
-// every request. A page with a gate answers only once its gate is closed (or the request is
-// cancelled), which keeps a crawl running while the test steers it.
-type ctlSite struct {
-	srv   *httptest.Server
-	pages map[string][]string // host+path -> links
-
-	mu    sync.Mutex
-	hits  map[string][]time.Time // host+path -> when each request came
-	gates map[string]chan struct{}
-}
-
-func startCtlSite(t *testing.T) *ctlSite {
-	s := &ctlSite{
-		pages: map[string][]string{
-			"a.test/":           {"/p1", "/calendar/1", "/later"},
-			"a.test/p1":         nil,
-			"a.test/later":      {"/calendar/2"},
-			"new.test/":         nil,
-			"b.test/":           {"/calendar/5"},
-			"b.test/calendar/5": nil,
-			"c.test/":           {"/1", "/2", "/3"},
-			"c.test/1":          nil, "c.test/2": nil, "c.test/3": nil,
-			"slow.test/": nil,
-			"d.test/":    nil,
-		},
-		hits:  map[string][]time.Time{},
-		gates: map[string]chan struct{}{},
-	}
-	s.srv = httptest.NewServer(s)
-	t.Cleanup(s.srv.Close)
-	return s
-}
-
-func (s *ctlSite) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	key := r.Host + r.URL.Path
-	s.mu.Lock()
-	s.hits[key] = append(s.hits[key], time.Now())
-	gate := s.gates[key]
-	s.mu.Unlock()
-	if gate != nil {
-		select {
-		case <-gate:
-		case <-r.Context().Done():
-			return
-		}
-	}
-	links, ok := s.pages[key]
-	if !ok {
-		http.NotFound(w, r)
-		return
-	}
-	w.Header().Set("Content-Type", "text/html")
-	fmt.Fprint(w, "<html><body>")
-	for _, l := range links {
-		fmt.Fprintf(w, `<a href="%s">%s</a>`, l, l)
-	}
-	fmt.Fprint(w, "</body></html>")
-}
-
-// gate holds requests for key until the returned channel is closed.
-func (s *ctlSite) gate(key string) chan struct{} {
-	ch := make(chan struct{})
-	s.mu.Lock()
-	s.gates[key] = ch
-	s.mu.Unlock()
-	return ch
-}
-
-func (s *ctlSite) count(key string) int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return len(s.hits[key])
-}
-
-func (s *ctlSite) total() int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	n := 0
-	for _, h := range s.hits {
-		n += len(h)
-	}
-	return n
-}
-
-func (s *ctlSite) times(keys ...string) []time.Time {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	var ts []time.Time
-	for _, k := range keys {
-		ts = append(ts, s.hits[k]...)
-	}
-	slices.SortFunc(ts, func(a, b time.Time) int { return a.Compare(b) })
-	return ts
-}
-
-// waitFor polls cond until it holds; it fails the test after a generous deadline (a hung crawl,
-// not a slow one).
-func waitFor(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-}
 
 func ctl(t *testing.T, dir string, args ...string) crawl.ControlResponse {
 	t.Helper()
@@ -155,24 +42,6 @@ func ctlOK(t *testing.T, dir string, args ...string) *crawl.ControlStatus {
 		t.Fatalf("ctl %v: %+v", args, res)
 	}
 	return res.Status
-}
-
-type runResult struct {
-	res crawl.Result
-	err error
-}
-
-func startRun(t *testing.T, cfg crawl.Config) chan runResult {
-	done := make(chan runResult, 1)
-	go func() {
-		res, err := crawl.Run(context.Background(), cfg)
-		done <- runResult{res, err}
-	}()
-	waitFor(t, "the control socket", func() bool {
-		_, err := crawl.Control(t.Context(), cfg.Dir, crawl.ControlRequest{Command: crawl.CtlStatus})
-		return err == nil
-	})
-	return done
 }
 
 // configFromYAML is the crawl as a resume with `amber crawl --dir DIR` builds it from crawl.yaml.
@@ -199,11 +68,8 @@ func configFromYAML(t *testing.T, base crawl.Config) crawl.Config {
 // block (a queued URL and a later-found one refused), add-seed, unblock, host-delay, limit and
 // stop, then resumes it from crawl.yaml twice: once to a changed limit, once to the end.
 func TestControl(t *testing.T) {
-	site := startCtlSite(t)
-	cfg := basicConfig(t, nil, t.TempDir())
-	cfg.Fetch.ConnectTo = connectAll(t, site.srv.Listener.Addr().String())
-	cfg.HostConcurrency = 1
-	cfg.Scope.Seeds = []scope.Seed{{URL: "http://a.test/"}, {URL: "http://slow.test/"}}
+	site := ctltest.StartSite(t)
+	cfg := ctltest.Config(t, site.Addr(), t.TempDir())
 	yc := config.File{Seeds: []config.SeedSpec{{URL: "http://a.test/"}, {URL: "http://slow.test/"}}}
 	var err error
 	if cfg.EffectiveConfig, err = yc.Marshal(); err != nil {
@@ -214,23 +80,23 @@ func TestControl(t *testing.T) {
 		t.Fatalf("control before the crawl: err = %v, want ErrNotRunning", err)
 	}
 
-	openA, slow := site.gate("a.test/"), site.gate("slow.test/")
-	done := startRun(t, cfg)
+	openA, slow := site.Gate("a.test/"), site.Gate("slow.test/")
+	done := ctltest.Start(t, cfg)
 	if fi, err := os.Stat(filepath.Join(dir, crawl.ControlSocket)); err != nil || fi.Mode().Type() != fs.ModeSocket || fi.Mode().Perm() != 0o600 {
 		t.Fatalf("control socket: %v, %v; want a socket with mode 0600", fi, err)
 	}
-	waitFor(t, "both seeds requested", func() bool { return site.count("a.test/") == 1 && site.count("slow.test/") == 1 })
+	ctltest.WaitFor(t, "both seeds requested", func() bool { return site.Count("a.test/") == 1 && site.Count("slow.test/") == 1 })
 
 	// Paused while a.test/ is being fetched: its links are queued, none is claimed.
 	if st := ctlOK(t, dir, "pause"); !st.Paused {
 		t.Error("status after pause: not paused")
 	}
 	close(openA)
-	waitFor(t, "a.test/ done", func() bool {
+	ctltest.WaitFor(t, "a.test/ done", func() bool {
 		st := ctlOK(t, dir, "status")
 		return st.Frontier.Done >= 1 && st.Frontier.InFlight == 1 && st.Frontier.Queued >= 3
 	})
-	before := site.total()
+	before := site.Total()
 	for _, args := range [][]string{
 		{"block", "contains:/calendar/"},
 		{"add-seed", "http://new.test/"},
@@ -240,7 +106,7 @@ func TestControl(t *testing.T) {
 		ctlOK(t, dir, args...)
 	}
 	time.Sleep(300 * time.Millisecond) // what a paused crawl must not do, it would do by now
-	if n := site.total(); n != before {
+	if n := site.Total(); n != before {
 		t.Errorf("%d requests while paused", n-before)
 	}
 
@@ -252,13 +118,13 @@ func TestControl(t *testing.T) {
 		st := ctlOK(t, dir, "status")
 		return st.Frontier.Queued == 0 && st.Frontier.InFlight == 1
 	}
-	waitFor(t, "the crawl to go on", func() bool { return site.count("new.test/") == 1 && site.count("a.test/later") == 1 && idle() })
+	ctltest.WaitFor(t, "the crawl to go on", func() bool { return site.Count("new.test/") == 1 && site.Count("a.test/later") == 1 && idle() })
 
 	ctlOK(t, dir, "unblock", "contains:/calendar/")
 	ctlOK(t, dir, "add-seed", "http://b.test/")
 	ctlOK(t, dir, "add-seed", "http://c.test/")
-	waitFor(t, "b.test and c.test", func() bool { return site.count("b.test/calendar/5") == 1 && site.count("c.test/3") == 1 && idle() })
-	ts := site.times("c.test/", "c.test/1", "c.test/2", "c.test/3")
+	ctltest.WaitFor(t, "b.test and c.test", func() bool { return site.Count("b.test/calendar/5") == 1 && site.Count("c.test/3") == 1 && idle() })
+	ts := site.Times("c.test/", "c.test/1", "c.test/2", "c.test/3")
 	for i := 1; i < len(ts); i++ {
 		if gap := ts[i].Sub(ts[i-1]); gap < 300*time.Millisecond {
 			t.Errorf("c.test: %v between requests, want at least the host delay 300ms", gap)
@@ -286,8 +152,8 @@ func TestControl(t *testing.T) {
 
 	ctlOK(t, dir, "stop")
 	r := <-done
-	if r.err != nil || r.res.End != crawl.EndCancelled {
-		t.Fatalf("after stop: end %q, err %v; want %q", r.res.End, r.err, crawl.EndCancelled)
+	if r.Err != nil || r.Res.End != crawl.EndCancelled {
+		t.Fatalf("after stop: end %q, err %v; want %q", r.Res.End, r.Err, crawl.EndCancelled)
 	}
 	if _, err := os.Lstat(filepath.Join(dir, crawl.ControlSocket)); !errors.Is(err, fs.ErrNotExist) {
 		t.Errorf("control socket left after the run: %v", err)
@@ -306,13 +172,13 @@ func TestControl(t *testing.T) {
 		}
 	}
 	for _, k := range []string{"a.test/calendar/1", "a.test/calendar/2"} {
-		if n := site.count(k); n != 0 {
+		if n := site.Count(k); n != 0 {
 			t.Errorf("%s requested %d times, blocked", k, n)
 		}
 	}
 
 	var actions []string
-	for _, e := range readEventsFile(t, filepath.Join(dir, crawl.EventsFile)) {
+	for _, e := range ctltest.ReadEvents(t, filepath.Join(dir, crawl.EventsFile)) {
 		if e["event.action"] == report.ActionControl {
 			actions = append(actions, fmt.Sprintf("%v %v %v", e["crawler.control.command"], e["event.outcome"], e["user.name"] != ""))
 		}
@@ -337,8 +203,8 @@ func TestControl(t *testing.T) {
 		len(cfg2.Scope.Block) != 0 || cfg2.LimitURLs != 500 || cfg2.HostDelays["c.test"] != 300*time.Millisecond {
 		t.Fatalf("crawl.yaml: seeds %v, block %v, limit %d, host delays %v", seedURLs, cfg2.Scope.Block, cfg2.LimitURLs, cfg2.HostDelays)
 	}
-	done = startRun(t, cfg2)
-	waitFor(t, "slow.test/ again", func() bool { return site.count("slow.test/") == 2 })
+	done = ctltest.Start(t, cfg2)
+	ctltest.WaitFor(t, "slow.test/ again", func() bool { return site.Count("slow.test/") == 2 })
 	st = ctlOK(t, dir, "status")
 	if st.HostDelays["c.test"] != "300ms" || st.LimitURLs != 500 {
 		t.Errorf("resumed status: host delays %v, limit %d", st.HostDelays, st.LimitURLs)
@@ -347,8 +213,8 @@ func TestControl(t *testing.T) {
 	ctlOK(t, dir, "limit", fmt.Sprint(st.Fetched))
 	ctlOK(t, dir, "add-seed", "http://d.test/")
 	close(slow)
-	if r := <-done; r.err != nil || r.res.End != crawl.EndLimit || site.count("d.test/") != 0 {
-		t.Fatalf("after limit: end %q, err %v, d.test/ requested %d times; want %q, none", r.res.End, r.err, site.count("d.test/"), crawl.EndLimit)
+	if r := <-done; r.Err != nil || r.Res.End != crawl.EndLimit || site.Count("d.test/") != 0 {
+		t.Fatalf("after limit: end %q, err %v, d.test/ requested %d times; want %q, none", r.Res.End, r.Err, site.Count("d.test/"), crawl.EndLimit)
 	}
 
 	cfg3 := configFromYAML(t, cfg)
@@ -360,28 +226,11 @@ func TestControl(t *testing.T) {
 	if err != nil || res.End != crawl.EndFinished {
 		t.Fatalf("last run: end %q, err %v", res.End, err)
 	}
-	for k := range site.pages {
-		if site.count(k) == 0 {
+	for k := range site.Pages {
+		if site.Count(k) == 0 {
 			t.Errorf("%s never requested", k)
 		}
 	}
-}
-
-func readEventsFile(t *testing.T, path string) []map[string]any {
-	t.Helper()
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var evs []map[string]any
-	for line := range strings.Lines(string(b)) {
-		var m map[string]any
-		if err := json.Unmarshal([]byte(line), &m); err != nil {
-			t.Fatalf("events.jsonl: %v: %q", err, line)
-		}
-		evs = append(evs, m)
-	}
-	return evs
 }
 
 // TestControlSocket runs crawls in a short and in a long crawl directory (beyond a Unix socket
@@ -401,7 +250,7 @@ func TestControlSocket(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			site := startCtlSite(t)
+			site := ctltest.StartSite(t)
 			dir := filepath.Join(t.TempDir(), tt.sub)
 			if err := os.MkdirAll(dir, 0o755); err != nil {
 				t.Fatal(err)
@@ -414,11 +263,10 @@ func TestControlSocket(t *testing.T) {
 			if _, err := crawl.Control(t.Context(), dir, crawl.ControlRequest{Command: crawl.CtlStatus}); !errors.Is(err, crawl.ErrNotRunning) {
 				t.Fatalf("stale socket: err = %v, want ErrNotRunning", err)
 			}
-			cfg := basicConfig(t, nil, dir)
-			cfg.Fetch.ConnectTo = connectAll(t, site.srv.Listener.Addr().String())
+			cfg := ctltest.Config(t, site.Addr(), dir)
 			cfg.Scope.Seeds = []scope.Seed{{URL: "http://slow.test/"}}
-			slow := site.gate("slow.test/")
-			done := startRun(t, cfg)
+			slow := site.Gate("slow.test/")
+			done := ctltest.Start(t, cfg)
 			if fi, err := os.Lstat(sock); err != nil || fi.Mode().Type() != fs.ModeSocket || fi.Mode().Perm() != 0o600 {
 				t.Fatalf("control socket: %v, %v; want a socket with mode 0600", fi, err)
 			}
@@ -426,8 +274,8 @@ func TestControlSocket(t *testing.T) {
 				t.Errorf("status dir %q, want %q", st.Dir, dir)
 			}
 			close(slow)
-			if r := <-done; r.err != nil || r.res.End != crawl.EndFinished {
-				t.Fatalf("end %q, err %v", r.res.End, r.err)
+			if r := <-done; r.Err != nil || r.Res.End != crawl.EndFinished {
+				t.Fatalf("end %q, err %v", r.Res.End, r.Err)
 			}
 			if _, err := os.Lstat(sock); !errors.Is(err, fs.ErrNotExist) {
 				t.Errorf("socket after the run: %v", err)

@@ -223,7 +223,7 @@ func makeDirs(dir string) error {
 func open(ctx context.Context, cfg Config, front frontier.Store) (c *crawler, err error) {
 	c = &crawler{cfg: cfg, log: cfg.Logger, front: front, started: time.Now()}
 	c.reader = newReader(&c.cfg, c.log)
-	c.ctr, _ = front.(frontier.Counters) // before the live page wraps front
+	c.ctr, _ = front.(frontier.Counters) // before an observer's watch wraps front (Handle.Watch)
 	defer func() {
 		if err != nil {
 			c.close()

@@ -3,6 +3,7 @@ package crawl
 import (
 	"context"
 	"errors"
+	"slices"
 	"time"
 
 	"github.com/amber-crawler/amber/frontier"
@@ -179,12 +180,9 @@ func (w *watchedStore) RetryStatus(c *frontier.Claim, notBefore time.Time, statu
 	return again, err
 }
 
-// services are the run's services: its control socket and status server, then
-// Config.Services.
+// services are the run's services: Config.Services (a status server), then its control
+// socket, which is drained first: /control answers that the run is ending while the status
+// server still serves.
 func (c *crawler) services() []Service {
-	var list []Service
-	if c.cfg.StatusAddr != "" {
-		list = append(list, &statusServer{addr: c.cfg.StatusAddr, ctl: c.ctl})
-	}
-	return append(append(list, controlService{c.ctl}), c.cfg.Services...)
+	return append(slices.Clip(c.cfg.Services), controlService{c.ctl})
 }

@@ -2,15 +2,8 @@ package crawl
 
 import (
 	"context"
-	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
 	"maps"
-	"net"
-	"net/http"
-	"net/http/pprof"
-	"slices"
 	"strconv"
 	"sync"
 	"time"
@@ -18,7 +11,6 @@ import (
 	"github.com/amber-crawler/amber/diskspace"
 	"github.com/amber-crawler/amber/frontier"
 	"github.com/amber-crawler/amber/report"
-	"github.com/amber-crawler/amber/status"
 )
 
 // Snapshot is the state of a running crawl, as served on /status and printed as progress.
@@ -115,108 +107,6 @@ func (s Snapshot) statusLine() string {
 }
 
 func humanBytes(n int64) string { return diskspace.HumanSize(n) }
-
-// writeMetrics writes the snapshot in Prometheus' text exposition format. Rates are left to
-// Prometheus (rate() of the counters).
-func (s Snapshot) writeMetrics(w io.Writer) {
-	head := func(name, help, typ string) {
-		fmt.Fprintf(w, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, typ)
-	}
-	head("amber_urls_fetched_total", "Exchanges archived (responses received), all runs.", "counter")
-	fmt.Fprintf(w, "amber_urls_fetched_total %d\n", s.Fetched)
-	head("amber_bytes_total", "Raw response bytes downloaded, all runs.", "counter")
-	fmt.Fprintf(w, "amber_bytes_total %d\n", s.Bytes)
-	head("amber_start_time_seconds", "When this run started, in seconds since the Unix epoch.", "gauge")
-	fmt.Fprintf(w, "amber_start_time_seconds %d\n", s.Started.Unix())
-	head("amber_crawl_log_lines_total", "crawl.log lines written in this run, by status code (HTTP or Heritrix's negative codes).", "counter")
-	for _, k := range slices.Sorted(maps.Keys(s.Statuses)) {
-		fmt.Fprintf(w, "amber_crawl_log_lines_total{code=%q} %d\n", k, s.Statuses[k])
-	}
-	head("amber_urls_total", "URLs finished in this run, by outcome.", "counter")
-	for _, o := range []report.Outcome{report.OutcomeCaptured, report.OutcomeFailed, report.OutcomeOutOfScope, report.OutcomeBlocked, report.OutcomeRobots} {
-		fmt.Fprintf(w, "amber_urls_total{outcome=%q} %d\n", o, s.Outcomes[o.String()])
-	}
-	head("amber_frontier_urls", "URLs known to the frontier by state.", "gauge")
-	for _, st := range []struct {
-		state status.State
-		n     int64
-	}{{status.Queued, s.Frontier.Queued}, {status.Inflight, s.Frontier.InFlight}, {status.Done, s.Frontier.Done},
-		{status.Failed, s.Frontier.Failed}, {status.Rejected, s.Frontier.Rejected}} {
-		fmt.Fprintf(w, "amber_frontier_urls{state=%q} %d\n", st.state, st.n)
-	}
-}
-
-// statusServer is the status server (Config.StatusAddr): Prometheus /metrics, a JSON
-// /status, Go's profiles under /debug/pprof/ (net/http/pprof's handlers on this server's own
-// mux, never http.DefaultServeMux), for `go tool pprof http://ADDR/debug/pprof/heap`, the live
-// page on / and live control on POST /control (see livepage.go). It answers from its Start
-// until its Stop, which the crawl calls after the final counters are written, so a last
-// scrape sees the whole run.
-type statusServer struct {
-	addr string
-	ctl  *control
-	stop func()
-}
-
-// Start listens at the server's address and serves.
-func (s *statusServer) Start(h *Handle) error {
-	ln, err := net.Listen("tcp", s.addr)
-	if err != nil {
-		return fmt.Errorf("start status server: %w", err)
-	}
-	lc, err := newLiveControl(h, s.ctl, ln.Addr())
-	if err != nil {
-		ln.Close()
-		return fmt.Errorf("start status server: %w", err)
-	}
-	live := &liveState{}
-	// The live page's hosts and URLs in flight: what goes through the run from now on.
-	live.start(h.Snapshot().Started)
-	if err := h.Watch(live); err != nil {
-		ln.Close()
-		return err
-	}
-	mux := http.NewServeMux()
-	serveLivePage(mux, live, h.Snapshot)
-	mux.Handle("/control", lc)
-	mux.HandleFunc("/metrics", func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "text/plain; version=0.0.4")
-		h.Snapshot().writeMetrics(w)
-	})
-	mux.HandleFunc("/status", func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "application/json")
-		enc := json.NewEncoder(w)
-		enc.SetIndent("", "  ")
-		enc.Encode(h.Snapshot())
-	})
-	mux.HandleFunc("/debug/pprof/", pprof.Index) // also serves the named profiles: heap, goroutine, allocs...
-	mux.HandleFunc("/debug/pprof/cmdline", pprof.Cmdline)
-	mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
-	mux.HandleFunc("/debug/pprof/symbol", pprof.Symbol)
-	mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
-	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}
-	h.Log().Info("status server listening", "addr", ln.Addr().String())
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
-			h.Log().Warn("status server", "err", err)
-		}
-	}()
-	s.stop = func() {
-		sctx, scancel := context.WithTimeout(context.Background(), 2*time.Second)
-		srv.Shutdown(sctx)
-		scancel()
-		<-done
-	}
-	return nil
-}
-
-// Drain does nothing: the server answers until Stop.
-func (s *statusServer) Drain() {}
-
-// Stop shuts the server down.
-func (s *statusServer) Stop() { s.stop() }
 
 // startProgress starts the run's housekeeping ticker: every Config.ProgressEvery (5s when
 // progress is off) it saves the counters and syncs the frontier to disk, and it shows progress:

@@ -23,6 +23,7 @@ import (
 	"github.com/amber-crawler/amber/feed"
 	"github.com/amber-crawler/amber/fetch"
 	"github.com/amber-crawler/amber/listing"
+	"github.com/amber-crawler/amber/live"
 	"github.com/amber-crawler/amber/report"
 	"github.com/amber-crawler/amber/rewrite"
 	"github.com/amber-crawler/amber/scope"
@@ -933,7 +934,13 @@ func setOutput(c *crawl.Config, a crawlArgs, stderr io.Writer) error {
 		level = slog.LevelWarn
 	}
 	logs := stderr
-	c.StatusAddr = f.statusAddr
+	if f.statusAddr != "" {
+		srv, err := live.New(live.Config{Addr: f.statusAddr})
+		if err != nil {
+			return fmt.Errorf("--status-addr: %w", err)
+		}
+		c.Services = append(c.Services, srv)
+	}
 	switch {
 	case f.quiet:
 		c.ProgressEvery = -1

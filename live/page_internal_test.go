@@ -1,51 +1,16 @@
-package crawl
+package live
 
 import (
-	"log/slog"
-	"net/http"
-	"net/http/httptest"
-	"strings"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/amber-crawler/amber/crawl"
 	"github.com/amber-crawler/amber/frontier"
 	"github.com/amber-crawler/amber/report"
 	"github.com/amber-crawler/amber/status"
 )
-
-// TestLiveControlNotStarted: /control answers 503 until the crawl's control has started (the
-// status server comes up a moment before it) and after it stopped, and never makes a change
-// then.
-func TestLiveControlNotStarted(t *testing.T) {
-	for _, tc := range []struct {
-		name             string
-		started, closed  bool
-		wantCode         int
-		wantErrorContain string
-	}{
-		{"before start", false, false, http.StatusServiceUnavailable, "starting"},
-		{"after stop", true, true, http.StatusServiceUnavailable, "ending"},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			k := &control{h: &Handle{c: &crawler{log: slog.New(slog.DiscardHandler)}, gate: newClaimGate()}}
-			k.started, k.closed = tc.started, tc.closed
-			lc := &liveControl{ctl: k}
-			req := httptest.NewRequest(http.MethodPost, "http://127.0.0.1:9090/control", strings.NewReader(`{"command":"pause"}`))
-			req.Host = "127.0.0.1:9090"
-			req.Header.Set(ControlHeader, "1")
-			rec := httptest.NewRecorder()
-			lc.ServeHTTP(rec, req)
-			if rec.Code != tc.wantCode || !strings.Contains(rec.Body.String(), tc.wantErrorContain) {
-				t.Errorf("answer %d %s, want %d with %q", rec.Code, rec.Body.String(), tc.wantCode, tc.wantErrorContain)
-			}
-			if k.h.gate.isPaused() {
-				t.Error("paused by a request the control could not take")
-			}
-		})
-	}
-}
 
 // TestLiveState: the live page's figures from crawl.log lines and from what goes through the
 // frontier: hosts by URLs (queued = queued in this run less finished), URLs left out by
@@ -55,7 +20,7 @@ func TestLiveState(t *testing.T) {
 	line := func(sec, code int, u string, ann ...string) report.Line {
 		return report.Line{Time: t0.Add(time.Duration(sec) * time.Second), Status: code, Size: 10, URL: u, Annotations: ann}
 	}
-	var s liveState
+	var s state
 	s.Line(line(0, 200, "http://early.test/")) // before start: not counted
 	s.start(t0)
 	for _, l := range []report.Line{
@@ -80,8 +45,8 @@ func TestLiveState(t *testing.T) {
 	s.Released(a2, false) // queued again (a retry)
 	s.Released(b, true)
 	s.Released(b, true) // once only
-	v := s.view(Snapshot{Collection: "c"})
-	wantHosts := []LiveHost{
+	v := s.view(crawl.Snapshot{Collection: "c"})
+	wantHosts := []Host{
 		{Host: "a.test", URLs: 8, Queued: 3, Captured: 2, LeftOut: 3},
 		{Host: "b.test", URLs: 1, Failed: 1},
 		{Host: "c.test", URLs: 1, LeftOut: 1},
@@ -89,7 +54,7 @@ func TestLiveState(t *testing.T) {
 	if diff := cmp.Diff(wantHosts, v.Hosts); diff != "" || v.HostCount != 3 {
 		t.Errorf("hosts (%d) (-want +got):\n%s", v.HostCount, diff)
 	}
-	wantScope := []LiveReason{{Reason: "block:contains:/calendar/", URLs: 2}, {Reason: "out-of-scope", URLs: 1}, {Reason: "robots", URLs: 1}}
+	wantScope := []Reason{{Reason: "block:contains:/calendar/", URLs: 2}, {Reason: "out-of-scope", URLs: 1}, {Reason: "robots", URLs: 1}}
 	if diff := cmp.Diff(wantScope, v.Scope); diff != "" {
 		t.Errorf("scope (-want +got):\n%s", diff)
 	}

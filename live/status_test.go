@@ -1,4 +1,4 @@
-package crawl_test
+package live_test
 
 import (
 	"encoding/json"
@@ -12,7 +12,10 @@ import (
 	"time"
 
 	"github.com/amber-crawler/amber/crawl"
+	"github.com/amber-crawler/amber/internal/ctltest"
 	"github.com/amber-crawler/amber/internal/testsite"
+	"github.com/amber-crawler/amber/live"
+	"github.com/amber-crawler/amber/scope"
 )
 
 // TestStatusServer serves /metrics, /status and /debug/pprof/ while a crawl runs.
@@ -28,9 +31,13 @@ func TestStatusServer(t *testing.T) {
 	}
 	addr := ln.Addr().String()
 	ln.Close()
-	cfg := basicConfig(t, site, t.TempDir())
-	cfg.Scope.Seeds[0].URL = "http://gen.example.com/"
-	cfg.StatusAddr = addr
+	cfg := ctltest.Config(t, site.Addr, t.TempDir())
+	cfg.Scope.Seeds = []scope.Seed{{URL: "http://gen.example.com/", Type: scope.StandardSeed}}
+	srv, err := live.New(live.Config{Addr: addr})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.Services = []crawl.Service{srv}
 	cfg.HostDelay = 5 * time.Millisecond
 	cfg.HostConcurrency = 1
 	done := make(chan error, 1)

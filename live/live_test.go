@@ -1,4 +1,4 @@
-package crawl_test
+package live_test
 
 import (
 	"context"
@@ -17,13 +17,14 @@ import (
 	"github.com/amber-crawler/amber/browser"
 	"github.com/amber-crawler/amber/crawl"
 	"github.com/amber-crawler/amber/internal/crawltest"
+	"github.com/amber-crawler/amber/internal/ctltest"
 	"github.com/amber-crawler/amber/internal/redistest"
+	"github.com/amber-crawler/amber/live"
 	"github.com/amber-crawler/amber/report"
-	"github.com/amber-crawler/amber/scope"
 	"github.com/amber-crawler/amber/status"
 )
 
-// freeAddr is an address on host with a port free a moment ago, for Config.StatusAddr.
+// freeAddr is an address on host with a port free a moment ago, for a status server.
 func freeAddr(t *testing.T, host string) string {
 	t.Helper()
 	ln, err := net.Listen("tcp", net.JoinHostPort(host, "0"))
@@ -35,13 +36,14 @@ func freeAddr(t *testing.T, host string) string {
 }
 
 // liveConfig is a crawl of the control site's a.test and slow.test with a status server at addr.
-func liveConfig(t *testing.T, site *ctlSite, addr string) crawl.Config {
+func liveConfig(t *testing.T, site *ctltest.Site, addr string) crawl.Config {
 	t.Helper()
-	cfg := basicConfig(t, nil, t.TempDir())
-	cfg.Fetch.ConnectTo = connectAll(t, site.srv.Listener.Addr().String())
-	cfg.HostConcurrency = 1
-	cfg.Scope.Seeds = []scope.Seed{{URL: "http://a.test/"}, {URL: "http://slow.test/"}}
-	cfg.StatusAddr = addr
+	cfg := ctltest.Config(t, site.Addr(), t.TempDir())
+	srv, err := live.New(live.Config{Addr: addr})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.Services = []crawl.Service{srv}
 	return cfg
 }
 
@@ -75,9 +77,9 @@ func postControl(t *testing.T, base, body string, headers map[string]string) (in
 
 // stopAtEnd stops, through the socket, the run of a test that failed before it stopped it, so
 // the test ends; the run's result is passed on.
-func stopAtEnd(t *testing.T, dir string, done chan runResult) chan runResult {
+func stopAtEnd(t *testing.T, dir string, done chan ctltest.Result) chan ctltest.Result {
 	t.Helper()
-	out, ended := make(chan runResult, 1), make(chan struct{})
+	out, ended := make(chan ctltest.Result, 1), make(chan struct{})
 	go func() {
 		out <- <-done
 		close(ended)
@@ -216,18 +218,18 @@ func TestLivePage(t *testing.T) {
 }
 
 func testLivePage(t *testing.T, chromium string, configure func(*crawl.Config)) {
-	site := startCtlSite(t)
+	site := ctltest.StartSite(t)
 	addr := freeAddr(t, "127.0.0.1")
 	cfg := liveConfig(t, site, addr)
 	if configure != nil {
 		configure(&cfg)
 	}
 	base := "http://" + addr
-	p1, slow := site.gate("a.test/p1"), site.gate("slow.test/")
+	p1, slow := site.Gate("a.test/p1"), site.Gate("slow.test/")
 	defer close(slow)
-	done := stopAtEnd(t, cfg.Dir, startRun(t, cfg))
+	done := stopAtEnd(t, cfg.Dir, ctltest.Start(t, cfg))
 	// a.test/ is fetched; p1 holds a.test's one slot, so its other links wait in the queue.
-	waitFor(t, "a.test/p1 and slow.test/ requested", func() bool { return site.count("a.test/p1") == 1 && site.count("slow.test/") == 1 })
+	ctltest.WaitFor(t, "a.test/p1 and slow.test/ requested", func() bool { return site.Count("a.test/p1") == 1 && site.Count("slow.test/") == 1 })
 
 	r := evaluatePage(t, chromium, base+"/", pauseJS)
 	if r.Answer != "pause: ok" || r.Paused != "yes" || r.Fetched == 0 || r.Chart == "" || r.Conn != "live" {
@@ -268,14 +270,14 @@ func testLivePage(t *testing.T, chromium string, configure func(*crawl.Config)) 
 		t.Fatalf("/status after the page's pause: paused %v, err %v", snap.Paused, err)
 	}
 	close(p1)
-	waitFor(t, "p1 done, a.test's links queued", func() bool {
+	ctltest.WaitFor(t, "p1 done, a.test's links queued", func() bool {
 		var s crawl.Snapshot
 		json.Unmarshal([]byte(get(t, base+"/status")), &s)
 		return s.Frontier.InFlight == 1 && s.Frontier.Queued >= 2
 	})
-	before := site.total()
+	before := site.Total()
 	time.Sleep(300 * time.Millisecond) // what a paused crawl must not do, it would do by now
-	if n := site.total(); n != before {
+	if n := site.Total(); n != before {
 		t.Errorf("%d requests while paused", n-before)
 	}
 
@@ -284,10 +286,10 @@ func testLivePage(t *testing.T, chromium string, configure func(*crawl.Config)) 
 		r.Resume != "resume: ok" || r.Paused != "no" {
 		t.Errorf("page after block, unblock and resume: %+v", r)
 	}
-	waitFor(t, "a.test done but for the blocked", func() bool {
+	ctltest.WaitFor(t, "a.test done but for the blocked", func() bool {
 		var s crawl.Snapshot
 		json.Unmarshal([]byte(get(t, base+"/status")), &s)
-		return site.count("a.test/later") == 1 && s.Frontier.Queued == 0 && s.Frontier.InFlight == 1
+		return site.Count("a.test/later") == 1 && s.Frontier.Queued == 0 && s.Frontier.InFlight == 1
 	})
 
 	// The scope panel shows what the block rule left out, and a.test's row counts it.
@@ -295,15 +297,15 @@ func testLivePage(t *testing.T, chromium string, configure func(*crawl.Config)) 
 	if h := hostRow(r.Panels.Hosts, "a.test"); len(h) != 6 || h[5] != "2" {
 		t.Errorf("hosts: a.test row %q, want 2 left out", h)
 	}
-	var view crawl.LiveView
+	var view live.View
 	if err := json.Unmarshal([]byte(get(t, base+"/live.json")), &view); err != nil || view.Status.Collection != cfg.Collection || len(view.Timeline) == 0 {
 		t.Errorf("/live.json: %v, %+v", err, view)
 	}
 
 	// Plain HTTP: what /control refuses, and what it takes, on loopback.
-	ok := map[string]string{crawl.ControlHeader: "1"}
+	ok := map[string]string{live.ControlHeader: "1"}
 	with := func(k, v string) map[string]string {
-		h := map[string]string{crawl.ControlHeader: "1"}
+		h := map[string]string{live.ControlHeader: "1"}
 		h[k] = v
 		return h
 	}
@@ -315,7 +317,7 @@ func testLivePage(t *testing.T, chromium string, configure func(*crawl.Config)) 
 		code    int
 	}{
 		{"no control header", `{"command":"status"}`, nil, http.StatusForbidden},
-		{"control header not 1", `{"command":"status"}`, map[string]string{crawl.ControlHeader: "yes"}, http.StatusForbidden},
+		{"control header not 1", `{"command":"status"}`, map[string]string{live.ControlHeader: "yes"}, http.StatusForbidden},
 		{"rebound name", `{"command":"status"}`, with("Host", "evil.example:"+port), http.StatusForbidden},
 		{"loopback look-alike name", `{"command":"status"}`, with("Host", "localhost.evil.example:"+port), http.StatusForbidden},
 		{"other origin", `{"command":"status"}`, with("Origin", "http://evil.example"), http.StatusForbidden},
@@ -358,14 +360,14 @@ func testLivePage(t *testing.T, chromium string, configure func(*crawl.Config)) 
 	} else {
 		resp.Body.Close()
 	}
-	if _, err := os.Stat(filepath.Join(cfg.Dir, crawl.StatusTokenFile)); err == nil {
-		t.Errorf("%s written for a loopback server", crawl.StatusTokenFile)
+	if _, err := os.Stat(filepath.Join(cfg.Dir, live.TokenFile)); err == nil {
+		t.Errorf("%s written for a loopback server", live.TokenFile)
 	}
 	if code, res := postControl(t, base, `{"command":"stop"}`, ok); code != http.StatusOK || !res.OK {
 		t.Fatalf("stop: %d %+v", code, res)
 	}
-	if rr := <-done; rr.err != nil || rr.res.End != crawl.EndCancelled {
-		t.Fatalf("after stop: end %q, err %v; want %q", rr.res.End, rr.err, crawl.EndCancelled)
+	if rr := <-done; rr.Err != nil || rr.Res.End != crawl.EndCancelled {
+		t.Fatalf("after stop: end %q, err %v; want %q", rr.Res.End, rr.Err, crawl.EndCancelled)
 	}
 
 	refused := map[string]string{}
@@ -378,12 +380,12 @@ func testLivePage(t *testing.T, chromium string, configure func(*crawl.Config)) 
 		if refused[u] != "scope:block:contains:/calendar/" {
 			t.Errorf("%s: crawl.log annotations %q, want refused with scope:block:contains:/calendar/", u, refused[u])
 		}
-		if n := site.count(strings.TrimPrefix(u, "http://")); n != 0 {
+		if n := site.Count(strings.TrimPrefix(u, "http://")); n != 0 {
 			t.Errorf("%s requested %d times, blocked", u, n)
 		}
 	}
 	var actions []string
-	for _, e := range readEventsFile(t, filepath.Join(cfg.Dir, crawl.EventsFile)) {
+	for _, e := range ctltest.ReadEvents(t, filepath.Join(cfg.Dir, crawl.EventsFile)) {
 		if e["event.action"] == report.ActionControl {
 			user, _ := e["user.name"].(string)
 			actions = append(actions, fmt.Sprintf("%v %v %v", e["crawler.control.command"], e["event.outcome"], strings.HasPrefix(user, "http:127.0.0.1:")))
@@ -406,17 +408,17 @@ func testLivePage(t *testing.T, chromium string, configure func(*crawl.Config)) 
 // TestLivePageToken: a status server bound to every address (not loopback) takes /control only
 // with the token it wrote to StatusTokenFile (0600), whatever the Host.
 func TestLivePageToken(t *testing.T) {
-	site := startCtlSite(t)
+	site := ctltest.StartSite(t)
 	addr := freeAddr(t, "0.0.0.0")
 	_, port, _ := net.SplitHostPort(addr)
 	cfg := liveConfig(t, site, addr)
-	slow := site.gate("slow.test/")
+	slow := site.Gate("slow.test/")
 	defer close(slow)
-	done := stopAtEnd(t, cfg.Dir, startRun(t, cfg))
-	path := filepath.Join(cfg.Dir, crawl.StatusTokenFile)
+	done := stopAtEnd(t, cfg.Dir, ctltest.Start(t, cfg))
+	path := filepath.Join(cfg.Dir, live.TokenFile)
 	fi, err := os.Stat(path)
 	if err != nil || fi.Mode().Perm() != 0o600 {
-		t.Fatalf("%s: %v, %v; want mode 0600", crawl.StatusTokenFile, fi, err)
+		t.Fatalf("%s: %v, %v; want mode 0600", live.TokenFile, fi, err)
 	}
 	b, err := os.ReadFile(path)
 	if err != nil {
@@ -432,11 +434,11 @@ func TestLivePageToken(t *testing.T) {
 		headers map[string]string
 		code    int
 	}{
-		{"no token", map[string]string{crawl.ControlHeader: "1"}, http.StatusForbidden},
-		{"wrong token", map[string]string{crawl.ControlHeader: "1", crawl.TokenHeader: strings.Repeat("0", len(token))}, http.StatusForbidden},
-		{"token, no control header", map[string]string{crawl.TokenHeader: token}, http.StatusForbidden},
-		{"token", map[string]string{crawl.ControlHeader: "1", crawl.TokenHeader: token}, http.StatusOK},
-		{"token, the machine's name", map[string]string{crawl.ControlHeader: "1", crawl.TokenHeader: token, "Host": "crawler.example.org:" + port}, http.StatusOK},
+		{"no token", map[string]string{live.ControlHeader: "1"}, http.StatusForbidden},
+		{"wrong token", map[string]string{live.ControlHeader: "1", live.TokenHeader: strings.Repeat("0", len(token))}, http.StatusForbidden},
+		{"token, no control header", map[string]string{live.TokenHeader: token}, http.StatusForbidden},
+		{"token", map[string]string{live.ControlHeader: "1", live.TokenHeader: token}, http.StatusOK},
+		{"token, the machine's name", map[string]string{live.ControlHeader: "1", live.TokenHeader: token, "Host": "crawler.example.org:" + port}, http.StatusOK},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			code, res := postControl(t, base, `{"command":"status"}`, tc.headers)
@@ -462,10 +464,10 @@ func TestLivePageToken(t *testing.T) {
 			}
 		}
 	})
-	if code, res := postControl(t, base, `{"command":"stop"}`, map[string]string{crawl.ControlHeader: "1", crawl.TokenHeader: token}); code != http.StatusOK || !res.OK {
+	if code, res := postControl(t, base, `{"command":"stop"}`, map[string]string{live.ControlHeader: "1", live.TokenHeader: token}); code != http.StatusOK || !res.OK {
 		t.Fatalf("stop: %d %+v", code, res)
 	}
-	if rr := <-done; rr.err != nil || rr.res.End != crawl.EndCancelled {
-		t.Fatalf("after stop: end %q, err %v; want %q", rr.res.End, rr.err, crawl.EndCancelled)
+	if rr := <-done; rr.Err != nil || rr.Res.End != crawl.EndCancelled {
+		t.Fatalf("after stop: end %q, err %v; want %q", rr.Res.End, rr.Err, crawl.EndCancelled)
 	}
 }

@@ -90,7 +90,6 @@ type crawler struct {
 	log      *slog.Logger
 	scope    atomic.Pointer[scope.Scope] // swapped by the Handle (add-seed, block, unblock)
 	h        *Handle                     // live changes: pause gate, URL limit, scope, host delays (handle.go)
-	ctl      *control                    // live control (control.go)
 	front    frontier.Store
 	client   *fetch.Client
 	warc     *warc.Writer
@@ -182,12 +181,11 @@ func Run(ctx context.Context, cfg Config) (res Result, err error) {
 	}
 	c.h = newHandle(c, stopRun)
 	defer c.h.gate.close()
-	c.ctl = newControl(c.h)
 	c.chain = newHooks(c.processors(), c.fetchURL)
 	if err := c.h.restore(); err != nil {
 		return c.endRun("", err)
 	}
-	svcs := &services{list: c.services()}
+	svcs := &services{list: cfg.Services}
 	defer svcs.stop() // after the final counters and reports: a last scrape sees them
 	if err := svcs.start(c.h); err != nil {
 		svcs.drain()

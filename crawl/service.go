@@ -3,7 +3,6 @@ package crawl
 import (
 	"context"
 	"errors"
-	"slices"
 	"time"
 
 	"github.com/amber-crawler/amber/frontier"
@@ -178,11 +177,4 @@ func (w *watchedStore) RetryStatus(c *frontier.Claim, notBefore time.Time, statu
 		w.released(c, !again)
 	}
 	return again, err
-}
-
-// services are the run's services: Config.Services (a status server), then its control
-// socket, which is drained first: /control answers that the run is ending while the status
-// server still serves.
-func (c *crawler) services() []Service {
-	return append(slices.Clip(c.cfg.Services), controlService{c.ctl})
 }

@@ -15,6 +15,7 @@ import (
 
 	"github.com/amber-crawler/amber/crawl"
 	"github.com/amber-crawler/amber/crawldir"
+	"github.com/amber-crawler/amber/ctl"
 )
 
 // TokenFile holds the token /control asks for when the status server is bound to an address
@@ -29,15 +30,15 @@ const (
 
 // control answers /control.
 type control struct {
-	h     *crawl.Handle
+	ctl   *ctl.Service // nil: none
 	log   *slog.Logger
 	token string // "" on loopback: no token asked
 }
 
 // newControl makes the /control handler for a server listening at addr. Off loopback it
 // makes a token and writes it to TokenFile.
-func newControl(h *crawl.Handle, addr net.Addr) (*control, error) {
-	cc := &control{h: h, log: h.Log()}
+func newControl(h *crawl.Handle, svc *ctl.Service, addr net.Addr) (*control, error) {
+	cc := &control{ctl: svc, log: h.Log()}
 	if ta, ok := addr.(*net.TCPAddr); ok && ta.IP.IsLoopback() {
 		return cc, nil
 	}
@@ -83,7 +84,7 @@ func (cc *control) allow(r *http.Request) error {
 }
 
 func (cc *control) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	answer := func(code int, res crawl.ControlResponse) {
+	answer := func(code int, res ctl.Response) {
 		w.Header().Set("Content-Type", "application/json")
 		w.Header().Set("Cache-Control", "no-store")
 		w.WriteHeader(code)
@@ -91,26 +92,30 @@ func (cc *control) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	if r.Method != http.MethodPost {
 		w.Header().Set("Allow", http.MethodPost)
-		answer(http.StatusMethodNotAllowed, crawl.ControlResponse{Error: "POST a JSON request"})
+		answer(http.StatusMethodNotAllowed, ctl.Response{Error: "POST a JSON request"})
 		return
 	}
 	if err := cc.allow(r); err != nil {
 		cc.log.Warn("status server: control request refused", "remote", r.RemoteAddr, "err", err)
-		answer(http.StatusForbidden, crawl.ControlResponse{Error: err.Error()})
+		answer(http.StatusForbidden, ctl.Response{Error: err.Error()})
 		return
 	}
-	var req crawl.ControlRequest
+	if cc.ctl == nil {
+		answer(http.StatusServiceUnavailable, ctl.Response{Error: "no live control"})
+		return
+	}
+	var req ctl.Request
 	dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, 64<<10))
 	if err := dec.Decode(&req); err != nil {
-		answer(http.StatusBadRequest, crawl.ControlResponse{Error: "request is not a JSON object: " + err.Error(), BadRequest: true})
+		answer(http.StatusBadRequest, ctl.Response{Error: "request is not a JSON object: " + err.Error(), BadRequest: true})
 		return
 	}
-	res, err := cc.h.Control("http:"+r.RemoteAddr, req)
+	res, err := cc.ctl.Do("http:"+r.RemoteAddr, req)
 	code := http.StatusOK
 	switch {
 	case err != nil:
 		// The run is starting or ending: no change is made now.
-		code, res = http.StatusServiceUnavailable, crawl.ControlResponse{Error: err.Error()}
+		code, res = http.StatusServiceUnavailable, ctl.Response{Error: err.Error()}
 	case res.BadRequest:
 		code = http.StatusBadRequest
 	case !res.OK:

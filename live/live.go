@@ -2,15 +2,15 @@
 // crawl.Service: Prometheus metrics on /metrics, the run's Snapshot as JSON on /status, Go's
 // profiles under /debug/pprof/ (net/http/pprof's handlers on the server's own mux, never
 // http.DefaultServeMux), the live page on / with its data on /live.json (View), and live
-// control on POST /control, carried out as a request on the control socket is.
+// control on POST /control, carried out by package ctl as a request on the control socket is.
 // It answers from the run's start until the run's final counters and reports are written, so
 // a last scrape sees the whole run.
 //
 // The live page polls /live.json every second and shows what report.html shows, so far: the
 // figures, a chart of fetched and queued since the page opened, the run's timeline, hosts,
 // status codes, URLs left out by reason, the URLs in flight. It steers the crawl with POST
-// /control: crawl.ControlRequest in, crawl.ControlResponse out, recorded with "http:" and the
-// client's address as the user.
+// /control: ctl.Request in, ctl.Response out, recorded with "http:" and the client's address
+// as the user.
 //
 // /control takes a request only with the header ControlHeader: 1, which a form or a simple
 // request from another site cannot send (a cross-site fetch with it needs a CORS preflight the
@@ -35,6 +35,7 @@ import (
 	"time"
 
 	"github.com/amber-crawler/amber/crawl"
+	"github.com/amber-crawler/amber/ctl"
 	"github.com/amber-crawler/amber/report"
 	"github.com/amber-crawler/amber/status"
 )
@@ -44,6 +45,9 @@ type Config struct {
 	// Addr is the address to listen at, host:port (127.0.0.1:9090; :9090 is every address,
 	// which needs the token for /control). Required.
 	Addr string
+	// Control carries out the requests of POST /control: the crawl's live control, which
+	// records them. Nil: /control answers 503.
+	Control *ctl.Service
 }
 
 // Server is the status server, a crawl.Service. It may serve several runs, one at a time.
@@ -68,7 +72,7 @@ func (s *Server) Start(h *crawl.Handle) error {
 	if err != nil {
 		return fmt.Errorf("start status server: %w", err)
 	}
-	cc, err := newControl(h, ln.Addr())
+	cc, err := newControl(h, s.cfg.Control, ln.Addr())
 	if err != nil {
 		ln.Close()
 		return fmt.Errorf("start status server: %w", err)
@@ -116,8 +120,8 @@ func (s *Server) Start(h *crawl.Handle) error {
 	return nil
 }
 
-// Drain does nothing: the server answers until Stop (/control answers 503 once the run's
-// control stopped taking changes).
+// Drain does nothing: the server answers until Stop (/control answers 503 once the live
+// control drained).
 func (s *Server) Drain() {}
 
 // Stop shuts the server down; requests under way get up to 2 seconds to finish.

@@ -16,6 +16,7 @@ import (
 
 	"github.com/amber-crawler/amber/browser"
 	"github.com/amber-crawler/amber/crawl"
+	"github.com/amber-crawler/amber/ctl"
 	"github.com/amber-crawler/amber/internal/crawltest"
 	"github.com/amber-crawler/amber/internal/ctltest"
 	"github.com/amber-crawler/amber/internal/redistest"
@@ -39,17 +40,18 @@ func freeAddr(t *testing.T, host string) string {
 func liveConfig(t *testing.T, site *ctltest.Site, addr string) crawl.Config {
 	t.Helper()
 	cfg := ctltest.Config(t, site.Addr(), t.TempDir())
-	srv, err := live.New(live.Config{Addr: addr})
+	c := ctl.New()
+	srv, err := live.New(live.Config{Addr: addr, Control: c})
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg.Services = []crawl.Service{srv}
+	cfg.Services = []crawl.Service{srv, c}
 	return cfg
 }
 
 // postControl posts body to url's /control with the given headers (Host: set as the request's
 // Host) and returns the HTTP status and the decoded answer.
-func postControl(t *testing.T, base, body string, headers map[string]string) (int, crawl.ControlResponse) {
+func postControl(t *testing.T, base, body string, headers map[string]string) (int, ctl.Response) {
 	t.Helper()
 	req, err := http.NewRequestWithContext(t.Context(), http.MethodPost, base+"/control", strings.NewReader(body))
 	if err != nil {
@@ -68,7 +70,7 @@ func postControl(t *testing.T, base, body string, headers map[string]string) (in
 	}
 	defer resp.Body.Close()
 	b, _ := io.ReadAll(resp.Body)
-	var res crawl.ControlResponse
+	var res ctl.Response
 	if err := json.Unmarshal(b, &res); err != nil {
 		t.Fatalf("POST /control: %d %q: %v", resp.StatusCode, b, err)
 	}
@@ -88,7 +90,7 @@ func stopAtEnd(t *testing.T, dir string, done chan ctltest.Result) chan ctltest.
 		select {
 		case <-ended:
 		default:
-			crawl.Control(context.Background(), dir, crawl.ControlRequest{Command: crawl.CtlStop})
+			ctl.Send(context.Background(), dir, ctl.Request{Command: ctl.CmdStop})
 			<-ended
 		}
 	})
@@ -400,8 +402,8 @@ func testLivePage(t *testing.T, chromium string, configure func(*crawl.Config)) 
 	if !slices.Equal(actions, want) {
 		t.Errorf("control events:\n%q\nwant\n%q", actions, want)
 	}
-	if b, err := os.ReadFile(filepath.Join(cfg.Dir, crawl.ControlLogFile)); err != nil || strings.Count(string(b), "\n") != len(want) {
-		t.Errorf("%s: %v\n%s", crawl.ControlLogFile, err, b)
+	if b, err := os.ReadFile(filepath.Join(cfg.Dir, ctl.LogFile)); err != nil || strings.Count(string(b), "\n") != len(want) {
+		t.Errorf("%s: %v\n%s", ctl.LogFile, err, b)
 	}
 }
 

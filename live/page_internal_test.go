@@ -1,16 +1,49 @@
 package live
 
 import (
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/amber-crawler/amber/crawl"
+	"github.com/amber-crawler/amber/ctl"
 	"github.com/amber-crawler/amber/frontier"
 	"github.com/amber-crawler/amber/report"
 	"github.com/amber-crawler/amber/status"
 )
+
+// TestLiveControlNotStarted: /control answers 503 while the live control takes no change
+// (before the run started it, and once the run is ending) and carries out nothing then: the
+// control has no run to change.
+func TestLiveControlNotStarted(t *testing.T) {
+	for _, tc := range []struct {
+		name             string
+		control          func() *ctl.Service
+		wantCode         int
+		wantErrorContain string
+	}{
+		{"before start", ctl.New, http.StatusServiceUnavailable, "starting"},
+		{"after drain", func() *ctl.Service { c := ctl.New(); c.Drain(); return c }, http.StatusServiceUnavailable, "ending"},
+		{"no control", func() *ctl.Service { return nil }, http.StatusServiceUnavailable, "no live control"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cc := &control{ctl: tc.control(), log: slog.New(slog.DiscardHandler)}
+			req := httptest.NewRequest(http.MethodPost, "http://127.0.0.1:9090/control", strings.NewReader(`{"command":"pause"}`))
+			req.Host = "127.0.0.1:9090"
+			req.Header.Set(ControlHeader, "1")
+			rec := httptest.NewRecorder()
+			cc.ServeHTTP(rec, req)
+			if rec.Code != tc.wantCode || !strings.Contains(rec.Body.String(), tc.wantErrorContain) {
+				t.Errorf("answer %d %s, want %d with %q", rec.Code, rec.Body.String(), tc.wantCode, tc.wantErrorContain)
+			}
+		})
+	}
+}
 
 // TestLiveState: the live page's figures from crawl.log lines and from what goes through the
 // frontier: hosts by URLs (queued = queued in this run less finished), URLs left out by

@@ -20,6 +20,7 @@ import (
 	"github.com/amber-crawler/amber/config"
 	"github.com/amber-crawler/amber/contentfilter"
 	"github.com/amber-crawler/amber/crawl"
+	"github.com/amber-crawler/amber/ctl"
 	"github.com/amber-crawler/amber/feed"
 	"github.com/amber-crawler/amber/fetch"
 	"github.com/amber-crawler/amber/listing"
@@ -242,6 +243,9 @@ func runCrawl(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return finishedOr(a, stdout, usageError{err})
 	}
 	if err := setOutput(&ccfg, a, stderr); err != nil {
+		return usageError{err}
+	}
+	if ccfg.Services, err = services(a.flags.statusAddr); err != nil {
 		return usageError{err}
 	}
 	if err := ccfg.Validate(); err != nil {
@@ -923,7 +927,7 @@ func recordEffective(cfg *config.File, c crawl.Config) {
 }
 
 // setOutput sets what the crawl prints on the terminal: the log level, progress lines or a
-// live status line, and the status server.
+// live status line.
 func setOutput(c *crawl.Config, a crawlArgs, stderr io.Writer) error {
 	f := a.flags
 	level := slog.LevelInfo
@@ -934,13 +938,6 @@ func setOutput(c *crawl.Config, a crawlArgs, stderr io.Writer) error {
 		level = slog.LevelWarn
 	}
 	logs := stderr
-	if f.statusAddr != "" {
-		srv, err := live.New(live.Config{Addr: f.statusAddr})
-		if err != nil {
-			return fmt.Errorf("--status-addr: %w", err)
-		}
-		c.Services = append(c.Services, srv)
-	}
 	switch {
 	case f.quiet:
 		c.ProgressEvery = -1
@@ -951,6 +948,22 @@ func setOutput(c *crawl.Config, a crawlArgs, stderr io.Writer) error {
 	}
 	c.Logger = slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: level}))
 	return nil
+}
+
+// services are the services of a run of amber crawl: the status server when an address is
+// given (--status-addr), then live control (amber ctl, always), which carries out the status
+// server's POST /control. Control is drained first, so /control answers that the run is ending
+// while the server still serves the last figures.
+func services(statusAddr string) ([]crawl.Service, error) {
+	control := ctl.New()
+	if statusAddr == "" {
+		return []crawl.Service{control}, nil
+	}
+	srv, err := live.New(live.Config{Addr: statusAddr, Control: control})
+	if err != nil {
+		return nil, fmt.Errorf("--status-addr: %w", err)
+	}
+	return []crawl.Service{srv, control}, nil
 }
 
 // printSummary says how the crawl ended and where its outputs are.

@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/amber-crawler/amber/config"
-	"github.com/amber-crawler/amber/crawl"
+	"github.com/amber-crawler/amber/ctl"
 )
 
 const ctlHelp = `usage: amber ctl DIR COMMAND [ARGS]
@@ -63,13 +63,13 @@ func runCtl(ctx context.Context, args []string, stdout io.Writer) error {
 		return runCtlShared(ctx, args, stdout)
 	}
 	dir := args[0]
-	req, err := crawl.ParseControl(args[1:])
+	req, err := ctl.Parse(args[1:])
 	if err != nil {
 		return usagef("%w (see 'amber help ctl')", err)
 	}
 	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
-	res, err := crawl.Control(ctx, dir, req)
+	res, err := ctl.Send(ctx, dir, req)
 	if err != nil {
 		return err
 	}
@@ -80,7 +80,7 @@ func runCtl(ctx context.Context, args []string, stdout io.Writer) error {
 		}
 		return err
 	}
-	if req.Command == crawl.CtlStatus {
+	if req.Command == ctl.CmdStatus {
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
 		return enc.Encode(res.Status)
@@ -90,7 +90,7 @@ func runCtl(ctx context.Context, args []string, stdout io.Writer) error {
 }
 
 // ctlSummary is a process's state after a change: running or paused, fetched, queued.
-func ctlSummary(st *crawl.ControlStatus) string {
+func ctlSummary(st *ctl.Status) string {
 	state := "running"
 	if st.Paused {
 		state = "paused"
@@ -119,29 +119,29 @@ func runCtlShared(ctx context.Context, args []string, stdout io.Writer) error {
 	if err != nil {
 		return usageError{err}
 	}
-	req, err := crawl.ParseControl(args[2:])
+	req, err := ctl.Parse(args[2:])
 	if err != nil {
 		return usagef("%w (see 'amber help ctl')", err)
 	}
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
-	res, err := crawl.ControlShared(ctx, server, args[1], req)
+	res, err := ctl.SendShared(ctx, server, args[1], req)
 	if err != nil {
 		return err
 	}
 	var failed []string
-	status := map[string]*crawl.ControlStatus{}
+	status := map[string]*ctl.Status{}
 	for _, r := range res {
 		switch {
 		case !r.OK:
 			failed = append(failed, r.Process+": "+r.Error)
-		case req.Command == crawl.CtlStatus:
+		case req.Command == ctl.CmdStatus:
 			status[r.Process] = r.Status
 		default:
 			fmt.Fprintf(stdout, "%s: %s %s: done; %s\n", r.Process, req.Command, strings.Join(req.Args, " "), ctlSummary(r.Status))
 		}
 	}
-	if req.Command == crawl.CtlStatus {
+	if req.Command == ctl.CmdStatus {
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
 		if err := enc.Encode(status); err != nil {

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/amber-crawler/amber/crawl"
+	"github.com/amber-crawler/amber/ctl"
 	"github.com/amber-crawler/amber/internal/crawltest"
 	"github.com/amber-crawler/amber/internal/redistest"
 	"github.com/amber-crawler/amber/internal/testsite"
@@ -362,7 +363,7 @@ func TestSharedCtl(t *testing.T) {
 		return sc.args(dir, "--frontier", sc.srv.URL(0), "--crawl-id", "ctl", "--host-delay", "50ms", "--workers", "2")
 	})
 	bin, srv, dirs := sc.bin, sc.srv, sc.dirs()
-	ctl := func(args ...string) string {
+	amberCtl := func(args ...string) string {
 		t.Helper()
 		out, err := exec.Command(bin, append([]string{"ctl"}, args...)...).CombinedOutput()
 		if err != nil {
@@ -375,24 +376,24 @@ func TestSharedCtl(t *testing.T) {
 		out, err := exec.Command(bin, "ctl", srv.URL(0), "ctl", "status").CombinedOutput()
 		return err == nil && strings.Count(string(out), `"urls_fetched"`) == 2
 	})
-	if out := ctl(srv.URL(0), "ctl", "pause"); strings.Count(out, "crawl paused") != 2 {
+	if out := amberCtl(srv.URL(0), "ctl", "pause"); strings.Count(out, "crawl paused") != 2 {
 		t.Errorf("pause through the server: %s", out)
 	}
-	out := ctl(dirs[0], "block", "contains:/p/1")
+	out := amberCtl(dirs[0], "block", "contains:/p/1")
 	if !strings.Contains(out, "done") {
 		t.Errorf("block on p1: %s", out)
 	}
 	// p2 makes the change within a second and records it.
 	sc.waitFor("p2's control.log records the block given to p1", func() bool {
-		b, _ := os.ReadFile(filepath.Join(dirs[1], crawl.ControlLogFile))
+		b, _ := os.ReadFile(filepath.Join(dirs[1], ctl.LogFile))
 		return strings.Contains(string(b), `"command":"block"`) && strings.Contains(string(b), "contains:/p/1")
 	})
 	blockedAt := time.Now()
-	status := ctl(dirs[1], "status")
+	status := amberCtl(dirs[1], "status")
 	if !strings.Contains(status, "contains:/p/1") || !strings.Contains(status, `"paused": true`) {
 		t.Errorf("p2's status after the block: %s", status)
 	}
-	if out := ctl(srv.URL(0), "ctl", "resume"); strings.Count(out, "crawl running") != 2 {
+	if out := amberCtl(srv.URL(0), "ctl", "resume"); strings.Count(out, "crawl running") != 2 {
 		t.Errorf("resume through the server: %s", out)
 	}
 	sc.finish()

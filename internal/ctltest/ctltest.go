@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/amber-crawler/amber/crawl"
+	"github.com/amber-crawler/amber/ctl"
 	"github.com/amber-crawler/amber/fetch"
 	"github.com/amber-crawler/amber/scope"
 )
@@ -167,8 +168,8 @@ type Result struct {
 	Err error
 }
 
-// Start runs the crawl cfg in the background and returns once its control socket answers;
-// the channel receives the run's result.
+// Start runs the crawl cfg (whose Services have a ctl.Service) in the background and returns
+// once its control socket answers; the channel receives the run's result.
 func Start(t *testing.T, cfg crawl.Config) chan Result {
 	t.Helper()
 	done := make(chan Result, 1)
@@ -177,7 +178,7 @@ func Start(t *testing.T, cfg crawl.Config) chan Result {
 		done <- Result{res, err}
 	}()
 	WaitFor(t, "the control socket", func() bool {
-		_, err := crawl.Control(t.Context(), cfg.Dir, crawl.ControlRequest{Command: crawl.CtlStatus})
+		_, err := ctl.Send(t.Context(), cfg.Dir, ctl.Request{Command: ctl.CmdStatus})
 		return err == nil
 	})
 	return done

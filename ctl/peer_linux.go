@@ -1,4 +1,4 @@
-package crawl
+package ctl
 
 import (
 	"net"

@@ -1,6 +1,6 @@
 //go:build !linux
 
-package crawl
+package ctl
 
 import "net"
 

@@ -1,4 +1,4 @@
-package crawl_test
+package ctl_test
 
 import (
 	"errors"
@@ -15,6 +15,7 @@ import (
 
 	"github.com/amber-crawler/amber/config"
 	"github.com/amber-crawler/amber/crawl"
+	"github.com/amber-crawler/amber/ctl"
 	"github.com/amber-crawler/amber/internal/crawltest"
 	"github.com/amber-crawler/amber/internal/ctltest"
 	"github.com/amber-crawler/amber/report"
@@ -22,22 +23,22 @@ import (
 	"github.com/amber-crawler/amber/status"
 )
 
-func ctl(t *testing.T, dir string, args ...string) crawl.ControlResponse {
+func send(t *testing.T, dir string, args ...string) ctl.Response {
 	t.Helper()
-	req, err := crawl.ParseControl(args)
+	req, err := ctl.Parse(args)
 	if err != nil {
 		t.Fatalf("ctl %v: %v", args, err)
 	}
-	res, err := crawl.Control(t.Context(), dir, req)
+	res, err := ctl.Send(t.Context(), dir, req)
 	if err != nil {
 		t.Fatalf("ctl %v: %v", args, err)
 	}
 	return res
 }
 
-func ctlOK(t *testing.T, dir string, args ...string) *crawl.ControlStatus {
+func ctlOK(t *testing.T, dir string, args ...string) *ctl.Status {
 	t.Helper()
-	res := ctl(t, dir, args...)
+	res := send(t, dir, args...)
 	if !res.OK || res.Status == nil {
 		t.Fatalf("ctl %v: %+v", args, res)
 	}
@@ -70,19 +71,20 @@ func configFromYAML(t *testing.T, base crawl.Config) crawl.Config {
 func TestControl(t *testing.T) {
 	site := ctltest.StartSite(t)
 	cfg := ctltest.Config(t, site.Addr(), t.TempDir())
+	cfg.Services = []crawl.Service{ctl.New()}
 	yc := config.File{Seeds: []config.SeedSpec{{URL: "http://a.test/"}, {URL: "http://slow.test/"}}}
 	var err error
 	if cfg.EffectiveConfig, err = yc.Marshal(); err != nil {
 		t.Fatal(err)
 	}
 	dir := cfg.Dir
-	if _, err := crawl.Control(t.Context(), dir, crawl.ControlRequest{Command: crawl.CtlStatus}); !errors.Is(err, crawl.ErrNotRunning) {
+	if _, err := ctl.Send(t.Context(), dir, ctl.Request{Command: ctl.CmdStatus}); !errors.Is(err, ctl.ErrNotRunning) {
 		t.Fatalf("control before the crawl: err = %v, want ErrNotRunning", err)
 	}
 
 	openA, slow := site.Gate("a.test/"), site.Gate("slow.test/")
 	done := ctltest.Start(t, cfg)
-	if fi, err := os.Stat(filepath.Join(dir, crawl.ControlSocket)); err != nil || fi.Mode().Type() != fs.ModeSocket || fi.Mode().Perm() != 0o600 {
+	if fi, err := os.Stat(filepath.Join(dir, ctl.Socket)); err != nil || fi.Mode().Type() != fs.ModeSocket || fi.Mode().Perm() != 0o600 {
 		t.Fatalf("control socket: %v, %v; want a socket with mode 0600", fi, err)
 	}
 	ctltest.WaitFor(t, "both seeds requested", func() bool { return site.Count("a.test/") == 1 && site.Count("slow.test/") == 1 })
@@ -139,14 +141,14 @@ func TestControl(t *testing.T) {
 		{[]string{"add-seed", "http://new.test/"}, "a seed already"},
 	}
 	for _, b := range bad {
-		res := ctl(t, dir, b.args...)
+		res := send(t, dir, b.args...)
 		if res.OK || !res.BadRequest || !strings.Contains(res.Error, b.want) {
 			t.Errorf("ctl %v: %+v, want a bad request with %q", b.args, res, b.want)
 		}
 	}
 	for _, args := range [][]string{{"block", "nokind"}, {"frobnicate"}, {"limit", "-3"}, {"host-delay", "c.test", "soon"}, {"pause", "now"}} {
-		if _, err := crawl.ParseControl(args); !errors.Is(err, crawl.ErrBadRequest) {
-			t.Errorf("ParseControl(%v): err = %v, want ErrBadRequest", args, err)
+		if _, err := ctl.Parse(args); !errors.Is(err, ctl.ErrBadRequest) {
+			t.Errorf("Parse(%v): err = %v, want ErrBadRequest", args, err)
 		}
 	}
 
@@ -155,7 +157,7 @@ func TestControl(t *testing.T) {
 	if r.Err != nil || r.Res.End != crawl.EndCancelled {
 		t.Fatalf("after stop: end %q, err %v; want %q", r.Res.End, r.Err, crawl.EndCancelled)
 	}
-	if _, err := os.Lstat(filepath.Join(dir, crawl.ControlSocket)); !errors.Is(err, fs.ErrNotExist) {
+	if _, err := os.Lstat(filepath.Join(dir, ctl.Socket)); !errors.Is(err, fs.ErrNotExist) {
 		t.Errorf("control socket left after the run: %v", err)
 	}
 
@@ -189,7 +191,7 @@ func TestControl(t *testing.T) {
 	if !slices.Equal(actions, want) {
 		t.Errorf("control events:\n%q\nwant\n%q", actions, want)
 	}
-	if b, err := os.ReadFile(filepath.Join(dir, crawl.ControlLogFile)); err != nil || strings.Count(string(b), "\n") != len(want) {
+	if b, err := os.ReadFile(filepath.Join(dir, ctl.LogFile)); err != nil || strings.Count(string(b), "\n") != len(want) {
 		t.Errorf("control.log: %d lines, %v; want %d", strings.Count(string(b), "\n"), err, len(want))
 	}
 
@@ -255,15 +257,16 @@ func TestControlSocket(t *testing.T) {
 			if err := os.MkdirAll(dir, 0o755); err != nil {
 				t.Fatal(err)
 			}
-			sock := filepath.Join(dir, crawl.ControlSocket)
+			sock := filepath.Join(dir, ctl.Socket)
 			if tt.name == "long" && len(sock) < 110 {
 				t.Fatalf("socket path %d bytes: not long", len(sock))
 			}
 			leaveStaleSocket(t, dir)
-			if _, err := crawl.Control(t.Context(), dir, crawl.ControlRequest{Command: crawl.CtlStatus}); !errors.Is(err, crawl.ErrNotRunning) {
+			if _, err := ctl.Send(t.Context(), dir, ctl.Request{Command: ctl.CmdStatus}); !errors.Is(err, ctl.ErrNotRunning) {
 				t.Fatalf("stale socket: err = %v, want ErrNotRunning", err)
 			}
 			cfg := ctltest.Config(t, site.Addr(), dir)
+			cfg.Services = []crawl.Service{ctl.New()}
 			cfg.Scope.Seeds = []scope.Seed{{URL: "http://slow.test/"}}
 			slow := site.Gate("slow.test/")
 			done := ctltest.Start(t, cfg)
@@ -280,7 +283,7 @@ func TestControlSocket(t *testing.T) {
 			if _, err := os.Lstat(sock); !errors.Is(err, fs.ErrNotExist) {
 				t.Errorf("socket after the run: %v", err)
 			}
-			if _, err := crawl.Control(t.Context(), dir, crawl.ControlRequest{Command: crawl.CtlStatus}); !errors.Is(err, crawl.ErrNotRunning) {
+			if _, err := ctl.Send(t.Context(), dir, ctl.Request{Command: ctl.CmdStatus}); !errors.Is(err, ctl.ErrNotRunning) {
 				t.Errorf("after the run: err = %v, want ErrNotRunning", err)
 			}
 		})
@@ -295,7 +298,7 @@ func leaveStaleSocket(t *testing.T, dir string) {
 		t.Fatal(err)
 	}
 	defer d.Close()
-	addr := fmt.Sprintf("/proc/self/fd/%d/%s", d.Fd(), crawl.ControlSocket)
+	addr := fmt.Sprintf("/proc/self/fd/%d/%s", d.Fd(), ctl.Socket)
 	ln, err := net.ListenUnix("unix", &net.UnixAddr{Name: addr, Net: "unix"})
 	if err != nil {
 		t.Fatal(err)

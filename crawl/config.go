@@ -1,6 +1,13 @@
 // Package crawl runs a crawl: the worker pool and the per-URL pipeline that takes a URL from the
 // frontier through robots.txt, the fetcher, the WARC writer, link extraction and scope back to
 // the frontier, and records every outcome in crawl.log.
+//
+// What runs beside a crawl and steers or shows it (live control, package ctl; the status
+// server, package live) is a Service of the run (Config.Services), which acts on it through
+// the run's Handle: the pause gate, the URL limit, seeds and block rules, operators' host
+// delays, stopping the run, its figures (Snapshot) and what goes through it (Observer). The
+// crawl itself listens on no socket and serves no HTTP; it writes crawl.yaml once at the start
+// of a run (Config.EffectiveConfig) and never reads or rewrites it.
 package crawl
 
 import (

@@ -40,7 +40,9 @@ const metaControlBlock = "crawl/control/block/"
 // added and removed), operators' host delays, stopping the run, and the run's figures and
 // records. Its changes take effect at once and last for the run; it never reads or writes
 // crawl.yaml, so keeping a change for later runs is the caller's job (block rules are also
-// kept in the frontier, see Block). Its methods are safe for concurrent use.
+// kept in the frontier, see Block). Its methods are safe for concurrent use. A service gets
+// the Handle at Start; it makes changes until it is drained (Service.Drain), and may read the
+// figures until it is stopped.
 type Handle struct {
 	c       *crawler
 	stopRun context.CancelFunc // cancels the run, as Ctrl-C

@@ -2,7 +2,7 @@
 // writes it in YAML (File: the keys, their meaning, their checks, Load and Parse, Marshal), which
 // crawl.yaml saves; what other crawlers' files become in it (Converted, with its subpackages
 // elastic for Elastic's crawlers and fast for FAST's); and the one translation of the model into
-// the engine's configuration. Flags of the command line are applied to the model, not to the
+// the engine's configuration (Build). Flags of the command line are applied to the model, not to the
 // engine's configuration, so that a setting has one name from the YAML key to the docs.
 package config
 
@@ -28,9 +28,10 @@ import (
 var ErrConfig = errors.New("config: invalid config")
 
 // File is a crawl configuration as written in YAML. A key left out (a zero value) means "not
-// set here": this package applies no defaults. The crawl's defaults live in one place,
-// crawl.DefaultConfig, and the command line overlays what is set here on them. Durations are Go
-// durations ("1s", "500ms", "2h"); sizes are bytes, optionally with a unit ("1GB", "100MiB").
+// set here". The crawl's defaults live in one place, crawl.DefaultConfig: Build fills the keys
+// crawl.yaml records with its values before the command line's flags are applied to the File,
+// so that the File saved says what ran. Durations are Go durations ("1s", "500ms", "2h"); sizes
+// are bytes, optionally with a unit ("1GB", "100MiB").
 type File struct {
 	// Collection names the crawl (warcinfo, WARC prefix, default crawl directory name).
 	Collection string `yaml:"collection,omitempty"`

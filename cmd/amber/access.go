@@ -105,38 +105,6 @@ func setAuth(cfg *config.File, e config.AuthSpec) error {
 	return nil
 }
 
-// overlayAccess sets the fetchers' credentials, headers, proxy and cookie jar (a fresh one
-// per run unless cookies are off) and the form logins from cfg, reading env: references
-// with lookupEnv.
-func overlayAccess(c *crawl.Config, cfg *config.File, lookupEnv func(string) (string, bool)) error {
-	acc, err := cfg.Access(lookupEnv)
-	if err != nil {
-		return err
-	}
-	c.Fetch.Auth = nil
-	for _, cr := range acc.Auth {
-		oa := fetch.OriginAuth{Origin: cr.Origin, Prefix: cr.Prefix, Realm: cr.Realm}
-		if cr.Type == config.AuthBasic {
-			oa.Basic = &fetch.BasicAuth{Username: cr.Username, Password: cr.Password}
-		} else {
-			oa.Raw = cr.Value
-		}
-		c.Fetch.Auth = append(c.Fetch.Auth, oa)
-	}
-	c.Fetch.HTTPAuthAllowed = acc.HTTPAuthAllowed
-	c.Fetch.Header = acc.Header
-	c.Fetch.OriginHeader = acc.OriginHeader
-	c.Fetch.Proxy = acc.Proxy
-	c.Fetch.Jar = nil
-	if acc.Cookies {
-		c.Fetch.Jar = fetch.NewJar()
-	}
-	if c.Logins, err = cfg.LoginSpecs(lookupEnv); err != nil {
-		return err
-	}
-	return nil
-}
-
 // checkFetch builds the HTTP client the crawl will build, so that what only the fetch
 // package checks (a header it does not allow, a proxy with --connect-to) is reported before
 // the crawl directory is created.

@@ -408,23 +408,6 @@ func TestEndStatus(t *testing.T) {
 	}
 }
 
-func TestFormatByteSize(t *testing.T) {
-	tests := []struct {
-		n    int64
-		want string
-	}{
-		{1e9, "1GB"}, {100 << 20, "100MiB"}, {1 << 30, "1GiB"}, {1500, "1500"}, {2e6, "2MB"}, {0, "0"},
-	}
-	for _, tt := range tests {
-		got := formatByteSize(tt.n)
-		if got != tt.want {
-			t.Errorf("formatByteSize(%d) = %q, want %q", tt.n, got, tt.want)
-		}
-		if back, err := config.ParseByteSize(got); err != nil || int64(back) != tt.n {
-			t.Errorf("ParseByteSize(%q) = %d, %v; want %d", got, back, err, tt.n)
-		}
-	}
-}
 
 // TestMemoryLimit: --memory-limit over limits.memory over the default; "off" is Go's own
 // default (no limit); the value is recorded in the config (crawl.yaml) as it reads back.
@@ -437,7 +420,7 @@ func TestMemoryLimit(t *testing.T) {
 		recorded string
 		wantErr  bool
 	}{
-		{name: "default", want: defaultMemoryLimit, recorded: "80MiB"},
+		{name: "default", want: config.DefaultMemoryLimit, recorded: "80MiB"},
 		{name: "config", yaml: "64MiB", want: 64 << 20, recorded: "64MiB"},
 		{name: "flag over config", yaml: "64MiB", flags: []string{"--memory-limit", "1GiB"}, want: 1 << 30, recorded: "1GiB"},
 		{name: "off", flags: []string{"--memory-limit", "OFF"}, want: math.MaxInt64, recorded: "off"},
@@ -461,7 +444,7 @@ func TestMemoryLimit(t *testing.T) {
 			if got != tc.want || cfg.Limits.Memory != tc.recorded {
 				t.Errorf("memoryLimit = %d, recorded %q; want %d, %q", got, cfg.Limits.Memory, tc.want, tc.recorded)
 			}
-			if back, err := parseMemoryLimit(cfg.Limits.Memory); err != nil || back != got {
+			if back, err := config.ParseMemoryLimit(cfg.Limits.Memory); err != nil || back != got {
 				t.Errorf("recorded %q reads back as %d, %v; want %d", cfg.Limits.Memory, back, err, got)
 			}
 		})

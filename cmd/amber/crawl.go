@@ -7,8 +7,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"maps"
-	"math"
 	"os"
 	"path/filepath"
 	"runtime/debug"
@@ -18,15 +16,11 @@ import (
 
 	"github.com/amber-crawler/amber/browser"
 	"github.com/amber-crawler/amber/config"
-	"github.com/amber-crawler/amber/contentfilter"
 	"github.com/amber-crawler/amber/crawl"
 	"github.com/amber-crawler/amber/ctl"
-	"github.com/amber-crawler/amber/feed"
 	"github.com/amber-crawler/amber/fetch"
-	"github.com/amber-crawler/amber/listing"
 	"github.com/amber-crawler/amber/live"
 	"github.com/amber-crawler/amber/report"
-	"github.com/amber-crawler/amber/rewrite"
 	"github.com/amber-crawler/amber/scope"
 	"github.com/amber-crawler/amber/seeds"
 )
@@ -100,10 +94,10 @@ func newCrawlFlagSet(f *crawlFlags) *flag.FlagSet {
 	fs.Int64Var(&f.limit, "limit", d.LimitURLs, "stop after this many URLs fetched (whole crawl; 0: no limit)")
 	fs.DurationVar(&f.timeLimit, "time-limit", d.TimeLimit, "stop this run after this long (0: no limit)")
 	fs.StringVar(&f.sizeLimit, "size-limit", "", "stop after this many bytes downloaded (whole crawl; e.g. 10GB; default no limit)")
-	fs.StringVar(&f.maxResponseSize, "max-response-size", formatByteSize(fetch.DefaultMaxResponseSize), "truncate one response at this size")
+	fs.StringVar(&f.maxResponseSize, "max-response-size", config.FormatByteSize(fetch.DefaultMaxResponseSize), "truncate one response at this size")
 	fs.StringVar(&f.minFreeSpace, "min-free-space", "auto", "stop cleanly (and resume later) below this much free disk space: a size, auto (1GiB, or 1% of the filesystem if smaller) or off")
-	fs.StringVar(&f.memoryLimit, "memory-limit", formatMemoryLimit(defaultMemoryLimit), "soft memory limit of the crawl process (the Go garbage collector works harder near it; a size or off; GOMEMLIMIT wins)")
-	fs.StringVar(&f.warcMaxSize, "warc-max-size", formatByteSize(d.WARCMaxSize), "rotate WARC files at this size")
+	fs.StringVar(&f.memoryLimit, "memory-limit", config.FormatMemoryLimit(config.DefaultMemoryLimit), "soft memory limit of the crawl process (the Go garbage collector works harder near it; a size or off; GOMEMLIMIT wins)")
+	fs.StringVar(&f.warcMaxSize, "warc-max-size", config.FormatByteSize(d.WARCMaxSize), "rotate WARC files at this size")
 	fs.StringVar(&f.warcPrefix, "warc-prefix", "", "start WARC file names with this (default: the collection name)")
 	fs.BoolVar(&f.allowPrivate, "allow-private", false, "allow loopback and private addresses (refused by default)")
 	fs.Var(&f.connectTo, "connect-to", "map `HOST:PORT:ADDR:PORT`: connect to ADDR:PORT for HOST:PORT (curl syntax; empty HOST or PORT matches any; repeatable)")
@@ -234,13 +228,13 @@ func runCrawl(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return finishedOr(a, stdout, usageError{err})
 	}
 	printConversion(stderr, a.flags.config, cv)
-	mem, err := memoryLimit(cfg, a)
-	if err != nil {
-		return usageError{err}
-	}
 	ccfg, err := crawlConfig(cfg, a)
 	if err != nil {
 		return finishedOr(a, stdout, usageError{err})
+	}
+	mem, err := config.ParseMemoryLimit(cfg.Limits.Memory) // as memoryLimit recorded it
+	if err != nil {
+		return usageError{err}
 	}
 	if err := setOutput(&ccfg, a, stderr); err != nil {
 		return usageError{err}
@@ -276,9 +270,9 @@ func runCrawl(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	return endStatus(res)
 }
 
-// buildConfig assembles the crawl configuration in the YAML model, which is what crawl.yaml
-// records: the config file (--config, or when resuming with no seeds given, the crawl
-// directory's crawl.yaml), the seeds given on the command line, then the scope flags.
+// buildConfig reads the crawl configuration's file model: the config file (--config, or when
+// resuming with no seeds given, the crawl directory's crawl.yaml) and the seeds given on the
+// command line. The other flags are applied by crawlConfig, once the file's defaults are in.
 func buildConfig(a crawlArgs) (*config.File, *config.Converted, error) {
 	cfg, cv, err := loadConfig(a)
 	if err != nil {
@@ -289,16 +283,6 @@ func buildConfig(a crawlArgs) (*config.File, *config.Converted, error) {
 	}
 	if len(cfg.AllSeeds()) == 0 {
 		return nil, nil, errors.New("no seeds: give URLs, a seeds file, --seeds, or --config with seeds")
-	}
-	if err := applyScopeFlags(cfg, a); err != nil {
-		return nil, nil, err
-	}
-	if err := applyDomainFlags(cfg, a); err != nil {
-		return nil, nil, err
-	}
-	applySharedFlags(cfg, a)
-	if err := applyAccessFlags(cfg, a); err != nil {
-		return nil, nil, err
 	}
 	return cfg, cv, nil
 }
@@ -393,467 +377,71 @@ func applyScopeFlags(cfg *config.File, a crawlArgs) error {
 	return nil
 }
 
-// crawlConfig makes the crawl package's Config: crawl.DefaultConfig, overlaid with what the
-// YAML model sets and then with the flags that were given. Nothing is defaulted here; values
-// are checked by crawl.Config.Validate. The effective configuration is recorded in cfg and in
-// the result's EffectiveConfig.
+// crawlConfig makes the crawl package's Config from the file model with config.Build, the
+// flags that were given applied to the model (applyFlags), so that cfg saved is crawl.yaml.
 func crawlConfig(cfg *config.File, a crawlArgs) (crawl.Config, error) {
-	c := crawl.DefaultConfig()
-	c.Software = "amber/" + version
-	if err := overlayYAML(&c, cfg); err != nil {
-		return c, err
-	}
-	if err := overlayFlags(&c, a); err != nil {
-		return c, err
-	}
-	if err := overlayShared(&c, cfg, os.LookupEnv); err != nil {
-		return c, err
-	}
-	if err := overlayAccess(&c, cfg, os.LookupEnv); err != nil {
-		return c, err
-	}
-	if err := overlayPostPayloads(&c, cfg.PostPayloads, os.LookupEnv); err != nil {
-		return c, err
-	}
-	if err := overlayRetriesAndCert(&c, cfg, a); err != nil {
-		return c, err
-	}
-	if err := overlaySubcollections(&c, cfg, os.LookupEnv); err != nil {
-		return c, err
-	}
-	if err := overlayPriors(&c, cfg, a); err != nil {
-		return c, err
-	}
-	sc, err := scopeConfig(cfg, c.Fetcher)
-	if err != nil {
-		return c, err
-	}
-	c.Scope = sc
-	overlaySitemaps(&c, cfg, sc.Flavour)
-	c.Dir = a.flags.dir
-	if c.Dir == "" {
-		c.Dir = filepath.Join("crawls", c.Collection+"-"+time.Now().UTC().Format("20060102T150405Z"))
-	}
-	recordEffective(cfg, c)
-	if c.EffectiveConfig, err = cfg.Marshal(); err != nil {
-		return c, err
-	}
-	return c, nil
+	return config.Build(cfg, config.Options{
+		Override: func(f *config.File) error { return applyFlags(f, a) },
+		Dir:      a.flags.dir,
+		Software: "amber/" + version,
+	})
 }
 
-// defaultFlavour is the scope flavour that follows the fetcher (spec/scope.md).
-func defaultFlavour(fetcher string) scope.Flavour {
-	if fetcher == crawl.FetcherBrowser {
-		return scope.Brozzler
-	}
-	return scope.Standard
-}
-
-// scopeConfig builds the scope from the seeds and rules and checks it as the crawl will, so
-// that a bad rule or hop limit is reported before the crawl directory is created.
-func scopeConfig(cfg *config.File, fetcher string) (scope.Config, error) {
-	sc, err := cfg.ScopeConfig(defaultFlavour(fetcher))
-	if err != nil {
-		return sc, err
-	}
-	if _, err := scope.New(sc); err != nil {
-		return sc, fmt.Errorf("scope: %w", err)
-	}
-	return sc, nil
-}
-
-// overlayYAML sets in c every setting the YAML model sets (a key left out leaves c's value).
-func overlayYAML(c *crawl.Config, cfg *config.File) error {
-	overlayIdentity(c, cfg)
-	overlayPoliteness(c, cfg.Politeness)
-	if err := overlaySchedule(c, cfg.Politeness); err != nil {
-		return err
-	}
-	overlayRobots(c, cfg.Robots)
-	if err := overlayLimits(c, cfg.Limits); err != nil {
-		return err
-	}
-	overlayBrowser(c, cfg.Fetcher, cfg.Browser)
-	if err := overlayDocuments(c, cfg.Documents); err != nil {
-		return err
-	}
-	overlayWARC(c, cfg.WARC)
-	if err := overlayURLs(c, cfg); err != nil {
-		return err
-	}
-	c.SessionCookieTTL = cfg.SessionCookieTTL
-	if err := overlayContent(c, cfg.Content); err != nil {
-		return err
-	}
-	return overlayNetwork(c, cfg.Network)
-}
-
-// overlayPostPayloads sets the POST bodies of URLs (post_payloads), each body env:NAME read
-// with lookupEnv.
-func overlayPostPayloads(c *crawl.Config, ps []config.PostPayloadSpec, lookupEnv func(string) (string, bool)) error {
-	c.PostPayloads = nil
-	for i, p := range ps {
-		if (p.URL == "") == (p.Prefix == "") {
-			return fmt.Errorf("post_payloads[%d]: want one of url and prefix", i)
-		}
-		body, err := config.Secret(p.Body).Resolve(lookupEnv)
-		if err != nil {
-			return fmt.Errorf("post_payloads[%d].body: %w", i, err)
-		}
-		pp := crawl.PostPayload{URL: p.URL, Body: body}
-		if p.Prefix != "" {
-			pp.URL, pp.Prefix = p.Prefix, true
-		}
-		c.PostPayloads = append(c.PostPayloads, pp)
-	}
-	return nil
-}
-
-// overlayContent sets which responses the crawl reads (content): the types as written (the
-// crawl checks them), the header patterns compiled, fields in name order.
-func overlayContent(c *crawl.Config, ct config.Content) error {
-	c.Content = contentfilter.Config{Types: ct.Types, LinkTypes: ct.LinkTypes}
-	for _, name := range slices.Sorted(maps.Keys(ct.ExcludeHeaders)) {
-		for _, p := range ct.ExcludeHeaders[name] {
-			r, err := contentfilter.NewHeaderRule(name, p)
-			if err != nil {
-				return fmt.Errorf("content.exclude_headers: %w", err)
-			}
-			c.Content.ExcludeHeaders = append(c.Content.ExcludeHeaders, r)
+// applyFlags applies the flags that were given to the file model, each to its key, a zero
+// value too (--workers 0 is then refused by crawl.Config.Validate, not replaced by the
+// default).
+func applyFlags(cfg *config.File, a crawlArgs) error {
+	applySharedFlags(cfg, a)
+	for _, apply := range []func(*config.File, crawlArgs) error{
+		applyScopeFlags, applyDomainFlags, applyAccessFlags, applySettingFlags, applyRetryFlags,
+	} {
+		if err := apply(cfg, a); err != nil {
+			return err
 		}
 	}
-	return nil
+	_, err := memoryLimit(cfg, a)
+	return err
 }
 
-// overlayURLs sets what the crawl does to the URLs it finds (urls) and its feeds (feeds).
-func overlayURLs(c *crawl.Config, cfg *config.File) error {
-	rules, err := rewrite.ParseAll(cfg.URLs.RewriteRules)
-	if err != nil {
-		return fmt.Errorf("urls.rewrite_rules: %w", err)
-	}
-	mirrors, err := mirrorRules(cfg.URLs) // before the rewrite rules (mirrors.go)
-	if err != nil {
-		return err
-	}
-	rules = append(mirrors, rules...)
-	c.URLs = crawl.URLConfig{Rewrite: rules, SortQuery: cfg.URLs.SortQueryParams,
-		RefreshRedirectMax: cfg.URLs.MetaRefreshRedirectMax, MaxRedirects: cfg.URLs.MaxRedirects}
-	f := cfg.Feeds
-	c.Feeds = listing.Feeds{URLs: f.URLs, Limits: feed.Limits{MaxLinks: f.MaxLinks, MaxBytes: c.Feeds.Limits.MaxBytes},
-		SkipItemLinks: f.FollowLinks != nil && !*f.FollowLinks, IgnoreRules: f.IgnoreRules, AutoDiscover: f.AutoDiscover}
-	if f.MaxLinks == 0 {
-		c.Feeds.Limits.MaxLinks = feed.MaxLinks
-	}
-	return nil
-}
-
-func overlayIdentity(c *crawl.Config, cfg *config.File) {
-	setString(&c.Collection, cfg.Collection)
-	setString(&c.Operator, cfg.Operator)
-	setString(&c.Description, cfg.Description)
-	setString(&c.Fetch.UserAgent, cfg.UserAgent)
-	if cfg.Workers != 0 {
-		c.Workers = cfg.Workers
-	}
-}
-
-func overlayPoliteness(c *crawl.Config, p config.Politeness) {
-	if p.HostDelay != nil {
-		c.HostDelay = *p.HostDelay
-	}
-	if p.HostConcurrency != 0 {
-		c.HostConcurrency = p.HostConcurrency
-	}
-	c.PerIP = c.PerIP || p.PerIP
-	if len(p.HostDelays) > 0 {
-		c.HostDelays = p.HostDelays // set by amber ctl host-delay: a resumed crawl keeps them
-	}
-	if p.MaxAttempts != 0 {
-		c.MaxAttempts = p.MaxAttempts
-	}
-	if p.RetryDelay != 0 {
-		c.RetryDelay = p.RetryDelay
-	}
-	if p.IgnoreRobots {
-		c.IgnoreRobots = true
-	}
-	if p.MaxHostFailures != 0 {
-		c.Sites.MaxFailures = p.MaxHostFailures
-	}
-	if p.MaxBackoff != 0 {
-		c.Sites.MaxBackoff = p.MaxBackoff
-	}
-}
-
-// overlayRobots sets how robots.txt and robots meta are read (robots).
-func overlayRobots(c *crawl.Config, r config.Robots) {
-	if r.TTL != 0 {
-		c.Robots.TTL = r.TTL
-	}
-	if r.Timeout != 0 {
-		c.Robots.Timeout = r.Timeout
-	}
-	c.Robots.AllowOnTimeout = c.Robots.AllowOnTimeout || r.AllowOnTimeout
-	c.Robots.DisallowOnAuth = c.Robots.DisallowOnAuth || r.DisallowOnAuth
-	c.Robots.IgnoreMeta = c.Robots.IgnoreMeta || r.IgnoreMeta
-	c.Robots.IgnoreCrawlDelay = c.Robots.IgnoreCrawlDelay || r.IgnoreCrawlDelay
-}
-
-// parseMinFreeSpace reads a free-space threshold as crawl.Config.MinFreeSpace takes it: "auto"
-// is 0 (the default rule), "off" is -1, anything else a size.
-func parseMinFreeSpace(v string) (int64, error) {
-	switch strings.ToLower(strings.TrimSpace(v)) {
-	case "auto", "":
-		return 0, nil
-	case "off":
-		return -1, nil
-	}
-	n, err := config.ParseByteSize(v)
-	if err != nil {
-		return 0, fmt.Errorf("%q: want a size, auto or off: %w", v, err)
-	}
-	if n <= 0 {
-		return 0, fmt.Errorf("%q: want a positive size, auto or off", v)
-	}
-	return int64(n), nil
-}
-
-// defaultMemoryLimit is the default of --memory-limit and limits.memory. Without a limit Go
-// lets the heap grow to twice the live heap between collections, and the frontier store's
-// table builds (large short-lived buffers) make that a peak RSS of 394 MB at 320,000 pages of
-// the generated site. With the table builders' pool bounded (frontier/builders.go) the live
-// heap at the peak of a 1,000,000-page crawl is 49-59 MB, so 80 MiB keeps the collector from
-// running all the time: make bench-scale (1,000,052 pages) peaked at 144 MB crawling and 131
-// writing the reports in 313 CPU-s, against 160 and 152 MB in 302 CPU-s at 96 MiB and 194
-// and 149 MB at 128 MiB (issue 11).
-const defaultMemoryLimit = 80 << 20
-
-// memoryLimit resolves the crawl process's soft memory limit: --memory-limit, else the
-// config's limits.memory, else defaultMemoryLimit; "off" is no limit (math.MaxInt64, Go's
-// own default). It records the value in cfg (crawl.yaml).
-func memoryLimit(cfg *config.File, a crawlArgs) (int64, error) {
-	v, src := cfg.Limits.Memory, "limits.memory"
-	if a.set["memory-limit"] {
-		v, src = a.flags.memoryLimit, "--memory-limit"
-	}
-	n := int64(defaultMemoryLimit)
-	if v != "" {
-		var err error
-		if n, err = parseMemoryLimit(v); err != nil {
-			return 0, fmt.Errorf("%s %w", src, err)
-		}
-	}
-	cfg.Limits.Memory = formatMemoryLimit(n)
-	return n, nil
-}
-
-// parseMemoryLimit reads a size or "off".
-func parseMemoryLimit(v string) (int64, error) {
-	if strings.EqualFold(strings.TrimSpace(v), "off") {
-		return math.MaxInt64, nil
-	}
-	n, err := config.ParseByteSize(v)
-	if err != nil {
-		return 0, fmt.Errorf("%q: want a size or off: %w", v, err)
-	}
-	if n <= 0 {
-		return 0, fmt.Errorf("%q: want a positive size or off", v)
-	}
-	return int64(n), nil
-}
-
-// formatMemoryLimit writes a memory limit as parseMemoryLimit reads it.
-func formatMemoryLimit(n int64) string {
-	if n == math.MaxInt64 {
-		return "off"
-	}
-	return formatByteSize(n)
-}
-
-// formatMinFreeSpace writes crawl.Config.MinFreeSpace as parseMinFreeSpace reads it.
-func formatMinFreeSpace(n int64) string {
-	switch {
-	case n == 0:
-		return "auto"
-	case n < 0:
-		return "off"
-	}
-	return formatByteSize(n)
-}
-
-func overlayLimits(c *crawl.Config, l config.Limits) error {
-	if l.URLs != 0 {
-		c.LimitURLs = l.URLs
-	}
-	if l.Bytes != 0 {
-		c.LimitBytes = int64(l.Bytes)
-	}
-	if l.Time != 0 {
-		c.TimeLimit = l.Time
-	}
-	if l.ResponseSize != 0 {
-		c.Fetch.MaxResponseSize = int64(l.ResponseSize)
-	}
-	if l.MaxOutlinks != 0 {
-		c.MaxOutlinks = l.MaxOutlinks
-	}
-	if l.URLsPerHost != 0 {
-		c.Sites.MaxURLs = l.URLsPerHost
-	}
-	switch l.Oversize {
-	case "":
-	case "truncate":
-		c.DropOversize = false
-	case "drop":
-		c.DropOversize = true
-	default:
-		return fmt.Errorf("limits.oversize %q: want truncate or drop", l.Oversize)
-	}
-	if l.MinFreeSpace != "" {
-		n, err := parseMinFreeSpace(l.MinFreeSpace)
-		if err != nil {
-			return fmt.Errorf("limits.min_free_space %w", err)
-		}
-		c.MinFreeSpace = n
-	}
-	return nil
-}
-
-func overlayNetwork(c *crawl.Config, n config.Network) error {
-	if n.AllowPrivate {
-		c.Fetch.AllowPrivate = true
-	}
-	if n.VerifyTLS {
-		c.Fetch.VerifyTLS = true
-	}
-	if n.ConnectTimeout != 0 {
-		c.Fetch.ConnectTimeout = n.ConnectTimeout
-	}
-	if n.FirstByteTimeout != 0 {
-		c.Fetch.FirstByteTimeout = n.FirstByteTimeout
-	}
-	if n.ResponseTimeout != 0 {
-		c.Fetch.ResponseTimeout = n.ResponseTimeout
-	}
-	return addConnectTo(c, n.ConnectTo, "network.connect_to")
-}
-
-// addConnectTo parses curl-style --connect-to mappings and appends them to c.
-func addConnectTo(c *crawl.Config, specs []string, where string) error {
-	for _, s := range specs {
-		ct, err := fetch.ParseConnectTo(s)
-		if err != nil {
-			return fmt.Errorf("%s %q: %w", where, s, err)
-		}
-		c.Fetch.ConnectTo = append(c.Fetch.ConnectTo, ct)
-	}
-	return nil
-}
-
-func overlayBrowser(c *crawl.Config, fetcher string, b config.Browser) {
-	setString(&c.Fetcher, fetcher)
-	setString(&c.Browser.Path, b.Path)
-	if b.Tabs != 0 {
-		c.Browser.Tabs = b.Tabs
-	}
-	if b.PageTimeout != 0 {
-		c.Browser.PageTimeout = b.PageTimeout
-	}
-	if b.BehaviorTimeout != 0 {
-		c.Browser.BehaviorTimeout = b.BehaviorTimeout
-	}
-	if b.Screenshot != nil {
-		c.Browser.Screenshot = *b.Screenshot
-	}
-	if b.NetworkIdle != 0 {
-		c.Browser.NetworkIdle = b.NetworkIdle
-	}
-}
-
-func overlayDocuments(c *crawl.Config, d config.Documents) error {
-	if d.Enabled != nil {
-		c.NoDocuments = !*d.Enabled
-	}
-	if d.Deduplication != nil {
-		c.NoDocumentDedup = !*d.Deduplication
-	}
-	c.Documents.MaxTitleSize = d.MaxTitleSize
-	c.Documents.MaxBodySize = d.MaxBodySize
-	c.Documents.MaxKeywordsSize = d.MaxKeywordsSize
-	c.Documents.MaxDescriptionSize = d.MaxDescriptionSize
-	c.Documents.MaxHeadingsCount = d.MaxHeadingsCount
-	c.Documents.MaxIndexedLinksCount = d.MaxIndexedLinksCount
-	c.Documents.ContentHashFields = d.DeduplicationFields
-	c.Documents.BinaryContentTypes = d.BinaryMIMETypes
-	rs, err := d.Rulesets()
-	if err != nil {
-		return err
-	}
-	c.Documents.Rulesets = rs
-	return nil
-}
-
-func overlayWARC(c *crawl.Config, w config.WARC) {
-	setString(&c.WARCPrefix, w.Prefix)
-	if w.MaxSize != 0 {
-		c.WARCMaxSize = int64(w.MaxSize)
-	}
-}
-
-// setString sets *dst to v unless v is empty (not set).
-func setString(dst *string, v string) {
-	if v != "" {
-		*dst = v
-	}
-}
-
-// overlayFlags sets in c the value of every flag that was given, even a zero one (which
-// Validate may then refuse: --workers 0 is an error, not the default).
-func overlayFlags(c *crawl.Config, a crawlArgs) error {
+// applySettingFlags applies the flags of the crawl's settings (identity, politeness, limits,
+// network, browser, documents, WARC files) to their keys.
+func applySettingFlags(cfg *config.File, a crawlArgs) error {
 	f, set := a.flags, a.set
-	setFlag(set, "collection", &c.Collection, f.collection)
-	setFlag(set, "operator", &c.Operator, f.operator)
-	setFlag(set, "user-agent", &c.Fetch.UserAgent, f.userAgent)
-	setFlag(set, "warc-prefix", &c.WARCPrefix, f.warcPrefix)
-	setFlag(set, "fetcher", &c.Fetcher, f.fetcher)
-	setFlag(set, "browser-path", &c.Browser.Path, f.browserPath)
+	setFlag(set, "collection", &cfg.Collection, f.collection)
+	setFlag(set, "operator", &cfg.Operator, f.operator)
+	setFlag(set, "user-agent", &cfg.UserAgent, f.userAgent)
+	setFlag(set, "workers", &cfg.Workers, f.workers)
+	setFlag(set, "fetcher", &cfg.Fetcher, f.fetcher)
 
-	setFlag(set, "workers", &c.Workers, f.workers)
-	setFlag(set, "host-concurrency", &c.HostConcurrency, f.hostConcurrency)
-	setFlag(set, "max-sites", &c.MaxSites, f.maxSites)
-	setFlag(set, "max-inter-docs", &c.MaxInterDocs, f.maxInterDocs)
-	setFlag(set, "max-attempts", &c.MaxAttempts, f.maxAttempts)
-	setFlag(set, "browser-tabs", &c.Browser.Tabs, f.browserTabs)
-	setFlag(set, "max-outlinks", &c.MaxOutlinks, f.maxOutlinks)
-	setFlag(set, "limit", &c.LimitURLs, f.limit)
+	p := &cfg.Politeness
+	if set["host-delay"] {
+		d := f.hostDelay
+		p.HostDelay = &d
+	}
+	setFlag(set, "host-concurrency", &p.HostConcurrency, f.hostConcurrency)
+	setFlag(set, "max-sites", &p.MaxSites, f.maxSites)
+	setFlag(set, "max-inter-docs", &p.MaxInterDocs, f.maxInterDocs)
+	setFlag(set, "max-attempts", &p.MaxAttempts, f.maxAttempts)
+	setFlag(set, "retry-delay", &p.RetryDelay, f.retryDelay)
+	setFlag(set, "ignore-robots", &p.IgnoreRobots, f.ignoreRobots)
+	setFlag(set, "per-ip", &p.PerIP, f.perIP)
 
-	setFlag(set, "host-delay", &c.HostDelay, f.hostDelay)
-	setFlag(set, "retry-delay", &c.RetryDelay, f.retryDelay)
-	setFlag(set, "time-limit", &c.TimeLimit, f.timeLimit)
-	setFlag(set, "page-timeout", &c.Browser.PageTimeout, f.pageTimeout)
-	setFlag(set, "behavior-timeout", &c.Browser.BehaviorTimeout, f.behaviorTimeout)
-
-	setFlag(set, "allow-private", &c.Fetch.AllowPrivate, f.allowPrivate)
-	setFlag(set, "verify-tls", &c.Fetch.VerifyTLS, f.verifyTLS)
-	setFlag(set, "ignore-robots", &c.IgnoreRobots, f.ignoreRobots)
-	setFlag(set, "per-ip", &c.PerIP, f.perIP)
-	setFlag(set, "screenshot", &c.Browser.Screenshot, f.screenshot)
-	setFlag(set, "no-documents", &c.NoDocuments, f.noDocuments)
-
+	setFlag(set, "limit", &cfg.Limits.URLs, f.limit)
+	setFlag(set, "time-limit", &cfg.Limits.Time, f.timeLimit)
+	setFlag(set, "max-outlinks", &cfg.Limits.MaxOutlinks, f.maxOutlinks)
 	if set["min-free-space"] {
-		n, err := parseMinFreeSpace(f.minFreeSpace)
-		if err != nil {
+		if _, err := config.ParseMinFreeSpace(f.minFreeSpace); err != nil {
 			return fmt.Errorf("--min-free-space %w", err)
 		}
-		c.MinFreeSpace = n
+		cfg.Limits.MinFreeSpace = f.minFreeSpace
 	}
 	for _, sz := range []struct {
 		name, v string
-		dst     *int64
+		dst     *config.ByteSize
 	}{
-		{"size-limit", f.sizeLimit, &c.LimitBytes},
-		{"max-response-size", f.maxResponseSize, &c.Fetch.MaxResponseSize},
-		{"warc-max-size", f.warcMaxSize, &c.WARCMaxSize},
+		{"size-limit", f.sizeLimit, &cfg.Limits.Bytes},
+		{"max-response-size", f.maxResponseSize, &cfg.Limits.ResponseSize},
+		{"warc-max-size", f.warcMaxSize, &cfg.WARC.MaxSize},
 	} {
 		if !set[sz.name] {
 			continue
@@ -862,9 +450,36 @@ func overlayFlags(c *crawl.Config, a crawlArgs) error {
 		if err != nil {
 			return fmt.Errorf("--%s: %w", sz.name, err)
 		}
-		*sz.dst = int64(n)
+		*sz.dst = n
 	}
-	return addConnectTo(c, f.connectTo, "--connect-to")
+	setFlag(set, "warc-prefix", &cfg.WARC.Prefix, f.warcPrefix)
+
+	setFlag(set, "allow-private", &cfg.Network.AllowPrivate, f.allowPrivate)
+	setFlag(set, "verify-tls", &cfg.Network.VerifyTLS, f.verifyTLS)
+	for _, s := range f.connectTo {
+		if _, err := fetch.ParseConnectTo(s); err != nil {
+			return fmt.Errorf("--connect-to %q: %w", s, err)
+		}
+		cfg.Network.ConnectTo = append(cfg.Network.ConnectTo, s)
+	}
+
+	setFlag(set, "browser-path", &cfg.Browser.Path, f.browserPath)
+	setFlag(set, "browser-tabs", &cfg.Browser.Tabs, f.browserTabs)
+	setFlag(set, "page-timeout", &cfg.Browser.PageTimeout, f.pageTimeout)
+	setFlag(set, "behavior-timeout", &cfg.Browser.BehaviorTimeout, f.behaviorTimeout)
+	if set["screenshot"] {
+		shot := f.screenshot
+		cfg.Browser.Screenshot = &shot
+	}
+	if set["no-documents"] {
+		on := !f.noDocuments
+		cfg.Documents.Enabled = &on
+	}
+	if set["dedup-from"] {
+		cfg.DedupFrom = slices.Clone(f.dedupFrom)
+	}
+	setFlag(set, "recrawl-of", &cfg.RecrawlOf, f.recrawlOf)
+	return nil
 }
 
 // setFlag sets *dst to v when the flag name is among those given (set), even to a zero v.
@@ -874,56 +489,23 @@ func setFlag[T any](set map[string]bool, name string, dst *T, v T) {
 	}
 }
 
-// recordEffective writes into the YAML model the settings the crawl runs with that the model
-// left out, so that crawl.yaml and warcinfo say what ran, and a resumed crawl keeps them.
-func recordEffective(cfg *config.File, c crawl.Config) {
-	prev := cfg.Politeness
-	cfg.Collection = c.Collection
-	cfg.Operator = c.Operator
-	cfg.UserAgent = c.Fetch.UserAgent
-	cfg.Workers = c.Workers
-	cfg.Fetcher = c.Fetcher
-	d := c.HostDelay
-	cfg.Politeness = config.Politeness{HostDelay: &d, HostConcurrency: c.HostConcurrency,
-		IgnoreRobots: c.IgnoreRobots, MaxAttempts: c.MaxAttempts, RetryDelay: c.RetryDelay,
-		MaxHostFailures: c.Sites.MaxFailures, MaxBackoff: c.Sites.MaxBackoff, PerIP: c.PerIP}
-	recordRetriesAndCert(cfg, c)
-	recordSchedule(cfg, c, prev)
-	cfg.Robots = config.Robots{TTL: c.Robots.TTL, Timeout: c.Robots.Timeout, AllowOnTimeout: c.Robots.AllowOnTimeout,
-		DisallowOnAuth: c.Robots.DisallowOnAuth, IgnoreMeta: c.Robots.IgnoreMeta, IgnoreCrawlDelay: c.Robots.IgnoreCrawlDelay}
-	cfg.Limits.URLsPerHost = c.Sites.MaxURLs
-	cfg.Limits.Oversize = ""
-	if c.DropOversize {
-		cfg.Limits.Oversize = "drop"
+// memoryLimit resolves the crawl process's soft memory limit: --memory-limit, else the
+// config's limits.memory, else config.DefaultMemoryLimit; "off" is no limit (math.MaxInt64,
+// Go's own default). It records the value in cfg (crawl.yaml).
+func memoryLimit(cfg *config.File, a crawlArgs) (int64, error) {
+	v, src := cfg.Limits.Memory, "limits.memory"
+	if a.set["memory-limit"] {
+		v, src = a.flags.memoryLimit, "--memory-limit"
 	}
-	cfg.Limits.URLs = c.LimitURLs
-	cfg.Limits.Bytes = config.ByteSize(c.LimitBytes)
-	cfg.Limits.Time = c.TimeLimit
-	cfg.Limits.ResponseSize = config.ByteSize(c.Fetch.MaxResponseSize)
-	cfg.Limits.MaxOutlinks = c.MaxOutlinks
-	cfg.Limits.MinFreeSpace = formatMinFreeSpace(c.MinFreeSpace)
-	cfg.Network.AllowPrivate = c.Fetch.AllowPrivate
-	cfg.Network.VerifyTLS = c.Fetch.VerifyTLS
-	cfg.Network.ConnectTo = nil
-	for _, ct := range c.Fetch.ConnectTo {
-		cfg.Network.ConnectTo = append(cfg.Network.ConnectTo, ct.String())
-	}
-	cfg.WARC = config.WARC{Prefix: c.WARCPrefix, MaxSize: config.ByteSize(c.WARCMaxSize)}
-	if c.Fetcher == crawl.FetcherBrowser {
-		shot := c.Browser.Screenshot
-		path := c.Browser.Path
-		if path == "" {
-			path = browser.DefaultPath() // the Chromium the crawl will run, named in crawl.yaml
+	n := int64(config.DefaultMemoryLimit)
+	if v != "" {
+		var err error
+		if n, err = config.ParseMemoryLimit(v); err != nil {
+			return 0, fmt.Errorf("%s %w", src, err)
 		}
-		cfg.Browser = config.Browser{Path: path, Tabs: c.Browser.Tabs,
-			PageTimeout: c.Browser.PageTimeout, BehaviorTimeout: c.Browser.BehaviorTimeout, Screenshot: &shot,
-			NetworkIdle: c.Browser.NetworkIdle}
 	}
-	on, dedup := !c.NoDocuments, !c.NoDocumentDedup
-	cfg.Documents.Enabled, cfg.Documents.Deduplication = &on, &dedup
-	cookies := c.Fetch.Jar != nil
-	cfg.Cookies = &cookies
-	cfg.DedupFrom, cfg.RecrawlOf = c.DedupFrom, c.RecrawlOf
+	cfg.Limits.Memory = config.FormatMemoryLimit(n)
+	return n, nil
 }
 
 // setOutput sets what the crawl prints on the terminal: the log level, progress lines or a
@@ -1005,21 +587,6 @@ func endStatus(res crawl.Result) error {
 		return statusError{code: exitInterrupted, end: res.End}
 	}
 	return nil
-}
-
-// formatByteSize writes n with the largest unit that divides it (1GB, 100MiB), as
-// config.ParseByteSize reads it.
-func formatByteSize(n int64) string {
-	units := []struct {
-		suffix string
-		size   int64
-	}{{"TiB", 1 << 40}, {"TB", 1e12}, {"GiB", 1 << 30}, {"GB", 1e9}, {"MiB", 1 << 20}, {"MB", 1e6}, {"KiB", 1 << 10}, {"KB", 1e3}}
-	for _, u := range units {
-		if n >= u.size && n%u.size == 0 {
-			return fmt.Sprintf("%d%s", n/u.size, u.suffix)
-		}
-	}
-	return fmt.Sprint(n)
 }
 
 // isTerminal reports whether w is a terminal (a character device).

@@ -5,8 +5,6 @@ import (
 	"io"
 
 	"github.com/amber-crawler/amber/config"
-	"github.com/amber-crawler/amber/crawl"
-	"github.com/amber-crawler/amber/scope"
 	"github.com/amber-crawler/amber/seeds"
 )
 
@@ -63,35 +61,6 @@ func applyDomainFlags(cfg *config.File, a crawlArgs) error {
 		cfg.Sitemaps.Robots = &on
 	}
 	return nil
-}
-
-// overlaySitemaps sets c.Sitemaps from the YAML model once the scope's flavour is known:
-// robots.txt Sitemap: lines are read when sitemaps.robots says so, else with the elastic
-// flavour only (spec/elastic.md §3); the files fetched at the start are sitemaps.urls, then
-// each domain's and each seed's sitemap_urls, each once.
-func overlaySitemaps(c *crawl.Config, cfg *config.File, flavour scope.Flavour) {
-	if cfg.Sitemaps.Robots != nil {
-		c.Sitemaps.Robots = *cfg.Sitemaps.Robots
-	} else {
-		c.Sitemaps.Robots = flavour == scope.Elastic
-	}
-	seen := map[string]bool{}
-	add := func(us []string) {
-		for _, u := range us {
-			if !seen[u] {
-				seen[u] = true
-				c.Sitemaps.URLs = append(c.Sitemaps.URLs, u)
-			}
-		}
-	}
-	c.Sitemaps.URLs = nil
-	add(cfg.Sitemaps.URLs)
-	for _, d := range cfg.Scope.Domains {
-		add(d.SitemapURLs)
-	}
-	for _, s := range cfg.Seeds {
-		add(s.SitemapURLs)
-	}
 }
 
 // printConversion tells the user that --config was converted from another crawler's

@@ -13,7 +13,7 @@ import (
 	"net/url"
 	"strings"
 
-	"github.com/amber-crawler/amber/crawl"
+	"github.com/amber-crawler/amber/config"
 	"github.com/amber-crawler/amber/fetch"
 	"github.com/amber-crawler/amber/report"
 	"github.com/amber-crawler/amber/scope"
@@ -260,7 +260,7 @@ func loadScope(f scopeFlags) (scope.Config, *scope.Scope, []fetch.ConnectTo, err
 	if f.flavour != "" {
 		cfg.Scope.Flavour = f.flavour
 	}
-	sc, err := cfg.ScopeConfig(defaultFlavour(cfg.Fetcher))
+	sc, err := cfg.ScopeConfig(config.DefaultFlavour(cfg.Fetcher))
 	if err != nil {
 		return sc, nil, nil, err
 	}
@@ -268,11 +268,11 @@ func loadScope(f scopeFlags) (scope.Config, *scope.Scope, []fetch.ConnectTo, err
 	if err != nil {
 		return sc, nil, nil, fmt.Errorf("scope: %w", err)
 	}
-	var cc crawl.Config
-	if err := addConnectTo(&cc, cfg.Network.ConnectTo, "network.connect_to"); err != nil {
+	mappings, err := cfg.Network.Mappings()
+	if err != nil {
 		return sc, nil, nil, err
 	}
-	return sc, s, cc.Fetch.ConnectTo, nil
+	return sc, s, mappings, nil
 }
 
 // canonicalOr canonicalises s, or returns def when s is empty.

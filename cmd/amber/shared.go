@@ -2,7 +2,6 @@ package main
 
 import (
 	"github.com/amber-crawler/amber/config"
-	"github.com/amber-crawler/amber/crawl"
 )
 
 // applySharedFlags puts --frontier, --crawl-id and --process into the config's frontier key.
@@ -17,14 +16,4 @@ func applySharedFlags(cfg *config.File, a crawlArgs) {
 	if set["process"] {
 		cfg.Frontier.Process = f.process
 	}
-}
-
-// overlayShared sets the crawl's shared frontier from the config's frontier key.
-func overlayShared(c *crawl.Config, cfg *config.File, lookupEnv func(string) (string, bool)) error {
-	server, err := cfg.Frontier.Server(lookupEnv)
-	if err != nil || server == "" {
-		return err
-	}
-	c.Shared = crawl.SharedFrontier{URL: server, CrawlID: cfg.Frontier.CrawlID, Process: cfg.Frontier.Process, Lease: cfg.Frontier.Lease}
-	return nil
 }

@@ -41,8 +41,12 @@ func readBack(t *testing.T, c crawl.Config) (*config.File, crawl.Config) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	back := crawl.DefaultConfig()
-	if err := overlayYAML(&back, again); err != nil {
+	f, err := config.Parse(c.EffectiveConfig, "crawl.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	back, err := config.Build(f, config.Options{Dir: c.Dir})
+	if err != nil {
 		t.Fatal(err)
 	}
 	return again, back

@@ -28,7 +28,7 @@ func (c *crawler) processors() []chain.Processor {
 	add(true, c.addrs)                                                                                      // around the fetch: the address's turn, the ip rules
 	add(c.logins != nil, c.logins)                                                                          // around the fetch: a form login first
 	add(true, retry.Later{Policy: cfg.retryPolicy(), Backoff: c.backoff, HostBackoff: c.front.HostBackoff}) // a response to try again later
-	add(len(cfg.URLs.Rewrite) > 0, rewrites{c})                                                             // the URL as found, when a rule rewrote it
+	add(len(cfg.URLs.Rewrite) > 0, rewrites{c.links})                                                       // the URL as found, when a rule rewrote it
 	add(true, c.listings)                                                                                   // a sitemap file or a feed: the URLs it lists
 	add(true, contentfilter.New(cfg.Content, c.events))                                                     // a page dropped or excluded: not read
 	add(true, c.reader)                                                                                     // the content read: links, search document

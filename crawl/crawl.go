@@ -2,7 +2,6 @@ package crawl
 
 import (
 	"context"
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -71,9 +70,6 @@ const (
 // Keys of the crawl's own records in the frontier's meta store.
 const (
 	metaFinished = "crawl/finished"
-	metaFetched  = "crawl/count/fetched"
-	metaBytes    = "crawl/count/bytes"
-	metaPromoted = "crawl/promoted/" // + target URL -> "seed\x00hops"
 )
 
 // Result says how a run ended and what the crawl holds so far.
@@ -88,8 +84,10 @@ type Result struct {
 type crawler struct {
 	cfg      Config
 	log      *slog.Logger
-	scope    atomic.Pointer[scope.Scope] // swapped by the Handle (add-seed, block, unblock)
-	h        *Handle                     // live changes: pause gate, URL limit, scope, host delays (handle.go)
+	scope    *liveScope // the scope now: swapped by the Handle (add-seed, block, unblock), widened by seed redirects
+	links    *outlinks  // what a fetched URL points at, decided and queued (decide.go)
+	rec      *records   // what the crawl keeps: captures, documents, crawl.log, URLs kept out (records.go)
+	h        *Handle    // live changes: pause gate, URL limit, scope, host delays (handle.go)
 	front    frontier.Store
 	client   *fetch.Client
 	warc     *warc.Writer
@@ -109,18 +107,11 @@ type crawler struct {
 	chain    hooks           // the chain every claimed URL goes through (chain.go)
 	settings *chain.Settings // the collection's settings: a URL's unless its subcollection's
 
-	fetched  atomic.Int64 // responses received (all runs)
-	bytes    atomic.Int64 // raw response bytes (all runs)
-	reserved atomic.Int64 // fetched + claims under way that may become responses; bounds LimitURLs
-	// sharedBytes is the crawl's response bytes across its processes, as the shared frontier
-	// last counted them (addBytes); 0 with the crawl's own frontier.
-	sharedBytes atomic.Int64
-	ctr         frontier.Counters // the shared frontier's crawl-wide counters; nil with the crawl's own
-	limitHit    atomic.Bool
-	done        atomic.Bool // the frontier said nothing is left
-	tally       tally       // crawl.log lines of this run by status and outcome; its observers
-	started     time.Time   // when this run started
-	startN      int64       // fetched when this run started
+	budget  *budget     // what was fetched against the URL and byte limits (budget.go)
+	done    atomic.Bool // the frontier said nothing is left
+	tally   tally       // crawl.log lines of this run by status and outcome; its observers
+	started time.Time   // when this run started
+	startN  int64       // fetched when this run started
 
 	sched  *schedule.Follower // Config.DelaySchedule
 	reader *reader            // the content of pages: links and documents
@@ -171,8 +162,7 @@ func Run(ctx context.Context, cfg Config) (res Result, err error) {
 		// (killed, restarted since): it finds nothing to claim, and recovers, indexes and
 		// reports what its own directory holds.
 		cfg.Logger.Info("crawl already finished; nothing to do", "dir", cfg.Dir, "finished", string(v))
-		c := &crawler{front: front}
-		c.loadCounters()
+		c := &crawler{front: front, budget: newBudget(front, cfg, nil)}
 		return c.result(EndAlreadyFinished), nil
 	}
 	c, err := open(ctx, cfg, front)
@@ -221,7 +211,7 @@ func makeDirs(dir string) error {
 func open(ctx context.Context, cfg Config, front frontier.Store) (c *crawler, err error) {
 	c = &crawler{cfg: cfg, log: cfg.Logger, front: front, started: time.Now()}
 	c.reader = newReader(&c.cfg, c.log)
-	c.ctr, _ = front.(frontier.Counters) // before an observer's watch wraps front (Handle.Watch)
+	c.budget = newBudget(front, cfg, func() int64 { return c.h.Limit() }) // before an observer's watch wraps front (Handle.Watch)
 	defer func() {
 		if err != nil {
 			c.close()
@@ -239,7 +229,9 @@ func open(ctx context.Context, cfg Config, front frontier.Store) (c *crawler, er
 	if err != nil {
 		return c, fmt.Errorf("build scope: %w", err)
 	}
-	c.scope.Store(sc)
+	form := canonicalForm{flavour: cfg.Scope.Flavour, sortQuery: cfg.URLs.SortQuery}
+	c.scope = &liveScope{front: front, form: form, log: c.log}
+	c.scope.cur.Store(sc)
 	c.resolver = fetch.NewResolver(cfg.Fetch.ConnectTo, cfg.Fetch.ConnectTimeout)
 	if c.addrs, err = c.newAddrGate(sc); err != nil {
 		return c, err
@@ -284,23 +276,27 @@ func open(ctx context.Context, cfg Config, front frontier.Store) (c *crawler, er
 			return c, err
 		}
 	}
+	c.rec = &records{warc: c.warc, clog: c.clog, events: c.events, docs: c.docs, tally: &c.tally, budget: c.budget,
+		front: func() frontier.Store { return c.front }, frontierErr: c.frontierErr}
 	if subcoll.UsesBrowser(cfg.Subcollections, cfg.collection()) {
 		if c.browser, err = c.newBrowser(ctx); err != nil {
 			return c, err
 		}
 	}
-	c.sites = sitelimit.New(cfg.Sites, c.env(), c.ctr, cfg.RetryDelay, sitelimit.Deps{HostKey: c.politeKey,
+	c.sites = sitelimit.New(cfg.Sites, c.env(), c.budget.ctr, cfg.RetryDelay, sitelimit.Deps{HostKey: c.politeKey,
 		MaxURLs: func(sub frontier.URL) int64 { return c.subs.MaxURLs(sub, cfg.Sites.MaxURLs) }})
-	c.listings = listing.New(cfg.Sitemaps, cfg.Feeds, c.env(), listing.Deps{Queue: c.queueListed, RobotsSitemaps: c.sitemapsFromRobots})
+	c.links = &outlinks{urls: cfg.URLs, form: c.scope.form, max: cfg.MaxOutlinks, scope: c.scope, addrs: c.addrs, subs: c.subs,
+		events: c.events, log: c.log, front: func() frontier.Store { return c.front }, logLine: c.rec.WriteLine, refuse: c.rec.refuse, frontierErr: c.frontierErr}
+	c.listings = listing.New(cfg.Sitemaps, cfg.Feeds, c.env(), listing.Deps{Queue: c.links.queueListed, RobotsSitemaps: c.sitemapsFromRobots})
+	c.links.listings = c.listings
 	c.robots = robots.New(cfg.Robots, c.env(), robots.Deps{UserAgent: cfg.Fetch.UserAgent, Attempts: cfg.MaxAttempts,
 		RetryDelay: cfg.RetryDelay, HostKey: c.politeKey, Client: c.hostClient, Hosts: c.sites, Sitemaps: c.listings.RobotsSitemaps})
 	c.sched = schedule.New(cfg.DelaySchedule, schedule.Deps{SetDelay: front.SetDelay, Suspend: func(s bool) { c.h.gate.setSuspended(s) },
 		Base: cfg.HostDelay, Events: c.events, Log: c.log, Clock: cfg.Clock})
-	c.logins = login.NewGate(cfg.Logins, c.env(), login.Deps{Client: c.client, HostKey: c.politeKey, ArchiveAside: c.archiveAside})
+	c.logins = login.NewGate(cfg.Logins, c.env(), login.Deps{Client: c.client, HostKey: c.politeKey, ArchiveAside: c.rec.aside})
 	c.settings = &chain.Settings{Render: cfg.Fetcher == FetcherBrowser, Client: c.client, DropOversize: cfg.DropOversize,
 		HostClient: c.client, MaxURLs: cfg.Sites.MaxURLs, SitemapsRobots: cfg.Sitemaps.Robots}
-	c.loadCounters()
-	c.startN = c.fetched.Load()
+	c.startN = c.budget.fetched.Load()
 	return c, nil
 }
 
@@ -463,7 +459,7 @@ func (c *crawler) endRun(end string, runErr error) (Result, error) {
 	}
 	keep(c.close())
 	// The frontier's writes before the sort: on a full disk the sort may fail, the counters must not.
-	keep(c.saveCounters())
+	keep(c.budget.save())
 	keep(c.sortIndex())
 	now := time.Now().UTC()
 	if runErr == nil && end == EndFinished {
@@ -485,7 +481,7 @@ func (c *crawler) endRun(end string, runErr error) (Result, error) {
 		keep(fmt.Errorf("sync frontier: %w", err))
 	}
 	if c.events != nil {
-		msg := fmt.Sprintf("%d URLs fetched, %d bytes", c.fetched.Load(), c.bytes.Load())
+		msg := fmt.Sprintf("%d URLs fetched, %d bytes", c.budget.fetched.Load(), c.budget.bytes.Load())
 		if runErr != nil {
 			msg = runErr.Error()
 		}
@@ -514,7 +510,7 @@ func (c *crawler) diskFull(err error) error {
 }
 
 func (c *crawler) result(end string) Result {
-	return Result{End: end, Fetched: c.fetched.Load(), Bytes: c.bytes.Load(), Stats: c.front.Stats()}
+	return Result{End: end, Fetched: c.budget.fetched.Load(), Bytes: c.budget.bytes.Load(), Stats: c.front.Stats()}
 }
 
 // run seeds the frontier and runs the workers until the crawl ends.
@@ -528,13 +524,13 @@ func (c *crawler) run(ctx context.Context) (string, error) {
 		}
 		return "", err
 	}
-	if err := c.restorePromotions(); err != nil {
+	if err := c.scope.restore(); err != nil {
 		return "", err
 	}
 	if err := c.addSeeds(); err != nil {
 		return "", err
 	}
-	if err := c.listings.Start(c.canonicalSeeds()); err != nil {
+	if err := c.listings.Start(c.cfg.canonicalSeeds()); err != nil {
 		return "", err
 	}
 	c.log.Info("crawl started", "dir", c.cfg.Dir, "seeds", len(c.cfg.Scope.Seeds), "workers", c.cfg.Workers)
@@ -574,7 +570,7 @@ func (c *crawler) run(ctx context.Context) (string, error) {
 		return EndFinished, nil
 	case c.disk.Err() != nil:
 		return EndDiskFull, c.disk.Err()
-	case c.limitHit.Load() || errors.Is(context.Cause(runCtx), errTimeLimit):
+	case c.budget.hit.Load() || errors.Is(context.Cause(runCtx), errTimeLimit):
 		return EndLimit, nil
 	default:
 		return EndCancelled, nil
@@ -598,8 +594,8 @@ func (c *crawler) queueSeeds(seeds []scope.Seed) error {
 		fu := frontier.URL{URL: u, Host: hostKey(u), Seed: u, Priority: -1}
 		// A seed is decided too: the elastic flavour's crawl rules apply to entry points
 		// (spec/elastic.md §2). The other flavours take every seed.
-		if d := c.scope.Load().Decide(scope.Candidate{URL: u, Seed: u}); !d.In {
-			if err := c.reject(0, frontier.URL{Seed: u}, decision{url: fu, decision: d}); err != nil {
+		if d := c.scope.load().Decide(scope.Candidate{URL: u, Seed: u}); !d.In {
+			if err := c.links.reject(0, frontier.URL{Seed: u}, decision{url: fu, decision: d}); err != nil {
 				return err
 			}
 			continue
@@ -632,7 +628,7 @@ func (c *crawler) queueSeeds(seeds []scope.Seed) error {
 // fatal condition; ctx cancellation is a normal end.
 func (c *crawler) worker(ctx context.Context, id int) error {
 	for {
-		if ctx.Err() != nil || c.limitHit.Load() {
+		if ctx.Err() != nil || c.budget.hit.Load() {
 			return nil
 		}
 		// Paused (ctl pause): wait here; a pause while waiting for a URL claims none.
@@ -640,13 +636,12 @@ func (c *crawler) worker(ctx context.Context, id int) error {
 		if claimCtx == nil {
 			return nil
 		}
-		if !c.reserve() {
-			c.limitHit.Store(true)
+		if !c.budget.reserve() {
 			return nil
 		}
 		cl, err := c.front.Claim(claimCtx)
 		if err != nil {
-			c.unreserve()
+			c.budget.unreserve()
 			switch {
 			case errors.Is(err, frontier.ErrDone):
 				c.done.Store(true)
@@ -663,53 +658,4 @@ func (c *crawler) worker(ctx context.Context, id int) error {
 			return err
 		}
 	}
-}
-
-// reserve takes one unit of the URL and byte limits for a claim about to be made. The URL
-// limit is the Handle's (Config.LimitURLs, as ctl limit changed it); reservations are counted
-// even without a limit, so that one set while the crawl runs counts the claims under way.
-//
-// With a shared frontier the limits are the crawl's, across its processes: reservations and
-// bytes are counted on the server (see shared.go).
-func (c *crawler) reserve() bool {
-	if c.cfg.LimitBytes > 0 && c.bytesSoFar() >= c.cfg.LimitBytes {
-		return false
-	}
-	limit := c.h.Limit()
-	if n := c.addReserved(1); limit > 0 && n > limit {
-		c.addReserved(-1)
-		return false
-	}
-	return true
-}
-
-// unreserve gives back a reservation whose claim got no response.
-func (c *crawler) unreserve() { c.addReserved(-1) }
-
-func (c *crawler) loadCounters() {
-	get := func(key string) int64 {
-		v, ok, err := c.front.Meta(key)
-		if err != nil || !ok || len(v) != 8 {
-			return 0
-		}
-		return int64(binary.BigEndian.Uint64(v))
-	}
-	c.fetched.Store(get(c.counterKey(metaFetched)))
-	c.bytes.Store(get(c.counterKey(metaBytes)))
-	c.reserved.Store(c.fetched.Load())
-}
-
-func (c *crawler) saveCounters() error {
-	put := func(key string, n int64) error {
-		var b [8]byte
-		binary.BigEndian.PutUint64(b[:], uint64(n))
-		return c.front.PutMeta(key, b[:])
-	}
-	if err := put(c.counterKey(metaFetched), c.fetched.Load()); err != nil {
-		return fmt.Errorf("save counters: %w", err)
-	}
-	if err := put(c.counterKey(metaBytes), c.bytes.Load()); err != nil {
-		return fmt.Errorf("save counters: %w", err)
-	}
-	return nil
 }

@@ -4,20 +4,23 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"slices"
 	"strconv"
 	"strings"
 
+	"github.com/amber-crawler/amber/addrgate"
 	"github.com/amber-crawler/amber/chain"
 	"github.com/amber-crawler/amber/extract"
 	"github.com/amber-crawler/amber/frontier"
 	"github.com/amber-crawler/amber/hop"
+	"github.com/amber-crawler/amber/listing"
 	"github.com/amber-crawler/amber/report"
 	"github.com/amber-crawler/amber/rewrite"
 	"github.com/amber-crawler/amber/scope"
 	"github.com/amber-crawler/amber/status"
+	"github.com/amber-crawler/amber/subcoll"
 	"github.com/amber-crawler/amber/warc"
-	"github.com/amber-crawler/amber/weburl"
 )
 
 // URLConfig configures what the crawl does to each URL a page, a sitemap or a feed points at
@@ -60,9 +63,34 @@ func (u URLConfig) validate() error {
 // reasonMaxRedirects is the reason of a redirect target beyond URLConfig.MaxRedirects.
 const reasonMaxRedirects = "max-redirects"
 
-// metaRewritten + canonical URL holds the URL as found that URLConfig.Rewrite rewrote into it,
-// written when the rewritten URL is first queued and read when it is captured.
+// metaRewritten + canonical URL holds the URL as found that URLConfig.Rewrite rewrote into it:
+// the first one, written before the rewritten URL is queued (a worker may claim and capture
+// it at once) and read when it is captured.
 const metaRewritten = "crawl/rewritten/"
+
+// outlinks decides what a fetched URL points at (a page's links, a listing document's URLs)
+// and queues the URLs in scope: each URL rewritten and canonicalised, at most MaxOutlinks of a
+// page's, decided by the scope now (and a subcollection's schemes and hops, the redirect
+// limit), a seed's redirect promoted, the URLs in scope added to the frontier and the others
+// recorded with their reason.
+type outlinks struct {
+	urls     URLConfig
+	form     canonicalForm
+	max      int // Config.MaxOutlinks
+	scope    *liveScope
+	addrs    *addrgate.Gate
+	subs     *subcoll.Set
+	listings *listing.Listings
+	events   *report.Events
+	log      *slog.Logger
+	// front is the crawl's frontier as its observers watch it (Handle.Watch).
+	front func() frontier.Store
+	// logLine writes a crawl.log line; refuse records a URL left out (crawler.refuse);
+	// frontierErr sorts a frontier's error (crawler.frontierErr).
+	logLine     func(report.Line) error
+	refuse      func(worker int, page, u frontier.URL, o chain.Outcome) error
+	frontierErr func(error) error
+}
 
 // decision is what scope said about one distinct outlink of a page.
 type decision struct {
@@ -87,52 +115,39 @@ type decided struct {
 // sitemap or a feed: rewritten (URLConfig.Rewrite), canonicalised, its query sorted
 // (URLConfig.SortQuery); "" when it does not canonicalise. from is raw when a rewrite rule
 // changed the URL taken, else "".
-func (c *crawler) canonical(raw string) (cu, from string) {
+func (o *outlinks) canonical(raw string) (cu, from string) {
 	target := raw
-	if len(c.cfg.URLs.Rewrite) > 0 {
-		target, _ = c.cfg.URLs.Rewrite.Apply(raw)
+	if len(o.urls.Rewrite) > 0 {
+		target, _ = o.urls.Rewrite.Apply(raw)
 	}
-	cu, err := c.canonicalize(target)
+	cu, err := o.form.canonicalize(target)
 	if err != nil {
 		return "", ""
 	}
 	if target != raw {
-		if orig, err := c.canonicalize(raw); err != nil || orig != cu {
+		if orig, err := o.form.canonicalize(raw); err != nil || orig != cu {
 			from = raw
 		}
 	}
 	return cu, from
 }
 
-// canonicalize is scope.Canonicalize in the crawl's flavour, with the query sorted when
-// URLConfig.SortQuery says so.
-func (c *crawler) canonicalize(raw string) (string, error) {
-	cu, err := scope.Canonicalize(raw, c.cfg.Scope.Flavour)
-	if err != nil {
-		return "", err
-	}
-	if c.cfg.URLs.SortQuery {
-		cu = weburl.SortQuery(cu)
-	}
-	return cu, nil
-}
-
 // tooManyRedirects reports whether a redirect target with hop path hops ends a chain of more
 // redirects than URLConfig.MaxRedirects.
-func (c *crawler) tooManyRedirects(hops string) bool {
-	n := c.cfg.URLs.MaxRedirects
+func (o *outlinks) tooManyRedirects(hops string) bool {
+	n := o.urls.MaxRedirects
 	return n > 0 && len(hops)-len(strings.TrimRight(hops, string(hop.Redirect))) > n
 }
 
 // rewrittenFrom returns the metadata field and the crawl.log annotation that record the URL
 // as found of a rewritten URL u (URLConfig.Rewrite), nothing for another.
-func (c *crawler) rewrittenFrom(u string) ([]warc.Field, []string, error) {
-	if len(c.cfg.URLs.Rewrite) == 0 {
+func (o *outlinks) rewrittenFrom(u string) ([]warc.Field, []string, error) {
+	if len(o.urls.Rewrite) == 0 {
 		return nil, nil, nil
 	}
-	v, ok, err := c.front.Meta(metaRewritten + u)
+	v, ok, err := o.front().Meta(metaRewritten + u)
 	if err != nil || !ok {
-		return nil, nil, c.frontierErr(err)
+		return nil, nil, o.frontierErr(err)
 	}
 	return []warc.Field{{Name: "rewrittenFrom", Value: string(v)}}, []string{rewrittenNote(string(v))}, nil
 }
@@ -140,13 +155,13 @@ func (c *crawler) rewrittenFrom(u string) ([]warc.Field, []string, error) {
 // rewrites is the chain's step that marks the capture of a URL that a rewrite rule made
 // (URLConfig.Rewrite) with the URL as found: its rewrittenFrom metadata field and crawl.log
 // annotation.
-type rewrites struct{ c *crawler }
+type rewrites struct{ links *outlinks }
 
 func (rewrites) Name() string { return "urls.rewrite_rules" }
 
 // After marks the capture of the claimed URL when it is a rewritten one.
 func (p rewrites) After(_ context.Context, r *chain.Record) (chain.Verdict, error) {
-	fields, ann, err := p.c.rewrittenFrom(r.URL().URL)
+	fields, ann, err := p.links.rewrittenFrom(r.URL().URL)
 	if err != nil || fields == nil {
 		return chain.Proceed, err
 	}
@@ -180,15 +195,15 @@ func rewrittenNote(from string) string {
 // are marked as such, feeds too (Content.Feeds; a page's auto-discovered feeds with
 // listing.Feeds.AutoDiscover), and a feed's items out of scope by a rule are queued all the same
 // with Content.IgnoreRules.
-func (c *crawler) decide(u frontier.URL, content chain.Content) decided {
+func (o *outlinks) decide(u frontier.URL, content chain.Content) decided {
 	var d decided
 	links := content.Links
 	canon := make([]string, len(links))
 	from := make([]string, len(links))
 	for i, l := range links {
-		canon[i], from[i] = c.canonical(l.URL)
+		canon[i], from[i] = o.canonical(l.URL)
 	}
-	max := c.cfg.MaxOutlinks
+	max := o.max
 	if content.Listed {
 		max = len(links)
 	}
@@ -206,7 +221,7 @@ func (c *crawler) decide(u frontier.URL, content chain.Content) decided {
 		if cu == "" || !kept[cu] {
 			continue
 		}
-		cand := c.decideOne(u, l, cu, content)
+		cand := o.decideOne(u, l, cu, content)
 		cand.from = from[i]
 		d.metadata = append(d.metadata, warc.Outlink{URL: cu, Hop: string(l.Hop), Context: l.Context})
 		if content.Feeds || l.Feed {
@@ -241,14 +256,14 @@ func (c *crawler) decide(u frontier.URL, content chain.Content) decided {
 
 // decideOne decides the link l (canonical URL cu) of u: scope, the subcollection of the link,
 // the redirect limit; a redirect of a seed's chain widens the seed's scope first.
-func (c *crawler) decideOne(u frontier.URL, l extract.Outlink, cu string, content chain.Content) decision {
+func (o *outlinks) decideOne(u frontier.URL, l extract.Outlink, cu string, content chain.Content) decision {
 	hops := u.Hops + string(l.Hop)
 	if l.Hop == hop.Redirect {
-		c.promote(u, cu, hops)
+		o.scope.promote(u, cu, hops)
 	}
-	dec := c.scope.Load().Decide(scope.Candidate{URL: cu, Hops: hops, Via: u.URL, ViaHopsOff: u.HopsOff, Seed: u.Seed, Addr: c.addrs.Addr(cu)})
-	dec = c.subs.Decide(cu, hops, dec) // Config.Subcollections: its schemes and hops
-	if l.Hop == hop.Redirect && c.tooManyRedirects(hops) {
+	dec := o.scope.load().Decide(scope.Candidate{URL: cu, Hops: hops, Via: u.URL, ViaHopsOff: u.HopsOff, Seed: u.Seed, Addr: o.addrs.Addr(cu)})
+	dec = o.subs.Decide(cu, hops, dec) // Config.Subcollections: its schemes and hops
+	if l.Hop == hop.Redirect && o.tooManyRedirects(hops) {
 		dec = scope.Decision{Reason: reasonMaxRedirects}
 	}
 	if !dec.In && content.IgnoreRules && ruleReason(dec.Reason) {
@@ -326,26 +341,36 @@ func (d decided) annotate(k chain.Capture, extracted int) chain.Capture {
 // enqueue adds the in-scope outlinks to the frontier and records each newly rejected URL once.
 // An outlink the frontier cannot store is that URL's failure (crawl.log status.InvalidURL,
 // annotation frontier:not-stored), not the crawl's.
-func (c *crawler) enqueue(worker int, u frontier.URL, d decided) error {
+func (o *outlinks) enqueue(worker int, u frontier.URL, d decided) error {
 	for _, f := range d.feeds {
-		if err := c.listings.MarkFeed(f); err != nil {
+		if err := o.listings.MarkFeed(f); err != nil {
 			return err
 		}
 	}
-	if len(d.in) > 0 {
-		added, err := c.front.AddBatch(d.in)
+	front := o.front()
+	for u, from := range d.rewritten {
+		_, known, err := front.Meta(metaRewritten + u)
+		if err == nil && !known {
+			err = front.PutMeta(metaRewritten+u, []byte(from))
+		}
 		if err != nil {
-			return c.frontierErr(err)
+			return o.frontierErr(err)
+		}
+	}
+	if len(d.in) > 0 {
+		added, err := front.AddBatch(d.in)
+		if err != nil {
+			return o.frontierErr(err)
 		}
 		var discovered []report.URLInfo
 		for i, r := range added {
 			n := d.in[i]
 			if r.Err != nil {
 				if !errors.Is(r.Err, frontier.ErrURL) {
-					return c.frontierErr(r.Err)
+					return o.frontierErr(r.Err)
 				}
-				c.log.Debug("outlink not stored", "url", n.URL, "err", r.Err)
-				if err := c.logLine(report.Line{Status: status.InvalidURL, Size: -1, URL: n.URL, Hops: n.Hops,
+				o.log.Debug("outlink not stored", "url", n.URL, "err", r.Err)
+				if err := o.logLine(report.Line{Status: status.InvalidURL, Size: -1, URL: n.URL, Hops: n.Hops,
 					Via: u.URL, Thread: worker, Seed: u.Seed, Annotations: []string{"frontier:not-stored"}}); err != nil {
 					return err
 				}
@@ -353,19 +378,14 @@ func (c *crawler) enqueue(worker int, u frontier.URL, d decided) error {
 			}
 			if r.New {
 				discovered = append(discovered, report.URLInfo{URL: n.URL, Hops: n.Hops, Via: n.Via, Seed: n.Seed})
-				if from, ok := d.rewritten[n.URL]; ok {
-					if err := c.front.PutMeta(metaRewritten+n.URL, []byte(from)); err != nil {
-						return c.frontierErr(err)
-					}
-				}
 			}
 		}
-		if err := c.events.URLsDiscovered(discovered); err != nil {
+		if err := o.events.URLsDiscovered(discovered); err != nil {
 			return fmt.Errorf("write discover events: %w", err)
 		}
 	}
-	for _, o := range d.out {
-		if err := c.reject(worker, u, o); err != nil {
+	for _, x := range d.out {
+		if err := o.reject(worker, u, x); err != nil {
 			return err
 		}
 	}
@@ -374,57 +394,21 @@ func (c *crawler) enqueue(worker int, u frontier.URL, d decided) error {
 
 // reject records a URL the page pointed at that scope (or a rule of the crawl's) kept out
 // (refuse).
-func (c *crawler) reject(worker int, page frontier.URL, o decision) error {
-	return c.refuse(worker, page, o.url, scopeOutcome(o.decision.Reason, o.from))
-}
-
-// promote widens a seed's scope to the target of its own redirect chain (spec/scope.md §3.2)
-// and keeps the promotion for later runs.
-func (c *crawler) promote(u frontier.URL, target, hops string) {
-	if !hop.IsRedirectChain(u.Hops) {
-		return
-	}
-	cu, err := c.canonicalize(target)
-	if err != nil || cu == u.URL {
-		return
-	}
-	// Under the Handle's lock: a scope it swaps in replays the promotions saved, and must not
-	// miss one made meanwhile.
-	c.h.mu.Lock()
-	defer c.h.mu.Unlock()
-	if !c.scope.Load().PromoteRedirect(u.Seed, cu, hops) {
-		return
-	}
-	if err := c.front.PutMeta(metaPromoted+cu, []byte(u.Seed+"\x00"+hops)); err != nil {
-		c.log.Warn("save seed redirect", "url", cu, "err", err)
-	}
-	c.log.Info("seed redirect promoted to seed", "url", cu, "seed", u.Seed)
-}
-
-// restorePromotions re-applies the seed redirects seen by earlier runs.
-func (c *crawler) restorePromotions() error {
-	err := c.front.ScanMeta(metaPromoted, func(key string, v []byte) error {
-		seed, hops, _ := strings.Cut(string(v), "\x00")
-		c.scope.Load().PromoteRedirect(seed, strings.TrimPrefix(key, metaPromoted), hops)
-		return nil
-	})
-	if err != nil {
-		return fmt.Errorf("restore seed redirects: %w", err)
-	}
-	return nil
+func (o *outlinks) reject(worker int, page frontier.URL, x decision) error {
+	return o.refuse(worker, page, x.url, scopeOutcome(x.decision.Reason, x.from))
 }
 
 // queueListed decides the URLs a listing document (or robots.txt, or the configuration)
 // lists, found at from, and queues those in scope (listing.Deps.Queue).
-func (c *crawler) queueListed(worker int, from frontier.URL, content chain.Content) error {
-	return c.enqueue(worker, from, c.decide(from, content))
+func (o *outlinks) queueListed(worker int, from frontier.URL, content chain.Content) error {
+	return o.enqueue(worker, from, o.decide(from, content))
 }
 
 // canonicalSeeds are the crawl's seeds that canonicalise, in canonical form.
-func (c *crawler) canonicalSeeds() []string {
-	seeds := make([]string, 0, len(c.cfg.Scope.Seeds))
-	for _, s := range c.cfg.Scope.Seeds {
-		if u, err := scope.Canonicalize(s.URL, c.cfg.Scope.Flavour); err == nil {
+func (c Config) canonicalSeeds() []string {
+	seeds := make([]string, 0, len(c.Scope.Seeds))
+	for _, s := range c.Scope.Seeds {
+		if u, err := scope.Canonicalize(s.URL, c.Scope.Flavour); err == nil {
 			seeds = append(seeds, u)
 		}
 	}

@@ -55,10 +55,8 @@ func TestDecideMaxOutlinks(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg := DefaultConfig()
-	cfg.MaxOutlinks = 3
-	c := &crawler{cfg: cfg}
-	c.scope.Store(sc)
+	o := &outlinks{max: 3, scope: &liveScope{}}
+	o.scope.cur.Store(sc)
 	links := []extract.Outlink{
 		{URL: "http://example.com/a", Hop: hop.Link, Context: "a/@href"},
 		{URL: "HTTP://EXAMPLE.COM:80/a", Hop: hop.Link, Context: "a/@href"}, // the same canonical URL
@@ -67,7 +65,7 @@ func TestDecideMaxOutlinks(t *testing.T) {
 		{URL: "http://example.com/d", Hop: hop.Link, Context: "a/@href"},
 		{URL: "http://example.com/i.png", Hop: hop.Embed, Context: "img/@src"},
 	}
-	d := c.decide(frontier.URL{URL: "http://example.com/", Seed: "http://example.com/"}, chain.Content{Links: links})
+	d := o.decide(frontier.URL{URL: "http://example.com/", Seed: "http://example.com/"}, chain.Content{Links: links})
 	var in, out []string
 	for _, u := range d.in {
 		in = append(in, u.URL)

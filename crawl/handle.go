@@ -241,16 +241,9 @@ func (h *Handle) swapScope(cfg scope.Config) error {
 	if err != nil {
 		return &refusal{err}
 	}
-	c := h.c
-	err = c.front.ScanMeta(metaPromoted, func(key string, v []byte) error {
-		seed, hops, _ := strings.Cut(string(v), "\x00")
-		s.PromoteRedirect(seed, strings.TrimPrefix(key, metaPromoted), hops)
-		return nil
-	})
-	if err != nil {
-		return fmt.Errorf("restore seed redirects: %w", err)
+	if err := h.c.scope.set(s); err != nil {
+		return err
 	}
-	c.scope.Store(s)
 	h.scopeCfg = cfg
 	return nil
 }

@@ -5,24 +5,8 @@ import (
 	"time"
 
 	"github.com/amber-crawler/amber/addrgate"
-	"github.com/amber-crawler/amber/chain"
-	"github.com/amber-crawler/amber/frontier"
-	"github.com/amber-crawler/amber/hop"
 	"github.com/amber-crawler/amber/scope"
 )
-
-// subRefused reports whether err, the failure of a sub-request of a page (a browser's), is a
-// policy's refusal of its address (chain.Refusal), and records it as a refused link is.
-func (c *crawler) subRefused(worker int, page frontier.URL, url string, err error) (bool, error) {
-	var ref *chain.Refusal
-	if !errors.As(err, &ref) {
-		return false, nil
-	}
-	hops := page.Hops + string(hop.Embed)
-	rej := decision{url: frontier.URL{URL: url, Host: hostKey(url), Hops: hops, Via: page.URL, Seed: page.Seed}}
-	rej.decision.Reason = ref.Reason
-	return true, c.reject(worker, page, rej)
-}
 
 // newAddrGate builds the crawl's address gate (package addrgate) on its resolver. With a proxy
 // the crawl does not know the address a request goes to: ip rules are refused then
@@ -39,7 +23,7 @@ func (c *crawler) newAddrGate(sc *scope.Scope) (*addrgate.Gate, error) {
 	}
 	return addrgate.New(addrgate.Config{PerIP: perIP, Concurrency: cfg.HostConcurrency}, addrgate.Deps{
 		Resolver:  c.resolver,
-		Scope:     c.scope.Load,
+		Scope:     c.scope.load,
 		Canonical: func(raw string) (string, error) { return scope.Canonicalize(raw, cfg.Scope.Flavour) },
 		Delay:     c.addrDelay,
 		Log:       c.log,

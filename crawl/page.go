@@ -2,7 +2,6 @@ package crawl
 
 import (
 	"context"
-	"fmt"
 	"log/slog"
 	"net/http"
 	"sync"
@@ -11,7 +10,6 @@ import (
 	"github.com/amber-crawler/amber/extract"
 	"github.com/amber-crawler/amber/fetch"
 	"github.com/amber-crawler/amber/hop"
-	"github.com/amber-crawler/amber/report"
 )
 
 // maxExtractBytes bounds the prefix of a decoded body (or of a rendered page's HTML) that is
@@ -214,27 +212,4 @@ func (rd *reader) withFavicon(page string, links []extract.Outlink) []extract.Ou
 		return links
 	}
 	return append(links, extract.Favicon(page))
-}
-
-// writeDocument writes the search document of the capture the page shows, and logs
-// reserved custom-field names it refused.
-func (c *crawler) writeDocument(r *chain.Record) error {
-	doc := r.Content.Document
-	if doc == nil || c.docs == nil {
-		return nil
-	}
-	info := r.Info()
-	for _, name := range doc.ReservedFieldConflicts {
-		if err := c.events.Event(report.Event{
-			Action: "document-field-denied", Type: "denied", Outcome: "failure", Reason: "reserved-field", URL: &info,
-			Message: fmt.Sprintf("custom field %q is a reserved field name and was not written", name),
-		}); err != nil {
-			return fmt.Errorf("write document event: %w", err)
-		}
-	}
-	ex, rec := r.Exchange(), r.Records[r.Doc]
-	if _, err := c.docs.add(r.DocURL(), doc, rec.Filename, rec.Offset, ex.Started); err != nil {
-		return err
-	}
-	return nil
 }

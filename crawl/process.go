@@ -84,7 +84,7 @@ func (c *crawler) release(r *chain.Record) {
 		p.Release(r)
 	}
 	if !r.Responded {
-		c.unreserve()
+		c.budget.unreserve()
 	}
 }
 
@@ -156,7 +156,7 @@ func (c *crawler) finish(r *chain.Record, o chain.Outcome) error {
 	} else if err := c.front.Failed(cl, o.Status); err != nil {
 		return c.frontierErr(err)
 	}
-	if err := c.logLine(report.Line{Status: o.Status, Size: -1, URL: u.URL, Hops: u.Hops, Via: u.Via,
+	if err := c.rec.WriteLine(report.Line{Status: o.Status, Size: -1, URL: u.URL, Hops: u.Hops, Via: u.Via,
 		Thread: r.Worker, Seed: u.Seed, Annotations: o.Annotations}); err != nil {
 		return err
 	}
@@ -175,17 +175,17 @@ func (c *crawler) finish(r *chain.Record, o chain.Outcome) error {
 func (c *crawler) capture(r *chain.Record, subs *subRequests) error {
 	u := r.URL()
 	c.promoteChain(r)
-	decided := c.decide(u, r.Content)
+	decided := c.links.decide(u, r.Content)
 	r.Captures[0] = decided.annotate(r.Captures[0], r.Content.Dropped)
-	recs, err := c.recordAll(r.Worker, u, r.Result, r.Captures)
+	recs, err := c.rec.archiveAll(r.Worker, u, r.Result, r.Captures)
 	if err != nil {
 		return err
 	}
 	r.Records = recs
-	if err := c.recordRefused(r.Worker, u, r.Result, subs); err != nil {
+	if err := c.rec.refused(r.Worker, u, r.Result, subs); err != nil {
 		return err
 	}
-	if err := c.writeDocument(r); err != nil {
+	if err := c.rec.document(r); err != nil {
 		return err
 	}
 	for _, p := range c.chain.recorded {
@@ -199,7 +199,7 @@ func (c *crawler) capture(r *chain.Record, subs *subRequests) error {
 			return fmt.Errorf("write %s event: %w", r.Content.DeniedReason, err)
 		}
 	}
-	if err := c.enqueue(r.Worker, u, decided); err != nil {
+	if err := c.links.enqueue(r.Worker, u, decided); err != nil {
 		return err
 	}
 	return c.frontierErr(c.front.Done(r.Claim))
@@ -241,16 +241,4 @@ func (c *crawler) frontierErr(err error) error {
 		return nil
 	}
 	return fmt.Errorf("update frontier: %w", err)
-}
-
-// logLine writes a crawl.log line (a zero Time is now) and counts it for the run's figures.
-func (c *crawler) logLine(l report.Line) error {
-	if l.Time.IsZero() {
-		l.Time = time.Now()
-	}
-	if err := c.clog.Write(l); err != nil {
-		return fmt.Errorf("write crawl.log: %w", err)
-	}
-	c.tally.add(l)
-	return nil
 }

@@ -74,7 +74,7 @@ func (t *tally) copy() (map[string]int64, map[string]int64) {
 
 func (c *crawler) snapshot(start time.Time, startFetched int64) Snapshot {
 	el := time.Since(start)
-	n := c.fetched.Load()
+	n := c.budget.fetched.Load()
 	rate := 0.0
 	if el > 0 {
 		rate = float64(n-startFetched) / el.Seconds()
@@ -84,7 +84,7 @@ func (c *crawler) snapshot(start time.Time, startFetched int64) Snapshot {
 	return Snapshot{
 		Suspended: suspended, DelaySlot: slot,
 		Collection: c.cfg.Collection, Dir: c.cfg.Dir, Started: start.UTC(), Elapsed: el.Seconds(),
-		Fetched: n, Bytes: c.bytes.Load(), Rate: rate, Frontier: c.front.Stats(),
+		Fetched: n, Bytes: c.budget.bytes.Load(), Rate: rate, Frontier: c.front.Stats(),
 		Statuses: st, Outcomes: oc, Paused: c.h != nil && c.h.gate.isPaused(),
 	}
 }
@@ -144,7 +144,7 @@ func (c *crawler) startProgress(ctx context.Context, start time.Time, startFetch
 			case c.cfg.ProgressEvery > 0:
 				c.log.Info("progress", "status", s.statusLine())
 			}
-			if err := c.saveCounters(); err != nil {
+			if err := c.budget.save(); err != nil {
 				c.log.Warn("save counters", "err", err)
 			}
 			// The frontier's doc: writes between syncs survive a killed process but not a

@@ -3,7 +3,6 @@ package crawl
 import (
 	"context"
 	"errors"
-	"fmt"
 	"strings"
 	"sync"
 
@@ -62,7 +61,7 @@ func (c *crawler) admission(r *chain.Record) (fetch.Admit, *subRequests) {
 // admit decides one sub-request sub of r: the scope's block rules (which bind embeds) and its
 // subcollection's schemes, then each chain.Admitter in chain order.
 func (c *crawler) admit(ctx context.Context, r *chain.Record, sub frontier.URL) (chain.Verdict, error) {
-	d := c.scope.Load().Decide(scope.Candidate{URL: sub.URL, Hops: string(hop.Embed)})
+	d := c.scope.load().Decide(scope.Candidate{URL: sub.URL, Hops: string(hop.Embed)})
 	if !d.In && strings.HasPrefix(d.Reason, scope.ReasonBlockPrefix) {
 		return chain.Finish(scopeOutcome(d.Reason, "")), nil
 	}
@@ -105,76 +104,6 @@ func refusalReason(o chain.Outcome) string {
 		return o.Annotations[0]
 	}
 	return "refused"
-}
-
-// refuse records a URL u that page pointed at (an outlink, a sub-request) and the crawl kept
-// out with outcome o: in the frontier, so it is reported and never queued later, and, the
-// first time, in crawl.log and events.
-func (c *crawler) refuse(worker int, page, u frontier.URL, o chain.Outcome) error {
-	first, err := c.front.Reject(u, refusalReason(o))
-	switch {
-	case errors.Is(err, frontier.ErrURL):
-		// Too big to remember: logged each time a page points at it, never fatal.
-		first = true
-	case err != nil:
-		return c.frontierErr(err)
-	}
-	if !first {
-		return nil
-	}
-	info := report.URLInfo{URL: u.URL, Hops: u.Hops, Via: page.URL, Seed: page.Seed}
-	if o.FetchEvent {
-		if err := c.events.URLFetch(info, o.Status, 0, 0); err != nil {
-			return fmt.Errorf("write fetch event: %w", err)
-		}
-	}
-	if err := c.logLine(report.Line{Status: o.Status, Size: -1, URL: u.URL, Hops: u.Hops, Via: page.URL,
-		Thread: worker, Seed: page.Seed, Annotations: o.Annotations}); err != nil {
-		return err
-	}
-	if o.Denied != "" {
-		if err := c.events.URLDiscoverDenied(info, o.Denied, o.ScopeReason); err != nil {
-			return fmt.Errorf("write %s event: %w", o.Denied, err)
-		}
-	}
-	return nil
-}
-
-// recordRefused records the sub-requests of a fetch that were refused (subs: with the
-// outcome admit gave; a refusal the fetcher made itself, with its reason as a block rule's)
-// or that got no response, so nothing the page wanted is invisible.
-func (c *crawler) recordRefused(worker int, u frontier.URL, res *fetch.Result, subs *subRequests) error {
-	embedHops := u.Hops + string(hop.Embed)
-	for _, b := range res.Blocked {
-		o, ok := subs.outcome(b.URL)
-		if !ok {
-			o = scopeOutcome(b.Reason, "")
-		}
-		sub := frontier.URL{URL: b.URL, Host: hostKey(b.URL), Hops: embedHops, Via: u.URL, Seed: u.Seed}
-		if err := c.refuse(worker, u, sub, o); err != nil {
-			return err
-		}
-	}
-	for _, f := range res.Failed {
-		var ref *chain.Refusal
-		if errors.As(f.Err, &ref) { // a policy refused its address
-			sub := frontier.URL{URL: f.URL, Host: hostKey(f.URL), Hops: embedHops, Via: u.URL, Seed: u.Seed}
-			if err := c.refuse(worker, u, sub, scopeOutcome(ref.Reason, "")); err != nil {
-				return err
-			}
-			continue
-		}
-		code := status.ConnectFailed
-		var fe *fetch.Error
-		if errors.As(f.Err, &fe) {
-			code = fe.Status()
-		}
-		if err := c.logLine(report.Line{Status: code, Size: -1, URL: f.URL, Hops: embedHops, Via: u.URL,
-			Thread: worker, Seed: u.Seed, Annotations: annotations(res, "err:"+chain.ErrorWord(f.Err))}); err != nil {
-			return err
-		}
-	}
-	return nil
 }
 
 // outcome is the outcome admit gave a refused request of the URL raw; false when it did not

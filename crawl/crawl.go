@@ -17,8 +17,10 @@ import (
 	"github.com/amber-crawler/amber/addrgate"
 	"github.com/amber-crawler/amber/browser"
 	"github.com/amber-crawler/amber/chain"
+	"github.com/amber-crawler/amber/content"
 	"github.com/amber-crawler/amber/crawldir"
 	"github.com/amber-crawler/amber/diskspace"
+	"github.com/amber-crawler/amber/documents"
 	"github.com/amber-crawler/amber/fetch"
 	"github.com/amber-crawler/amber/frontier"
 	"github.com/amber-crawler/amber/listing"
@@ -65,12 +67,12 @@ const (
 	CDXJFile     = crawldir.CDXJFile     // sorted in byte order at the end of every run
 	LiveCDXJFile = crawldir.LiveCDXJFile // append order, written while the crawl runs
 	CrawlLogFile = crawldir.CrawlLogFile
+	// DocumentsFile is the search-document stream (package documents).
+	DocumentsFile = crawldir.DocumentsFile
 )
 
-// Keys of the crawl's own records in the frontier's meta store.
-const (
-	metaFinished = "crawl/finished"
-)
+// metaFinished is the key of the crawl's end in the frontier's meta store.
+const metaFinished = "crawl/finished"
 
 // Result says how a run ended and what the crawl holds so far.
 type Result struct {
@@ -93,8 +95,8 @@ type crawler struct {
 	warc     *warc.Writer
 	clog     *report.CrawlLog
 	events   *report.Events
-	docs     *docStream       // nil when documents are off
-	browser  *browser.Fetcher // nil with the plain HTTP fetcher
+	docs     *documents.Stream // nil when documents are off
+	browser  *browser.Fetcher  // nil with the plain HTTP fetcher
 	robots   *robots.Gate
 	listings *listing.Listings  // sitemaps and feeds
 	sites    *sitelimit.Limiter // per-host limits; robots.txt requests count too
@@ -114,7 +116,7 @@ type crawler struct {
 	startN  int64       // fetched when this run started
 
 	sched  *schedule.Follower // Config.DelaySchedule
-	reader *reader            // the content of pages: links and documents
+	reader *content.Reader    // the content of pages: links and documents
 }
 
 // Run runs the crawl described by cfg (start from DefaultConfig; cfg must pass Validate) until it finishes, reaches a limit, or ctx is cancelled,
@@ -210,7 +212,8 @@ func makeDirs(dir string) error {
 // it opened is closed again.
 func open(ctx context.Context, cfg Config, front frontier.Store) (c *crawler, err error) {
 	c = &crawler{cfg: cfg, log: cfg.Logger, front: front, started: time.Now()}
-	c.reader = newReader(&c.cfg, c.log)
+	c.reader = content.New(content.Config{Documents: cfg.Documents, NoDocuments: cfg.NoDocuments, MaxOutlinks: cfg.MaxOutlinks,
+		RefreshRedirectMax: cfg.URLs.RefreshRedirectMax, IgnoreMeta: cfg.Robots.IgnoreMeta}, c.log)
 	c.budget = newBudget(front, cfg, func() int64 { return c.h.Limit() }) // before an observer's watch wraps front (Handle.Watch)
 	defer func() {
 		if err != nil {
@@ -272,7 +275,7 @@ func open(ctx context.Context, cfg Config, front frontier.Store) (c *crawler, er
 		return c, fmt.Errorf("open events: %w", err)
 	}
 	if !cfg.NoDocuments {
-		if c.docs, err = openDocStream(filepath.Join(cfg.Dir, DocumentsFile), front, cfg.Documents, !cfg.NoDocumentDedup); err != nil {
+		if c.docs, err = documents.Open(filepath.Join(cfg.Dir, DocumentsFile), front, cfg.Documents, !cfg.NoDocumentDedup); err != nil {
 			return c, err
 		}
 	}
@@ -422,7 +425,7 @@ func (c *crawler) close() error {
 		c.warc = nil
 	}
 	if d := c.docs; d != nil {
-		wg.Go(func() { errs[1] = d.close() })
+		wg.Go(func() { errs[1] = d.Close() })
 		c.docs = nil
 	}
 	if l := c.clog; l != nil {

@@ -327,7 +327,7 @@ func distinct(s []string) int {
 
 // annotate returns the capture of the page with the outlinks it keeps listed first in its
 // metadata record and, when the cap left some out (extracted: those extraction already left
-// out, see crawler.extractLimit), their number in the metadata record (outlinksDropped) and
+// out, see content.Reader), their number in the metadata record (outlinksDropped) and
 // in crawl.log (outlinks-capped:N).
 func (d decided) annotate(k chain.Capture, extracted int) chain.Capture {
 	k.Outlinks = append(d.metadata, k.Outlinks...)

@@ -4,12 +4,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"mime"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/amber-crawler/amber/chain"
+	"github.com/amber-crawler/amber/documents"
+	"github.com/amber-crawler/amber/extract"
 	"github.com/amber-crawler/amber/fetch"
 	"github.com/amber-crawler/amber/frontier"
 	"github.com/amber-crawler/amber/hop"
@@ -28,8 +28,8 @@ type records struct {
 	warc   *warc.Writer
 	clog   *report.CrawlLog
 	events *report.Events
-	docs   *docStream // nil when documents are off
-	tally  *tally     // crawl.log lines of this run, for the run's figures
+	docs   *documents.Stream // nil when documents are off
+	tally  *tally            // crawl.log lines of this run, for the run's figures
 	budget *budget
 	// front is the crawl's frontier as its observers watch it (Handle.Watch); frontierErr
 	// sorts its errors (crawler.frontierErr).
@@ -70,7 +70,7 @@ func (w *records) Archive(worker int, ex *fetch.Exchange, k chain.Capture) (warc
 	}
 	return res, w.WriteLine(report.Line{
 		Status: ex.StatusCode, Size: ex.BodySize(), URL: ex.URL, Hops: k.Hops, Via: k.Via,
-		MIME: mediaType(ex.Header.Get("Content-Type")), Thread: worker,
+		MIME: extract.MediaType(ex.Header.Get("Content-Type")), Thread: worker,
 		FetchStart: ex.Started, FetchDur: ex.Duration, Digest: res.PayloadDigest, Seed: k.Seed,
 		Annotations: ann,
 		Extra:       map[string]any{"warcFilename": res.Filename, "warcFileOffset": res.Offset, report.ExtraContentSize: ex.ResponseSize()},
@@ -104,19 +104,6 @@ func captureFields(ex *fetch.Exchange) []warc.Field {
 		}
 	}
 	return f
-}
-
-// mediaType is the Content-Type without parameters, lowercased; "" when absent.
-func mediaType(ct string) string {
-	if ct == "" {
-		return ""
-	}
-	mt, _, err := mime.ParseMediaType(ct)
-	if err != nil {
-		mt, _, _ = strings.Cut(ct, ";")
-		mt = strings.ToLower(strings.TrimSpace(mt))
-	}
-	return mt
 }
 
 // archiveAll archives every exchange of a fetch with its capture, and the screenshot of a
@@ -182,7 +169,7 @@ func (w *records) document(r *chain.Record) error {
 		}
 	}
 	ex, rec := r.Exchange(), r.Records[r.Doc]
-	if _, err := w.docs.add(r.DocURL(), doc, rec.Filename, rec.Offset, ex.Started); err != nil {
+	if _, err := w.docs.Add(r.DocURL(), doc, rec.Filename, rec.Offset, ex.Started); err != nil {
 		return err
 	}
 	return nil

@@ -1,4 +1,11 @@
-package crawl
+// Package documents writes a crawl's search-document stream, documents.jsonl (the Elastic
+// web-crawler schema: extract.SearchDocument), one JSON object per line, each line one write,
+// so that a kill loses at most the documents of the pages in flight. With deduplication there
+// is one document per distinct content: a page whose content hash was seen adds its URL to
+// the existing document's additional_urls, which is written again as a new line with the same
+// id that supersedes the earlier one. The hash index lives in the crawl's frontier (its
+// metadata store), so duplicates are recognised across resumes.
+package documents
 
 import (
 	"bytes"
@@ -14,25 +21,26 @@ import (
 
 	"github.com/amber-crawler/amber/crawldir"
 	"github.com/amber-crawler/amber/extract"
-	"github.com/amber-crawler/amber/frontier"
 	"github.com/amber-crawler/amber/report"
 )
 
-// DocumentsFile is the search-document stream inside the crawl directory.
-const DocumentsFile = crawldir.DocumentsFile
+// file names the stream in errors.
+const file = crawldir.DocumentsFile
+
+// Store is where the hash index is kept: the frontier's metadata store.
+type Store interface {
+	Meta(key string) (value []byte, ok bool, err error)
+	PutMeta(key string, value []byte) error
+}
 
 // metaDocHash maps a content hash to "OFFSET LENGTH" of the newest documents.jsonl line of the
 // document with that content. It lives in the frontier's store, so duplicates are recognised
 // across resumes.
 const metaDocHash = "docs/hash/"
 
-// docStream appends search documents to documents.jsonl, one JSON object per line, each line
-// one write (a kill loses at most the documents of pages in flight). With deduplication, a page
-// whose content hash was seen does not make a new document: the existing one gains the URL in
-// additional_urls and is written again as a new line with the same id, which supersedes the
-// earlier line.
-type docStream struct {
-	front frontier.Store
+// Stream appends search documents to documents.jsonl. Its methods are safe for concurrent use.
+type Stream struct {
+	front Store
 	cfg   extract.DocConfig
 	dedup bool
 
@@ -45,30 +53,32 @@ type docStream struct {
 	buf  []byte // the line being written
 }
 
-// openDocStream opens path for appending. A torn last line left by a killed crawl is cut off
+// Open opens the stream at path for appending, its hash index in front; dedup makes one
+// document per distinct content. A torn last line left by a killed crawl is cut off
 // (it was never recorded in the hash index, and a torn JSON object is of no use to anyone).
-func openDocStream(path string, front frontier.Store, cfg extract.DocConfig, dedup bool) (*docStream, error) {
+func Open(path string, front Store, cfg extract.DocConfig, dedup bool) (*Stream, error) {
 	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR, 0o644)
 	if err != nil {
-		return nil, fmt.Errorf("open %s: %w", DocumentsFile, err)
+		return nil, fmt.Errorf("open %s: %w", file, err)
 	}
 	size, err := report.CutTornLine(f)
 	if err != nil {
 		f.Close()
-		return nil, fmt.Errorf("repair %s: %w", DocumentsFile, err)
+		return nil, fmt.Errorf("repair %s: %w", file, err)
 	}
-	return &docStream{front: front, cfg: cfg, dedup: dedup, f: f, size: size}, nil
+	return &Stream{front: front, cfg: cfg, dedup: dedup, f: f, size: size}, nil
 }
 
-// add writes the document of a page captured at pageURL. It returns the document written, or
+// Add writes the document of a page captured at pageURL (doc, as extract read it), whose
+// response record is at warcOffset in warcFile. It returns the document written, or
 // nil when nothing new was written (the URL already belongs to the document of its content).
-func (d *docStream) add(pageURL string, doc *extract.Document, warcFile string, warcOffset int64, at time.Time) (*extract.SearchDocument, error) {
+func (d *Stream) Add(pageURL string, doc *extract.Document, warcFile string, warcOffset int64, at time.Time) (*extract.SearchDocument, error) {
 	sd := extract.NewSearchDocument(pageURL, doc, d.cfg, at)
 	sd.WARCFilename, sd.WARCOffset = warcFile, warcOffset
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if d.f == nil {
-		return nil, fmt.Errorf("crawl: %s closed", DocumentsFile)
+		return nil, fmt.Errorf("documents: %s closed", file)
 	}
 	if d.dedup {
 		prev, ok, err := d.lookup(sd.ContentHash)
@@ -132,7 +142,7 @@ func mergeDuplicate(prev, cur extract.SearchDocument, curCanonical bool) (extrac
 }
 
 // lookup reads back the newest line of the document with this content hash.
-func (d *docStream) lookup(hash string) (extract.SearchDocument, bool, error) {
+func (d *Stream) lookup(hash string) (extract.SearchDocument, bool, error) {
 	v, ok, err := d.front.Meta(metaDocHash + hash)
 	if err != nil {
 		return extract.SearchDocument{}, false, fmt.Errorf("look up document hash: %w", err)
@@ -149,7 +159,7 @@ func (d *docStream) lookup(hash string) (extract.SearchDocument, bool, error) {
 	}
 	buf := make([]byte, n)
 	if _, err := d.f.ReadAt(buf, off); err != nil {
-		return extract.SearchDocument{}, false, fmt.Errorf("read %s: %w", DocumentsFile, err)
+		return extract.SearchDocument{}, false, fmt.Errorf("read %s: %w", file, err)
 	}
 	var sd extract.SearchDocument
 	if err := json.Unmarshal(bytes.TrimSpace(buf), &sd); err != nil {
@@ -160,7 +170,7 @@ func (d *docStream) lookup(hash string) (extract.SearchDocument, bool, error) {
 
 // append writes one line and returns its offset and length. A line that could not be written
 // whole (a full disk) is cut off again.
-func (d *docStream) append(sd extract.SearchDocument) (int64, int64, error) {
+func (d *Stream) append(sd extract.SearchDocument) (int64, int64, error) {
 	d.buf = append(sd.AppendJSON(d.buf[:0]), '\n')
 	if cap(d.buf) > 1<<20 {
 		defer func() { d.buf = nil }() // keep no huge buffer between pages
@@ -170,10 +180,10 @@ func (d *docStream) append(sd extract.SearchDocument) (int64, int64, error) {
 	if err != nil {
 		// size stays at off: the next line is written over what was torn here (and a reopen
 		// cuts a torn last line), even when the cut fails.
-		err = fmt.Errorf("write %s: %w", DocumentsFile, err)
+		err = fmt.Errorf("write %s: %w", file, err)
 		if n > 0 {
 			if terr := d.f.Truncate(off); terr != nil {
-				return 0, 0, errors.Join(err, fmt.Errorf("truncate %s: %w", DocumentsFile, terr))
+				return 0, 0, errors.Join(err, fmt.Errorf("truncate %s: %w", file, terr))
 			}
 		}
 		return 0, 0, err
@@ -182,7 +192,8 @@ func (d *docStream) append(sd extract.SearchDocument) (int64, int64, error) {
 	return off, int64(n), nil
 }
 
-func (d *docStream) close() error {
+// Close syncs and closes the stream; Add fails after it.
+func (d *Stream) Close() error {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if d.f == nil {

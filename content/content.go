@@ -1,16 +1,39 @@
-package crawl
+// Package content reads what a fetched URL's response holds for the crawl, as a processor of
+// its chain (package chain): the URLs it points at (links, embeds, redirects, the inferred
+// favicon of a host met for the first time) and its search document, from the response body
+// for a plain fetch and from the rendered DOM for a page a browser loaded. Both give the same
+// page-level signals: robots meta nofollow and noindex, rel=nofollow links, feeds. Parsing is
+// package extract's; this package decides what is parsed, how much, and with which options.
+package content
 
 import (
 	"context"
 	"log/slog"
 	"net/http"
+	"net/url"
 	"sync"
 
 	"github.com/amber-crawler/amber/chain"
 	"github.com/amber-crawler/amber/extract"
 	"github.com/amber-crawler/amber/fetch"
 	"github.com/amber-crawler/amber/hop"
+	"github.com/amber-crawler/amber/weburl"
 )
+
+// Config is what the Reader reads with.
+type Config struct {
+	// Documents configures the search documents; NoDocuments makes none.
+	Documents   extract.DocConfig
+	NoDocuments bool
+	// MaxOutlinks is the crawl's cap of distinct URLs a page adds (the Reader keeps twice as
+	// many references, see extractLimit).
+	MaxOutlinks int
+	// RefreshRedirectMax is the longest <meta http-equiv=refresh> delay that is a redirect
+	// (extract.Options.RefreshRedirectMax).
+	RefreshRedirectMax *int
+	// IgnoreMeta does not obey the robots meta nofollow of a rendered page's main frame.
+	IgnoreMeta bool
+}
 
 // maxExtractBytes bounds the prefix of a decoded body (or of a rendered page's HTML) that is
 // parsed for outlinks and the search document: 8 MiB, above Elastic's 5 MiB of document text
@@ -18,27 +41,29 @@ import (
 // this much memory however large it is. The rest of the body is archived, not parsed.
 const maxExtractBytes = 8 << 20
 
-// reader is the chain's step that reads a fetched URL's content (Record.Content): the URLs
-// it points at and its search document, from the response body for a plain fetch, from the
-// rendered DOM for a rendered page. Both give the same page-level signals (robots meta
-// nofollow and noindex, rel=nofollow links) and the inferred favicon of a host seen for the
-// first time. Content a processor marked unread, and a listing document's, is not read.
-type reader struct {
-	cfg *Config // Documents, NoDocuments, MaxOutlinks, URLs.RefreshRedirectMax, Robots.IgnoreMeta
+// Reader is the chain's step that reads a fetched URL's content (Record.Content). Content a
+// processor marked unread, and a listing document's, is not read.
+type Reader struct {
+	cfg Config
 	log *slog.Logger
 
 	mu    sync.Mutex          // guards hosts
 	hosts map[string]struct{} // hosts whose favicon was inferred in this run
 }
 
-func newReader(cfg *Config, log *slog.Logger) *reader {
-	return &reader{cfg: cfg, log: log, hosts: map[string]struct{}{}}
+// New returns a Reader; a nil log discards.
+func New(cfg Config, log *slog.Logger) *Reader {
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	return &Reader{cfg: cfg, log: log, hosts: map[string]struct{}{}}
 }
 
-func (*reader) Name() string { return "read" }
+// Name is the processor's name.
+func (*Reader) Name() string { return "read" }
 
 // After reads the content of the exchange the page shows (Record.Doc).
-func (rd *reader) After(_ context.Context, r *chain.Record) (chain.Verdict, error) {
+func (rd *Reader) After(_ context.Context, r *chain.Record) (chain.Verdict, error) {
 	if r.Content.Unread || r.Content.Listed {
 		return chain.Proceed, nil
 	}
@@ -53,10 +78,10 @@ func (rd *reader) After(_ context.Context, r *chain.Record) (chain.Verdict, erro
 // analyseBody returns everything a plain capture points at: the redirect target, the Refresh
 // header, links and embeds in the body, and the inferred favicon; and, for a 2xx HTML page (or
 // a binary type the config lists), its search document.
-func (rd *reader) analyseBody(pageURL string, ex *fetch.Exchange) chain.Content {
+func (rd *Reader) analyseBody(pageURL string, ex *fetch.Exchange) chain.Content {
 	var p chain.Content
-	if loc := ex.Header.Get("Location"); loc != "" && isRedirect(ex.StatusCode) {
-		if abs, ok := resolve(pageURL, loc); ok {
+	if loc := ex.Header.Get("Location"); loc != "" && redirect(ex.StatusCode) {
+		if abs, ok := weburl.Resolve(pageURL, loc); ok {
 			p.Links = append(p.Links, extract.Outlink{URL: abs, Hop: hop.Redirect, Context: "header/location"})
 		}
 	}
@@ -65,13 +90,13 @@ func (rd *reader) analyseBody(pageURL string, ex *fetch.Exchange) chain.Content 
 			p.Links = append(p.Links, extract.Outlink{URL: abs, Hop: hop.Redirect, Context: "header/refresh"})
 		}
 	}
-	if isRedirect(ex.StatusCode) {
+	if redirect(ex.StatusCode) {
 		return p
 	}
 	ok2xx := ex.StatusCode >= 200 && ex.StatusCode < 300
-	ct := mediaType(ex.Header.Get("Content-Type"))
+	ct := extract.MediaType(ex.Header.Get("Content-Type"))
 	binary := ok2xx && rd.cfg.Documents.ExtractsBinary(ct)
-	if !isParsable(ct) && ct != "" && !binary {
+	if !extract.Reads(ct) && ct != "" && !binary {
 		return p
 	}
 	body, err := readBody(ex)
@@ -79,7 +104,7 @@ func (rd *reader) analyseBody(pageURL string, ex *fetch.Exchange) chain.Content 
 		rd.log.Debug("read body for extraction", "url", pageURL, "err", err)
 	}
 	if ct == "" {
-		ct = mediaType(http.DetectContentType(body))
+		ct = extract.MediaType(http.DetectContentType(body))
 	}
 	if binary && !rd.cfg.NoDocuments {
 		doc, err := extract.ParseBinary(pageURL, ct, body, rd.cfg.Documents)
@@ -88,7 +113,7 @@ func (rd *reader) analyseBody(pageURL string, ex *fetch.Exchange) chain.Content 
 		}
 		p.Document = doc
 	}
-	if !isParsable(ct) {
+	if !extract.Reads(ct) {
 		return p
 	}
 	// The Content-Type header's charset matters for decoding the page.
@@ -99,7 +124,7 @@ func (rd *reader) analyseBody(pageURL string, ex *fetch.Exchange) chain.Content 
 	r := rd.parse(pageURL, ctHeader, body, ok2xx && ct != "text/css")
 	p.Document, p.NoFollow, p.NoIndex, p.Dropped = r.Document, r.NoFollow, r.NoIndex, r.OutlinksDropped
 	p.Links = append(p.Links, r.Outlinks...)
-	if isHTML(ct) {
+	if extract.IsHTML(ct) {
 		p.Links = rd.withFavicon(pageURL, p.Links)
 	}
 	return p
@@ -108,12 +133,12 @@ func (rd *reader) analyseBody(pageURL string, ex *fetch.Exchange) chain.Content 
 // analyseRendered returns what a rendered page points at: the links of its rendered DOM (all
 // frames; the browser fetched the embeds itself) and the inferred favicon; the robots meta and
 // the search document come from the rendered DOM of the main frame, the document of ex.
-func (rd *reader) analyseRendered(ex *fetch.Exchange, r *fetch.Render) chain.Content {
+func (rd *Reader) analyseRendered(ex *fetch.Exchange, r *fetch.Render) chain.Content {
 	var p chain.Content
 	for _, l := range r.Links {
 		p.Links = append(p.Links, extract.Outlink{URL: l.URL, Hop: hop.Link, Context: l.Context, NoFollow: l.NoFollow})
 	}
-	if r.HTML == "" || isRedirect(ex.StatusCode) || !isHTML(mediaType(ex.Header.Get("Content-Type"))) {
+	if r.HTML == "" || redirect(ex.StatusCode) || !extract.IsHTML(extract.MediaType(ex.Header.Get("Content-Type"))) {
 		return p
 	}
 	ok2xx := ex.StatusCode >= 200 && ex.StatusCode < 300
@@ -133,7 +158,7 @@ func (rd *reader) analyseRendered(ex *fetch.Exchange, r *fetch.Render) chain.Con
 			p.Links = markFeed(p.Links, o)
 		}
 	}
-	if res.NoFollow && rd.cfg.Robots.IgnoreMeta {
+	if res.NoFollow && rd.cfg.IgnoreMeta {
 		p.Links = relNoFollowOnly(p.Links, res.Outlinks)
 	}
 	p.Links = rd.withFavicon(ex.URL, p.Links)
@@ -176,8 +201,8 @@ func relNoFollowOnly(links, parsed []extract.Outlink) []extract.Outlink {
 
 // parse extracts a parsable body: with its search document when one is due, and at most
 // extractLimit references.
-func (rd *reader) parse(pageURL, contentType string, body []byte, withDocument bool) extract.Result {
-	opt := extract.Options{MaxOutlinks: rd.extractLimit(), RefreshRedirectMax: rd.cfg.URLs.RefreshRedirectMax}
+func (rd *Reader) parse(pageURL, contentType string, body []byte, withDocument bool) extract.Result {
+	opt := extract.Options{MaxOutlinks: rd.extractLimit(), RefreshRedirectMax: rd.cfg.RefreshRedirectMax}
 	if withDocument && !rd.cfg.NoDocuments {
 		opt.Document = &rd.cfg.Documents
 	}
@@ -188,22 +213,18 @@ func (rd *reader) parse(pageURL, contentType string, body []byte, withDocument b
 	return res
 }
 
-func isParsable(ct string) bool { return isHTML(ct) || ct == "text/css" }
-
-func isHTML(ct string) bool { return ct == "text/html" || ct == "application/xhtml+xml" }
-
 // extractLimit is the most references extraction keeps from one body: twice MaxOutlinks, so
-// that the cap, which counts distinct canonical URLs (decide), is rarely reached early by a URL
+// that the cap, which counts distinct canonical URLs (the crawl's outlink decision), is rarely reached early by a URL
 // found both as a link and as an embed or by spellings of one URL; and memory stays bounded.
-func (rd *reader) extractLimit() int { return 2 * rd.cfg.MaxOutlinks }
+func (rd *Reader) extractLimit() int { return 2 * rd.cfg.MaxOutlinks }
 
 // readBody returns the first maxExtractBytes of the decoded body of ex.
 func readBody(ex *fetch.Exchange) ([]byte, error) { return ex.ReadBody(maxExtractBytes) }
 
 // withFavicon adds the inferred /favicon.ico of the page's host the first time the host is
 // seen in this run (the frontier's seen set makes later runs' repeats harmless).
-func (rd *reader) withFavicon(page string, links []extract.Outlink) []extract.Outlink {
-	h := hostKey(page)
+func (rd *Reader) withFavicon(page string, links []extract.Outlink) []extract.Outlink {
+	h := host(page)
 	rd.mu.Lock()
 	_, seen := rd.hosts[h]
 	rd.hosts[h] = struct{}{}
@@ -212,4 +233,16 @@ func (rd *reader) withFavicon(page string, links []extract.Outlink) []extract.Ou
 		return links
 	}
 	return append(links, extract.Favicon(page))
+}
+
+// redirect reports whether code is a redirect's.
+func redirect(code int) bool { return code >= 300 && code < 400 }
+
+// host is the host[:port] of a URL, "" when it does not parse.
+func host(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return ""
+	}
+	return u.Host
 }

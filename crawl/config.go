@@ -28,6 +28,7 @@ import (
 	"github.com/amber-crawler/amber/fetch"
 	"github.com/amber-crawler/amber/listing"
 	"github.com/amber-crawler/amber/login"
+	"github.com/amber-crawler/amber/post"
 	"github.com/amber-crawler/amber/retry"
 	"github.com/amber-crawler/amber/robots"
 	"github.com/amber-crawler/amber/schedule"
@@ -83,6 +84,10 @@ func DefaultConfig() Config {
 		Feeds:           listing.Feeds{Limits: feed.DefaultLimits()},
 	}
 }
+
+// PostPayload makes the requests for some URLs POST requests with a body (FAST's
+// post_payload; package post).
+type PostPayload = post.Payload
 
 // DelaySchedule is Config.DelaySchedule: slots of the week and their time zone (package
 // schedule).
@@ -377,8 +382,8 @@ func (c Config) Validate() error {
 	if err := c.Content.Validate(); err != nil {
 		return policyField("Content", err)
 	}
-	if err := validatePostPayloads(c.PostPayloads, c.Scope.Flavour); err != nil {
-		return err
+	if err := post.Validate(c.PostPayloads, c.Scope.Flavour); err != nil {
+		return policyField("PostPayloads", err)
 	}
 	if err := validateRetries(c.Retries); err != nil {
 		return err
@@ -424,12 +429,12 @@ func (c *Config) derive() {
 	if c.Logger == nil {
 		c.Logger = slog.New(slog.DiscardHandler)
 	}
-	c.PostPayloads = canonicalPayloads(c.PostPayloads, c.Scope.Flavour)
+	c.PostPayloads = post.Canonical(c.PostPayloads, c.Scope.Flavour)
 	c.Retries, _ = retry.Check(c.Retries) // canonical: Validate checked them
 	if c.Shared.on() {
 		c.Shared = c.Shared.withDefaults(c.Collection, c.Dir)
 	}
 	if c.SessionCookieTTL > 0 && c.Fetch.Jar != nil {
-		c.Fetch.Jar = newSessionJar(c.Fetch.Jar, c.SessionCookieTTL, time.Now)
+		c.Fetch.Jar = fetch.NewSessionJar(c.Fetch.Jar, c.SessionCookieTTL, time.Now)
 	}
 }

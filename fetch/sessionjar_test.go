@@ -1,4 +1,4 @@
-package crawl
+package fetch
 
 import (
 	"net/http"
@@ -49,7 +49,7 @@ func TestSessionJar(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			var now time.Time
 			under := &recordingJar{}
-			j := newSessionJar(under, ttl, func() time.Time { return now })
+			j := NewSessionJar(under, ttl, func() time.Time { return now })
 			for _, s := range tt.sets {
 				now = t0.Add(s.at)
 				u, err := url.Parse(s.url)

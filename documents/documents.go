@@ -27,6 +27,9 @@ import (
 // file names the stream in errors.
 const file = crawldir.DocumentsFile
 
+// ErrClosed is returned by Add after Close.
+var ErrClosed = errors.New("documents: " + file + " closed")
+
 // Store is where the hash index is kept: the frontier's metadata store.
 type Store interface {
 	Meta(key string) (value []byte, ok bool, err error)
@@ -78,7 +81,7 @@ func (d *Stream) Add(pageURL string, doc *extract.Document, warcFile string, war
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if d.f == nil {
-		return nil, fmt.Errorf("documents: %s closed", file)
+		return nil, ErrClosed
 	}
 	if d.dedup {
 		prev, ok, err := d.lookup(sd.ContentHash)
@@ -162,7 +165,9 @@ func (d *Stream) lookup(hash string) (extract.SearchDocument, bool, error) {
 		return extract.SearchDocument{}, false, fmt.Errorf("read %s: %w", file, err)
 	}
 	var sd extract.SearchDocument
-	if err := json.Unmarshal(bytes.TrimSpace(buf), &sd); err != nil {
+	if err := json.Unmarshal(bytes.TrimSpace(buf), &sd); err != nil || sd.ContentHash != hash {
+		// Not a document, or another content's (the file was cut back and written again
+		// while the index kept its entry): the content is new.
 		return extract.SearchDocument{}, false, nil
 	}
 	return sd, true, nil
@@ -180,11 +185,11 @@ func (d *Stream) append(sd extract.SearchDocument) (int64, int64, error) {
 	if err != nil {
 		// size stays at off: the next line is written over what was torn here (and a reopen
 		// cuts a torn last line), even when the cut fails.
+		// The cut is made whatever n says: os.File.WriteAt reports 0 bytes when pwrite fails
+		// after writing part of the line (a full disk, a file size limit).
 		err = fmt.Errorf("write %s: %w", file, err)
-		if n > 0 {
-			if terr := d.f.Truncate(off); terr != nil {
-				return 0, 0, errors.Join(err, fmt.Errorf("truncate %s: %w", file, terr))
-			}
+		if terr := d.f.Truncate(off); terr != nil {
+			return 0, 0, errors.Join(err, fmt.Errorf("truncate %s: %w", file, terr))
 		}
 		return 0, 0, err
 	}

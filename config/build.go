@@ -15,6 +15,7 @@ import (
 	"github.com/amber-crawler/amber/crawl"
 	"github.com/amber-crawler/amber/feed"
 	"github.com/amber-crawler/amber/fetch"
+	"github.com/amber-crawler/amber/frontier/redisfront"
 	"github.com/amber-crawler/amber/listing"
 	"github.com/amber-crawler/amber/rewrite"
 	"github.com/amber-crawler/amber/scope"
@@ -460,7 +461,7 @@ func (f *File) shared(c *crawl.Config, lookupEnv func(string) (string, bool)) er
 	if err != nil || server == "" {
 		return err
 	}
-	c.Shared = crawl.SharedFrontier{URL: server, CrawlID: f.Frontier.CrawlID, Process: f.Frontier.Process, Lease: f.Frontier.Lease}
+	c.Shared = redisfront.Shared{URL: server, CrawlID: f.Frontier.CrawlID, Process: f.Frontier.Process, Lease: f.Frontier.Lease}
 	return nil
 }
 

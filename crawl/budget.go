@@ -51,8 +51,8 @@ func newBudget(front frontier.Store, cfg Config, limitURLs func() int64) *budget
 		b.log = slog.New(slog.DiscardHandler)
 	}
 	b.ctr, _ = front.(frontier.Counters) // a shared frontier's
-	if cfg.Shared.on() {
-		b.process = cfg.Shared.Process
+	if cfg.Shared != nil {
+		b.process = cfg.Shared.ProcessName()
 	}
 	get := func(key string) int64 {
 		v, ok, err := front.Meta(key)

@@ -26,6 +26,7 @@ import (
 	"github.com/amber-crawler/amber/extract"
 	"github.com/amber-crawler/amber/feed"
 	"github.com/amber-crawler/amber/fetch"
+	"github.com/amber-crawler/amber/frontier"
 	"github.com/amber-crawler/amber/listing"
 	"github.com/amber-crawler/amber/login"
 	"github.com/amber-crawler/amber/post"
@@ -300,9 +301,10 @@ type Config struct {
 	// winning. Default none.
 	Subcollections []subcoll.Subcollection
 
-	// Shared puts the frontier in Redis, shared with the crawl's other processes
-	// (SharedFrontier). Default: the crawl's own frontier in D/state.
-	Shared SharedFrontier
+	// Shared is a frontier shared with the crawl's other processes (frontier.Shared; in
+	// Redis, redisfront.Shared), opened in place of the crawl's own. Default nil: the crawl's
+	// own frontier in D/state.
+	Shared frontier.Shared
 
 	// Services run beside each run and act on it through its Handle (Service): live control,
 	// the status server. They start in order once the run is open, before its first claim.
@@ -431,8 +433,8 @@ func (c *Config) derive() {
 	}
 	c.PostPayloads = post.Canonical(c.PostPayloads, c.Scope.Flavour)
 	c.Retries, _ = retry.Check(c.Retries) // canonical: Validate checked them
-	if c.Shared.on() {
-		c.Shared = c.Shared.withDefaults(c.Collection, c.Dir)
+	if c.Shared != nil {
+		c.Shared = c.Shared.WithDefaults(c.Collection, c.Dir)
 	}
 	if c.SessionCookieTTL > 0 && c.Fetch.Jar != nil {
 		c.Fetch.Jar = fetch.NewSessionJar(c.Fetch.Jar, c.SessionCookieTTL, time.Now)

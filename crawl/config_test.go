@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/amber-crawler/amber/frontier/redisfront"
 	"github.com/amber-crawler/amber/scope"
 )
 
@@ -40,12 +41,12 @@ func TestValidate(t *testing.T) {
 		{"explicit prefix", func(c *Config) { c.WARCPrefix = "museum-2026" }, ""},
 		{"progress never", func(c *Config) { c.ProgressEvery = -1 }, ""},
 		{"no dir", func(c *Config) { c.Dir = "" }, "Dir"},
-		{"shared frontier", func(c *Config) { c.Shared = SharedFrontier{URL: "redis://127.0.0.1:6379/0", Lease: time.Second} }, ""},
-		{"shared, crawl id without URL", func(c *Config) { c.Shared.CrawlID = "x" }, "Shared"},
-		{"shared, braces in crawl id", func(c *Config) { c.Shared = SharedFrontier{URL: "redis://127.0.0.1:6379/0", CrawlID: "a{b}"} }, "Shared"},
-		{"shared, negative lease", func(c *Config) { c.Shared = SharedFrontier{URL: "redis://127.0.0.1:6379/0", Lease: -1} }, "Shared"},
-		{"shared, not a redis URL", func(c *Config) { c.Shared = SharedFrontier{URL: "http://127.0.0.1:6379/"} }, "Shared"},
-		{"shared, slash in process", func(c *Config) { c.Shared = SharedFrontier{URL: "redis://127.0.0.1:6379/0", Process: "a/b"} }, "Shared"},
+		{"shared frontier", func(c *Config) { c.Shared = redisfront.Shared{URL: "redis://127.0.0.1:6379/0", Lease: time.Second} }, ""},
+		{"shared, crawl id without URL", func(c *Config) { c.Shared = redisfront.Shared{CrawlID: "x"} }, "Shared"},
+		{"shared, braces in crawl id", func(c *Config) { c.Shared = redisfront.Shared{URL: "redis://127.0.0.1:6379/0", CrawlID: "a{b}"} }, "Shared"},
+		{"shared, negative lease", func(c *Config) { c.Shared = redisfront.Shared{URL: "redis://127.0.0.1:6379/0", Lease: -1} }, "Shared"},
+		{"shared, not a redis URL", func(c *Config) { c.Shared = redisfront.Shared{URL: "http://127.0.0.1:6379/"} }, "Shared"},
+		{"shared, slash in process", func(c *Config) { c.Shared = redisfront.Shared{URL: "redis://127.0.0.1:6379/0", Process: "a/b"} }, "Shared"},
 		{"no seeds", func(c *Config) { c.Scope.Seeds = nil }, "Scope.Seeds"},
 		{"no collection", func(c *Config) { c.Collection = "" }, "Collection"},
 		{"collection with slash", func(c *Config) { c.Collection = "a/b" }, "Collection"},

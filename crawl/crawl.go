@@ -159,7 +159,7 @@ func Run(ctx context.Context, cfg Config) (res Result, err error) {
 
 	if v, ok, err := front.Meta(metaFinished); err != nil {
 		return Result{}, fmt.Errorf("read crawl state: %w", err)
-	} else if ok && !cfg.Shared.on() {
+	} else if ok && cfg.Shared == nil {
 		// A shared crawl that finished still runs in a process that did not see it finish
 		// (killed, restarted since): it finds nothing to claim, and recovers, indexes and
 		// reports what its own directory holds.
@@ -495,7 +495,7 @@ func (c *crawler) endRun(end string, runErr error) (Result, error) {
 			keep(fmt.Errorf("close events: %w", err))
 		}
 	}
-	if err := writeReports(c.cfg.Dir, c.front, now, endReason, c.cfg.Shared.on()); err != nil {
+	if err := writeReports(c.cfg.Dir, c.front, now, endReason, c.cfg.Shared != nil); err != nil {
 		c.log.Error("write reports", "err", err)
 		if runErr == nil {
 			runErr = c.diskFull(err)

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/amber-crawler/amber/chain"
+	"github.com/amber-crawler/amber/frontier"
 	"github.com/amber-crawler/amber/report"
 	"github.com/amber-crawler/amber/scope"
 	"github.com/amber-crawler/amber/status"
@@ -262,7 +263,7 @@ func (h *Handle) Log() *slog.Logger { return h.c.log }
 
 // Shared is the crawl's shared frontier, its CrawlID and Process filled in; URL is empty when
 // the crawl keeps its own frontier.
-func (h *Handle) Shared() SharedFrontier { return h.c.cfg.Shared }
+func (h *Handle) Shared() frontier.Shared { return h.c.cfg.Shared }
 
 // blockRefuser is the chain's first step: it refuses a claimed URL that a block rule added
 // by Block matches (it was queued before the rule), logged as a refused link is (-5000

@@ -5,7 +5,6 @@ import (
 	"fmt"
 
 	"github.com/amber-crawler/amber/frontier"
-	"github.com/amber-crawler/amber/frontier/redisfront"
 )
 
 // Priority sets priority levels of the crawl's queue (frontier.Priority: FAST's
@@ -15,8 +14,8 @@ type Priority = frontier.Priority
 // PriorityRule is one rule of Priority.Rules.
 type PriorityRule = frontier.PriorityRule
 
-// validatePriority checks c.Priority as its frontier will: a shared frontier (Redis) has at
-// most redisfront.MaxLevels levels.
+// validatePriority checks c.Priority as its frontier will: a shared frontier has at most its
+// MaxLevels levels.
 func (c *Config) validatePriority() error {
 	p := c.Priority
 	var pe *frontier.PriorityError
@@ -25,8 +24,8 @@ func (c *Config) validatePriority() error {
 	} else if err != nil {
 		return &FieldError{Field: "Priority", Err: err}
 	}
-	if c.Shared.on() && p.On() && p.Levels > redisfront.MaxLevels {
-		return &FieldError{Field: "Priority.Levels", Err: fmt.Errorf("%d: a shared frontier (Redis) has at most %d", p.Levels, redisfront.MaxLevels)}
+	if c.Shared != nil && p.On() && p.Levels > c.Shared.MaxLevels() {
+		return &FieldError{Field: "Priority.Levels", Err: fmt.Errorf("%d: a shared frontier has at most %d", p.Levels, c.Shared.MaxLevels())}
 	}
 	return nil
 }

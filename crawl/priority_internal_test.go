@@ -7,6 +7,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/amber-crawler/amber/frontier/redisfront"
 	"github.com/amber-crawler/amber/internal/redistest"
 	"github.com/amber-crawler/amber/scope"
 )
@@ -67,7 +68,7 @@ func TestCrawlPriorityShared(t *testing.T) {
 	srv := redistest.Start(t)
 	cfg := sitesConfig(t, addr, "a.test", "b.test")
 	cfg.Workers = 1
-	cfg.Shared = SharedFrontier{URL: srv.URL(0), CrawlID: "priority"}
+	cfg.Shared = redisfront.Shared{URL: srv.URL(0), CrawlID: "priority"}
 	cfg.Priority = Priority{Levels: 2, Default: 2, Seeds: 1, Pick: "pri",
 		Rules: []PriorityRule{{Level: 1, Match: []scope.Rule{{Host: "b.test"}}}}}
 	res, err := Run(t.Context(), cfg)
@@ -120,7 +121,7 @@ func TestValidatePriority(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			c := Config{Priority: tt.p}
 			if tt.redis {
-				c.Shared.URL = "redis://127.0.0.1:1/0"
+				c.Shared = redisfront.Shared{URL: "redis://127.0.0.1:1/0"}
 			}
 			err := c.validatePriority()
 			var fe *FieldError

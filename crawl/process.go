@@ -236,7 +236,7 @@ func (c *crawler) frontierErr(err error) error {
 	if err == nil {
 		return nil
 	}
-	if c.cfg.Shared.on() && errors.Is(err, frontier.ErrClaimFinished) {
+	if c.cfg.Shared != nil && errors.Is(err, frontier.ErrClaimFinished) {
 		c.log.Warn("a claim's lease expired: another process of the crawl has its URL", "err", err)
 		return nil
 	}

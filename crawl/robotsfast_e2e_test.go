@@ -17,6 +17,7 @@ import (
 	"github.com/amber-crawler/amber/browser"
 	"github.com/amber-crawler/amber/crawl"
 	"github.com/amber-crawler/amber/fetch"
+	"github.com/amber-crawler/amber/frontier/redisfront"
 	"github.com/amber-crawler/amber/internal/crawltest"
 	"github.com/amber-crawler/amber/internal/redistest"
 	"github.com/amber-crawler/amber/internal/testsite"
@@ -727,7 +728,7 @@ func TestMaxDocShared(t *testing.T) {
 	for i, dir := range dirs {
 		c := cfg
 		c.Dir = dir
-		c.Shared = crawl.SharedFrontier{URL: srv.URL(0), CrawlID: "maxdoc", Process: fmt.Sprintf("p%d", i+1)}
+		c.Shared = redisfront.Shared{URL: srv.URL(0), CrawlID: "maxdoc", Process: fmt.Sprintf("p%d", i+1)}
 		wg.Go(func() {
 			res, err := crawl.Run(t.Context(), c)
 			errs[i], ends[i] = err, res.End

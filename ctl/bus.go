@@ -11,7 +11,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
-	"github.com/amber-crawler/amber/crawl"
+	"github.com/amber-crawler/amber/frontier/redisfront"
 )
 
 // streamLen bounds the control stream: a process reads only what arrives while it runs.
@@ -39,7 +39,7 @@ type bus struct {
 // what other processes publish with do, until the returned function is called. Entries
 // published before the call are not read: what they changed is in the frontier's metadata,
 // which the crawl restored, and in crawl.yaml.
-func startBus(shared crawl.SharedFrontier, do func(string, Request) Response, log *slog.Logger) (*bus, func(), error) {
+func startBus(shared redisfront.Shared, do func(string, Request) Response, log *slog.Logger) (*bus, func(), error) {
 	opt, err := redis.ParseURL(shared.URL)
 	if err != nil {
 		return nil, nil, fmt.Errorf("control stream: %w", err)

@@ -11,7 +11,7 @@
 // (package live) takes the same requests over HTTP and hands them to Service.Do: both paths
 // run the same code and record the same way.
 //
-// The processes of a shared crawl (crawl.SharedFrontier) share a control stream in its Redis
+// The processes of a shared crawl (redisfront.Shared) share a control stream in its Redis
 // server, amber:{CRAWLID}:ctl. A change to the crawl's definition (add-seed, block, unblock,
 // host-delay, limit) made to one process is published there, and every other process makes it
 // within a second and records it as its own; pause, resume and stop act on the process they

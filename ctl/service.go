@@ -17,6 +17,7 @@ import (
 	"github.com/amber-crawler/amber/config"
 	"github.com/amber-crawler/amber/crawl"
 	"github.com/amber-crawler/amber/crawldir"
+	"github.com/amber-crawler/amber/frontier/redisfront"
 	"github.com/amber-crawler/amber/scope"
 )
 
@@ -68,7 +69,7 @@ func (s *Service) Start(h *crawl.Handle) error {
 	s.stateMu.Unlock()
 	s.serving.Go(func() { s.serve(ln) })
 	h.Log().Info("control socket listening", "path", filepath.Join(h.Dir(), Socket))
-	if sh := h.Shared(); sh.URL != "" {
+	if sh, ok := h.Shared().(redisfront.Shared); ok {
 		b, stop, err := startBus(sh, s.doLocal, h.Log())
 		if err != nil {
 			s.Drain()

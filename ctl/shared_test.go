@@ -10,6 +10,7 @@ import (
 
 	"github.com/amber-crawler/amber/crawl"
 	"github.com/amber-crawler/amber/ctl"
+	"github.com/amber-crawler/amber/frontier/redisfront"
 	"github.com/amber-crawler/amber/internal/crawltest"
 	"github.com/amber-crawler/amber/internal/ctltest"
 	"github.com/amber-crawler/amber/internal/redistest"
@@ -29,7 +30,7 @@ func TestSharedControl(t *testing.T) {
 	var done []chan ctltest.Result
 	for _, p := range []string{"p1", "p2"} {
 		cfg := ctltest.Config(t, site.Addr(), filepath.Join(t.TempDir(), p))
-		cfg.Shared = crawl.SharedFrontier{URL: srv.URL(0), CrawlID: "ctl", Process: p}
+		cfg.Shared = redisfront.Shared{URL: srv.URL(0), CrawlID: "ctl", Process: p}
 		cfg.Services = []crawl.Service{ctl.New()}
 		dirs = append(dirs, cfg.Dir)
 		done = append(done, ctltest.Start(t, cfg))

@@ -17,6 +17,7 @@ import (
 	"github.com/amber-crawler/amber/browser"
 	"github.com/amber-crawler/amber/crawl"
 	"github.com/amber-crawler/amber/ctl"
+	"github.com/amber-crawler/amber/frontier/redisfront"
 	"github.com/amber-crawler/amber/internal/crawltest"
 	"github.com/amber-crawler/amber/internal/ctltest"
 	"github.com/amber-crawler/amber/internal/redistest"
@@ -214,7 +215,7 @@ func TestLivePage(t *testing.T) {
 	t.Run("redis", func(t *testing.T) {
 		srv := redistest.Start(t)
 		testLivePage(t, chromium, func(cfg *crawl.Config) {
-			cfg.Shared = crawl.SharedFrontier{URL: srv.URL(0), CrawlID: "live"}
+			cfg.Shared = redisfront.Shared{URL: srv.URL(0), CrawlID: "live"}
 		})
 	})
 }

@@ -1,6 +1,6 @@
 //go:build unix
 
-package crawl
+package redisfront
 
 import (
 	"errors"

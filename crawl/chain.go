@@ -20,22 +20,23 @@ func (c *crawler) processors() []chain.Processor {
 			ps = append(ps, p)
 		}
 	}
-	add(true, blockRefuser{c.h})                                                                            // block rules added while the crawl runs (ctl block)
-	add(c.subs != nil, c.subs)                                                                              // the URL's subcollection: its settings
-	add(true, c.sites)                                                                                      // per-site limits: given-up hosts, URLs per host
-	add(!cfg.IgnoreRobots, c.robots)                                                                        // robots.txt
-	add(len(cfg.PostPayloads) > 0, post.Payloads(cfg.PostPayloads))                                         // a POST body for the URL
-	add(cfg.RecrawlOf != "", prior.Recrawl{Front: c.front})                                                 // a conditional request; a 304 a revisit
-	add(true, c.addrs)                                                                                      // around the fetch: the address's turn, the ip rules
-	add(c.logins != nil, c.logins)                                                                          // around the fetch: a form login first
-	add(true, retry.Later{Policy: cfg.retryPolicy(), Backoff: c.backoff, HostBackoff: c.front.HostBackoff}) // a response to try again later
-	add(len(cfg.URLs.Rewrite) > 0, rewrites{c.links})                                                       // the URL as found, when a rule rewrote it
-	add(true, c.listings)                                                                                   // a sitemap file or a feed: the URLs it lists
-	add(true, contentfilter.New(cfg.Content, c.events))                                                     // a page dropped or excluded: not read
-	add(true, c.reader)                                                                                     // the content read: links, search document
-	add(len(cfg.Content.LinkTypes) > 0, contentfilter.NewLinkTypes(cfg.Content))
-	add(!cfg.IgnoreRobots, robots.NewMeta(cfg.Robots)) // robots meta and rel=nofollow
-	add(true, c.listings.Pages())                      // a page's feeds; a feed item's links
+	later := retry.Later{Policy: cfg.retryPolicy(), Backoff: c.backoff, HostBackoff: c.front.HostBackoff}
+	add(true, blockRefuser{c.h})                                                 // block rules added while the crawl runs (ctl block)
+	add(c.subs != nil, c.subs)                                                   // the URL's subcollection: its settings
+	add(true, c.sites)                                                           // per-site limits: given-up hosts, URLs per host
+	add(!cfg.IgnoreRobots, c.robots)                                             // robots.txt
+	add(len(cfg.PostPayloads) > 0, post.Payloads(cfg.PostPayloads))              // a POST body for the URL
+	add(cfg.RecrawlOf != "", prior.Recrawl{Front: c.front})                      // a conditional request; a 304 a revisit
+	add(true, c.addrs)                                                           // around the fetch: the address's turn, the ip rules
+	add(c.logins != nil, c.logins)                                               // around the fetch: a form login first
+	add(true, later)                                                             // a response to try again later
+	add(len(cfg.URLs.Rewrite) > 0, rewrites{c.links})                            // the URL as found, when a rule rewrote it
+	add(true, c.listings)                                                        // a sitemap file or a feed: the URLs it lists
+	add(true, contentfilter.New(cfg.Content, c.events))                          // a page dropped or excluded: not read
+	add(true, c.reader)                                                          // the content read: links, search document
+	add(len(cfg.Content.LinkTypes) > 0, contentfilter.NewLinkTypes(cfg.Content)) // link types
+	add(!cfg.IgnoreRobots, robots.NewMeta(cfg.Robots))                           // robots meta and rel=nofollow
+	add(true, c.listings.Pages())                                                // a page's feeds; a feed item's links
 	return ps
 }
 

@@ -1,6 +1,12 @@
-// Package crawl runs a crawl: the worker pool and the per-URL pipeline that takes a URL from the
-// frontier through robots.txt, the fetcher, the WARC writer, link extraction and scope back to
-// the frontier, and records every outcome in crawl.log.
+// Package crawl runs a crawl: the run loop and its workers, each claimed URL taken through one
+// chain of processors (package chain; the order is chain.go's, the README's "What amber
+// does"), the records written of what came of it (records.go: WARC records, CDXJ, crawl.log,
+// events, its search document) and the decision on what it points at (decide.go: rewritten,
+// canonicalised, scoped, queued). The policies are processors of their own packages (robots,
+// sitelimit, addrgate, listing, contentfilter, subcoll, post, prior, retry, login, content);
+// crawl builds them from its Config and runs them in order, and knows none of their rules.
+// Its configuration is Config, built from the file model by package config; it never reads
+// YAML. The frontier is its own (badger, in D/state) or a shared one (Config.Shared).
 //
 // What runs beside a crawl and steers or shows it (live control, package ctl; the status
 // server, package live) is a Service of the run (Config.Services), which acts on it through

@@ -1,7 +1,10 @@
-// Package fetch is amber's recording HTTP/1.1 client, the only code of the crawler that
-// talks to the network. Each Do returns an Exchange holding the exact request and response
-// bytes as they crossed the wire, for WARC records. It also holds the address guard, the
-// --connect-to host mapping and the robots.txt policy and cache.
+// Package fetch is amber's recording HTTP/1.1 client, the only code of the crawler that talks
+// to the sites it crawls: the plain fetcher's requests and every request Chromium makes for
+// the browser fetcher go through it (the frontier's Redis server and live control's socket
+// are packages redisfront and ctl). Each Do returns an Exchange holding the exact request and
+// response bytes as they crossed the wire, for WARC records. It also holds the crawl's one
+// name resolution (Resolver, with the --connect-to host mapping) that the address guard and
+// package addrgate use, the cookie jars, and the robots.txt parser and cache.
 package fetch
 
 import (

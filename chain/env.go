@@ -75,14 +75,14 @@ type Settings struct {
 	// HostClient makes the requests of the URL's host that are not the URL's own (its
 	// robots.txt): the client of the subcollection the host is bound to.
 	HostClient *fetch.Client
-	// MaxURLs is the most URLs of the host fetched (0: no limit).
-	MaxURLs int64
+	// URLsPerHost is the most URLs of the host fetched (0: no limit).
+	URLsPerHost int64
 	// SitemapsRobots reads the Sitemap: lines of the host's robots.txt.
 	SitemapsRobots bool
 }
 
 // FieldError reports an invalid field of a policy's configuration; Field names it as written
-// in Go ("MaxURLs"). The crawl reports it as its own configuration's field.
+// in Go ("URLsPerHost"). The crawl reports it as its own configuration's field.
 type FieldError struct {
 	Field string
 	Err   error

@@ -199,7 +199,7 @@ func (p Politeness) engine(c *crawl.Config) {
 	c.HostConcurrency, c.PerIP, c.HostDelays = p.HostConcurrency, p.PerIP, p.HostDelays
 	c.MaxAttempts, c.RetryDelay, c.Retries = p.MaxAttempts, p.RetryDelay, maps.Clone(p.Retries)
 	c.IgnoreRobots = p.IgnoreRobots
-	c.Sites.MaxFailures, c.Sites.MaxBackoff = p.MaxHostFailures, p.MaxBackoff
+	c.Sites.MaxHostFailures, c.Sites.MaxBackoff = p.MaxHostFailures, p.MaxBackoff
 	c.MaxSites, c.MaxInterDocs = p.MaxSites, p.MaxInterDocs
 }
 
@@ -254,7 +254,7 @@ func (w WARC) engine(c *crawl.Config) {
 func (l Limits) engine(c *crawl.Config) error {
 	c.LimitURLs, c.LimitBytes, c.TimeLimit = l.URLs, int64(l.Bytes), l.Time
 	c.Fetch.MaxResponseSize, c.MaxOutlinks = int64(l.ResponseSize), l.MaxOutlinks
-	c.Sites.MaxURLs = l.URLsPerHost
+	c.Sites.URLsPerHost = l.URLsPerHost
 	switch l.Oversize {
 	case "", "truncate":
 		c.DropOversize = false
@@ -444,7 +444,7 @@ func (f *File) subcollections(c *crawl.Config, lookupEnv func(string) (string, b
 		cs := subcoll.Subcollection{
 			Name: s.Name, Match: s.MatchRules, Except: s.ExceptRules, Fetcher: s.Fetcher, Schemes: s.Schemes,
 			MaxHops: s.MaxHops, Header: s.Header, Proxy: s.ProxyURL, MaxResponseSize: int64(s.ResponseSize),
-			HostDelay: s.HostDelay, MaxURLs: s.URLsPerHost, SitemapsRobots: s.Sitemaps,
+			HostDelay: s.HostDelay, URLsPerHost: s.URLsPerHost, SitemapsRobots: s.Sitemaps,
 		}
 		if s.Oversize != "" {
 			drop := s.Oversize == "drop"

@@ -287,7 +287,7 @@ func open(ctx context.Context, cfg Config, front frontier.Store) (c *crawler, er
 		}
 	}
 	c.sites = sitelimit.New(cfg.Sites, c.env(), c.budget.ctr, cfg.RetryDelay, sitelimit.Deps{HostKey: c.politeKey,
-		MaxURLs: func(sub frontier.URL) int64 { return c.subs.MaxURLs(sub, cfg.Sites.MaxURLs) }})
+		URLsPerHost: func(sub frontier.URL) int64 { return c.subs.URLsPerHost(sub, cfg.Sites.URLsPerHost) }})
 	c.links = &outlinks{urls: cfg.URLs, form: c.scope.form, max: cfg.MaxOutlinks, scope: c.scope, addrs: c.addrs, subs: c.subs,
 		events: c.events, log: c.log, front: func() frontier.Store { return c.front }, logLine: c.rec.WriteLine, refuse: c.rec.refuse, frontierErr: c.frontierErr}
 	c.listings = listing.New(cfg.Sitemaps, cfg.Feeds, c.env(), listing.Deps{Queue: c.links.queueListed, RobotsSitemaps: c.sitemapsFromRobots})
@@ -298,7 +298,7 @@ func open(ctx context.Context, cfg Config, front frontier.Store) (c *crawler, er
 		Base: cfg.HostDelay, Events: c.events, Log: c.log, Clock: cfg.Clock})
 	c.logins = login.NewGate(cfg.Logins, c.env(), login.Deps{Client: c.client, HostKey: c.politeKey, ArchiveAside: c.rec.aside})
 	c.settings = &chain.Settings{Render: cfg.Fetcher == FetcherBrowser, Client: c.client, DropOversize: cfg.DropOversize,
-		HostClient: c.client, MaxURLs: cfg.Sites.MaxURLs, SitemapsRobots: cfg.Sitemaps.Robots}
+		HostClient: c.client, URLsPerHost: cfg.Sites.URLsPerHost, SitemapsRobots: cfg.Sitemaps.Robots}
 	c.startN = c.budget.fetched.Load()
 	return c, nil
 }

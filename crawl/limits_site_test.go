@@ -20,14 +20,14 @@ func TestValidateRobotsAndSites(t *testing.T) {
 		{"defaults", func(*Config) {}, ""},
 		{"all set", func(c *Config) {
 			c.Robots = robots.Config{TTL: time.Minute, Timeout: time.Second, AllowOnTimeout: true, DisallowOnAuth: true, IgnoreMeta: true, IgnoreCrawlDelay: true}
-			c.Sites = sitelimit.Config{MaxURLs: 10, MaxFailures: 5, MaxBackoff: time.Minute}
+			c.Sites = sitelimit.Config{URLsPerHost: 10, MaxHostFailures: 5, MaxBackoff: time.Minute}
 			c.DropOversize = true
 		}, ""},
 		{"zero robots TTL", func(c *Config) { c.Robots.TTL = 0 }, "Robots.TTL"},
 		{"negative robots TTL", func(c *Config) { c.Robots.TTL = -time.Second }, "Robots.TTL"},
 		{"negative robots timeout", func(c *Config) { c.Robots.Timeout = -time.Second }, "Robots.Timeout"},
-		{"negative URLs per host", func(c *Config) { c.Sites.MaxURLs = -1 }, "Sites.MaxURLs"},
-		{"negative failures", func(c *Config) { c.Sites.MaxFailures = -1 }, "Sites.MaxFailures"},
+		{"negative URLs per host", func(c *Config) { c.Sites.URLsPerHost = -1 }, "Sites.URLsPerHost"},
+		{"negative failures", func(c *Config) { c.Sites.MaxHostFailures = -1 }, "Sites.MaxHostFailures"},
 		{"negative backoff", func(c *Config) { c.Sites.MaxBackoff = -time.Second }, "Sites.MaxBackoff"},
 	}
 	for _, tt := range tests {

@@ -459,7 +459,7 @@ func closedAddr(t *testing.T) string {
 }
 
 // TestMaxHostFailures: a host that refuses connections is given up after
-// SiteLimits.MaxFailures+1 failures in a row (its robots.txt requests count, or its pages'
+// Sites.MaxHostFailures+1 failures in a row (its robots.txt requests count, or its pages'
 // when robots.txt is ignored): its other URLs fail without a request, with the status of its
 // last failure and annotation host-given-up, and an event says the host was given up. Other
 // hosts are crawled as usual.
@@ -498,7 +498,7 @@ func TestMaxHostFailures(t *testing.T) {
 			}
 			cfg.Scope.Accept = []scope.Rule{accept}
 			cfg.IgnoreRobots = tt.ignoreRobots
-			cfg.Sites.MaxFailures = tt.maxFailures
+			cfg.Sites.MaxHostFailures = tt.maxFailures
 			lines := runFAST(t, cfg)
 			var tried, givenUp int
 			for _, l := range lines {
@@ -620,7 +620,7 @@ func maxDocSite(t *testing.T, max int64) (*fastSite, crawl.Config) {
 		t.Fatal(err)
 	}
 	cfg.Scope.Accept = []scope.Rule{accept}
-	cfg.Sites.MaxURLs = max
+	cfg.Sites.URLsPerHost = max
 	return site, cfg
 }
 

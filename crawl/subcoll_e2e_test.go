@@ -105,7 +105,7 @@ func TestSubcollections(t *testing.T) {
 	cfg.Scope.Accept = accept
 	delay, three, drop := 150*time.Millisecond, int64(3), true
 	cfg.Subcollections = []subcoll.Subcollection{
-		{Name: "news", Match: rule(`regex:http://news\.example\.com/.*`), HostDelay: &delay, MaxURLs: &three,
+		{Name: "news", Match: rule(`regex:http://news\.example\.com/.*`), HostDelay: &delay, URLsPerHost: &three,
 			Header: http.Header{"X-Sub": {"news"}}},
 		{Name: "docs", Match: rule(`regex:http://docs\.example\.com/.*`), MaxResponseSize: 1024, DropOversize: &drop,
 			Header: http.Header{"X-Sub": {"docs"}}},

@@ -71,7 +71,7 @@ func TestSubresourcesThroughTheChain(t *testing.T) {
 			addr := serveAll(t, site)
 			cfg := basicConfig(t, nil, t.TempDir())
 			cfg.Fetch.ConnectTo = connectAll(t, addr)
-			cfg.Sites = sitelimit.Config{MaxURLs: 3}
+			cfg.Sites = sitelimit.Config{URLsPerHost: 3}
 			cfg.Scope = scope.Config{Seeds: []scope.Seed{{URL: "http://www.example.com/", Type: scope.OnePage}}}
 			if fetcher == crawl.FetcherBrowser {
 				cfg.Fetcher = fetcher

@@ -33,9 +33,9 @@ func TestConfigValidate(t *testing.T) {
 		field string // "" for valid
 	}{
 		{"zero", sitelimit.Config{}, ""},
-		{"all set", sitelimit.Config{MaxURLs: 10, MaxFailures: 3, MaxBackoff: time.Minute}, ""},
-		{"negative MaxURLs", sitelimit.Config{MaxURLs: -1}, "MaxURLs"},
-		{"negative MaxFailures", sitelimit.Config{MaxFailures: -1}, "MaxFailures"},
+		{"all set", sitelimit.Config{URLsPerHost: 10, MaxHostFailures: 3, MaxBackoff: time.Minute}, ""},
+		{"negative URLsPerHost", sitelimit.Config{URLsPerHost: -1}, "URLsPerHost"},
+		{"negative MaxHostFailures", sitelimit.Config{MaxHostFailures: -1}, "MaxHostFailures"},
 		{"negative MaxBackoff", sitelimit.Config{MaxBackoff: -time.Second}, "MaxBackoff"},
 	}
 	for _, tt := range tests {
@@ -118,14 +118,14 @@ type limiterOpts struct {
 func newLimiter(cfg sitelimit.Config, o limiterOpts) *sitelimit.Limiter {
 	env := chain.Env{Log: slog.New(slog.DiscardHandler), Events: o.events, Front: o.front}
 	return sitelimit.New(cfg, env, o.counters, o.retry, sitelimit.Deps{HostKey: hostKey,
-		MaxURLs: func(sub frontier.URL) int64 { return o.maxURLs[sub.Host] }})
+		URLsPerHost: func(sub frontier.URL) int64 { return o.maxURLs[sub.Host] }})
 }
 
 // record returns a record of the claimed URL raw whose settings allow max URLs of its host,
 // with the exchanges of urls once fetched (none: not fetched).
 func record(raw string, max int64, urls ...string) *chain.Record {
 	u := frontier.URL{URL: raw, Host: hostKey(raw), Hops: "L", Via: "http://seed.example/", Seed: "http://seed.example/"}
-	r := &chain.Record{Claim: frontier.NewClaim(u, nil), Settings: &chain.Settings{MaxURLs: max}}
+	r := &chain.Record{Claim: frontier.NewClaim(u, nil), Settings: &chain.Settings{URLsPerHost: max}}
 	if len(urls) > 0 {
 		r.Result = &fetch.Result{}
 		for _, x := range urls {
@@ -165,10 +165,10 @@ var maxDoc = chain.Finish(chain.Outcome{Status: status.OutOfScope, Annotations: 
 
 var verdictOpts = []cmp.Option{cmpopts.EquateErrors(), cmpopts.EquateEmpty()}
 
-// TestMaxURLs: a host's URLs are reserved before their fetch, refused past the limit in force
+// TestURLsPerHost: a host's URLs are reserved before their fetch, refused past the limit in force
 // for the URL (its settings), given back when they got no response and kept once recorded,
 // durably: a new Limiter on the same store (a resumed crawl) goes on from the count.
-func TestMaxURLs(t *testing.T) {
+func TestURLsPerHost(t *testing.T) {
 	dir := t.TempDir()
 	f := openFront(t, dir)
 	l := newLimiter(sitelimit.Config{}, limiterOpts{front: f})
@@ -422,10 +422,10 @@ func kindErr(k fetch.ErrorKind) error {
 	return &fetch.Error{Kind: k, URL: "http://down.example/x", Err: errors.New("no")}
 }
 
-// TestMaxFailures: a host is given up once more than MaxFailures of its requests in a row got
+// TestMaxHostFailures: a host is given up once more than MaxHostFailures of its requests in a row got
 // no response through its fault; its later URLs (and sub-requests) end with the status of its
 // last failure, and one event says so. A failure not the host's is not counted.
-func TestMaxFailures(t *testing.T) {
+func TestMaxHostFailures(t *testing.T) {
 	tests := []struct {
 		name string
 		errs []error
@@ -449,7 +449,7 @@ func TestMaxFailures(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			ev, path := openEvents(t)
-			l := newLimiter(sitelimit.Config{MaxFailures: 1}, limiterOpts{front: openFront(t, t.TempDir()), events: ev})
+			l := newLimiter(sitelimit.Config{MaxHostFailures: 1}, limiterOpts{front: openFront(t, t.TempDir()), events: ev})
 			for i, err := range tt.errs {
 				r := record(fmt.Sprintf("http://down.example/%d", i), 0)
 				if v, ferr := l.Failed(t.Context(), r, err); ferr != nil || v.Done {
@@ -491,7 +491,7 @@ func TestMaxFailures(t *testing.T) {
 // TestGivenUpEvent: the event of a host given up, written once however many failures follow.
 func TestGivenUpEvent(t *testing.T) {
 	ev, path := openEvents(t)
-	l := newLimiter(sitelimit.Config{MaxFailures: 2}, limiterOpts{front: openFront(t, t.TempDir()), events: ev})
+	l := newLimiter(sitelimit.Config{MaxHostFailures: 2}, limiterOpts{front: openFront(t, t.TempDir()), events: ev})
 	u := frontier.URL{URL: "http://down.example/robots.txt", Hops: "LP", Via: "http://down.example/", Seed: "http://seed.example/"}
 	for range 5 {
 		if err := l.Failure("down.example", kindErr(fetch.Connect), u); err != nil {
@@ -540,7 +540,7 @@ func TestAnsweredResets(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			ev, path := openEvents(t)
-			l := newLimiter(sitelimit.Config{MaxFailures: 2}, limiterOpts{front: openFront(t, t.TempDir()), events: ev})
+			l := newLimiter(sitelimit.Config{MaxHostFailures: 2}, limiterOpts{front: openFront(t, t.TempDir()), events: ev})
 			fail := func(n int) {
 				for range n {
 					if err := l.Failure("down.example", kindErr(fetch.Timeout), frontier.URL{URL: "http://down.example/"}); err != nil {
@@ -571,7 +571,7 @@ func TestAnsweredResets(t *testing.T) {
 func TestGivenUpEventFails(t *testing.T) {
 	ev, _ := openEvents(t)
 	ev.Close()
-	l := newLimiter(sitelimit.Config{MaxFailures: 1}, limiterOpts{front: openFront(t, t.TempDir()), events: ev})
+	l := newLimiter(sitelimit.Config{MaxHostFailures: 1}, limiterOpts{front: openFront(t, t.TempDir()), events: ev})
 	var err error
 	for range 2 {
 		err = l.Failure("down.example", kindErr(fetch.DNS), frontier.URL{URL: "http://down.example/"})

@@ -26,9 +26,9 @@ import (
 )
 
 // Config bounds each host. The zero value bounds nothing. A URL's host may have its own
-// URLs per host (its subcollection's): chain.Settings.MaxURLs is the bound in force.
+// URLs per host (its subcollection's): chain.Settings.URLsPerHost is the bound in force.
 type Config struct {
-	// MaxURLs, when positive, is the most URLs of one host fetched (FAST's max_doc): each
+	// URLsPerHost, when positive, is the most URLs of one host fetched (FAST's max_doc): each
 	// claimed URL that gets a response counts, whatever its status, and so does each
 	// subresource a browser loads with a page (it is a URL of its host too); a robots.txt
 	// does not. Further URLs of the host are not fetched: each gets a crawl.log line with
@@ -38,8 +38,8 @@ type Config struct {
 	// crawl's across its processes (a process killed while fetching may leave one count per
 	// request under way taken, so the host gets that many fewer). Default 0: no limit.
 	// Negative is invalid.
-	MaxURLs int64
-	// MaxFailures, when positive, gives a host up once more than this many of its requests
+	URLsPerHost int64
+	// MaxHostFailures, when positive, gives a host up once more than this many of its requests
 	// in a row got no response (network errors and timeouts, robots.txt requests included;
 	// an answer of any HTTP status ends the run; FAST's max_backoff_counter). A given-up
 	// host's URLs claimed later are not fetched: each is left failed, with the status of the
@@ -47,7 +47,7 @@ type Config struct {
 	// event says when the host was given up. The count is this process's, for this run: a
 	// resumed crawl tries the host again. Default 0: a host is never given up. Negative is
 	// invalid.
-	MaxFailures int
+	MaxHostFailures int
 	// MaxBackoff, when positive, is the longest wait before a URL is tried again (its retry
 	// delay, the crawl's retry delay doubled per attempt, is cut to it: Backoff) and turns
 	// host backoff on: after each request that got no response, the whole host is paused for
@@ -61,10 +61,10 @@ type Config struct {
 func (c Config) Validate() error {
 	negative := errors.New("must not be negative")
 	switch {
-	case c.MaxURLs < 0:
-		return &chain.FieldError{Field: "MaxURLs", Err: negative}
-	case c.MaxFailures < 0:
-		return &chain.FieldError{Field: "MaxFailures", Err: negative}
+	case c.URLsPerHost < 0:
+		return &chain.FieldError{Field: "URLsPerHost", Err: negative}
+	case c.MaxHostFailures < 0:
+		return &chain.FieldError{Field: "MaxHostFailures", Err: negative}
 	case c.MaxBackoff < 0:
 		return &chain.FieldError{Field: "MaxBackoff", Err: negative}
 	}
@@ -86,11 +86,11 @@ func Backoff(delay, max time.Duration, attempts int) time.Duration {
 
 // Reasons and annotations of the site limits.
 const (
-	ReasonMaxDoc  = "max-doc"       // the scope reason of a URL beyond the host's MaxURLs
+	ReasonMaxDoc  = "max-doc"       // the scope reason of a URL beyond the host's URLsPerHost
 	NoteGivenUp   = "host-given-up" // the crawl.log annotation of a URL of a given-up host
 	ActionGivenUp = "host-given-up" // the event of a host given up
 
-	metaFetched   = "crawl/site/fetched/" // + host: URLs of the host fetched (MaxURLs), 8 bytes
+	metaFetched   = "crawl/site/fetched/" // + host: URLs of the host fetched (URLsPerHost), 8 bytes
 	counterPrefix = "site/"               // + host: the shared frontier's counter of the host's fetched and reserved URLs
 )
 
@@ -103,13 +103,13 @@ type Limiter struct {
 	retry    time.Duration
 
 	mu     sync.Mutex        // guards counts, fails and gaveUp
-	counts map[string]*count // by host, once read from the frontier (MaxURLs, own frontier)
+	counts map[string]*count // by host, once read from the frontier (URLsPerHost, own frontier)
 	fails  map[string]int    // failures in a row, by host
 	gaveUp map[string]int    // given-up hosts: the status of their last failure
 
 	saveMu sync.Mutex // serialises the writes of counts: a later count is never overwritten by an earlier one
 
-	held sync.Map // *frontier.Claim -> the host one of whose URLs it reserved (MaxURLs)
+	held sync.Map // *frontier.Claim -> the host one of whose URLs it reserved (URLsPerHost)
 
 	subMu   sync.Mutex                         // guards subHeld
 	subHeld map[*frontier.Claim]map[string]int // the reservations Admit made for a claim's requests, by host
@@ -118,9 +118,9 @@ type Limiter struct {
 
 // Deps is what a Limiter needs of the crawl for the requests a fetcher makes of its own.
 type Deps struct {
-	// MaxURLs is the most URLs of the host of sub fetched: the setting of its host
-	// (chain.Settings.MaxURLs, as the host's subcollection gives it).
-	MaxURLs func(sub frontier.URL) int64
+	// URLsPerHost is the most URLs of the host of sub fetched: the setting of its host
+	// (chain.Settings.URLsPerHost, as the host's subcollection gives it).
+	URLsPerHost func(sub frontier.URL) int64
 	// HostKey is the frontier's politeness key (host[:port]) of an exchange's URL.
 	HostKey func(rawURL string) string
 }
@@ -142,15 +142,15 @@ func New(cfg Config, env chain.Env, counters frontier.Counters, retryDelay time.
 
 func (*Limiter) Name() string { return "sites" }
 
-// Before refuses the claimed URL when its host was given up (MaxFailures) or has had its
-// URLs (the URL's settings, chain.Settings.MaxURLs), and otherwise reserves one of the host's
+// Before refuses the claimed URL when its host was given up (MaxHostFailures) or has had its
+// URLs (the URL's settings, chain.Settings.URLsPerHost), and otherwise reserves one of the host's
 // URLs for it (counted by Recorded, given back by Release).
 func (l *Limiter) Before(_ context.Context, r *chain.Record) (chain.Verdict, error) {
 	u := r.URL()
 	if code, ok := l.givenUp(u.Host); ok {
 		return chain.Finish(chain.Outcome{Status: code, Annotations: []string{NoteGivenUp}, FetchEvent: true}), nil
 	}
-	max := r.Settings.MaxURLs
+	max := r.Settings.URLsPerHost
 	if max <= 0 {
 		return chain.Proceed, nil
 	}
@@ -201,14 +201,14 @@ func (l *Limiter) Release(r *chain.Record) {
 
 // Admit refuses a request the fetcher of a claimed URL makes of its own (a subresource a
 // browser loads with a page, a redirect it follows) when its host was given up or has had its
-// URLs (Deps.MaxURLs), as a claimed URL of the host would be refused, and otherwise reserves
+// URLs (Deps.URLsPerHost), as a claimed URL of the host would be refused, and otherwise reserves
 // one of the host's URLs for it: Recorded counts it as fetched when the fetch archived an
 // exchange of the host for it, Release gives it back otherwise.
 func (l *Limiter) Admit(_ context.Context, r *chain.Record, sub frontier.URL) (chain.Verdict, error) {
 	if code, ok := l.givenUp(sub.Host); ok {
 		return chain.Finish(chain.Outcome{Status: code, Annotations: []string{NoteGivenUp}, FetchEvent: true}), nil
 	}
-	max := l.deps.MaxURLs(sub)
+	max := l.deps.URLsPerHost(sub)
 	if max <= 0 {
 		return chain.Proceed, nil
 	}
@@ -364,7 +364,7 @@ func (l *Limiter) givenUp(host string) (int, bool) {
 }
 
 // Failure counts a request to host that got no response (err) against it when the host is to
-// blame (HostFailure): the host is paused (MaxBackoff) and, past MaxFailures, given up, which
+// blame (HostFailure): the host is paused (MaxBackoff) and, past MaxHostFailures, given up, which
 // a host-given-up event records. u is the claimed URL the request was made for. The error is
 // fatal (an event could not be written).
 func (l *Limiter) Failure(host string, err error, u frontier.URL) error {
@@ -380,7 +380,7 @@ func (l *Limiter) failed(host string, code int, u frontier.URL) error {
 	l.fails[host]++
 	n := l.fails[host]
 	_, already := l.gaveUp[host]
-	giveUp := l.cfg.MaxFailures > 0 && n > l.cfg.MaxFailures && !already
+	giveUp := l.cfg.MaxHostFailures > 0 && n > l.cfg.MaxHostFailures && !already
 	if giveUp {
 		l.gaveUp[host] = code
 	}

@@ -35,7 +35,7 @@ func TestBackoffCap(t *testing.T) {
 	}
 }
 
-// TestHostFailure: what counts against a host (Config.MaxFailures), with its status.
+// TestHostFailure: what counts against a host (Config.MaxHostFailures), with its status.
 func TestHostFailure(t *testing.T) {
 	tests := []struct {
 		name string

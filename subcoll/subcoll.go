@@ -33,7 +33,7 @@ import (
 // takes has the collection's settings. A zero or nil setting is the collection's.
 //
 // Settings of a URL, decided by the URL itself: Fetcher, Schemes, MaxHops, Header, Proxy,
-// MaxResponseSize, DropOversize. Settings of a host: HostDelay, MaxURLs, SitemapsRobots, and
+// MaxResponseSize, DropOversize. Settings of a host: HostDelay, URLsPerHost, SitemapsRobots, and
 // the client (Header, Proxy, MaxResponseSize) its robots.txt is requested with. A host
 // belongs to the subcollection of the first of its URLs the crawl claims, for the whole crawl
 // (kept in the frontier: a resumed crawl, and the other processes of a shared one, keep it).
@@ -73,8 +73,8 @@ type Subcollection struct {
 	// HostDelay replaces HostDelay and robots.txt Crawl-delay for its hosts, as HostDelays
 	// does (an operator's HostDelays entry wins over it).
 	HostDelay *time.Duration
-	// MaxURLs replaces Sites.MaxURLs for its hosts; 0: no limit.
-	MaxURLs *int64
+	// URLsPerHost replaces Sites.URLsPerHost for its hosts; 0: no limit.
+	URLsPerHost *int64
 	// SitemapsRobots replaces Sitemaps.Robots for its hosts' robots.txt.
 	SitemapsRobots *bool
 }
@@ -145,7 +145,7 @@ func Validate(subs []Subcollection, coll Collection) error {
 				return bad("max hops %d: more than the collection's %d (scope decides the collection's bound first)", *s.MaxHops, *coll.MaxHops)
 			}
 		}
-		if (s.HostDelay != nil && *s.HostDelay < 0) || (s.MaxURLs != nil && *s.MaxURLs < 0) || s.MaxResponseSize < 0 {
+		if (s.HostDelay != nil && *s.HostDelay < 0) || (s.URLsPerHost != nil && *s.URLsPerHost < 0) || s.MaxResponseSize < 0 {
 			return bad("a negative host delay, URL count or response size")
 		}
 		if s.renders(coll) {
@@ -376,8 +376,8 @@ func (ss *Set) Before(_ context.Context, r *chain.Record) (chain.Verdict, error)
 		if host.client != nil {
 			set.HostClient = host.client
 		}
-		if host.MaxURLs != nil {
-			set.MaxURLs = *host.MaxURLs
+		if host.URLsPerHost != nil {
+			set.URLsPerHost = *host.URLsPerHost
 		}
 		if host.SitemapsRobots != nil {
 			set.SitemapsRobots = *host.SitemapsRobots
@@ -490,10 +490,10 @@ func (ss *Set) HostClient(host string, def *fetch.Client) *fetch.Client {
 	return def
 }
 
-// MaxURLs is the most URLs of u's host fetched: the setting of the subcollection the host is
+// URLsPerHost is the most URLs of u's host fetched: the setting of the subcollection the host is
 // bound to (binding it first, as Before does, when u is the first URL of its host the crawl
 // meets), or def. A binding that cannot be recorded is logged and def returned.
-func (ss *Set) MaxURLs(u frontier.URL, def int64) int64 {
+func (ss *Set) URLsPerHost(u frontier.URL, def int64) int64 {
 	if ss == nil {
 		return def
 	}
@@ -501,8 +501,8 @@ func (ss *Set) MaxURLs(u frontier.URL, def int64) int64 {
 		ss.env.Log.Warn("bind a host to its subcollection", "host", u.Host, "err", err)
 		return def
 	}
-	if s := ss.bound(u.Host); s != nil && s.MaxURLs != nil {
-		return *s.MaxURLs
+	if s := ss.bound(u.Host); s != nil && s.URLsPerHost != nil {
+		return *s.URLsPerHost
 	}
 	return def
 }

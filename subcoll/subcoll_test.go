@@ -192,7 +192,7 @@ func TestSubClients(t *testing.T) {
 func TestBindHost(t *testing.T) {
 	dir := t.TempDir()
 	subs := []Subcollection{
-		{Name: "news", Match: rules(t, "contains:news"), Except: rules(t, "contains:/archive/"), MaxURLs: new(int64(2)), HostDelay: new(time.Second)},
+		{Name: "news", Match: rules(t, "contains:news"), Except: rules(t, "contains:/archive/"), URLsPerHost: new(int64(2)), HostDelay: new(time.Second)},
 	}
 	run := func(subs []Subcollection, binds [][2]string) map[string]int64 {
 		t.Helper()
@@ -209,11 +209,11 @@ func TestBindHost(t *testing.T) {
 		got := map[string]int64{}
 		for _, b := range binds {
 			r := &chain.Record{Claim: frontier.NewClaim(frontier.URL{URL: b[1], Host: b[0]}, nil),
-				Settings: &chain.Settings{MaxURLs: 100}}
+				Settings: &chain.Settings{URLsPerHost: 100}}
 			if _, err := ss.Before(context.Background(), r); err != nil {
 				t.Fatal(err)
 			}
-			got[b[0]] = r.Settings.MaxURLs
+			got[b[0]] = r.Settings.URLsPerHost
 		}
 		return got
 	}
@@ -237,7 +237,7 @@ func TestBindHost(t *testing.T) {
 	}
 	// The subcollection renamed: b's binding is void, and its URL decides again.
 	subs[0].Name = "press"
-	subs[0].MaxURLs = new(int64(3))
+	subs[0].URLsPerHost = new(int64(3))
 	renamed := run(subs, [][2]string{{"b.news.example", "http://b.news.example/"}})
 	if diff := cmp.Diff(map[string]int64{"b.news.example": 3}, renamed); diff != "" {
 		t.Errorf("renamed (-want +got):\n%s", diff)

@@ -43,7 +43,7 @@ politeness:
 `, view{
 			Robots: robots.Config{TTL: time.Hour, Timeout: 20 * time.Second, AllowOnTimeout: true,
 				DisallowOnAuth: true, IgnoreMeta: true, IgnoreCrawlDelay: true},
-			Sites:        sitelimit.Config{MaxURLs: 1000, MaxFailures: 50, MaxBackoff: 10 * time.Minute},
+			Sites:        sitelimit.Config{URLsPerHost: 1000, MaxHostFailures: 50, MaxBackoff: 10 * time.Minute},
 			DropOversize: true,
 		}, ""},
 		{"oversize truncate", "limits:\n  oversize: truncate\n", view{Robots: d.Robots}, ""},

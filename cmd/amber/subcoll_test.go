@@ -43,7 +43,7 @@ func TestSubcollectionsYAML(t *testing.T) {
 	}
 	news, js := c.Subcollections[0], c.Subcollections[1]
 	if news.Name != "news" || len(news.Match) != 1 || len(news.Except) != 1 || *news.HostDelay != 10*time.Second ||
-		*news.MaxURLs != 5 || !*news.DropOversize || news.MaxResponseSize != 1024 {
+		*news.URLsPerHost != 5 || !*news.DropOversize || news.MaxResponseSize != 1024 {
 		t.Errorf("news = %+v", news)
 	}
 	if diff := cmp.Diff(http.Header{"X-Team": {"news"}}, news.Header); diff != "" {

@@ -437,7 +437,7 @@ func (c *Config) derive() {
 	if c.Logger == nil {
 		c.Logger = slog.New(slog.DiscardHandler)
 	}
-	c.PostPayloads = post.Canonical(c.PostPayloads, c.Scope.Flavour)
+	c.PostPayloads = post.Canonical(c.PostPayloads, c.Scope.Flavour, c.URLs.SortQuery)
 	c.Retries, _ = retry.Check(c.Retries) // canonical: Validate checked them
 	if c.Shared != nil {
 		c.Shared = c.Shared.WithDefaults(c.Collection, c.Dir)

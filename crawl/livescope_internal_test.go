@@ -454,10 +454,6 @@ func TestLiveScopePromoteSaveError(t *testing.T) {
 // URL (docs/fast.md, post_payload), so with URLConfig.SortQuery a payload written with its
 // query unsorted still makes a POST of the URL as the crawl has it once found on a page.
 func TestCanonicalFormPostPayloads(t *testing.T) {
-	t.Skip("BUG: Config.derive canonicalises PostPayloads with post.Canonical in the flavour only, " +
-		"not in the crawl's canonical form (canonicalForm: the query sorted with URLs.SortQuery), so " +
-		"with urls.sort_query_params an exact payload URL whose query is not sorted never matches " +
-		"the URL found on a page, whose query the crawl sorted")
 	const link = "http://example.com/search?q=archives&b=1" // as written in the payload and found on a page
 	cfg := Config{URLs: URLConfig{SortQuery: true}, PostPayloads: []PostPayload{{URL: link, Body: "x=1"}}}
 	cfg.derive()

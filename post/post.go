@@ -15,6 +15,7 @@ import (
 
 	"github.com/amber-crawler/amber/chain"
 	"github.com/amber-crawler/amber/scope"
+	"github.com/amber-crawler/amber/weburl"
 )
 
 // Payload makes the requests for some URLs POST requests with a body: the URL exactly, or
@@ -97,13 +98,27 @@ func Validate(ps []Payload, f scope.Flavour) error {
 }
 
 // Canonical returns the payloads with their URLs canonical in the flavour f, as the crawl's
-// URLs are (Validate checked they are URLs).
-func Canonical(ps []Payload, f scope.Flavour) Payloads {
+// URLs are (Validate checked they are URLs). With sortQuery (the crawl sorts the query of the
+// URLs it finds, urls.sort_query_params) an exact payload whose query is not sorted is there
+// twice, as written (a seed, taken as given, matches it) and with its query sorted (the URL
+// found on a page matches it). Prefixes are compared as written.
+func Canonical(ps []Payload, f scope.Flavour, sortQuery bool) Payloads {
 	out := slices.Clone(ps)
 	for i := range out {
 		if cu, err := scope.Canonicalize(out[i].URL, f); err == nil {
 			out[i].URL = cu
 		}
+	}
+	if !sortQuery {
+		return out
+	}
+	for _, p := range out[:len(out):len(out)] {
+		sorted := weburl.SortQuery(p.URL)
+		if p.Prefix || sorted == p.URL || slices.ContainsFunc(out, func(q Payload) bool { return !q.Prefix && q.URL == sorted }) {
+			continue
+		}
+		p.URL = sorted
+		out = append(out, p)
 	}
 	return out
 }

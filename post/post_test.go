@@ -353,7 +353,7 @@ func TestCanonical(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			in := slices.Clone(tc.ps)
-			got := Canonical(tc.ps, tc.flavour)
+			got := Canonical(tc.ps, tc.flavour, false)
 			if diff := cmp.Diff(tc.want, got); diff != "" {
 				t.Errorf("Canonical mismatch (-want +got):\n%s", diff)
 			}
@@ -372,13 +372,42 @@ func TestCanonicalIdempotent(t *testing.T) {
 	}
 	for _, f := range []scope.Flavour{scope.Standard, scope.Brozzler} {
 		t.Run(string(f), func(t *testing.T) {
-			once := Canonical(ps, f)
-			if diff := cmp.Diff(once, Canonical(once, f)); diff != "" {
+			once := Canonical(ps, f, false)
+			if diff := cmp.Diff(once, Canonical(once, f, false)); diff != "" {
 				t.Errorf("Canonical(Canonical(ps)) differs (-once +twice):\n%s", diff)
 			}
 			if err := Validate(once, f); err != nil {
 				t.Errorf("Validate(Canonical(ps)) = %v, want nil", err)
 			}
 		})
+	}
+}
+
+// TestCanonicalSortQuery: with the crawl sorting queries, an exact payload whose query is not
+// sorted matches both the URL as written (a seed) and the URL with its query sorted (found on
+// a page); a sorted one and a prefix are there once; applying it twice changes nothing.
+func TestCanonicalSortQuery(t *testing.T) {
+	ps := []Payload{
+		{URL: "http://example.com/search?q=a&b=1", Body: "x=1"},
+		{URL: "http://example.com/s?a=1&b=2", Body: "y=2"},
+		{URL: "http://example.com/p?z=1&a=2", Prefix: true, Body: "z=3"},
+	}
+	want := Payloads{
+		{URL: "http://example.com/search?q=a&b=1", Body: "x=1"},
+		{URL: "http://example.com/s?a=1&b=2", Body: "y=2"},
+		{URL: "http://example.com/p?z=1&a=2", Prefix: true, Body: "z=3"},
+		{URL: "http://example.com/search?b=1&q=a", Body: "x=1"},
+	}
+	got := Canonical(ps, scope.Standard, true)
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("Canonical (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff(got, Canonical(got, scope.Standard, true)); diff != "" {
+		t.Errorf("Canonical twice (-once +twice):\n%s", diff)
+	}
+	for _, u := range []string{"http://example.com/search?q=a&b=1", "http://example.com/search?b=1&q=a"} {
+		if p, ok := payloadFor(got, u); !ok || p.Body != "x=1" {
+			t.Errorf("payloadFor(%s) = %+v, %v; want the body x=1", u, p, ok)
+		}
 	}
 }

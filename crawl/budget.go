@@ -43,9 +43,10 @@ type budget struct {
 	hit         atomic.Bool // a limit was reached
 }
 
-// newBudget is the budget of a crawl on front, its counters read from front's meta store. A
-// nil limitURLs is no URL limit.
-func newBudget(front frontier.Store, cfg Config, limitURLs func() int64) *budget {
+// newBudget is the budget of a crawl on front, its counters read from front's meta store (an
+// error reading them is returned: counting from 0 would lift the limits). A nil limitURLs is
+// no URL limit.
+func newBudget(front frontier.Store, cfg Config, limitURLs func() int64) (*budget, error) {
 	b := &budget{front: front, log: cfg.Logger, limitBytes: cfg.LimitBytes, limitURLs: limitURLs}
 	if b.log == nil {
 		b.log = slog.New(slog.DiscardHandler)
@@ -54,17 +55,20 @@ func newBudget(front frontier.Store, cfg Config, limitURLs func() int64) *budget
 	if cfg.Shared != nil {
 		b.process = cfg.Shared.ProcessName()
 	}
-	get := func(key string) int64 {
-		v, ok, err := front.Meta(key)
-		if err != nil || !ok || len(v) != 8 {
-			return 0
+	for _, n := range []struct {
+		key string
+		to  *atomic.Int64
+	}{{metaFetched, &b.fetched}, {metaBytes, &b.bytes}} {
+		v, ok, err := front.Meta(b.key(n.key))
+		if err != nil {
+			return nil, fmt.Errorf("read counters: %w", err)
 		}
-		return int64(binary.BigEndian.Uint64(v))
+		if ok && len(v) == 8 {
+			n.to.Store(int64(binary.BigEndian.Uint64(v)))
+		}
 	}
-	b.fetched.Store(get(b.key(metaFetched)))
-	b.bytes.Store(get(b.key(metaBytes)))
 	b.reserved.Store(b.fetched.Load())
-	return b
+	return b, nil
 }
 
 // key is the metadata key of one of this process's counters: key itself with the crawl's own

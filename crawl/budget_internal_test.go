@@ -108,7 +108,7 @@ func TestBudgetKey(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			b := newBudget(front, tc.cfg, nil)
+			b := mustBudget(t, front, tc.cfg, nil)
 			if b.process != tc.wantPn {
 				t.Errorf("process = %q, want %q", b.process, tc.wantPn)
 			}
@@ -164,7 +164,7 @@ func TestBudgetNewReadsCounters(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			b := newBudget(front, tc.cfg, nil)
+			b := mustBudget(t, front, tc.cfg, nil)
 			if diff := cmp.Diff(tc.want, budgetCountsOf(b)); diff != "" {
 				t.Errorf("newBudget budgetCounts mismatch (-want +got):\n%s", diff)
 			}
@@ -195,7 +195,7 @@ func TestBudgetSaveRoundTrip(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			front := openTestFrontier(t)
-			b := newBudget(front, tc.cfg, nil)
+			b := mustBudget(t, front, tc.cfg, nil)
 			for range 3 {
 				if !b.reserve() {
 					t.Fatal("reserve = false without limits")
@@ -214,7 +214,7 @@ func TestBudgetSaveRoundTrip(t *testing.T) {
 			if got := int64(binary.BigEndian.Uint64(v)); got != 2 {
 				t.Errorf("saved %s = %d, want 2", tc.wantKey, got)
 			}
-			again := newBudget(front, tc.cfg, nil)
+			again := mustBudget(t, front, tc.cfg, nil)
 			if diff := cmp.Diff(budgetCounts{Fetched: 2, Bytes: 175, Reserved: 2}, budgetCountsOf(again)); diff != "" {
 				t.Errorf("new budget after save (-want +got):\n%s", diff)
 			}
@@ -223,7 +223,7 @@ func TestBudgetSaveRoundTrip(t *testing.T) {
 			if err := again.save(); err != nil {
 				t.Fatal(err)
 			}
-			if diff := cmp.Diff(budgetCounts{Fetched: 3, Bytes: 180, Reserved: 3}, budgetCountsOf(newBudget(front, tc.cfg, nil))); diff != "" {
+			if diff := cmp.Diff(budgetCounts{Fetched: 3, Bytes: 180, Reserved: 3}, budgetCountsOf(mustBudget(t, front, tc.cfg, nil))); diff != "" {
 				t.Errorf("third run (-want +got):\n%s", diff)
 			}
 		})
@@ -238,11 +238,28 @@ type budgetPutFailStore struct {
 
 func (s budgetPutFailStore) PutMeta(string, []byte) error { return s.err }
 
+// budgetMetaFailStore fails every read of the meta store.
+type budgetMetaFailStore struct {
+	frontier.Store
+	err error
+}
+
+func (s budgetMetaFailStore) Meta(string) ([]byte, bool, error) { return nil, false, s.err }
+
+// TestBudgetReadError: counters that cannot be read are an error, not 0 (which would lift the
+// URL and byte limits of a resumed crawl).
+func TestBudgetReadError(t *testing.T) {
+	boom := errors.New("frontier: read failed")
+	if b, err := newBudget(budgetMetaFailStore{Store: openTestFrontier(t), err: boom}, Config{}, nil); !errors.Is(err, boom) || b != nil {
+		t.Errorf("newBudget = %v, %v; want no budget and an error wrapping %v", b, err, boom)
+	}
+}
+
 // TestBudgetSaveError: a counter that cannot be written is an error that wraps the frontier's.
 func TestBudgetSaveError(t *testing.T) {
 	front := openTestFrontier(t)
 	boom := errors.New("disk full")
-	b := newBudget(budgetPutFailStore{Store: front, err: boom}, Config{}, nil)
+	b := mustBudget(t, budgetPutFailStore{Store: front, err: boom}, Config{}, nil)
 	if err := b.save(); !errors.Is(err, boom) {
 		t.Errorf("save = %v, want an error wrapping %v", err, boom)
 	}
@@ -254,7 +271,7 @@ func TestBudgetSaveClosedFrontier(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	b := newBudget(f, Config{}, nil)
+	b := mustBudget(t, f, Config{}, nil)
 	if err := f.Close(); err != nil {
 		t.Fatal(err)
 	}
@@ -404,7 +421,7 @@ func TestBudgetLimits(t *testing.T) {
 			for k, n := range tc.start {
 				putBudgetCounter(t, front, k, n)
 			}
-			b := newBudget(front, Config{LimitBytes: tc.limitBytes}, tc.limitURLs)
+			b := mustBudget(t, front, Config{LimitBytes: tc.limitBytes}, tc.limitURLs)
 			if b.ctr != nil {
 				t.Fatalf("the crawl's own frontier has crawl-wide counters")
 			}
@@ -421,7 +438,7 @@ func TestBudgetLimits(t *testing.T) {
 func TestBudgetURLLimitChanges(t *testing.T) {
 	front := openTestFrontier(t)
 	limit := int64(1)
-	b := newBudget(front, Config{}, func() int64 { return limit })
+	b := mustBudget(t, front, Config{}, func() int64 { return limit })
 	runBudget(t, b, []budgetStep{budgetReserve, budgetRefused})
 	limit = 3
 	runBudget(t, b, []budgetStep{budgetReserve, budgetReserve, budgetRefused})
@@ -487,7 +504,7 @@ func TestBudgetShared(t *testing.T) {
 			for k, n := range tc.server {
 				cs.counters[k] = n
 			}
-			b := newBudget(cs, Config{Shared: testShared, LimitBytes: tc.limitBytes}, tc.limitURLs)
+			b := mustBudget(t, cs, Config{Shared: testShared, LimitBytes: tc.limitBytes}, tc.limitURLs)
 			if b.ctr == nil {
 				t.Fatal("newBudget on a store with counters: ctr = nil")
 			}
@@ -519,7 +536,7 @@ func TestBudgetSharedFailure(t *testing.T) {
 
 	t.Run("URL limit", func(t *testing.T) {
 		cs := &budgetCounterStore{Store: openTestFrontier(t), counters: map[string]int64{counterReserved: 100}}
-		b := newBudget(cs, Config{Shared: testShared, Logger: slog.New(slog.DiscardHandler)}, urlLimit(2))
+		b := mustBudget(t, cs, Config{Shared: testShared, Logger: slog.New(slog.DiscardHandler)}, urlLimit(2))
 		cs.setFail(boom)
 		// The server's 100 would refuse at once; the local count lets two through.
 		runBudget(t, b, []budgetStep{budgetReserve, budgetReserve, budgetRefused})
@@ -537,7 +554,7 @@ func TestBudgetSharedFailure(t *testing.T) {
 
 	t.Run("bytes: the crawl's as last known", func(t *testing.T) {
 		cs := &budgetCounterStore{Store: openTestFrontier(t), counters: map[string]int64{counterBytes: 80}}
-		b := newBudget(cs, Config{Shared: testShared, LimitBytes: 100}, nil)
+		b := mustBudget(t, cs, Config{Shared: testShared, LimitBytes: 100}, nil)
 		runBudget(t, b, []budgetStep{budgetReserve, budgetFetched(10)}) // the server says 90
 		if got := b.sharedBytes.Load(); got != 90 {
 			t.Fatalf("sharedBytes = %d, want 90", got)
@@ -565,7 +582,7 @@ func TestBudgetSharedFailure(t *testing.T) {
 
 	t.Run("recovers", func(t *testing.T) {
 		cs := &budgetCounterStore{Store: openTestFrontier(t), counters: map[string]int64{}}
-		b := newBudget(cs, Config{Shared: testShared}, urlLimit(10))
+		b := mustBudget(t, cs, Config{Shared: testShared}, urlLimit(10))
 		cs.setFail(boom)
 		runBudget(t, b, []budgetStep{budgetReserve, budgetFetched(1)})
 		cs.setFail(nil)
@@ -585,7 +602,7 @@ func TestBudgetSharedFailure(t *testing.T) {
 func TestBudgetSharedSave(t *testing.T) {
 	front := openTestFrontier(t)
 	cs := &budgetCounterStore{Store: front, counters: map[string]int64{counterBytes: 1000, counterReserved: 50}}
-	b := newBudget(cs, Config{Shared: testShared}, nil)
+	b := mustBudget(t, cs, Config{Shared: testShared}, nil)
 	runBudget(t, b, []budgetStep{budgetReserve, budgetFetched(10)})
 	if err := b.save(); err != nil {
 		t.Fatal(err)
@@ -593,11 +610,11 @@ func TestBudgetSharedSave(t *testing.T) {
 	if _, ok, err := front.Meta(metaFetched); err != nil || ok {
 		t.Errorf("Meta(%q) = ok %v, err %v; want nothing under the crawl's own key", metaFetched, ok, err)
 	}
-	again := newBudget(cs, Config{Shared: testShared}, nil)
+	again := mustBudget(t, cs, Config{Shared: testShared}, nil)
 	if diff := cmp.Diff(budgetCounts{Fetched: 1, Bytes: 10, Reserved: 1}, budgetCountsOf(again)); diff != "" {
 		t.Errorf("new budget of p1 (-want +got):\n%s", diff)
 	}
-	other := newBudget(cs, Config{Shared: redisfront.Shared{URL: testShared.URL, Process: "p2"}}, nil)
+	other := mustBudget(t, cs, Config{Shared: redisfront.Shared{URL: testShared.URL, Process: "p2"}}, nil)
 	if diff := cmp.Diff(budgetCounts{}, budgetCountsOf(other)); diff != "" {
 		t.Errorf("new budget of p2 (-want +got):\n%s", diff)
 	}
@@ -613,7 +630,7 @@ func TestBudgetConcurrent(t *testing.T) {
 		{"shared", func(t *testing.T) frontier.Store { return &budgetCounterStore{Store: openTestFrontier(t)} }},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			b := newBudget(tc.store(t), Config{Shared: testShared}, urlLimit(25))
+			b := mustBudget(t, tc.store(t), Config{Shared: testShared}, urlLimit(25))
 			var (
 				wg sync.WaitGroup
 				mu sync.Mutex
@@ -639,4 +656,14 @@ func TestBudgetConcurrent(t *testing.T) {
 			}
 		})
 	}
+}
+
+// mustBudget is newBudget, the test failed on an error.
+func mustBudget(t *testing.T, front frontier.Store, cfg Config, limitURLs func() int64) *budget {
+	t.Helper()
+	b, err := newBudget(front, cfg, limitURLs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
 }

@@ -164,7 +164,11 @@ func Run(ctx context.Context, cfg Config) (res Result, err error) {
 		// (killed, restarted since): it finds nothing to claim, and recovers, indexes and
 		// reports what its own directory holds.
 		cfg.Logger.Info("crawl already finished; nothing to do", "dir", cfg.Dir, "finished", string(v))
-		c := &crawler{front: front, budget: newBudget(front, cfg, nil)}
+		b, err := newBudget(front, cfg, nil)
+		if err != nil {
+			return Result{}, err
+		}
+		c := &crawler{front: front, budget: b}
 		return c.result(EndAlreadyFinished), nil
 	}
 	c, err := open(ctx, cfg, front)
@@ -214,7 +218,10 @@ func open(ctx context.Context, cfg Config, front frontier.Store) (c *crawler, er
 	c = &crawler{cfg: cfg, log: cfg.Logger, front: front, started: time.Now()}
 	c.reader = content.New(content.Config{Documents: cfg.Documents, NoDocuments: cfg.NoDocuments, MaxOutlinks: cfg.MaxOutlinks,
 		RefreshRedirectMax: cfg.URLs.RefreshRedirectMax, IgnoreMeta: cfg.Robots.IgnoreMeta}, c.log)
-	c.budget = newBudget(front, cfg, func() int64 { return c.h.Limit() }) // before an observer's watch wraps front (Handle.Watch)
+	// Before an observer's watch wraps front (Handle.Watch): the budget uses its Counters.
+	if c.budget, err = newBudget(front, cfg, func() int64 { return c.h.Limit() }); err != nil {
+		return c, err
+	}
 	defer func() {
 		if err != nil {
 			c.close()

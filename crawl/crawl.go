@@ -293,6 +293,16 @@ func open(ctx context.Context, cfg Config, front frontier.Store) (c *crawler, er
 			return c, err
 		}
 	}
+	c.policies()
+	c.startN = c.budget.fetched.Load()
+	return c, nil
+}
+
+// policies builds the processors of the chain that need the crawl's own parts (its
+// environment, records, outlink decisions, clients): per-site limits, listings, robots.txt,
+// the delay schedule, logins, and the collection's settings.
+func (c *crawler) policies() {
+	cfg, front := c.cfg, c.front
 	c.sites = sitelimit.New(cfg.Sites, c.env(), c.budget.ctr, cfg.RetryDelay, sitelimit.Deps{HostKey: c.politeKey,
 		URLsPerHost: func(sub frontier.URL) int64 { return c.subs.URLsPerHost(sub, cfg.Sites.URLsPerHost) }})
 	c.links = &outlinks{urls: cfg.URLs, form: c.scope.form, max: cfg.MaxOutlinks, scope: c.scope, addrs: c.addrs, subs: c.subs,
@@ -306,8 +316,6 @@ func open(ctx context.Context, cfg Config, front frontier.Store) (c *crawler, er
 	c.logins = login.NewGate(cfg.Logins, c.env(), login.Deps{Client: c.client, HostKey: c.politeKey, ArchiveAside: c.rec.aside})
 	c.settings = &chain.Settings{Render: cfg.Fetcher == FetcherBrowser, Client: c.client, DropOversize: cfg.DropOversize,
 		HostClient: c.client, URLsPerHost: cfg.Sites.URLsPerHost, SitemapsRobots: cfg.Sitemaps.Robots}
-	c.startN = c.budget.fetched.Load()
-	return c, nil
 }
 
 // openWARC recovers the WARC files an earlier run left open and opens the writer.

@@ -348,3 +348,38 @@ func TestFullDiskCrash(t *testing.T) {
 		t.Errorf("Stats after the crash = %+v, want 50 done and %d queued", s, added-50)
 	}
 }
+
+// TestLiveTables checks what the space gate counts as the tables in the store's LSM tree: the
+// size of their files, measured without reading the tables, so that after a trim Space maps
+// none of their pages into the resident set again (db.Tables() would: see liveTables).
+func TestLiveTables(t *testing.T) {
+	f := tabled(t, 12000)
+	es, err := os.ReadDir(f.space.path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var files int64
+	for _, e := range es {
+		if filepath.Ext(e.Name()) != ".sst" {
+			continue
+		}
+		fi, err := e.Info()
+		if err != nil {
+			t.Fatal(err)
+		}
+		files += fi.Size()
+	}
+	if got := liveTables(f.db); got != files || got == 0 {
+		t.Errorf("liveTables = %d, want the size of the table files, %d", got, files)
+	}
+	if !f.trimmer.trim() {
+		t.Fatal("trim failed")
+	}
+	before := storeRSS(t, f.trimmer, mapTable)
+	if _, err := f.Space(); err != nil {
+		t.Fatal(err)
+	}
+	if grew := storeRSS(t, f.trimmer, mapTable) - before; grew != 0 {
+		t.Errorf("Space after a trim made %d bytes of the tables resident, want none", grew)
+	}
+}

@@ -50,9 +50,9 @@ func TestMapping(t *testing.T) {
 	}
 }
 
-// storeRSS sums the resident bytes of the store's mappings of one kind, mapTable or mapLog
-// (/proc/self/smaps).
-func storeRSS(t testing.TB, f *Frontier, kind int) int64 {
+// storeRSS sums the resident bytes of the mappings of one kind, mapTable or mapLog, of the
+// store tr trims (/proc/self/smaps).
+func storeRSS(t testing.TB, tr *trimmer, kind int) int64 {
 	t.Helper()
 	file, err := os.Open("/proc/self/smaps")
 	if err != nil {
@@ -74,7 +74,7 @@ func storeRSS(t testing.TB, f *Frontier, kind int) int64 {
 			}
 			continue
 		}
-		_, _, k, _, ok := f.trimmer.mapping([]byte(line))
+		_, _, k, _, ok := tr.mapping([]byte(line))
 		in = ok && k == kind
 	}
 	if err := sc.Err(); err != nil {
@@ -83,10 +83,11 @@ func storeRSS(t testing.TB, f *Frontier, kind int) int64 {
 	return n
 }
 
-// TestTrim checks that a trim drops the pages of the table mappings from the resident set and
-// that the store reads the same afterwards.
-func TestTrim(t *testing.T) {
-	const n = 12000
+// tabled returns a store of n URLs in tables (written, closed, opened again), open until t
+// ends. With n = 12000, about 13 MB: two level-0 tables, too few for badger to start a
+// compaction, which would read them while a test looks.
+func tabled(t *testing.T, n int) *Frontier {
+	t.Helper()
 	dir := filepath.Join(t.TempDir(), "state")
 	f, err := Open(Config{Dir: dir})
 	if err != nil {
@@ -94,8 +95,6 @@ func TestTrim(t *testing.T) {
 	}
 	long := strings.Repeat("v", 500)
 	var batch []URL
-	// About 13 MB: two level-0 tables once the memtables are flushed, too few for badger to
-	// start a compaction, which would read them while the test looks.
 	for i := range n {
 		h := fmt.Sprintf("h%d.test", i%10)
 		batch = append(batch, URL{URL: fmt.Sprintf("http://%s/%d", h, i), Host: h, Via: long})
@@ -113,6 +112,14 @@ func TestTrim(t *testing.T) {
 	if f.trimmer == nil {
 		t.Fatal("no trimmer on Linux")
 	}
+	return f
+}
+
+// TestTrim checks that a trim drops the pages of the table mappings from the resident set and
+// that the store reads the same afterwards.
+func TestTrim(t *testing.T) {
+	const n = 12000
+	f := tabled(t, n)
 	each := func() []Entry {
 		var es []Entry
 		if err := f.Each(func(e Entry) error { es = append(es, e); return nil }); err != nil {
@@ -144,7 +151,7 @@ func TestTrim(t *testing.T) {
 			if diff := cmp.Diff(before, each()); diff != "" { // reads every table
 				t.Fatalf("Each before trim (-want +got):\n%s", diff)
 			}
-			read := storeRSS(t, f, mapTable)
+			read := storeRSS(t, f.trimmer, mapTable)
 			// Less the second time: the block cache holds some of the blocks.
 			if read < 512<<10 {
 				t.Fatalf("tables resident after reading them all: %d bytes, want more than 512 KiB", read)
@@ -154,7 +161,7 @@ func TestTrim(t *testing.T) {
 			}
 			// Badger may have touched a page since (a compaction); far less than before, all
 			// the same.
-			if trimmed := storeRSS(t, f, mapTable); trimmed > read/4 {
+			if trimmed := storeRSS(t, f.trimmer, mapTable); trimmed > read/4 {
 				var u unix.Utsname
 				if tt.name == "not held" && unix.Uname(&u) == nil && kernelBefore(unix.ByteSliceToString(u.Release[:]), 5, 4) {
 					t.Skipf("kernel %s has no MADV_PAGEOUT", unix.ByteSliceToString(u.Release[:]))
@@ -207,13 +214,13 @@ func TestTrimLogCrash(t *testing.T) {
 				fmt.Fprintln(os.Stderr, err)
 				os.Exit(3)
 			}
-			written := storeRSS(t, f, mapLog)
+			written := storeRSS(t, f.trimmer, mapLog)
 			if !f.trimmer.trim() {
 				fmt.Fprintln(os.Stderr, "trim failed")
 				os.Exit(3)
 			}
 			// The writer may have appended a page since (nothing else runs here).
-			if left := storeRSS(t, f, mapLog); written < 256<<10 || left > written/4 {
+			if left := storeRSS(t, f.trimmer, mapLog); written < 256<<10 || left > written/4 {
 				fmt.Fprintf(os.Stderr, "memtable logs resident: %d bytes after round %d, %d after its trim\n", written, r, left)
 				os.Exit(4)
 			}

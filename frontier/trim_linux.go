@@ -6,9 +6,11 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/dgraph-io/badger/v4"
+	"github.com/dgraph-io/badger/v4/table"
 	"golang.org/x/sys/unix"
 )
 
@@ -31,6 +33,15 @@ import (
 // of the tree; a table is unmapped only when its last reference goes): those in the tree both
 // before and after it opened the iterator, as a table leaves the tree only to be deleted and
 // its ID never comes back.
+//
+// db.Tables(), which the trimmer needs to know the tables it holds, reads a few bytes of every
+// table's index through its mapping (TableInfo.StaleDataSize). Were that page dropped with the
+// rest, the read would map it again, with the 64 KiB around it that the kernel maps on a read
+// fault (fault-around), for every table at once, and the MADV_DONTNEED that follows records
+// them in the process's peak RSS (VmHWM): in make bench-scale, 10 MB at 280 tables (38 KB a
+// table), which was the peak then, growing with the store. So a trim keeps the page or two of
+// each held table that the read touches (see indexHead): 4 to 8 KiB a table, and db.Tables()
+// maps nothing.
 
 const (
 	// trimEvery is how often the trimmer looks at the file-backed resident set.
@@ -45,6 +56,9 @@ type trimmer struct {
 	dir    string        // the store directory as /proc/self/maps names it
 	stop   chan struct{} // closed by close
 	exited chan struct{} // closed when run returns
+
+	mu    sync.Mutex       // guards sizes (trim runs on run's goroutine, and in tests)
+	sizes map[uint64]int64 // the file sizes of the tables held at the last trim, by ID
 }
 
 // startTrimmer starts a trimmer for the store in dir; nil where the process's mappings cannot
@@ -105,15 +119,17 @@ func (t *trimmer) trim() bool {
 	defer txn.Discard()
 	it := txn.NewIterator(badger.IteratorOptions{}) // holds every table until closed
 	defer it.Close()
-	held := make(map[uint64]bool, len(before))
-	for _, ti := range before {
-		held[ti.ID] = false
-	}
+	in := make(map[uint64]bool, len(before))
 	for _, ti := range t.db.Tables() {
-		if _, ok := held[ti.ID]; ok {
-			held[ti.ID] = true
+		in[ti.ID] = true
+	}
+	held := make(map[uint64]head, len(before))
+	for _, ti := range before {
+		if in[ti.ID] {
+			held[ti.ID] = head{}
 		}
 	}
+	t.heads(before, held)
 	maps, err := os.ReadFile("/proc/self/maps")
 	if err != nil {
 		return false
@@ -121,9 +137,53 @@ func (t *trimmer) trim() bool {
 	return t.drop(maps, held)
 }
 
+// head is the range of a table's file, [lo, hi), that a trim keeps resident: the head of its
+// index (see indexHead); empty when unknown.
+type head struct{ lo, hi int64 }
+
+// The layout of the end of a table file (badger v4.9.6, table/builder.go: Done; table.go:
+// initIndex): the index, a flatbuffer of TableInfo.IndexSz bytes; its length (4 bytes); the
+// index's checksum, a pb.Checksum of a CRC32C (0 to 6 bytes: the algorithm is the default and
+// not written); the checksum's length (4 bytes). db.Tables() reads the index's head: its root
+// offset, the root table's vtable and its scalar fields (StaleDataSize), which the builder
+// writes last and so come first, within indexHead bytes. If a badger upgrade moves them, a
+// trim keeps a page db.Tables() no longer reads, and the one it reads comes back with the
+// pages around it: TestTrimKeepsIndexHead says so.
+const (
+	footerMin = 4 + 0 + 4
+	footerMax = 4 + 6 + 4
+	indexHead = 256
+)
+
+// heads sets the head of each table of held from its index size (in tables) and its file
+// size, read once per table.
+func (t *trimmer) heads(tables []badger.TableInfo, held map[uint64]head) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	sizes := make(map[uint64]int64, len(held))
+	for _, ti := range tables {
+		if _, ok := held[ti.ID]; !ok {
+			continue
+		}
+		size, ok := t.sizes[ti.ID]
+		if !ok {
+			fi, err := os.Stat(filepath.Join(t.dir, table.IDToFilename(ti.ID)))
+			if err != nil {
+				continue // held, so there; if not, the whole mapping is dropped
+			}
+			size = fi.Size()
+		}
+		sizes[ti.ID] = size
+		idx := int64(ti.IndexSz)
+		held[ti.ID] = head{lo: max(size-footerMax-idx, 0), hi: min(size-footerMin-idx+indexHead, size)}
+	}
+	t.sizes = sizes
+}
+
 // drop drops from the resident set the pages of the store's mappings that maps lists: with
-// MADV_DONTNEED those of the tables held[id] says are held, and with MADV_PAGEOUT those of
-// the other tables and of the memtable logs; false when an MADV_DONTNEED fails.
+// MADV_DONTNEED those of the tables in held, but for the pages of their heads, and with
+// MADV_PAGEOUT those of the other tables and of the memtable logs; false when an
+// MADV_DONTNEED fails.
 //
 // The other tables are new ones a compaction wrote and has not put in the tree yet (those
 // of a long compaction can take much memory), or ones leaving it. Nothing here holds their
@@ -135,20 +195,37 @@ func (t *trimmer) trim() bool {
 // the pages from the page cache too, which a table just written and synced, and a log that
 // is read only when a crashed store is opened, can spare. Its errors are ignored: a kernel
 // before Linux 5.4 lacks it, and the range may be gone.
-func (t *trimmer) drop(maps []byte, held map[uint64]bool) bool {
+func (t *trimmer) drop(maps []byte, held map[uint64]head) bool {
 	for line := range bytes.Lines(maps) {
 		start, end, kind, id, ok := t.mapping(line)
-		switch {
-		case !ok:
-		case kind == mapTable && held[id]:
-			if _, _, errno := unix.Syscall(unix.SYS_MADVISE, start, end-start, unix.MADV_DONTNEED); errno != 0 {
-				return false
-			}
-		default:
+		if !ok {
+			continue
+		}
+		h, isHeld := held[id]
+		if kind != mapTable || !isHeld {
 			_, _, _ = unix.Syscall(unix.SYS_MADVISE, start, end-start, unix.MADV_PAGEOUT)
+			continue
+		}
+		lo, hi := end, end // the pages kept: [lo, hi)
+		if h.hi > h.lo {
+			page := uintptr(os.Getpagesize())
+			lo = min(start+uintptr(h.lo)/page*page, end)
+			hi = min(start+(uintptr(h.hi)+page-1)/page*page, end)
+		}
+		if !dontNeed(start, lo) || !dontNeed(hi, end) {
+			return false
 		}
 	}
 	return true
+}
+
+// dontNeed drops the pages of [start, end) with MADV_DONTNEED; false when it fails.
+func dontNeed(start, end uintptr) bool {
+	if end <= start {
+		return true
+	}
+	_, _, errno := unix.Syscall(unix.SYS_MADVISE, start, end-start, unix.MADV_DONTNEED)
+	return errno == 0
 }
 
 // The kinds of file mappings a trimmer trims.

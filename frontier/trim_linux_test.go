@@ -175,6 +175,59 @@ func TestTrim(t *testing.T) {
 	}
 }
 
+// TestTrimKeepsIndexHead checks that after a trim db.Tables() maps no page of a table into
+// the resident set again: the trim keeps the head of each table's index, which it reads (see
+// indexHead). Without the heads kept, every table comes back with at least that page (and,
+// with the kernel's fault-around, up to 64 KiB around it).
+func TestTrimKeepsIndexHead(t *testing.T) {
+	f := tabled(t, 12000)
+	tr := f.trimmer
+	tr.close() // the test trims when it wants
+	f.trimmer = nil
+	tables := len(f.db.Tables())
+	page := int64(os.Getpagesize())
+	tests := []struct {
+		name  string
+		heads bool
+	}{
+		{"heads kept", true},
+		{"heads dropped", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if err := f.Each(func(Entry) error { return nil }); err != nil { // reads every table
+				t.Fatal(err)
+			}
+			if !tr.trim() {
+				t.Fatal("trim failed")
+			}
+			if !tt.heads {
+				held := make(map[uint64]head)
+				for _, ti := range f.db.Tables() {
+					held[ti.ID] = head{}
+				}
+				maps, err := os.ReadFile("/proc/self/maps")
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !tr.drop(maps, held) {
+					t.Fatal("drop failed")
+				}
+			}
+			kept := storeRSS(t, tr, mapTable)
+			f.db.Tables()
+			grew := storeRSS(t, tr, mapTable) - kept
+			t.Logf("%d tables: %d bytes resident after the trim, db.Tables() added %d", tables, kept, grew)
+			if tt.heads && (grew != 0 || kept > 2*page*int64(tables)) {
+				t.Errorf("heads kept: %d bytes resident after the trim, db.Tables() added %d; want at most 2 pages a table (%d tables) and nothing added", kept, grew, tables)
+			}
+			if !tt.heads && grew < page*int64(tables) {
+				t.Errorf("heads dropped: db.Tables() added %d bytes, want a page of each of %d tables at least: the test no longer sees what it checks", grew, tables)
+			}
+		})
+	}
+}
+
 // kernelBefore reports whether a kernel release ("6.1.0-18-amd64") is older than major.minor.
 func kernelBefore(release string, major, minor int) bool {
 	var ma, mi int

@@ -1,127 +1,51 @@
 package frontier
 
-import (
-	"reflect"
-	"time"
-	"unsafe"
-
-	"github.com/dgraph-io/badger/v4"
-	"github.com/dgraph-io/ristretto/v2/z"
-)
-
-// Badger builds every table (a memtable flush, each table of a compaction's output) in a
-// z.Allocator that it takes from a pool of 8 and gives back afterwards with all the buffers it
-// grew to, in the Go heap: a table's blocks, uncompressed and compressed, in buffers doubling
-// from twice the table size. An allocator that built the level-0 table of an 8 MiB memtable
-// keeps 15 to 31 MiB, one that built a 512 KiB compaction table 7 MiB, and whatever builder
-// takes it next keeps them too. The pool frees one allocator only after 2 s without a table
-// being built, which never happens while a large crawl writes: builder allocators, pooled and
-// at work, were 56 to 108 MB of a 1,000,000-page crawl's Go heap at its peak (badger v4.9.6,
-// db.go: allocPool; table/builder.go: NewTableBuilder; ristretto z.AllocatorPool). Badger has
-// no option for it.
+// Badger builds every table, a memtable flush or a table of a compaction's output, in a
+// z.Allocator in the Go heap that holds the table's blocks uncompressed and, reserved for
+// their compression, about as much again, in buffers doubling from twice the table size: 3.5
+// MiB for a compaction table of baseTableSize (about 1 MiB uncompressed), 15.5 MiB for the
+// level-0 table of a memtable. A compaction builds several tables at once, one for each key
+// range it is split into and those still being written out: at the heap's peak in make
+// bench-scale, 14 to 17 allocators and 44 to 54 MB of their buffers. A table done, its
+// allocator goes back to a pool of 8 with every buffer it grew, and whatever builder takes it
+// next keeps them; the pool frees one only after 2 s without a table built, which a large
+// crawl rarely leaves it (badger v4.9.6, db.go: allocPool; table/builder.go: NewTableBuilder;
+// ristretto z.AllocatorPool). Badger has no option for the pool and does not export it.
 //
-// A builderPool bounds it: every builderPoolEvery it takes the idle allocators out of the pool,
-// gives builderPoolKeep of them back trimmed to builderPoolKeepBytes (the buffers past that
-// go to the garbage collector; a builder that needs them again grows them) and releases the
-// others. Builders at work keep what they need (that is what small tables bound: see
-// baseTableSize); only what the pool keeps between tables is bounded, to builderPoolKeep ×
-// builderPoolKeepBytes.
+// So the table sizes are what bound the builders, at work and pooled: compaction tables of
+// baseTableSize (TableSizeMultiplier 1: at every level) and memtables of memTableSize, which
+// cannot be much smaller (a transaction is at most 15% of it, and AddBatch writes a URL's
+// record, up to MaxRecordSize, twice in one). Smaller tables mean smaller allocators but more
+// tables, and every table costs resident pages of its own (see liveTables and trimmer): with
+// 128 KiB tables make bench-scale peaked at 159 MB crawling (1,462 tables at the end), against
+// 149 MB with 256 KiB (about 770), both with the pool left to badger, before the pages below
+// were kept out, at a load average of 9 to 13.
+//
+// The frontier used to trim badger's pool itself, reaching it through reflect and unsafe from
+// a goroutine (every 250 ms: two idle allocators kept, trimmed to 16 table sizes, the others
+// released), which a badger upgrade could break silently. It no longer does. The peak RSS
+// stays within 150 MB because most of the peaks were pages of the table files, which the
+// space gate and the trimmer's own reads mapped into the resident set again (see liveTables
+// and trimmer). make bench-scale (1,000,052 pages; 2 cores shared with other engineers' test
+// runs, whose load average is given; peak RSS of the crawl and of the reports; pages/s while
+// crawling):
+//
+//	                                        crawl    reports  CPU-s  pages/s  load average
+//	pool trimmed (reflect)                  148 MB   127 MB   493    1,942    3 to 10
+//	                                        139 MB   130 MB   558    1,815    5 to 7
+//	pool left to badger, nothing else       149 MB   127 MB   698    1,211    9 to 13
+//	pool left to badger, pages kept out     125 MB   103 MB   690    1,150    6 to 14
+//	                                        133 MB    98 MB   776    1,376    6 to 8
+//
+// It costs CPU: the allocators badger keeps are live heap, about 20 MB more on average than
+// the trimmed pool kept (67 MB against 47 after a collection, two 250,000-page crawls run side
+// by side), and under the crawl's 80 MiB memory limit the collector runs far more often (6,934
+// collections against 846): 34 to 39% more CPU-s (228 against 170 side by side at 400,000
+// pages; 776 against 558 above). Tables of 128 KiB did not help (as many CPU-s at 250,000
+// pages). Tables without compression would (fewer collections, 5% fewer CPU-s than 256 KiB
+// compressed at 250,000 pages), but badger takes a table's compression from the options, not
+// from the table, so stores written before could not be opened without rewriting them.
 const (
-	builderPoolEvery = 250 * time.Millisecond
-	// builderPoolKeep is how many idle allocators stay in the pool: one for each of the two
-	// compactors' next table, so that a compaction does not allocate anew for every table.
-	builderPoolKeep = 2
-	// builderPoolKeepBytes is what an idle allocator keeps: the buffers of a compaction table
-	// (its first buffer, twice the table size, and the two after it: 14 times the table size,
-	// which holds the table's blocks uncompressed and compressed at about 4 to 1).
-	builderPoolKeepBytes = 16 * baseTableSize
-	// badgerPoolSize is the size of badger's pool (db.go: z.NewAllocatorPool(8)).
-	badgerPoolSize = 8
-	// freshAllocator is what z.AllocatorPool.Get(0, ...) allocates when the pool is empty; a
-	// builder's allocator starts with twice its table size, more than that.
-	freshAllocator = 512
+	// baseTableSize is the size of a table below level 0, compressed (see above).
+	baseTableSize = 256 << 10
 )
-
-// builderPool bounds the table-builder allocators badger's pool keeps (see above).
-type builderPool struct {
-	pool   *z.AllocatorPool
-	stop   chan struct{} // closed by close
-	exited chan struct{} // closed when run returns
-}
-
-// startBuilderPool starts a builderPool for db; nil when badger's pool cannot be found (a
-// badger whose DB has no allocPool field: the pool is then left as it is).
-func startBuilderPool(db *badger.DB) *builderPool {
-	pool := allocPool(db)
-	if pool == nil {
-		return nil
-	}
-	p := &builderPool{pool: pool, stop: make(chan struct{}), exited: make(chan struct{})}
-	go p.run()
-	return p
-}
-
-// allocPool returns badger's table-builder allocator pool, which it does not export; nil
-// when db has no such field. The field is set once, when the DB is made, and only read after.
-func allocPool(db *badger.DB) *z.AllocatorPool {
-	v := reflect.ValueOf(db).Elem().FieldByName("allocPool")
-	if !v.IsValid() || v.Type() != reflect.TypeFor[*z.AllocatorPool]() {
-		return nil
-	}
-	return *(**z.AllocatorPool)(unsafe.Pointer(v.UnsafeAddr()))
-}
-
-// close stops the pool's trimming; it may be nil. It must return before the DB is closed
-// (which closes badger's pool).
-func (p *builderPool) close() {
-	if p == nil {
-		return
-	}
-	close(p.stop)
-	<-p.exited
-}
-
-func (p *builderPool) run() {
-	defer close(p.exited)
-	tick := time.NewTicker(builderPoolEvery)
-	defer tick.Stop()
-	for {
-		select {
-		case <-p.stop:
-			return
-		case <-tick.C:
-		}
-		p.trim()
-	}
-}
-
-// trim takes the idle allocators out of the pool, gives builderPoolKeep of them back, each
-// trimmed to builderPoolKeepBytes, and releases the others.
-//
-// An allocator whose first buffer alone is builderPoolKeepBytes or more is released too: TrimTo
-// drops that buffer, and a z.Allocator without its first one would loop forever growing the
-// next from nothing. A level-0 to level-0 compaction, whose output is one table of any size,
-// starts its builder with a first buffer of 256 MiB (table/builder.go: maxAllocatorInitialSz).
-func (p *builderPool) trim() {
-	var idle []*z.Allocator
-	for range badgerPoolSize {
-		a := p.pool.Get(0, "TableBuilder")
-		if a.Allocated() <= freshAllocator { // the pool is empty: Get made this one
-			a.Release()
-			break
-		}
-		idle = append(idle, a)
-	}
-	kept := 0
-	for _, a := range idle {
-		if kept < builderPoolKeep {
-			a.TrimTo(builderPoolKeepBytes)
-			if a.Allocated() > 0 {
-				p.pool.Return(a)
-				kept++
-				continue
-			}
-		}
-		a.Release()
-	}
-}

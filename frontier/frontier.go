@@ -30,8 +30,9 @@
 // readAheadBudget entries in all before loads shrink), a fixed cache of URLs the store holds
 // (knownCache, 4 MiB), and badger's own: memtables of 8 MiB (three at most: one written, one
 // waiting for its flush, one being flushed), the builders of the tables that flushes and
-// compactions write (compressed tables of 256 KiB below level 0; what badger keeps of them
-// between tables is bounded: see builderPool), a 4 MiB block cache. Never the whole queue.
+// compactions write and the buffers badger keeps of them between tables (at most 8, each as
+// large as the largest table it built: compressed tables of 256 KiB below level 0; see
+// baseTableSize), a 4 MiB block cache. Never the whole queue.
 // Badger memory-maps its tables and memtable logs; on Linux their pages are kept out of the
 // process's resident set (see trimmer).
 package frontier
@@ -181,7 +182,6 @@ type Frontier struct {
 	db        *badger.DB
 	w         *writer
 	trimmer   *trimmer // nil where there is none
-	builders  *builderPool
 	space     *gate
 	cfg       Config
 	readAhead int                // per-host buffer size
@@ -269,7 +269,6 @@ func Open(cfg Config) (*Frontier, error) {
 	}
 	if err != nil {
 		f.trimmer.close()
-		f.builders.close()
 		f.w.close()
 		_ = db.Close()
 		_ = g.close()
@@ -332,7 +331,7 @@ func openStoreGate(dir string) (*gate, error) {
 // the table pages the process maps shrink alike. Badger keeps decompressed blocks in a block
 // cache, small as the frontier rarely reads a block twice in a row, and reads table indexes
 // in place (no index cache). Small tables keep small the builders a compaction holds, which
-// hold a table's blocks uncompressed and compressed.
+// hold a table's blocks uncompressed and compressed (see baseTableSize).
 func badgerOptions(dir string) badger.Options {
 	opts := badger.DefaultOptions(dir).
 		WithLogger(nil).
@@ -363,7 +362,6 @@ func newFrontier(db *badger.DB, g *gate, cfg Config) *Frontier {
 		db:        db,
 		w:         startWriter(db, g),
 		trimmer:   startTrimmer(db, cfg.Dir),
-		builders:  startBuilderPool(db),
 		space:     g,
 		cfg:       cfg,
 		readAhead: min(max(2*cfg.HostConcurrency+4, 8), 64),
@@ -570,7 +568,6 @@ func (f *Frontier) Close() error {
 	}
 	f.mu.Unlock()
 	f.trimmer.close()
-	f.builders.close()
 	f.w.close()
 	err = f.db.Close()
 	if cerr := f.space.close(); err == nil {

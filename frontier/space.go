@@ -61,13 +61,13 @@ const (
 	txnOverhead   = 64
 )
 
-// Badger's memtable and table options (see Open for the rest), and maxLogs, which bounds the
-// bytes of unflushed memtable logs: the memtable being written, numMemtables waiting for a
-// flush and the one being flushed, each of at most memTableSize plus one transaction.
+// Badger's memtable options (see badgerOptions for the rest, and baseTableSize), and maxLogs,
+// which bounds the bytes of unflushed memtable logs: the memtable being written, numMemtables
+// waiting for a flush and the one being flushed, each of at most memTableSize plus one
+// transaction.
 const (
 	memTableSize   = 8 << 20
 	numMemtables   = 1
-	baseTableSize  = 256 << 10 // compressed; small, as a compaction holds up to a dozen tables being built (see builderPool)
 	blockCacheSize = 4 << 20
 	maxBatchSize   = 15 * memTableSize / 100 // badger's limit on the bytes of one transaction
 	// maxBatchCount is badger's limit on the entries of one transaction.

@@ -408,7 +408,6 @@ func TestEndStatus(t *testing.T) {
 	}
 }
 
-
 // TestMemoryLimit: --memory-limit over limits.memory over the default; "off" is Go's own
 // default (no limit); the value is recorded in the config (crawl.yaml) as it reads back.
 func TestMemoryLimit(t *testing.T) {

@@ -111,7 +111,8 @@ type crawler struct {
 
 	budget  *budget     // what was fetched against the URL and byte limits (budget.go)
 	done    atomic.Bool // the frontier said nothing is left
-	tally   tally       // crawl.log lines of this run by status and outcome; its observers
+	tally   tally       // crawl.log lines of this run by status and outcome
+	obs     observers   // the run's observers (Handle.Watch): of tally and front
 	started time.Time   // when this run started
 	startN  int64       // fetched when this run started
 
@@ -215,10 +216,11 @@ func makeDirs(dir string) error {
 // earlier run left open), crawl.log, events, documents and the browser. On an error everything
 // it opened is closed again.
 func open(ctx context.Context, cfg Config, front frontier.Store) (c *crawler, err error) {
-	c = &crawler{cfg: cfg, log: cfg.Logger, front: front, started: time.Now()}
+	c = &crawler{cfg: cfg, log: cfg.Logger, started: time.Now()}
+	c.front, c.tally.obs = &watchedStore{Store: front, obs: &c.obs}, &c.obs
 	c.reader = content.New(content.Config{Documents: cfg.Documents, NoDocuments: cfg.NoDocuments, MaxOutlinks: cfg.MaxOutlinks,
 		RefreshRedirectMax: cfg.URLs.RefreshRedirectMax, IgnoreMeta: cfg.Robots.IgnoreMeta}, c.log)
-	// Before an observer's watch wraps front (Handle.Watch): the budget uses its Counters.
+	// The budget uses a shared frontier's Counters, beyond its Store.
 	if c.budget, err = newBudget(front, cfg, func() int64 { return c.h.Limit() }); err != nil {
 		return c, err
 	}

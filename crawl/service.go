@@ -3,6 +3,8 @@ package crawl
 import (
 	"context"
 	"errors"
+	"slices"
+	"sync/atomic"
 	"time"
 
 	"github.com/amber-crawler/amber/frontier"
@@ -51,7 +53,33 @@ func (h *Handle) Watch(o Observer) error {
 	if !h.starting {
 		return errWatch
 	}
-	h.c.tally.obs = append(h.c.tally.obs, o)
+	h.c.obs.add(o)
+	return nil
+}
+
+// observers is the list of a run's observers. Services add to it while they start, when a
+// service started before may already serve requests on other goroutines, so the list is
+// replaced whole and read without a lock.
+type observers struct{ p atomic.Pointer[[]Observer] }
+
+// add appends o (from services' Start, one at a time).
+func (os *observers) add(o Observer) {
+	var l []Observer
+	if cur := os.p.Load(); cur != nil {
+		l = slices.Clone(*cur)
+	}
+	l = append(l, o)
+	os.p.Store(&l)
+}
+
+// list is the observers added so far (none on a nil list).
+func (os *observers) list() []Observer {
+	if os == nil {
+		return nil
+	}
+	if l := os.p.Load(); l != nil {
+		return *l
+	}
 	return nil
 }
 
@@ -63,8 +91,7 @@ type services struct {
 }
 
 // start starts the services in order; after an error the ones started are drained and
-// stopped by drain and stop as after a run. With observers, the crawl's frontier is watched
-// from then on.
+// stopped by drain and stop as after a run.
 func (s *services) start(h *Handle) error {
 	h.starting = true
 	defer func() { h.starting = false }()
@@ -73,11 +100,6 @@ func (s *services) start(h *Handle) error {
 			return err
 		}
 		s.started++
-	}
-	if obs := h.c.tally.obs; len(obs) > 0 {
-		// What goes through the frontier from now on (the crawl took what it needs of the
-		// frontier beyond a Store, its counters, in open).
-		h.c.front = &watchedStore{Store: h.c.front, obs: obs}
 	}
 	return nil
 }
@@ -103,16 +125,18 @@ func (s *services) stop() {
 }
 
 // watchedStore is the crawl's frontier telling its observers of the URLs queued, claimed and
-// released through it. Everything else goes to the frontier as it is.
+// released through it. Everything else goes to the frontier as it is. It is the crawl's
+// frontier from open on, observed or not (an unobserved crawl pays an atomic load per call),
+// so that the frontier is never swapped under a service that already runs.
 type watchedStore struct {
 	frontier.Store
-	obs []Observer
+	obs *observers
 }
 
 func (w *watchedStore) Add(u frontier.URL) (bool, error) {
 	added, err := w.Store.Add(u)
 	if added {
-		for _, o := range w.obs {
+		for _, o := range w.obs.list() {
 			o.Added(u.URL)
 		}
 	}
@@ -123,7 +147,7 @@ func (w *watchedStore) AddBatch(us []frontier.URL) ([]frontier.AddResult, error)
 	res, err := w.Store.AddBatch(us)
 	for i, r := range res {
 		if r.New && i < len(us) {
-			for _, o := range w.obs {
+			for _, o := range w.obs.list() {
 				o.Added(us[i].URL)
 			}
 		}
@@ -134,7 +158,7 @@ func (w *watchedStore) AddBatch(us []frontier.URL) ([]frontier.AddResult, error)
 func (w *watchedStore) Claim(ctx context.Context) (*frontier.Claim, error) {
 	cl, err := w.Store.Claim(ctx)
 	if err == nil {
-		for _, o := range w.obs {
+		for _, o := range w.obs.list() {
 			o.Claimed(cl)
 		}
 	}
@@ -142,7 +166,7 @@ func (w *watchedStore) Claim(ctx context.Context) (*frontier.Claim, error) {
 }
 
 func (w *watchedStore) released(cl *frontier.Claim, finished bool) {
-	for _, o := range w.obs {
+	for _, o := range w.obs.list() {
 		o.Released(cl, finished)
 	}
 }

@@ -44,7 +44,7 @@ type tally struct {
 	mu       sync.Mutex // guards the maps
 	statuses map[int]int64
 	outcomes map[string]int64
-	obs      []Observer // set before the first claim, read-only then
+	obs      *observers // the run's observers (Handle.Watch)
 }
 
 func (t *tally) add(l report.Line) {
@@ -56,7 +56,7 @@ func (t *tally) add(l report.Line) {
 	t.statuses[l.Status]++
 	t.outcomes[o]++
 	t.mu.Unlock()
-	for _, o := range t.obs {
+	for _, o := range t.obs.list() {
 		o.Line(l)
 	}
 }

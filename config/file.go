@@ -67,6 +67,8 @@ type File struct {
 	WARC WARC `yaml:"warc,omitempty"`
 	// Documents configures the search-document stream (documents.jsonl).
 	Documents Documents `yaml:"documents,omitempty"`
+	// Index sends the documents to a search index too (Elasticsearch 8's _bulk API; see Index).
+	Index Index `yaml:"index,omitempty"`
 	// Sitemaps configures sitemap discovery (spec/elastic.md §3).
 	Sitemaps Sitemaps `yaml:"sitemaps,omitempty"`
 	// URLs says what is done to each URL found before scope decides it: sorted query

@@ -1,0 +1,106 @@
+package config
+
+import (
+	"errors"
+	"fmt"
+	"net/url"
+	"strings"
+	"time"
+)
+
+// Index sends the crawl's search documents to a search index besides documents.jsonl, which
+// stays the durable source (Elastic's output_sink: elasticsearch with its elasticsearch.*
+// and output_index). The contract is Elasticsearch 8's _bulk API: each document is indexed
+// with _id = its id, so a document sent again replaces itself.
+type Index struct {
+	// Sink is where documents go beyond documents.jsonl: "" (nowhere) or "elasticsearch".
+	Sink string `yaml:"sink,omitempty"`
+	// URL is the server's base URL, scheme, host, port and any path before the API
+	// ("https://es.example.org:9200", "http://127.0.0.1:4080/es" for ZincSearch).
+	URL string `yaml:"url,omitempty"`
+	// Name is the index the documents go to (Elastic's output_index).
+	Name string `yaml:"name,omitempty"`
+	// APIKey (the encoded key) or Username and Password authenticate; each secret may be
+	// env:NAME, read from the environment when the crawl starts, and crawl.yaml writes them as
+	// *** unless they are env: references.
+	APIKey   string `yaml:"api_key,omitempty"`
+	Username string `yaml:"username,omitempty"`
+	Password string `yaml:"password,omitempty"`
+	// CAFile is a PEM file of certificate authorities trusted for the server (besides the
+	// system's); CAFingerprint the SHA-256 fingerprint (hex) of the server's CA certificate;
+	// SSLVerify false turns certificate checks off (insecure). Default: verified.
+	CAFile        string `yaml:"ca_file,omitempty"`
+	CAFingerprint string `yaml:"ca_fingerprint,omitempty"`
+	SSLVerify     *bool  `yaml:"ssl_verify,omitempty"`
+	// Pipeline is the ingest pipeline the documents go through; none when empty.
+	// PipelineParams are added to every document as fields (Elastic's pipeline_params:
+	// _reduce_whitespace, _run_ml_inference, _extract_binary_content).
+	Pipeline       string         `yaml:"pipeline,omitempty"`
+	PipelineParams map[string]any `yaml:"pipeline_params,omitempty"`
+	// BulkMaxItems and BulkMaxBytes bound one _bulk request (Elastic's bulk_api.max_items and
+	// max_size_bytes). Default 1,000 documents and 5 MiB.
+	BulkMaxItems int `yaml:"bulk_max_items,omitempty"`
+	BulkMaxBytes int `yaml:"bulk_max_bytes,omitempty"`
+	// RequestTimeout bounds one request (default 30s); Retries is how many times a failed
+	// request is tried again at once (default 3), RetryDelay the first wait, doubling (2s).
+	// A server still down after that is tried again later: the crawl goes on and the
+	// backlog is sent when the server answers.
+	RequestTimeout time.Duration `yaml:"request_timeout,omitempty"`
+	Retries        *int          `yaml:"retries,omitempty"`
+	RetryDelay     time.Duration `yaml:"retry_delay,omitempty"`
+	// Compression gzips the requests; default true.
+	Compression *bool `yaml:"compression,omitempty"`
+}
+
+// Index defaults.
+const (
+	DefaultIndexBulkMaxItems   = 1000
+	DefaultIndexBulkMaxBytes   = 5 << 20
+	DefaultIndexRequestTimeout = 30 * time.Second
+	DefaultIndexRetries        = 3
+	DefaultIndexRetryDelay     = 2 * time.Second
+)
+
+// IndexSinkElasticsearch is the Sink of an Elasticsearch-compatible index.
+const IndexSinkElasticsearch = "elasticsearch"
+
+// Enabled reports whether documents go to an index.
+func (ix Index) Enabled() bool { return ix.Sink != "" }
+
+// Validate checks the section: a known sink, and with one a URL of http or https and an
+// index name; credentials complete.
+func (ix Index) Validate() error {
+	switch ix.Sink {
+	case "":
+		if ix.URL != "" || ix.Name != "" {
+			return errors.New("index: url and name need sink: elasticsearch")
+		}
+		return nil
+	case IndexSinkElasticsearch:
+	default:
+		return fmt.Errorf("index.sink: %q: want elasticsearch (or none)", ix.Sink)
+	}
+	if ix.URL == "" {
+		return errors.New("index.url: required with sink: elasticsearch")
+	}
+	u, err := url.Parse(ix.URL)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return fmt.Errorf("index.url: %q: want http(s)://host[:port][/path]", ix.URL)
+	}
+	if ix.Name == "" {
+		return errors.New("index.name: required with sink: elasticsearch")
+	}
+	if ix.Name != strings.ToLower(ix.Name) || strings.ContainsAny(ix.Name, `\/*?"<>| ,#:`) || strings.HasPrefix(ix.Name, "_") {
+		return fmt.Errorf("index.name: %q: an index name is lower case, without \\ / * ? \" < > | , # : or spaces, and does not start with _", ix.Name)
+	}
+	if (ix.Username == "") != (ix.Password == "") {
+		return errors.New("index: username and password go together")
+	}
+	if ix.APIKey != "" && ix.Username != "" {
+		return errors.New("index: api_key or username and password, not both")
+	}
+	if ix.BulkMaxItems < 0 || ix.BulkMaxBytes < 0 || ix.RequestTimeout < 0 || ix.RetryDelay < 0 || (ix.Retries != nil && *ix.Retries < 0) {
+		return errors.New("index: bulk_max_items, bulk_max_bytes, request_timeout, retries and retry_delay cannot be negative")
+	}
+	return nil
+}

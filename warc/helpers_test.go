@@ -203,3 +203,17 @@ func recordBlock(t testing.TB, path string, offset int64) []byte {
 	}
 	return block[:n]
 }
+
+// memTempDir is a temporary directory in memory (/dev/shm) where there is one, else
+// t.TempDir(). Recover syncs the file it keeps, and an fsync on a disk that other processes
+// are writing to can take a second: FuzzRecover ran 3 inputs a second on a busy machine, a
+// thousand and more in memory.
+func memTempDir(t testing.TB) string {
+	if fi, err := os.Stat("/dev/shm"); err == nil && fi.IsDir() {
+		if dir, err := os.MkdirTemp("/dev/shm", "amber-warc-test-"); err == nil {
+			t.Cleanup(func() { _ = os.RemoveAll(dir) })
+			return dir
+		}
+	}
+	return t.TempDir()
+}

@@ -78,7 +78,8 @@ func ParseIndexLine(line []byte) (IndexEntry, error) {
 	j, ok := parseFlatJSON(js)
 	if !ok {
 		// Escapes, nested values or broken JSON: the standard decoder says which.
-		if err := json.Unmarshal(js, &j); err != nil {
+		var err error
+		if j, err = decodeIndexJSON(js); err != nil {
 			return IndexEntry{}, fmt.Errorf("%w: cdxj line %.80q: %v", ErrIndex, line, err)
 		}
 	}
@@ -86,6 +87,64 @@ func ParseIndexLine(line []byte) (IndexEntry, error) {
 		Key: string(key), Time: t, URL: j.URL, Mime: j.Mime, Status: int(j.Status),
 		Digest: NormalizeDigest(j.Digest), Filename: j.Filename, Offset: int64(j.Offset), Length: int64(j.Length),
 	}, nil
+}
+
+// decodeIndexJSON reads the JSON object of a CDXJ line with encoding/json, key by key in
+// order, matching keys exactly as CDXJ writers and readers do (pywb, warcio.js: "url", not
+// "URL" or "uRl", which a struct's json tags would also match). A key given twice is set
+// twice, as json.Unmarshal does: the last value counts, and null leaves a string as it was.
+func decodeIndexJSON(b []byte) (indexJSON, error) {
+	var j indexJSON
+	dec := json.NewDecoder(bytes.NewReader(b))
+	if tok, err := dec.Token(); err != nil {
+		return j, err
+	} else if tok != json.Delim('{') {
+		return j, errors.New("not a JSON object")
+	}
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return indexJSON{}, err
+		}
+		key, _ := tok.(string)
+		var v json.RawMessage
+		if err := dec.Decode(&v); err != nil {
+			return indexJSON{}, err
+		}
+		if dst := j.field(key); dst != nil {
+			if err := json.Unmarshal(v, dst); err != nil {
+				return indexJSON{}, fmt.Errorf("%s: %w", key, err)
+			}
+		}
+	}
+	if _, err := dec.Token(); err != nil { // the closing brace
+		return indexJSON{}, err
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return indexJSON{}, errors.New("data after the JSON object")
+	}
+	return j, nil
+}
+
+// field is the field of j that the CDXJ key names, nil for another key.
+func (j *indexJSON) field(key string) any {
+	switch key {
+	case "url":
+		return &j.URL
+	case "mime":
+		return &j.Mime
+	case "status":
+		return &j.Status
+	case "digest":
+		return &j.Digest
+	case "length":
+		return &j.Length
+	case "offset":
+		return &j.Offset
+	case "filename":
+		return &j.Filename
+	}
+	return nil
 }
 
 // parseFlatJSON reads the JSON object of a CDXJ line as amber, pywb and warcio write it: one

@@ -252,7 +252,7 @@ func FuzzRecover(f *testing.F) {
 	f.Add([]byte("WARC/1.1\r\nWARC-Type: warcinfo\r\nContent-Length: 5\r\n\r\n"), []byte("\n\n"))
 	f.Add(gzipBytes(f, []byte("WARC/\n")), []byte("{"))
 	f.Fuzz(func(t *testing.T, data, cdx []byte) {
-		dir := t.TempDir()
+		dir := memTempDir(t)
 		name := "amber-20240101000000000-00000-h.warc.gz"
 		if err := os.WriteFile(filepath.Join(dir, name+".open"), data, 0o644); err != nil {
 			t.Fatal(err)

@@ -90,6 +90,32 @@ func indexLines(data string) []string {
 // FuzzBlockWriter: whatever the lines and the block size, every IDX line locates a gzip member
 // of its own, with its digest, starting with the IDX key, the members follow each other, and
 // decompressed in IDX order they give back the lines.
+// blockLocation is where an index.idx line says a block of index.cdx.gz is.
+type blockLocation struct {
+	Offset, Length int64
+	Digest         string
+}
+
+// idxLocation reads the JSON of an index.idx line, its keys exactly as pywb and wabac.js read
+// them ("offset", not "Offset", which json.Unmarshal into a struct would also take).
+func idxLocation(js string) (blockLocation, error) {
+	var m map[string]json.RawMessage
+	var loc blockLocation
+	if err := json.Unmarshal([]byte(js), &m); err != nil {
+		return loc, err
+	}
+	for key, dst := range map[string]any{"offset": &loc.Offset, "length": &loc.Length, "digest": &loc.Digest} {
+		v, ok := m[key]
+		if !ok {
+			return loc, fmt.Errorf("no %q", key)
+		}
+		if err := json.Unmarshal(v, dst); err != nil {
+			return loc, fmt.Errorf("%s: %w", key, err)
+		}
+	}
+	return loc, nil
+}
+
 func FuzzBlockWriter(f *testing.F) {
 	f.Add("a\nb\nc", 2)
 	f.Add("", 1)
@@ -119,11 +145,8 @@ func FuzzBlockWriter(f *testing.F) {
 		var next int64
 		for _, l := range idx[1:] {
 			key, js, _ := strings.Cut(l, " {")
-			var loc struct {
-				Offset, Length int64
-				Digest         string
-			}
-			if err := json.Unmarshal([]byte("{"+js), &loc); err != nil {
+			loc, err := idxLocation("{" + js)
+			if err != nil {
 				t.Fatalf("idx line %q: %v", l, err)
 			}
 			if loc.Offset != next || loc.Offset+loc.Length > int64(out.Len()) {

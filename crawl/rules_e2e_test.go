@@ -110,7 +110,7 @@ func TestCrawlExtractionRulesBrowser(t *testing.T) {
 	want := []extract.Field{
 		{Name: "heading", Values: []string{"Static heading"}},
 		{Name: "rendered", Values: []string{"yes"}},
-		{Name: "script_link", Values: []string{"script link"}},
+		{Name: "script_link", Values: []string{"script link"}, Array: true},
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("custom fields of the rendered page (-want +got):\n%s", diff)

@@ -142,11 +142,14 @@ type Document struct {
 	ContentLength int64  // length of the body in bytes
 }
 
-// Field is a custom field: a name and its values in document order. A field used once has
-// one value; JSON renders it as a string, and several values as an array.
+// Field is a custom field: a name and its values in document order. JSON renders one value
+// as a string and several as an array; with Array set (an extraction rule's join_as: array,
+// or an array of one read back from JSON) it is an array whatever the number of values, so that a
+// rule matching once gives an array of one, as in Elastic's crawler.
 type Field struct {
 	Name   string
 	Values []string
+	Array  bool
 }
 
 // Field returns the values of the custom field name, or nil.

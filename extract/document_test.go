@@ -256,7 +256,7 @@ func TestCharsets(t *testing.T) {
 
 func TestSearchDocument(t *testing.T) {
 	d := &Document{Title: "T", Body: "B", Canonical: "HTTPS://Example.COM:443/a/b/c/d.html?x=1",
-		Fields: []Field{{"many", []string{"a", "b"}}, {"one", []string{"1"}}}}
+		Fields: []Field{{"many", []string{"a", "b"}, false}, {"one", []string{"1"}, false}}}
 	s := NewSearchDocument("http://www.example.com:8080/dup", d, DocConfig{}, crawledAt)
 	if want := DocumentID("https://example.com/a/b/c/d.html?x=1"); s.ID != want {
 		t.Errorf("id = %s, want %s (same URL normalised)", s.ID, want)

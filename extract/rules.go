@@ -255,7 +255,8 @@ func (rs *Rulesets) NeedsHTML(pageURL string) bool {
 // expression in pageURL, each capture group that took part in the match, in order, or the
 // whole match when the expression has no group. A set rule writes Value when its selector
 // matches an element or its regular expression matches pageURL. With join_as string the
-// values are joined with a space into one. Empty values are left out, and a rule with
+// values are joined with a space into one; an extract rule's field is otherwise an array
+// (Field.Array), even of one value. Empty values are left out, and a rule with
 // none writes nothing. Values are limited like other custom fields (see Document): each
 // to limit bytes (zero or negative: DefaultMaxBodySize), at most 100 per field.
 func (rs *Rulesets) Apply(pageURL string, root *html.Node, limit int) []Field {
@@ -270,10 +271,11 @@ func (rs *Rulesets) Apply(pageURL string, root *html.Node, limit int) []Field {
 				continue
 			}
 			name := r.rules[i].field
+			array := !r.rules[i].set && !r.rules[i].join
 			if j := slices.IndexFunc(fields, func(f Field) bool { return f.Name == name }); j >= 0 {
-				fields[j].Values = values
+				fields[j].Values, fields[j].Array = values, array
 			} else {
-				fields = append(fields, Field{Name: name, Values: values})
+				fields = append(fields, Field{Name: name, Values: values, Array: array})
 			}
 		}
 	}
@@ -458,7 +460,7 @@ func withRuleFields(cfg DocConfig, pageURL string, text []byte, own []Field) []F
 	}
 	for _, f := range own {
 		if j := slices.IndexFunc(fields, func(g Field) bool { return g.Name == f.Name }); j >= 0 {
-			fields[j].Values = f.Values
+			fields[j].Values, fields[j].Array = f.Values, f.Array
 		} else {
 			fields = append(fields, f)
 		}
@@ -467,6 +469,11 @@ func withRuleFields(cfg DocConfig, pageURL string, text []byte, own []Field) []F
 	for _, f := range fields {
 		for _, v := range f.Values {
 			set.add(f.Name, v)
+		}
+	}
+	for i := range set.fields {
+		if j := slices.IndexFunc(fields, func(g Field) bool { return g.Name == set.fields[i].Name }); j >= 0 {
+			set.fields[i].Array = fields[j].Array
 		}
 	}
 	return set.fields

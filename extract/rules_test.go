@@ -43,7 +43,7 @@ func TestRulesetsApply(t *testing.T) {
 	set := func(field, selector, source, value string) ExtractionRule {
 		return ExtractionRule{Action: ActionSet, FieldName: field, Selector: selector, Source: source, Value: value}
 	}
-	pageFields := []Field{{"topic", []string{"from the page"}}, {"page_field", []string{"set by the page"}}}
+	pageFields := []Field{{"topic", []string{"from the page"}, false}, {"page_field", []string{"set by the page"}, false}}
 	tests := []struct {
 		name     string
 		pageURL  string
@@ -54,49 +54,49 @@ func TestRulesetsApply(t *testing.T) {
 			name:     "extract array (the open crawler's cities example)",
 			pageURL:  origin + "/cities",
 			rulesets: []Ruleset{{Domain: origin, URLFilters: []URLFilter{{"ends", "/cities"}}, Rules: []ExtractionRule{extract("cities", ".city", JoinArray)}}},
-			want:     append([]Field{{"cities", []string{"Summerstay", "Drenchwell", "Mezzo\u00adterran"}}}, pageFields...),
+			want:     append([]Field{{"cities", []string{"Summerstay", "Drenchwell", "Mezzo\u00adterran"}, true}}, pageFields...),
 		},
 		{
 			name:     "join_as empty is array",
 			pageURL:  origin + "/cities",
 			rulesets: []Ruleset{{Domain: origin, Rules: []ExtractionRule{extract("cities", ".city", "")}}},
-			want:     append([]Field{{"cities", []string{"Summerstay", "Drenchwell", "Mezzo\u00adterran"}}}, pageFields...),
+			want:     append([]Field{{"cities", []string{"Summerstay", "Drenchwell", "Mezzo\u00adterran"}, true}}, pageFields...),
 		},
 		{
 			name:     "extract string joins with a space",
 			pageURL:  origin + "/cities",
 			rulesets: []Ruleset{{Domain: origin, Rules: []ExtractionRule{extract("cities", ".city", JoinString)}}},
-			want:     append([]Field{{"cities", []string{"Summerstay Drenchwell Mezzo\u00adterran"}}}, pageFields...),
+			want:     append([]Field{{"cities", []string{"Summerstay Drenchwell Mezzo\u00adterran"}, false}}, pageFields...),
 		},
 		{
 			name:     "text: inline elements join words, br and blocks separate, an empty match is left out",
 			pageURL:  origin + "/",
 			rulesets: []Ruleset{{Domain: origin, Rules: []ExtractionRule{extract("authors", "p.author", "")}}},
-			want:     append([]Field{{"authors", []string{"Ada Lovelace", "Charles Babbage"}}}, pageFields...),
+			want:     append([]Field{{"authors", []string{"Ada Lovelace", "Charles Babbage"}, true}}, pageFields...),
 		},
 		{
 			name:     "text: list items are blocks",
 			pageURL:  origin + "/",
 			rulesets: []Ruleset{{Domain: origin, Rules: []ExtractionRule{extract("tags", "ul.tags", "")}}},
-			want:     append([]Field{{"tags", []string{"one two"}}}, pageFields...),
+			want:     append([]Field{{"tags", []string{"one two"}, true}}, pageFields...),
 		},
 		{
 			name:     "text: a script inside the match is left out, a selected script gives its text",
 			pageURL:  origin + "/",
 			rulesets: []Ruleset{{Domain: origin, Rules: []ExtractionRule{extract("product", ".product", ""), extract("ld", `script[type="application/ld+json"]`, "")}}},
-			want:     append([]Field{{"product", []string{"Widget Pro"}}, {"ld", []string{`{"@type": "Place"}`}}}, pageFields...),
+			want:     append([]Field{{"product", []string{"Widget Pro"}, true}, {"ld", []string{`{"@type": "Place"}`}, true}}, pageFields...),
 		},
 		{
 			name:     "selector group, document order",
 			pageURL:  origin + "/",
 			rulesets: []Ruleset{{Domain: origin, Rules: []ExtractionRule{extract("mixed", ".product, .city", "")}}},
-			want:     append([]Field{{"mixed", []string{"Summerstay", "Drenchwell", "Mezzo\u00adterran", "Widget Pro"}}}, pageFields...),
+			want:     append([]Field{{"mixed", []string{"Summerstay", "Drenchwell", "Mezzo\u00adterran", "Widget Pro"}, true}}, pageFields...),
 		},
 		{
 			name:     "set html: matches",
 			pageURL:  origin + "/",
 			rulesets: []Ruleset{{Domain: origin, Rules: []ExtractionRule{set("has_product", ".product", SourceHTML, "yes")}}},
-			want:     append([]Field{{"has_product", []string{"yes"}}}, pageFields...),
+			want:     append([]Field{{"has_product", []string{"yes"}, false}}, pageFields...),
 		},
 		{
 			name:     "set html: no match writes nothing",
@@ -114,37 +114,37 @@ func TestRulesetsApply(t *testing.T) {
 			name:     "url: capture group 1 (the open crawler's blog example)",
 			pageURL:  origin + "/blog/2023/12/25/beginners-guide",
 			rulesets: []Ruleset{{Domain: origin, URLFilters: []URLFilter{{"begins", "/blog"}}, Rules: []ExtractionRule{fromURL("publish_year", `blog\/([0-9]{4})`, JoinString)}}},
-			want:     append([]Field{{"publish_year", []string{"2023"}}}, pageFields...),
+			want:     append([]Field{{"publish_year", []string{"2023"}, false}}, pageFields...),
 		},
 		{
 			name:     "url: every capture group, as the open crawler's table shows",
 			pageURL:  origin + "/posts/2023/01/20/post-1",
 			rulesets: []Ruleset{{Domain: origin, Rules: []ExtractionRule{fromURL("date", `posts\/([0-9]{4})\/([0-9]{2})\/([0-9]{2})`, JoinArray)}}},
-			want:     append([]Field{{"date", []string{"2023", "01", "20"}}}, pageFields...),
+			want:     append([]Field{{"date", []string{"2023", "01", "20"}, true}}, pageFields...),
 		},
 		{
 			name:     "url: capture groups joined",
 			pageURL:  origin + "/posts/2023/01/20/post-1",
 			rulesets: []Ruleset{{Domain: origin, Rules: []ExtractionRule{fromURL("date", `posts/(\d{4})/(\d{2})/(\d{2})`, JoinString)}}},
-			want:     append([]Field{{"date", []string{"2023 01 20"}}}, pageFields...),
+			want:     append([]Field{{"date", []string{"2023 01 20"}, false}}, pageFields...),
 		},
 		{
 			name:     "url: a group that did not take part is left out",
 			pageURL:  origin + "/b/x",
 			rulesets: []Ruleset{{Domain: origin, Rules: []ExtractionRule{fromURL("section", `/(a)/|/(b)/`, "")}}},
-			want:     append([]Field{{"section", []string{"b"}}}, pageFields...),
+			want:     append([]Field{{"section", []string{"b"}, true}}, pageFields...),
 		},
 		{
 			name:     "url: the whole match without groups, first match only",
 			pageURL:  origin + "/item-12/item-34",
 			rulesets: []Ruleset{{Domain: origin, Rules: []ExtractionRule{fromURL("item", `item-\d+`, "")}}},
-			want:     append([]Field{{"item", []string{"item-12"}}}, pageFields...),
+			want:     append([]Field{{"item", []string{"item-12"}, true}}, pageFields...),
 		},
 		{
 			name:     "url: the regex sees the whole URL, query included",
 			pageURL:  origin + "/search?lang=fr&q=x",
 			rulesets: []Ruleset{{Domain: origin, Rules: []ExtractionRule{fromURL("lang", `^https://[^/]+/search\?lang=(\w+)`, "")}}},
-			want:     append([]Field{{"lang", []string{"fr"}}}, pageFields...),
+			want:     append([]Field{{"lang", []string{"fr"}, true}}, pageFields...),
 		},
 		{
 			name:     "url: no match writes nothing",
@@ -156,7 +156,7 @@ func TestRulesetsApply(t *testing.T) {
 			name:     "set url",
 			pageURL:  origin + "/blog/2024/x",
 			rulesets: []Ruleset{{Domain: origin, Rules: []ExtractionRule{set("kind", `/blog/`, SourceURL, "post"), set("other", `/news/`, SourceURL, "news")}}},
-			want:     append([]Field{{"kind", []string{"post"}}}, pageFields...),
+			want:     append([]Field{{"kind", []string{"post"}, false}}, pageFields...),
 		},
 		{
 			name:    "url filters: any one matching is enough",
@@ -169,13 +169,13 @@ func TestRulesetsApply(t *testing.T) {
 				{Domain: origin, URLFilters: []URLFilter{{"ends", ".html"}}, Rules: []ExtractionRule{set("e", "body", "", "not at the end: the query follows")}},
 				{Domain: origin, URLFilters: []URLFilter{{"regex", `intro`}}, Rules: []ExtractionRule{set("f", "body", "", "regex anchored at the start")}},
 			},
-			want: append([]Field{{"a", []string{"ends"}}, {"b", []string{"contains"}}, {"c", []string{"regex"}}, {"d", []string{"wildcard"}}}, pageFields...),
+			want: append([]Field{{"a", []string{"ends"}, false}, {"b", []string{"contains"}, false}, {"c", []string{"regex"}, false}, {"d", []string{"wildcard"}, false}}, pageFields...),
 		},
 		{
 			name:     "no url filters: every page of the domain",
 			pageURL:  origin + "/any/where?x=1",
 			rulesets: []Ruleset{{Domain: origin, Rules: []ExtractionRule{set("site", "html", "", "rpg")}}},
-			want:     append([]Field{{"site", []string{"rpg"}}}, pageFields...),
+			want:     append([]Field{{"site", []string{"rpg"}, false}}, pageFields...),
 		},
 		{
 			name:    "another origin's rulesets do not apply",
@@ -195,7 +195,7 @@ func TestRulesetsApply(t *testing.T) {
 				{Domain: "HTTPS://TOTALLY-REAL-RPG.COM/", Rules: []ExtractionRule{set("a", "html", "", "upper")}},
 				{Domain: "https://totally-real-rpg.com:443", Rules: []ExtractionRule{set("b", "html", "", "port")}},
 			},
-			want: append([]Field{{"a", []string{"upper"}}, {"b", []string{"port"}}}, pageFields...),
+			want: append([]Field{{"a", []string{"upper"}, false}, {"b", []string{"port"}, false}}, pageFields...),
 		},
 		{
 			name:    "a later rule replaces a field; an empty result keeps it",
@@ -204,19 +204,19 @@ func TestRulesetsApply(t *testing.T) {
 				{Domain: origin, Rules: []ExtractionRule{set("kind", "html", "", "first"), extract("kind", ".city", JoinString)}},
 				{Domain: origin, Rules: []ExtractionRule{extract("kind", ".cart", "")}},
 			},
-			want: append([]Field{{"kind", []string{"Summerstay Drenchwell Mezzo\u00adterran"}}}, pageFields...),
+			want: append([]Field{{"kind", []string{"Summerstay Drenchwell Mezzo\u00adterran"}, false}}, pageFields...),
 		},
 		{
 			name:     "the page's own field wins over a rule's",
 			pageURL:  origin + "/",
 			rulesets: []Ruleset{{Domain: origin, Rules: []ExtractionRule{set("page_field", "html", "", "from the rule"), set("rule_field", "html", "", "r")}}},
-			want:     []Field{{"page_field", []string{"set by the page"}}, {"rule_field", []string{"r"}}, {"topic", []string{"from the page"}}},
+			want:     []Field{{"page_field", []string{"set by the page"}, false}, {"rule_field", []string{"r"}, false}, {"topic", []string{"from the page"}, false}},
 		},
 		{
 			name:     "field names are trimmed and lower-cased",
 			pageURL:  origin + "/",
 			rulesets: []Ruleset{{Domain: origin, Rules: []ExtractionRule{set(" Site_Name ", "html", "", "rpg")}}},
-			want:     append([]Field{{"site_name", []string{"rpg"}}}, pageFields...),
+			want:     append([]Field{{"site_name", []string{"rpg"}, false}}, pageFields...),
 		},
 	}
 	for _, tt := range tests {
@@ -303,7 +303,7 @@ func TestRulesetsBinary(t *testing.T) {
 		url  string
 		want []Field
 	}{
-		{"http://docs.example.com/docs/v2/guide.doc", []Field{{"doc_version", []string{"2"}}}},
+		{"http://docs.example.com/docs/v2/guide.doc", []Field{{"doc_version", []string{"2"}, true}}},
 		{"http://docs.example.com/other/v2/guide.doc", nil},
 	} {
 		doc, err := ParseBinary(tt.url, "application/msword", []byte("x"), cfg)
@@ -571,5 +571,51 @@ func TestRulesetIDNDomain(t *testing.T) {
 	}
 	if got := rs.Apply("https://xn--bcher-kva.example/a", root, 0); len(got) != 1 || got[0].Name != "shop" {
 		t.Errorf("fields %+v, want shop", got)
+	}
+}
+
+// TestJoinAsArrayOfOne checks the JSON of a rule's field that matched once: an array of
+// one with join_as array (or none), a string with join_as string and with set, as in
+// Elastic's crawler (issue 22); and that it reads back as written.
+func TestJoinAsArrayOfOne(t *testing.T) {
+	const origin = "https://example.com"
+	page := `<html><body><p class="author">Ada</p><p class="tag">x</p><p class="tag">y</p></body></html>`
+	tests := []struct {
+		name string
+		rule ExtractionRule
+		want string // the field's JSON
+	}{
+		{"array, one match", ExtractionRule{Action: ActionExtract, FieldName: "f", Selector: ".author", JoinAs: JoinArray}, `"f":["Ada"]`},
+		{"join_as empty, one match", ExtractionRule{Action: ActionExtract, FieldName: "f", Selector: ".author"}, `"f":["Ada"]`},
+		{"url source, one match", ExtractionRule{Action: ActionExtract, FieldName: "f", Selector: `example\.(com)`, Source: SourceURL}, `"f":["com"]`},
+		{"array, two matches", ExtractionRule{Action: ActionExtract, FieldName: "f", Selector: ".tag"}, `"f":["x","y"]`},
+		{"string, one match", ExtractionRule{Action: ActionExtract, FieldName: "f", Selector: ".author", JoinAs: JoinString}, `"f":"Ada"`},
+		{"string, two matches", ExtractionRule{Action: ActionExtract, FieldName: "f", Selector: ".tag", JoinAs: JoinString}, `"f":"x y"`},
+		{"set", ExtractionRule{Action: ActionSet, FieldName: "f", Selector: ".author", Value: "yes", JoinAs: JoinArray}, `"f":"yes"`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			rs, err := CompileRulesets([]Ruleset{{Domain: origin, Rules: []ExtractionRule{tt.rule}}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			res, err := ParseDocument(origin+"/a", "text/html; charset=utf-8", []byte(page), DocConfig{Rulesets: rs})
+			if err != nil {
+				t.Fatal(err)
+			}
+			doc := NewSearchDocument(origin+"/a", res.Document, DocConfig{}, crawledAt)
+			line, _ := doc.MarshalJSON()
+			if !strings.HasSuffix(string(line), ","+tt.want+"}") {
+				t.Errorf("JSON %s, want it to end with %s", line, tt.want)
+			}
+			var back SearchDocument
+			if err := back.UnmarshalJSON(line); err != nil {
+				t.Fatal(err)
+			}
+			again, _ := back.MarshalJSON()
+			if string(again) != string(line) {
+				t.Errorf("read back and written again:\n%s\nwant\n%s", again, line)
+			}
+		})
 	}
 }

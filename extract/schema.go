@@ -59,8 +59,8 @@ type SearchDocument struct {
 	ContentLength int64
 
 	// Fields are the custom fields, written as top-level keys after the schema fields: a
-	// string for one value, an array for several; reserved names (IsReservedField) are
-	// not written.
+	// string for one value, an array for several or when Field.Array is set; reserved names
+	// (IsReservedField) are not written.
 	Fields []Field
 }
 
@@ -100,7 +100,7 @@ func NewSearchDocument(pageURL string, d *Document, cfg DocConfig, crawledAt tim
 		ContentLength:   d.ContentLength,
 	}
 	for _, f := range d.Fields {
-		s.Fields = append(s.Fields, Field{Name: f.Name, Values: slices.Clone(f.Values)})
+		s.Fields = append(s.Fields, Field{Name: f.Name, Values: slices.Clone(f.Values), Array: f.Array})
 	}
 	if d.Canonical != "" {
 		s.URL = d.Canonical
@@ -303,7 +303,7 @@ func (s SearchDocument) AppendJSON(dst []byte) []byte {
 		if f.Name == "" || isReserved(f.Name) || len(f.Values) == 0 || slices.ContainsFunc(s.Fields[:i], func(g Field) bool { return g.Name == f.Name && len(g.Values) > 0 }) {
 			continue
 		}
-		if len(f.Values) == 1 {
+		if len(f.Values) == 1 && !f.Array {
 			str(f.Name, f.Values[0])
 		} else {
 			arr(f.Name, f.Values)
@@ -356,7 +356,7 @@ func (s *SearchDocument) UnmarshalJSON(data []byte) error {
 		if err := json.Unmarshal(v, &many); err != nil {
 			return fmt.Errorf("%w: custom field %s: %w", ErrDocumentJSON, k, err)
 		}
-		s.Fields = append(s.Fields, Field{Name: k, Values: many})
+		s.Fields = append(s.Fields, Field{Name: k, Values: many, Array: len(many) == 1})
 	}
 	for _, p := range []*[]string{&s.AdditionalURLs, &s.Headings, &s.Links, &s.Domains} {
 		if len(*p) == 0 {

@@ -305,12 +305,44 @@ func (d Documents) engine(c *crawl.Config) error {
 	c.Documents.MaxIndexedLinksCount = d.MaxIndexedLinksCount
 	c.Documents.ContentHashFields = d.DeduplicationFields
 	c.Documents.BinaryContentTypes = d.BinaryMIMETypes
+	c.Documents.MaxElasticTagSize = d.MaxElasticTagSize
+	c.Documents.MaxDataAttributeSize = d.MaxDataAttributeSize
+	c.Documents.FullHTML = d.FullHTML
+	tags, err := d.excludeTags()
+	if err != nil {
+		return err
+	}
+	c.Documents.ExcludeTags = tags
 	rs, err := d.Rulesets()
 	if err != nil {
 		return err
 	}
 	c.Documents.Rulesets = rs
 	return nil
+}
+
+// excludeTags returns documents.exclude_tags with each origin as Origin writes it and each
+// tag name in lower case; an origin that is not one, or a tag name that is not letters,
+// digits and hyphens, is an error.
+func (d Documents) excludeTags() (map[string][]string, error) {
+	if len(d.ExcludeTags) == 0 {
+		return nil, nil
+	}
+	out := map[string][]string{}
+	for _, o := range slices.Sorted(maps.Keys(d.ExcludeTags)) {
+		origin, err := Origin(o)
+		if err != nil {
+			return nil, fmt.Errorf("%w: documents.exclude_tags: %w", ErrConfig, err)
+		}
+		for _, t := range d.ExcludeTags[o] {
+			t = strings.ToLower(strings.TrimSpace(t))
+			if t == "" || strings.Trim(t, "abcdefghijklmnopqrstuvwxyz0123456789-") != "" {
+				return nil, fmt.Errorf("%w: documents.exclude_tags: %s: %q is not a tag name", ErrConfig, o, t)
+			}
+			out[origin] = append(out[origin], t)
+		}
+	}
+	return out, nil
 }
 
 // engine sets which responses the crawl reads: the types as written (the content filter

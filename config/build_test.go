@@ -47,3 +47,45 @@ func TestRecordBrowserPath(t *testing.T) {
 		})
 	}
 }
+
+// TestBuildDocumentsAndURLLimits checks that the keys added for Elastic's crawler files
+// reach the engine: documents.exclude_tags (origins normalised, tags lower case),
+// full_html, max_elastic_tag_size, max_data_attribute_size, scope.max_url_segments and
+// max_url_params; and that a bad exclude_tags entry is refused.
+func TestBuildDocumentsAndURLLimits(t *testing.T) {
+	data := []byte(`seeds: [http://a.example/]
+scope: {max_url_segments: 16, max_url_params: 32}
+documents:
+  exclude_tags: {"HTTPS://A.example:443": [Header, footer]}
+  full_html: true
+  max_elastic_tag_size: 512
+  max_data_attribute_size: 256
+`)
+	f, err := Parse(data, "t.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := Build(f, Options{Dir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := c.Documents
+	if got := d.ExcludeTags["https://a.example"]; len(got) != 2 || got[0] != "header" || got[1] != "footer" {
+		t.Errorf("exclude_tags %v", d.ExcludeTags)
+	}
+	if !d.FullHTML || d.MaxElasticTagSize != 512 || d.MaxDataAttributeSize != 256 {
+		t.Errorf("documents %+v", d)
+	}
+	if c.Scope.MaxURLSegments != 16 || c.Scope.MaxURLParams != 32 {
+		t.Errorf("scope limits %d %d", c.Scope.MaxURLSegments, c.Scope.MaxURLParams)
+	}
+	for _, bad := range []string{`{"a.example": [header]}`, `{"https://a.example": ["<p>"]}`} {
+		f, err := Parse([]byte("seeds: [http://a.example/]\ndocuments: {exclude_tags: "+bad+"}\n"), "t.yaml")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := Build(f, Options{Dir: t.TempDir()}); err == nil {
+			t.Errorf("exclude_tags %s accepted", bad)
+		}
+	}
+}

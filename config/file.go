@@ -260,6 +260,19 @@ type Documents struct {
 	MaxDescriptionSize   int `yaml:"max_description_size,omitempty"`
 	MaxHeadingsCount     int `yaml:"max_headings_count,omitempty"`
 	MaxIndexedLinksCount int `yaml:"max_indexed_links_count,omitempty"`
+	// MaxElasticTagSize bounds each value of a custom field from a <meta class="elastic">
+	// tag, MaxDataAttributeSize each value from a data-elastic-name element, in bytes
+	// (Elastic's max_elastic_tag_size and max_data_attribute_size). Default: max_body_size.
+	MaxElasticTagSize    int `yaml:"max_elastic_tag_size,omitempty"`
+	MaxDataAttributeSize int `yaml:"max_data_attribute_size,omitempty"`
+	// ExcludeTags, {origin: [tag, ...]}, leave the elements of those HTML tags, with all
+	// they hold, out of the documents of the origin's pages: body_content, headings and
+	// data-elastic-name fields (Elastic's exclude_tags of a domain: exclude_tags: {
+	// "https://example.com": [header, footer, nav]}). Their links are still followed.
+	ExcludeTags map[string][]string `yaml:"exclude_tags,omitempty"`
+	// FullHTML adds the whole page, decoded to UTF-8, to each HTML document as full_html
+	// (Elastic's full_html_extraction_enabled); default false.
+	FullHTML bool `yaml:"full_html,omitempty"`
 	// ExtractionRulesets add custom fields to the documents of one domain's pages (Elastic's
 	// extraction_rulesets; spec/elastic.md §4).
 	ExtractionRulesets []ExtractionRulesetSpec `yaml:"extraction_rulesets,omitempty"`
@@ -303,6 +316,12 @@ type ScopeSpec struct {
 	MaxHopsOff *int       `yaml:"max_hops_off,omitempty"`
 	// MaxURLLength refuses longer URLs (reason url-too-long); 0: 2,083, as Heritrix.
 	MaxURLLength int `yaml:"max_url_length,omitempty"`
+	// MaxURLSegments refuses URLs whose path has more segments (the number of "/" in it;
+	// reason url-too-many-segments), MaxURLParams URLs whose query has more parameters
+	// (reason url-too-many-params), seeds included, as the Elastic Open Crawler's
+	// max_url_segments and max_url_params. 0: no limit.
+	MaxURLSegments int `yaml:"max_url_segments,omitempty"`
+	MaxURLParams   int `yaml:"max_url_params,omitempty"`
 	// MaxPathRepeats: a path repeating a sequence of segments more than this many times in a
 	// row is a trap (reason trap; standard flavour); unset: a segment 3 times in a row is.
 	MaxPathRepeats *int `yaml:"max_path_repeats,omitempty"`
@@ -627,9 +646,10 @@ func (c *File) Marshal() ([]byte, error) {
 // rule and where it came from. defaultFlavour applies when the config does not set one.
 func (c *File) ScopeConfig(defaultFlavour scope.Flavour) (scope.Config, error) {
 	sc := scope.Config{Flavour: defaultFlavour, MaxHops: c.Scope.MaxHops, MaxHopsOff: c.Scope.MaxHopsOff,
-		MaxURLLength: c.Scope.MaxURLLength, MaxPathRepeats: c.Scope.MaxPathRepeats}
-	if c.Scope.MaxURLLength < 0 {
-		return sc, fmt.Errorf("%w: scope.max_url_length %d: must not be negative", ErrConfig, c.Scope.MaxURLLength)
+		MaxURLLength: c.Scope.MaxURLLength, MaxPathRepeats: c.Scope.MaxPathRepeats,
+		MaxURLSegments: c.Scope.MaxURLSegments, MaxURLParams: c.Scope.MaxURLParams}
+	if c.Scope.MaxURLLength < 0 || c.Scope.MaxURLSegments < 0 || c.Scope.MaxURLParams < 0 {
+		return sc, fmt.Errorf("%w: scope.max_url_length, max_url_segments and max_url_params must not be negative", ErrConfig)
 	}
 	switch c.Scope.Flavour {
 	case "":

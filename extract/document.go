@@ -64,6 +64,20 @@ type DocConfig struct {
 	// ParseBinary extracts (crawler.content_extraction.mime_types). Default none. Only PDF
 	// has a text extractor; other listed types give a document without body text.
 	BinaryContentTypes []string `yaml:"binary_content_extraction_mime_types" json:"binary_content_extraction_mime_types"`
+	// MaxElasticTagSize is the most bytes of each value of a custom field from a
+	// <meta class="elastic"> tag (Elastic's max_elastic_tag_size); MaxDataAttributeSize of
+	// each value from a data-elastic-name element (max_data_attribute_size). Default: no
+	// limit of their own (MaxBodySize bounds all custom field values together).
+	MaxElasticTagSize    int `yaml:"max_elastic_tag_size" json:"max_elastic_tag_size"`
+	MaxDataAttributeSize int `yaml:"max_data_attribute_size" json:"max_data_attribute_size"`
+	// ExcludeTags are HTML tag names, by origin (scheme://host[:port], as config.Origin
+	// writes it), whose elements, with everything inside them, are left out of the text of
+	// the origin's documents: body_content, headings and data-elastic-name fields (Elastic's
+	// exclude_tags of a domain). Their links are still followed. Default none.
+	ExcludeTags map[string][]string `yaml:"exclude_tags" json:"exclude_tags"`
+	// FullHTML puts the whole page, decoded to UTF-8, in the document's full_html field
+	// (Elastic's full_html_extraction_enabled). Default false.
+	FullHTML bool `yaml:"full_html" json:"full_html"`
 	// Rulesets are the extraction rulesets (Elastic's extraction_rulesets, see
 	// CompileRulesets) whose fields ParseDocument and ParseBinary add to the custom fields
 	// of the pages they apply to (see Rulesets.Apply; ParseBinary applies the url rules
@@ -99,6 +113,8 @@ func (c DocConfig) withDefaults() DocConfig {
 	set(&c.MaxDescriptionSize, d.MaxDescriptionSize)
 	set(&c.MaxHeadingsCount, d.MaxHeadingsCount)
 	set(&c.MaxIndexedLinksCount, d.MaxIndexedLinksCount)
+	set(&c.MaxElasticTagSize, c.MaxBodySize)
+	set(&c.MaxDataAttributeSize, c.MaxBodySize)
 	if c.ContentHashFields == nil {
 		c.ContentHashFields = d.ContentHashFields
 	}
@@ -127,6 +143,7 @@ type Document struct {
 	Canonical       string   // absolute URL of the first <link rel=canonical>; "" if none
 	Charset         string   // the encoding the text was decoded from, e.g. "utf-8", "windows-1252"
 	Fields          []Field  // custom fields, in order of first appearance
+	FullHTML        string   // the page decoded to UTF-8, with DocConfig.FullHTML only
 
 	// ReservedFieldConflicts lists (once each, in order) the custom field names the page
 	// used that are schema fields and were therefore ignored (see IsReservedField).
@@ -168,14 +185,14 @@ var reservedFields = [...]string{
 	"meta_description", "meta_keywords", "content_hash", "domains", "url_scheme", "url_host",
 	"url_port", "url_path", "url_path_dir1", "url_path_dir2", "url_path_dir3",
 	"last_crawled_at", "warc_filename", "warc_offset", "file_name", "content_type",
-	"content_length",
+	"content_length", "full_html",
 }
 
 // IsReservedField reports whether name is a field of the search document schema, which a
 // custom field cannot take: the reference's reserved list (additional_urls, body_content,
 // domains, headings, last_crawled_at, links, meta_description, meta_keywords, title, url,
 // url_host, url_path, url_path_dir1-3, url_port, url_scheme) plus id, content_hash,
-// warc_filename, warc_offset, file_name, content_type and content_length.
+// warc_filename, warc_offset, file_name, content_type, content_length and full_html.
 func IsReservedField(name string) bool { return slices.Contains(reservedFields[:], name) }
 
 func isReserved(name string) bool { return IsReservedField(name) }

@@ -55,7 +55,7 @@ func parseHTML(pageURL, contentType string, body []byte, cfg *DocConfig, maxLink
 	page.queryEnc = queryEnc
 	p := htmlParser{pageURL: pageURL, refs: newRefList(maxLinks), refreshMax: refreshMax}
 	if cfg != nil {
-		p.doc = newDocState(cfg.withDefaults())
+		p.doc = newDocState(cfg.withDefaults(), pageURL)
 	}
 	p.walk(text, 0)
 

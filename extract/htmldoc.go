@@ -21,8 +21,9 @@ const maxCaptures = 8
 // element of its name with everything above it, and the common implied end tags (p before
 // a block, li, dt, dd, tr, td, th, option, a heading in a heading) are applied.
 type docState struct {
-	cfg   DocConfig
-	stack []docElem
+	cfg     DocConfig
+	stack   []docElem
+	exclude []string // DocConfig.ExcludeTags of the page's origin, lower case
 
 	body     textBuf
 	heading  textBuf
@@ -51,9 +52,17 @@ type capture struct {
 	buf   textBuf
 }
 
-func newDocState(cfg DocConfig) *docState {
+// newDocState returns the state of a pass over the page at pageURL.
+func newDocState(cfg DocConfig, pageURL string) *docState {
+	var exclude []string
+	if len(cfg.ExcludeTags) > 0 {
+		for _, t := range cfg.ExcludeTags[originOf(pageURL)] {
+			exclude = append(exclude, strings.ToLower(strings.TrimSpace(t)))
+		}
+	}
 	return &docState{
 		cfg:     cfg,
+		exclude: exclude,
 		body:    newTextBuf(cfg.MaxBodySize),
 		inHead:  -1,
 		fields:  fieldSet{budget: cfg.MaxBodySize},
@@ -81,6 +90,10 @@ func (d *docState) start(p *htmlParser, name []byte, selfClosing bool) {
 	if tag == 0 {
 		el.name = string(name)
 	}
+	if len(d.exclude) > 0 && !el.ignored && slices.Contains(d.exclude, strings.ToLower(string(name))) {
+		// exclude_tags: the element is gone from the document, as if it were a script.
+		el.ignored = true
+	}
 	if len(p.attrs) > 0 {
 		if p.has("data-elastic-include") {
 			el.excluded = false
@@ -91,9 +104,9 @@ func (d *docState) start(p *htmlParser, name []byte, selfClosing bool) {
 	void := isVoid(tag) || (selfClosing && (parent.ignored || tag == atom.Svg || tag == atom.Math))
 	if void || len(d.stack) == maxDepth {
 		// Not opened: a field on it can only come from its content attribute.
-		if field := fieldName(p); field != "" {
+		if field := fieldName(p); field != "" && !el.ignored {
 			if v, ok := p.get("content"); ok {
-				d.fields.add(field, collapseText(v, d.cfg.MaxBodySize))
+				d.fields.add(field, collapseText(v, d.cfg.MaxDataAttributeSize))
 			}
 		}
 		return
@@ -103,11 +116,11 @@ func (d *docState) start(p *htmlParser, name []byte, selfClosing bool) {
 	if isHeading(tag) && d.inHead < 0 && !el.ignored && len(d.headings) < d.cfg.MaxHeadingsCount {
 		d.inHead = i
 	}
-	if field := fieldName(p); field != "" {
+	if field := fieldName(p); field != "" && !el.ignored {
 		if v, ok := p.get("content"); ok {
-			d.fields.add(field, collapseText(v, d.cfg.MaxBodySize))
+			d.fields.add(field, collapseText(v, d.cfg.MaxDataAttributeSize))
 		} else if len(d.captures) < maxCaptures {
-			d.captures = append(d.captures, capture{name: field, depth: i, buf: newTextBuf(d.cfg.MaxBodySize)})
+			d.captures = append(d.captures, capture{name: field, depth: i, buf: newTextBuf(d.cfg.MaxDataAttributeSize)})
 		}
 	}
 }
@@ -255,7 +268,7 @@ func (d *docState) meta(p *htmlParser, name string) {
 	}
 	if class, _ := p.get("class"); name != "" && (hasToken(class, "elastic") || hasToken(class, "swiftype")) {
 		v, _ := p.get("content")
-		d.fields.add(name, collapseText(v, d.cfg.MaxBodySize))
+		d.fields.add(name, collapseText(v, d.cfg.MaxElasticTagSize))
 	}
 }
 
@@ -276,6 +289,9 @@ func (p *htmlParser) document(r *resolver, title, charsetName string, text []byt
 		Fields:                 withRuleFields(d.cfg, p.pageURL, text, d.fields.fields),
 		ReservedFieldConflicts: d.fields.reserved,
 		InvalidFieldNames:      d.fields.invalid,
+	}
+	if d.cfg.FullHTML {
+		doc.FullHTML = strings.ToValidUTF8(string(text), "\uFFFD")
 	}
 	if p.canonicalSeen {
 		doc.Canonical, _ = r.resolve(p.canonical)

@@ -58,6 +58,9 @@ type SearchDocument struct {
 	ContentType   string
 	ContentLength int64
 
+	// FullHTML is the page's whole HTML (full_html), written when set (DocConfig.FullHTML).
+	FullHTML string
+
 	// Fields are the custom fields, written as top-level keys after the schema fields: a
 	// string for one value, an array for several or when Field.Array is set; reserved names
 	// (IsReservedField) are not written.
@@ -98,6 +101,7 @@ func NewSearchDocument(pageURL string, d *Document, cfg DocConfig, crawledAt tim
 		FileName:        d.FileName,
 		ContentType:     d.ContentType,
 		ContentLength:   d.ContentLength,
+		FullHTML:        d.FullHTML,
 	}
 	for _, f := range d.Fields {
 		s.Fields = append(s.Fields, Field{Name: f.Name, Values: slices.Clone(f.Values), Array: f.Array})
@@ -299,6 +303,9 @@ func (s SearchDocument) AppendJSON(dst []byte) []byte {
 		str("content_type", s.ContentType)
 		num("content_length", s.ContentLength)
 	}
+	if s.FullHTML != "" {
+		str("full_html", s.FullHTML)
+	}
 	for i, f := range s.Fields {
 		if f.Name == "" || isReserved(f.Name) || len(f.Values) == 0 || slices.ContainsFunc(s.Fields[:i], func(g Field) bool { return g.Name == f.Name && len(g.Values) > 0 }) {
 			continue
@@ -333,6 +340,7 @@ func (s *SearchDocument) UnmarshalJSON(data []byte) error {
 		"url_path_dir3": &s.URLPathDir3, "last_crawled_at": &crawled,
 		"warc_filename": &s.WARCFilename, "warc_offset": &s.WARCOffset,
 		"file_name": &s.FileName, "content_type": &s.ContentType, "content_length": &s.ContentLength,
+		"full_html": &s.FullHTML,
 	}
 	keys := make([]string, 0, len(raw))
 	for k := range raw {

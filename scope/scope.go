@@ -98,8 +98,12 @@ const (
 	ReasonOneHopOff    = "one-hop-off"  // one hop off an in-scope page (standard+, one-page+)
 	ReasonOutOfScope   = "out-of-scope" // nothing let it in
 	ReasonTooLong      = "url-too-long" // the canonical URL is longer than Config.MaxURLLength
-	ReasonAcceptPrefix = "accept:"      // + rule text
-	ReasonBlockPrefix  = "block:"       // + rule text
+	// ReasonTooManySegments and ReasonTooManyParams: the path has more segments than
+	// Config.MaxURLSegments, the query more parameters than Config.MaxURLParams.
+	ReasonTooManySegments = "url-too-many-segments"
+	ReasonTooManyParams   = "url-too-many-params"
+	ReasonAcceptPrefix    = "accept:" // + rule text
+	ReasonBlockPrefix     = "block:"  // + rule text
 
 	ReasonOutOfDomain     = "out-of-domain" // Elastic: the URL's origin is none of the domains
 	ReasonCrawlRulePrefix = "crawl-rule:"   // Elastic: + "<n>:<policy>:<type>:<pattern>" of a deny rule
@@ -150,7 +154,15 @@ type Config struct {
 	// other check, and New refuses a longer seed. 0 means DefaultMaxURLLength (2,083, as
 	// Heritrix); negative is an error.
 	MaxURLLength int
-	Seeds        []Seed
+	// MaxURLSegments, when positive, is the most path segments (the number of "/" in the
+	// path, as the Elastic Open Crawler counts them: /a/b/c has 3) a URL may have, and
+	// MaxURLParams the most query parameters (the "&"-separated pairs of its query):
+	// Decide refuses a candidate with more with ReasonTooManySegments or
+	// ReasonTooManyParams, right after the length check, seeds included. 0: no limit;
+	// negative is an error.
+	MaxURLSegments int
+	MaxURLParams   int
+	Seeds          []Seed
 	// Domains are the origins of the Elastic flavour, each with its crawl rules; it needs at
 	// least one, and every seed must be in one of them. Other flavours take none. In the
 	// Elastic flavour the Archive-It rules still apply: a block rule keeps a URL out before
@@ -217,6 +229,8 @@ type Scope struct {
 	cfgHops  *int
 	cfgOff   *int
 	maxLen   int  // Config.MaxURLLength with the default applied
+	maxSegs  int  // Config.MaxURLSegments, 0: none
+	maxPars  int  // Config.MaxURLParams, 0: none
 	repeats  int  // Config.MaxPathRepeats, 0 when nil
 	needAddr bool // a rule of the collection or of a seed has an ip matcher
 	elastic  elasticScope
@@ -240,11 +254,11 @@ func New(cfg Config) (*Scope, error) {
 	if err := checkHops(cfg.MaxHops, cfg.MaxHopsOff); err != nil {
 		return nil, err
 	}
-	if cfg.MaxURLLength < 0 {
-		return nil, fmt.Errorf("%w: negative max_url_length %d", ErrConfig, cfg.MaxURLLength)
+	if cfg.MaxURLLength < 0 || cfg.MaxURLSegments < 0 || cfg.MaxURLParams < 0 {
+		return nil, fmt.Errorf("%w: negative max_url_length, max_url_segments or max_url_params", ErrConfig)
 	}
 	s := &Scope{flavour: fl, seeds: map[string]*seedState{}, cfgHops: cfg.MaxHops, cfgOff: cfg.MaxHopsOff,
-		maxLen: cfg.MaxURLLength}
+		maxLen: cfg.MaxURLLength, maxSegs: cfg.MaxURLSegments, maxPars: cfg.MaxURLParams}
 	if s.maxLen == 0 {
 		s.maxLen = DefaultMaxURLLength
 	}
@@ -568,6 +582,9 @@ func (s *Scope) Decide(c Candidate) Decision {
 	if len(c.URL) > s.maxLen {
 		return Decision{Reason: ReasonTooLong}
 	}
+	if r := s.urlLimits(c.URL); r != "" {
+		return Decision{Reason: r}
+	}
 	var t target
 	t.url, t.via, t.viaRedirect, t.addr = c.URL, c.Via, c.ViaRedirect, c.Addr
 	t.surtLen, t.ssurtLen = -1, -1
@@ -605,6 +622,39 @@ func (s *Scope) Decide(c Candidate) Decision {
 		d = addrDecision(&t, d)
 	}
 	return d
+}
+
+// urlLimits returns ReasonTooManySegments or ReasonTooManyParams when the URL goes beyond
+// Config.MaxURLSegments or MaxURLParams, else "".
+func (s *Scope) urlLimits(u string) string {
+	if s.maxSegs == 0 && s.maxPars == 0 {
+		return ""
+	}
+	rest := u
+	if i := strings.Index(rest, "://"); i >= 0 {
+		rest = rest[i+3:]
+	}
+	rest, _, _ = strings.Cut(rest, "#")
+	rest, query, _ := strings.Cut(rest, "?")
+	path := ""
+	if i := strings.IndexByte(rest, '/'); i >= 0 {
+		path = rest[i:]
+	}
+	if s.maxSegs > 0 && strings.Count(path, "/") > s.maxSegs {
+		return ReasonTooManySegments
+	}
+	if s.maxPars > 0 && query != "" {
+		n := 0
+		for _, p := range strings.Split(query, "&") {
+			if p != "" {
+				n++
+			}
+		}
+		if n > s.maxPars {
+			return ReasonTooManyParams
+		}
+	}
+	return ""
 }
 
 // addrDecision marks a decision made by a rule with an ip matcher (Decision.ByAddr), and turns

@@ -1,6 +1,7 @@
 package config
 
 import (
+	"crypto/x509"
 	"fmt"
 	"maps"
 	"math"
@@ -142,6 +143,16 @@ func (f *File) settle() error {
 		}
 		*p.v = ap
 	}
+	for i, p := range f.Network.CACertificates {
+		if isPEM(p) {
+			continue
+		}
+		ap, err := absPath(p, "network.ca_certificates")
+		if err != nil {
+			return err
+		}
+		f.Network.CACertificates[i] = ap
+	}
 	return nil
 }
 
@@ -276,8 +287,39 @@ func (n Network) engine(c *crawl.Config) error {
 	c.Fetch.AllowPrivate, c.Fetch.VerifyTLS = n.AllowPrivate, n.VerifyTLS
 	c.Fetch.ConnectTimeout, c.Fetch.FirstByteTimeout, c.Fetch.ResponseTimeout = n.ConnectTimeout, n.FirstByteTimeout, n.ResponseTimeout
 	var err error
-	c.Fetch.ConnectTo, err = n.Mappings()
+	if c.Fetch.ConnectTo, err = n.Mappings(); err != nil {
+		return err
+	}
+	c.Fetch.RootCAs, err = n.rootCAs()
 	return err
+}
+
+// isPEM reports whether an entry of network.ca_certificates is PEM text rather than a file.
+func isPEM(s string) bool { return strings.Contains(s, "-----BEGIN ") }
+
+// rootCAs returns the system's certificate authorities with those of ca_certificates, or
+// nil (the system's) when there are none. An entry that holds no certificate is an error.
+func (n Network) rootCAs() (*x509.CertPool, error) {
+	if len(n.CACertificates) == 0 {
+		return nil, nil
+	}
+	pool, err := x509.SystemCertPool()
+	if err != nil {
+		pool = x509.NewCertPool()
+	}
+	for i, e := range n.CACertificates {
+		data, where := []byte(e), fmt.Sprintf("network.ca_certificates[%d]", i)
+		if !isPEM(e) {
+			if data, err = os.ReadFile(e); err != nil {
+				return nil, fmt.Errorf("%w: %s: %w", ErrConfig, where, err)
+			}
+			where += " " + e
+		}
+		if !pool.AppendCertsFromPEM(data) {
+			return nil, fmt.Errorf("%w: %s: no PEM certificate", ErrConfig, where)
+		}
+	}
+	return pool, nil
 }
 
 // Mappings are the connect_to mappings parsed.

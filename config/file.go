@@ -502,6 +502,10 @@ type Network struct {
 	// by both fetchers (FAST's cert_file, key_file). Both or neither.
 	ClientCert string `yaml:"client_cert,omitempty"`
 	ClientKey  string `yaml:"client_key,omitempty"`
+	// CACertificates are certificate authorities trusted besides the system's when
+	// certificates are verified (verify_tls), by both fetchers: each a PEM file (relative
+	// to the config file) or PEM text (Elastic's ssl_ca_certificates).
+	CACertificates []string `yaml:"ca_certificates,omitempty"`
 	// Timeouts: connect, first byte, whole response.
 	ConnectTimeout   time.Duration `yaml:"connect_timeout,omitempty"`
 	FirstByteTimeout time.Duration `yaml:"first_byte_timeout,omitempty"`
@@ -596,6 +600,11 @@ func LoadData(data []byte, path string) (*File, error) {
 	}
 	c.Network.ClientCert = relativeTo(path, c.Network.ClientCert)
 	c.Network.ClientKey = relativeTo(path, c.Network.ClientKey)
+	for i, p := range c.Network.CACertificates {
+		if !isPEM(p) {
+			c.Network.CACertificates[i] = relativeTo(path, p)
+		}
+	}
 	return c, nil
 }
 

@@ -37,8 +37,9 @@ func (cv *Converted) Note(format string, a ...any) {
 // commented with that key, then the notes as a comment block at the end.
 //
 // The secrets of the file (auth passwords and raw values, the proxy password, Cookie values
-// of http_headers) are not copied: each is written as an env:NAME reference
-// (AMBER_AUTH_0_PASSWORD, AMBER_AUTH_1_VALUE, AMBER_PROXY_PASSWORD, AMBER_COOKIE_0, ...),
+// of http_headers, the index's api_key and password) are not copied: each is written as an
+// env:NAME reference (AMBER_AUTH_0_PASSWORD, AMBER_AUTH_1_VALUE, AMBER_PROXY_PASSWORD,
+// AMBER_COOKIE_0, AMBER_INDEX_API_KEY, AMBER_INDEX_PASSWORD, ...),
 // and a note says which variable holds which of the file's keys. The conversion is printed on
 // a terminal and its output is a file made to be kept, shared and put in version control; the
 // environment is where amber, like CI systems and containers, expects secrets, and a crawl
@@ -108,6 +109,8 @@ func withEnvSecrets(c *File, from map[string]string) (*File, []string) {
 		p.Password = ref(p.Password, "AMBER_PROXY_PASSWORD", "proxy.password")
 		out.Proxy = &p
 	}
+	out.Index.APIKey = string(ref(Secret(c.Index.APIKey), "AMBER_INDEX_API_KEY", "index.api_key"))
+	out.Index.Password = string(ref(Secret(c.Index.Password), "AMBER_INDEX_PASSWORD", "index.password"))
 	if c.OriginHeaders != nil {
 		out.OriginHeaders = make(map[string]HeaderMap, len(c.OriginHeaders))
 		n := 0

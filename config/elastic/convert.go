@@ -19,6 +19,9 @@ import (
 // and each domain's http_headers to origin_headers (an Authorization field among them to an
 // auth entry of type raw).
 //
+// An elasticsearch.yml (a file of the elasticsearch section alone) gives the index section
+// only, to be combined with the crawl's own file (config.Merge).
+//
 // The File holds the file's secrets as they are, so that a crawl can run from it; Render
 // writes them as env: references instead (see Render).
 func (e *Config) Convert() (*config.Converted, error) {
@@ -26,13 +29,20 @@ func (e *Config) Convert() (*config.Converted, error) {
 	if err != nil {
 		return nil, err
 	}
-	cv := &config.Converted{File: &config.File{}, Sources: map[string]string{}}
+	cv := &config.Converted{File: &config.File{}, Sources: map[string]string{}, SecretFrom: map[string]string{}}
+	if len(e.Domains) == 0 && e.connectionOnly() {
+		// An elasticsearch.yml: the index section only, for the crawl's file to join.
+		e.convertIndex(cv)
+		return cv, nil
+	}
 	// The notes are in the order of these steps, which Render keeps.
 	e.convertDomains(cv)
 	e.convertLimits(cv)
 	e.convertDocuments(cv)
 	e.convertFetch(cv)
+	e.convertCurrent(cv)
 	e.noteOutput(cv)
+	e.convertIndex(cv)
 	if err := e.convertAccess(cv, auths); err != nil {
 		return nil, err
 	}
@@ -181,7 +191,7 @@ func (e *Config) convertFetch(cv *config.Converted) {
 }
 
 // noteOutput notes what amber does for the logging and output keys the file gives
-// (log_level, event_logs, output_sink, output_dir, output_index), none of which has a key
+// (log_level, event_logs, output_sink file or console, output_dir), none of which has a key
 // in amber's config: its logs and documents go to the crawl directory.
 func (e *Config) noteOutput(cv *config.Converted) {
 	if e.LogLevel != "" {
@@ -191,14 +201,15 @@ func (e *Config) noteOutput(cv *config.Converted) {
 		cv.Note("event_logs: amber always writes its events to logs/events.jsonl in the crawl directory")
 	}
 	switch e.OutputSink {
-	case "", "console", "file":
-		cv.Note("output_sink %q: amber writes the documents to documents.jsonl in the crawl directory (--dir), next to the WARC files", cmpOr(e.OutputSink, "console"))
+	case "console", "file":
+		cv.Note("output_sink %q: amber writes the documents to documents.jsonl in the crawl directory (--dir), next to the WARC files", e.OutputSink)
+	case "":
+		if !e.connectionOnly() {
+			cv.Note("output_sink not given: the open crawler's default is elasticsearch; amber writes documents.jsonl, and sends them to an index only with output_sink: elasticsearch (index.sink)")
+		}
 	}
 	if e.OutputDir != "" {
 		cv.Note("output_dir %q: give the crawl directory with --dir", e.OutputDir)
-	}
-	if e.OutputIndex != "" {
-		cv.Note("output_index %q: amber has no Elasticsearch output; load documents.jsonl with the _bulk API", e.OutputIndex)
 	}
 }
 
@@ -206,7 +217,6 @@ func (e *Config) noteOutput(cv *config.Converted) {
 // and records in cv.SecretFrom the Elastic key of each secret it copies. It fails when a
 // domain's http_headers give an Authorization field for an origin that has an auth entry.
 func (e *Config) convertAccess(cv *config.Converted, auths []Auth) error {
-	cv.SecretFrom = map[string]string{}
 	byOrigin := e.convertAuth(cv, auths)
 	if err := e.convertHeaders(cv, byOrigin); err != nil {
 		return err
@@ -216,22 +226,13 @@ func (e *Config) convertAccess(cv *config.Converted, auths []Auth) error {
 	return nil
 }
 
-// authKey names auth entry i (of AuthEntries) as the file gives it: auth[i] of the list, or
-// auth.* for the older flat keys.
-func (e *Config) authKey(i int) string {
-	if len(e.Auth) == 0 {
-		return "auth.*"
-	}
-	return fmt.Sprintf("auth[%d]", i)
-}
-
 // convertAuth maps the auth entries to auth, one entry per origin: of several for one
 // origin the last wins, as in the open crawler, which a note says. It returns the index in
 // auth of each origin's entry.
 func (e *Config) convertAuth(cv *config.Converted, auths []Auth) map[string]int {
 	c := cv.File
 	byOrigin := map[string]int{}
-	for i, a := range auths {
+	for _, a := range auths {
 		o, _ := config.Origin(a.Domain) // checked by Parse
 		spec := config.AuthSpec{Origin: o, Type: a.Type}
 		j, dup := byOrigin[o]
@@ -241,23 +242,29 @@ func (e *Config) convertAuth(cv *config.Converted, auths []Auth) map[string]int 
 			c.Auth = append(c.Auth, spec)
 		} else {
 			// The open crawler sends the last entry that matches a URL's site.
-			cv.Note("%s and an earlier entry are both for %s: the open crawler sends the last one, and so does this config", e.authKey(i), o)
+			cv.Note("%s and an earlier entry are both for %s: the open crawler sends the last one, and so does this config", a.from, o)
 		}
-		flat := strings.TrimSuffix(e.authKey(i), "*")
-		if len(e.Auth) > 0 {
+		flat := strings.TrimSuffix(a.from, "*")
+		if !strings.HasSuffix(flat, ".") {
 			flat += "."
 		}
 		delete(cv.SecretFrom, fmt.Sprintf("auth[%d].password", j))
 		delete(cv.SecretFrom, fmt.Sprintf("auth[%d].value", j))
 		if a.Type == config.AuthBasic {
-			spec.Username, spec.Password = a.Username, config.Secret(a.Password)
+			spec.Username, spec.Password = a.Username, config.Secret(envRef(a.Password))
 			cv.SecretFrom[fmt.Sprintf("auth[%d].password", j)] = flat + "password"
+			if a.Header != "" {
+				cv.Note("%s: type basic: header is not sent, as in the open crawler (type raw sends it)", a.from)
+			}
 		} else {
-			spec.Value = config.Secret(a.Header)
+			spec.Value = config.Secret(envRef(a.Header))
 			cv.SecretFrom[fmt.Sprintf("auth[%d].value", j)] = flat + "header"
+			if a.Username != "" || a.Password != "" {
+				cv.Note("%s: type raw: username and password are not sent, as in the open crawler (type basic sends them)", a.from)
+			}
 		}
 		c.Auth[j] = spec
-		cv.Source(fmt.Sprintf("auth[%d]", j), e.authKey(i))
+		cv.Source(fmt.Sprintf("auth[%d]", j), a.from)
 	}
 	return byOrigin
 }

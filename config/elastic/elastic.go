@@ -1,8 +1,10 @@
-// Package elastic reads the configuration files of Elastic's web crawlers (spec/elastic.md
-// §6: the Open Crawler's crawler.yml) and converts them to amber's configuration model
-// (config.File, with notes of what amber does differently). Parse reads a file strictly, as
-// the open crawler would; Convert maps it; Load and LoadData read either amber's YAML or an
-// Elastic file into the model.
+// Package elastic reads the configuration files of Elastic's Open Crawler (spec/elastic.md
+// §6: its crawler.yml, in the current form of elastic/crawler's crawler.yml.example and in
+// the older ones, and its elasticsearch.yml) and converts them to amber's configuration
+// model (config.File, with notes of what amber does differently, including each key it
+// accepts without a use and why). Parse reads a file strictly, as the open crawler would;
+// Convert maps it; Load and LoadData read either amber's YAML or an Elastic file into the
+// model. The Enterprise Search settings (enterprise-search.yml) are package entsearch's.
 package elastic
 
 import (
@@ -81,11 +83,13 @@ type Config struct {
 	OutputSink  string `yaml:"output_sink"`
 	OutputDir   string `yaml:"output_dir"`
 	OutputIndex string `yaml:"output_index"`
-	// Elasticsearch is the connection of output_sink: elasticsearch, which amber does not
-	// have (spec/elastic.md §7); kept as a node so that the error can say so.
-	Elasticsearch yaml.Node `yaml:"elasticsearch"`
+	// Elasticsearch is the connection of output_sink: elasticsearch (amber's index section).
+	Elasticsearch *ES `yaml:"elasticsearch"`
 	// Schedule is refused: amber runs one crawl; cron runs amber.
 	Schedule yaml.Node `yaml:"schedule"`
+
+	// Settings are the keys of the current crawler.yml.example.
+	Settings `yaml:",inline"`
 
 	keyLines map[string]int // line of each top-level key, for errors
 }
@@ -99,8 +103,13 @@ type Domain struct {
 	CrawlRules         []CrawlRule         `yaml:"crawl_rules"`
 	ExtractionRulesets []Ruleset           `yaml:"extraction_rulesets"`
 	HTTPHeaders        []map[string]string `yaml:"http_headers"`
-	line               int                 // of the entry, for errors
-	ruleLines          map[int]int         // crawl rule index -> line
+	// Auth is the domain's credentials as the current Open Crawler writes them (type basic
+	// with username and password, or raw with header); its domain is the entry's url.
+	Auth *Auth `yaml:"auth"`
+	// ExcludeTags are HTML tags whose elements are left out of the domain's documents.
+	ExcludeTags []string    `yaml:"exclude_tags"`
+	line        int         // of the entry, for errors
+	ruleLines   map[int]int // crawl rule index -> line
 }
 
 // CrawlRule is a crawl rule: policy allow|deny, type begins|ends|contains|regex.
@@ -124,20 +133,41 @@ type Auth struct {
 	Username string `yaml:"username"`
 	Password string `yaml:"password"`
 	Header   string `yaml:"header"`
+	from     string // its key in the file, for notes and errors
 }
 
 // Is reports whether data is an Elastic Open Crawler file rather than an amber
 // config: its top level has a domains list whose entries are maps with a url (amber's own
-// keys have no domains list of that shape). A file that does not parse is not one.
+// keys have no domains list of that shape), or it is an elasticsearch.yml, whose top-level
+// keys are all elasticsearch or elasticsearch.* (amber's own file has no such key). A file
+// that does not parse is not one.
 func Is(data []byte) bool {
 	var top struct {
 		Domains []map[string]any `yaml:"domains"`
 	}
-	if err := yaml.Unmarshal(data, &top); err != nil || len(top.Domains) == 0 {
+	if err := yaml.Unmarshal(data, &top); err != nil {
 		return false
+	}
+	if len(top.Domains) == 0 {
+		return isConnection(data)
 	}
 	for _, d := range top.Domains {
 		if _, ok := d["url"]; !ok {
+			return false
+		}
+	}
+	return true
+}
+
+// isConnection reports whether data is an elasticsearch.yml: a non-empty mapping whose keys
+// are all elasticsearch or elasticsearch.*.
+func isConnection(data []byte) bool {
+	var m map[string]any
+	if err := yaml.Unmarshal(data, &m); err != nil || len(m) == 0 {
+		return false
+	}
+	for k := range m {
+		if k != "elasticsearch" && !strings.HasPrefix(k, "elasticsearch.") {
 			return false
 		}
 	}
@@ -154,14 +184,23 @@ func LoadFile(path string) (*Config, error) {
 }
 
 // Parse parses an Elastic Open Crawler file strictly (unknown keys are errors naming
-// them) and checks what can be checked without building the crawl: at least one domain, each
-// an http(s) origin without a path, unique; seed and sitemap URLs absolute http(s); crawl
-// rule policies and types; auth entries complete and of a known type; output_sink file or
-// console; no schedule and no elasticsearch output. name is used in error messages. Crawl
+// them) and checks what can be checked without building the crawl: at least one domain
+// (none in an elasticsearch.yml, see Is), each an http(s) origin without a path, unique;
+// seed and sitemap URLs absolute http(s); crawl rule policies and types; auth entries
+// complete and of a known type; output_sink file, console or elasticsearch; no schedule.
+// Keys written with dots under elasticsearch (elasticsearch.host) are read as nested ones,
+// as the Open Crawler reads them. name is used in error messages. Crawl
 // rule patterns and extraction selectors are compiled by the scope and extract packages
 // when the crawl is built.
 func Parse(data []byte, name string) (*Config, error) {
 	var c Config
+	var dotted yaml.Node
+	if yaml.Unmarshal(data, &dotted) == nil && dedot(&dotted) {
+		// elasticsearch.* keys written with dots, as in elasticsearch.yml: read nested.
+		if out, err := yaml.Marshal(&dotted); err == nil {
+			data = out
+		}
+	}
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	dec.KnownFields(true)
 	var root yaml.Node
@@ -285,29 +324,43 @@ func (c *Config) check() error {
 	return nil
 }
 
-// checkOutput refuses schedule, and an Elasticsearch output: the elasticsearch section or
-// output_sink elasticsearch; output_sink may be file or console.
+// checkOutput refuses schedule and wants output_sink file, console or elasticsearch, and
+// log_file_rotation_policy, when given, daily, weekly or monthly.
 func (c *Config) checkOutput() error {
 	if c.Schedule.Kind != 0 {
 		return fmt.Errorf("line %d: schedule: amber runs one crawl; schedule it with cron (or a systemd timer) running amber crawl", c.keyLines["schedule"])
 	}
-	if c.Elasticsearch.Kind != 0 && c.OutputSink != "elasticsearch" {
-		return fmt.Errorf("line %d: elasticsearch: amber has no Elasticsearch output (it writes documents.jsonl); remove the section", c.keyLines["elasticsearch"])
-	}
 	switch c.OutputSink {
-	case "", "file", "console":
-	case "elasticsearch":
-		return errors.New("output_sink: elasticsearch: amber has no Elasticsearch output yet; use file (documents.jsonl) and load it with Elasticsearch's _bulk API")
+	case "", "file", "console", "elasticsearch":
 	default:
-		return fmt.Errorf("output_sink: %q: want file or console", c.OutputSink)
+		return fmt.Errorf("output_sink: %q: want file, console or elasticsearch", c.OutputSink)
+	}
+	switch c.LogFileRotationPolicy {
+	case "", "daily", "weekly", "monthly":
+	default:
+		return fmt.Errorf("log_file_rotation_policy: %q: want daily, weekly or monthly", c.LogFileRotationPolicy)
 	}
 	return nil
+}
+
+// connectionOnly reports whether the file holds only an Elasticsearch connection (an
+// elasticsearch.yml): no key but elasticsearch (and output_sink and output_index).
+func (c *Config) connectionOnly() bool {
+	for k := range c.keyLines {
+		if k != "elasticsearch" && k != "output_sink" && k != "output_index" {
+			return false
+		}
+	}
+	return true
 }
 
 // checkDomains wants at least one domain, each an origin (config.Origin) that no other domain
 // is, and valid otherwise (Domain.check).
 func (c *Config) checkDomains() error {
 	if len(c.Domains) == 0 {
+		if c.connectionOnly() {
+			return nil
+		}
 		return errors.New("domains: at least one domain is needed")
 	}
 	seen := map[string]int{}
@@ -378,21 +431,21 @@ func (c *Config) checkAuth() error {
 	if err != nil {
 		return err
 	}
-	for i, a := range auths {
+	for _, a := range auths {
 		if _, err := config.Origin(a.Domain); err != nil {
-			return fmt.Errorf("auth[%d].domain: %w", i, err)
+			return fmt.Errorf("%s.domain: %w", a.from, err)
 		}
 		switch a.Type {
 		case "basic":
-			if a.Username == "" || a.Header != "" {
-				return fmt.Errorf("auth[%d]: basic wants username and password, and no header", i)
+			if a.Username == "" {
+				return fmt.Errorf("%s: basic wants username and password", a.from)
 			}
 		case "raw":
-			if a.Header == "" || a.Username != "" || a.Password != "" {
-				return fmt.Errorf("auth[%d]: raw wants header (the whole Authorization value), and no username or password", i)
+			if a.Header == "" {
+				return fmt.Errorf("%s: raw wants header (the whole Authorization value)", a.from)
 			}
 		default:
-			return fmt.Errorf("auth[%d].type: %q: want basic or raw", i, a.Type)
+			return fmt.Errorf("%s.type: %q: want basic or raw", a.from, a.Type)
 		}
 	}
 	return nil
@@ -428,18 +481,35 @@ func (c *Config) checkModes() error {
 	return nil
 }
 
-// AuthEntries returns the auth entries: the list form, or the one entry of the older flat
-// auth.* keys; giving both is an error.
+// AuthEntries returns the auth entries: the top-level list form, or the one entry of the
+// older flat auth.* keys (giving both is an error), then the auth of each domain (the
+// current form), whose domain is the entry's url.
 func (c *Config) AuthEntries() ([]Auth, error) {
 	flat := c.AuthDomain != "" || c.AuthType != "" || c.AuthUsername != "" || c.AuthPassword != "" || c.AuthHeader != ""
+	var out []Auth
 	switch {
 	case flat && len(c.Auth) > 0:
 		return nil, errors.New("auth and auth.*: give the list or the flat keys, not both")
 	case flat:
-		return []Auth{{Domain: c.AuthDomain, Type: c.AuthType, Username: c.AuthUsername,
-			Password: c.AuthPassword, Header: c.AuthHeader}}, nil
+		out = []Auth{{Domain: c.AuthDomain, Type: c.AuthType, Username: c.AuthUsername,
+			Password: c.AuthPassword, Header: c.AuthHeader, from: "auth.*"}}
 	}
-	return c.Auth, nil
+	for i, a := range c.Auth {
+		a.from = fmt.Sprintf("auth[%d]", i)
+		out = append(out, a)
+	}
+	for i, d := range c.Domains {
+		if d.Auth == nil {
+			continue
+		}
+		a := *d.Auth
+		if a.Domain != "" && a.Domain != d.URL {
+			return nil, fmt.Errorf("domains[%d].auth.domain: the auth of a domain is for its url", i)
+		}
+		a.Domain, a.from = d.URL, fmt.Sprintf("domains[%d].auth", i)
+		out = append(out, a)
+	}
+	return out, nil
 }
 
 // ProxyURL is the proxy of the http_proxy_* keys (the open crawler's defaults: port 8080,

@@ -84,8 +84,13 @@ func TestParseElasticErrors(t *testing.T) {
 		{"unknown key", d + "crawl_speed: fast\n", []string{"crawl_speed", "line 3"}},
 		{"unknown domain key", "domains:\n  - url: https://example.com\n    depth: 3\n", []string{"depth", "line 3"}},
 		{"schedule", d + "schedule:\n  pattern: \"0 12 * * *\"\n", []string{"schedule", "cron", "line 3"}},
-		{"elasticsearch sink", d + "output_sink: elasticsearch\n", []string{"output_sink", "Elasticsearch"}},
-		{"elasticsearch section", d + "elasticsearch:\n  host: http://localhost\n", []string{"elasticsearch", "line 3"}},
+		{"unknown sink", d + "output_sink: kafka\n", []string{"output_sink", "kafka"}},
+		{"unknown elasticsearch key", d + "elasticsearch:\n  hots: http://localhost\n", []string{"hots", "line 4"}},
+		{"unknown dotted elasticsearch key", d + "elasticsearch.bulk_api.max_itmes: 3\n", []string{"max_itmes"}},
+		{"retry_on_failure not a count", d + "elasticsearch:\n  retry_on_failure: often\n", []string{"retry_on_failure"}},
+		{"log rotation", d + "log_file_rotation_policy: hourly\n", []string{"log_file_rotation_policy", "hourly"}},
+		{"domain auth of a known type", "domains:\n  - url: https://example.com\n    auth: {type: digest, username: u}\n", []string{"domains[0].auth.type", "digest"}},
+		{"domain auth basic without username", "domains:\n  - url: https://example.com\n    auth: {type: basic, password: p}\n", []string{"domains[0].auth", "username"}},
 		{"unknown sink", d + "output_sink: kafka\n", []string{"output_sink", "kafka"}},
 		{"domain with path", "domains:\n  - url: https://example.com/blog\n", []string{"domains[0].url", "path", "line 2"}},
 		{"domain not http", "domains:\n  - url: ftp://example.com\n", []string{"domains[0].url", "http"}},
@@ -152,7 +157,7 @@ content_extraction_mime_types: [application/pdf]
 		t.Errorf("max_body_size = %v", c.MaxBodySize)
 	}
 	auths, err := c.AuthEntries()
-	if err != nil || len(auths) != 1 || auths[0] != (Auth{Domain: "https://example.com", Type: "basic", Username: "user", Password: "pass"}) {
+	if err != nil || len(auths) != 1 || auths[0] != (Auth{Domain: "https://example.com", Type: "basic", Username: "user", Password: "pass", from: "auth.*"}) {
 		t.Errorf("auth entries = %+v, %v", auths, err)
 	}
 	if p := c.ProxyURL(); p == nil || p.String() != "http://u:p@proxy.internal:8080" {

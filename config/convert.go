@@ -23,6 +23,9 @@ type Converted struct {
 	// SecretFrom maps the amber key of a secret the file held (auth[0].password) to its key
 	// there, for the notes of Render.
 	SecretFrom map[string]string
+	// Title says what Render's first line names as converted ("the Enterprise Search
+	// settings enterprise-search.yml"); empty: the Elastic Open Crawler file of its source.
+	Title string
 }
 
 // Source records that the amber key came from the other crawler's key (or keys) from.
@@ -53,7 +56,11 @@ func (cv *Converted) Render(source string) ([]byte, error) {
 	}
 	annotate(&root, "", cv.Sources)
 	var buf bytes.Buffer
-	fmt.Fprintf(&buf, "# amber crawl config converted from the Elastic Open Crawler file %s.\n", source)
+	if cv.Title != "" {
+		fmt.Fprintf(&buf, "# amber crawl config converted from %s.\n", cv.Title)
+	} else {
+		fmt.Fprintf(&buf, "# amber crawl config converted from the Elastic Open Crawler file %s.\n", source)
+	}
 	buf.WriteString("# A comment after a key names the key it came from.\n")
 	enc := yaml.NewEncoder(&buf)
 	enc.SetIndent(2)

@@ -1,7 +1,8 @@
 // Package config is amber's configuration model: the crawl configuration file as an archivist
 // writes it in YAML (File: the keys, their meaning, their checks, Load and Parse, Marshal), which
 // crawl.yaml saves; what other crawlers' files become in it (Converted, with its subpackages
-// elastic for Elastic's crawlers and fast for FAST's); and the one translation of the model into
+// elastic for Elastic's Open Crawler, entsearch for Enterprise Search's settings and fast for
+// FAST's); how the files of one crawl combine (Merge); and the one translation of the model into
 // the engine's configuration (Build). Flags of the command line are applied to the model, not to the
 // engine's configuration, so that a setting has one name from the YAML key to the docs.
 package config

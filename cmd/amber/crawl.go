@@ -34,8 +34,8 @@ func (s *stringList) Set(v string) error { *s = append(*s, v); return nil }
 // crawlFlags are the flags of `amber crawl`. Only the flags that were set (crawlArgs.set) are
 // applied; the values flags start with are crawl.DefaultConfig's, for the help text only.
 type crawlFlags struct {
-	dir, config, collection, userAgent, operator string
-	seedFiles                                    stringList
+	dir, collection, userAgent, operator         string
+	configs, seedFiles                           stringList
 	workers, hostConcurrency                     int
 	maxSites, maxInterDocs                       int
 	hostDelay, timeLimit                         time.Duration
@@ -79,7 +79,7 @@ func newCrawlFlagSet(f *crawlFlags) *flag.FlagSet {
 	fs := flag.NewFlagSet("amber crawl", flag.ContinueOnError)
 	fs.SetOutput(io.Discard) // errors are returned, help is printed by printCrawlHelp
 	fs.StringVar(&f.dir, "dir", "", "crawl directory; the same --dir resumes an unfinished crawl (default ./crawls/COLLECTION-TIMESTAMP)")
-	fs.StringVar(&f.config, "config", "", "crawl config: amber's YAML, an Elastic Open Crawler file or a FAST crawler configuration (XML); flags override it")
+	fs.Var(&f.configs, "config", "crawl config `FILE`: amber's YAML, an Elastic Open Crawler file, Enterprise Search settings (enterprise-search.yml) or a FAST crawler configuration (XML); repeatable: the files are combined (a key two files set differently is an error); flags override them")
 	fs.StringVar(&f.fastDomain, "fast-domain", "", "FAST --config: the DomainSpecification `NAME` to crawl (needed when the file has several)")
 	fs.BoolVar(&f.strict, "strict", false, "FAST --config: an attrib amber does not do as the file says is an error (attribs about FAST's own processing are not)")
 	fs.Var(&f.seedFiles, "seeds", "a seeds `FILE` (one URL [TYPE] per line), in addition to the seeds given as arguments; repeatable")
@@ -223,11 +223,11 @@ func runCrawl(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return usagef("%w (see 'amber help crawl')", err)
 	}
-	cfg, cv, err := buildConfig(a)
+	cfg, files, err := buildConfig(a)
 	if err != nil {
 		return finishedOr(a, stdout, usageError{err})
 	}
-	printConversion(stderr, a.flags.config, cv)
+	printConversions(stderr, files)
 	ccfg, err := crawlConfig(cfg, a)
 	if err != nil {
 		return finishedOr(a, stdout, usageError{err})
@@ -270,11 +270,12 @@ func runCrawl(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	return endStatus(res)
 }
 
-// buildConfig reads the crawl configuration's file model: the config file (--config, or when
-// resuming with no seeds given, the crawl directory's crawl.yaml) and the seeds given on the
-// command line. The other flags are applied by crawlConfig, once the file's defaults are in.
-func buildConfig(a crawlArgs) (*config.File, *config.Converted, error) {
-	cfg, cv, err := loadConfig(a)
+// buildConfig reads the crawl configuration's file model: the config files (--config, or
+// when resuming with no seeds given, the crawl directory's crawl.yaml) and the seeds given on
+// the command line. The other flags are applied by crawlConfig, once the file's defaults are
+// in. It also returns the --config files read, whose conversions have notes.
+func buildConfig(a crawlArgs) (*config.File, []configFile, error) {
+	cfg, files, err := loadConfig(a)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -284,7 +285,7 @@ func buildConfig(a crawlArgs) (*config.File, *config.Converted, error) {
 	if len(cfg.AllSeeds()) == 0 {
 		return nil, nil, errors.New("no seeds: give URLs, a seeds file, --seeds, or --config with seeds")
 	}
-	return cfg, cv, nil
+	return cfg, files, nil
 }
 
 // finishedOr returns err, unless the command only names a crawl directory to resume (no
@@ -292,7 +293,7 @@ func buildConfig(a crawlArgs) (*config.File, *config.Converted, error) {
 // its crawl.yaml lacks (the secrets it holds as ***), and it says so as a finished crawl does.
 func finishedOr(a crawlArgs, stdout io.Writer, err error) error {
 	f := a.flags
-	if f.config != "" || len(a.positional) > 0 || len(f.seedFiles) > 0 || f.dir == "" {
+	if len(f.configs) > 0 || len(a.positional) > 0 || len(f.seedFiles) > 0 || f.dir == "" {
 		return err
 	}
 	if fin, ferr := crawl.Finished(f.dir); ferr != nil || !fin {
@@ -302,14 +303,13 @@ func finishedOr(a crawlArgs, stdout io.Writer, err error) error {
 	return nil
 }
 
-// loadConfig reads --config, amber's YAML or an Elastic Open Crawler file (then also
-// returned as converted, with its notes); without it, a crawl resumed with no seeds given
-// reads its own crawl.yaml. Otherwise the configuration starts empty.
-func loadConfig(a crawlArgs) (*config.File, *config.Converted, error) {
+// loadConfig reads the --config files (loadConfigs); without any, a crawl resumed with no
+// seeds given reads its own crawl.yaml. Otherwise the configuration starts empty.
+func loadConfig(a crawlArgs) (*config.File, []configFile, error) {
 	f := a.flags
 	switch {
-	case f.config != "":
-		return loadAnyConfig(f.config, f.fastDomain, f.strict)
+	case len(f.configs) > 0:
+		return loadConfigs(f.configs, f.fastDomain, f.strict)
 	case len(a.positional) == 0 && len(f.seedFiles) == 0 && f.dir != "":
 		p := filepath.Join(f.dir, crawl.ConfigFile)
 		if _, err := os.Stat(p); err == nil {

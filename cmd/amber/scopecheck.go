@@ -47,16 +47,17 @@ type checkOutput struct {
 
 // scopeFlags are the flags of `amber scope check`.
 type scopeFlags struct {
-	config, flavour, fastDomain string
-	strict, noResolve           bool
+	configs             stringList
+	flavour, fastDomain string
+	strict, noResolve   bool
 }
 
-const scopeUsage = "usage: amber scope check --config FILE [--flavour standard|brozzler|elastic] [--fast-domain NAME] [--strict] [--no-resolve] [URL ...]"
+const scopeUsage = "usage: amber scope check --config FILE [--config FILE ...] [--flavour standard|brozzler|elastic] [--fast-domain NAME] [--strict] [--no-resolve] [URL ...]"
 
 func newScopeFlagSet(f *scopeFlags) *flag.FlagSet {
 	fs := flag.NewFlagSet("amber scope check", flag.ContinueOnError)
 	fs.SetOutput(io.Discard) // errors are returned, help is printed by printScopeHelp
-	fs.StringVar(&f.config, "config", "", "crawl config (amber YAML, an Elastic Open Crawler file or a FAST crawler configuration) whose seeds and rules to check against (required)")
+	fs.Var(&f.configs, "config", "crawl config `FILE` (amber YAML, an Elastic Open Crawler file, Enterprise Search settings or a FAST crawler configuration) whose seeds and rules to check against (required; repeatable: the files are combined as by amber crawl)")
 	fs.StringVar(&f.fastDomain, "fast-domain", "", "FAST --config: the DomainSpecification `NAME` (needed when the file has several)")
 	fs.BoolVar(&f.strict, "strict", false, "FAST --config: an attrib amber does not do as the file says is an error")
 	fs.StringVar(&f.flavour, "flavour", "", "standard, brozzler or elastic (default: the config's, else follows the fetcher)")
@@ -103,7 +104,7 @@ func runScope(ctx context.Context, args []string, stdin io.Reader, stdout io.Wri
 	if err != nil {
 		return usagef("scope check: %w (see 'amber help scope')", err)
 	}
-	if f.config == "" {
+	if len(f.configs) == 0 {
 		return usagef("scope check: --config is required (see 'amber help scope')")
 	}
 	k, err := newScopeChecker(f)
@@ -253,7 +254,7 @@ func (k *scopeChecker) checkStdin(ctx context.Context, stdin io.Reader, enc *jso
 // loadScope reads the config named by --config and builds its scope, with --flavour applied,
 // and returns its network.connect_to mappings (for the hosts' addresses).
 func loadScope(f scopeFlags) (scope.Config, *scope.Scope, []fetch.ConnectTo, error) {
-	cfg, _, err := loadAnyConfig(f.config, f.fastDomain, f.strict)
+	cfg, _, err := loadConfigs(f.configs, f.fastDomain, f.strict)
 	if err != nil {
 		return scope.Config{}, nil, nil, err
 	}

@@ -13,8 +13,8 @@ import (
 	"github.com/amber-crawler/amber/crawl"
 )
 
-// Convert maps the crawler.* settings onto amber's model (Keys says where each goes): the
-// crawl limits to scope, limits and workers, the extraction limits and deduplication fields
+// Convert maps the crawler.* settings onto amber's model (Keys says where each goes), of the
+// elastic scope flavour (Enterprise Search's crawler's) when there is any: the crawl limits to scope, limits and workers, the extraction limits and deduplication fields
 // to documents, binary content extraction (its MIME types when enabled) to documents, the
 // HTTP timeouts, redirects and user agent (user_agent_platform appended to it, as Enterprise
 // Search does) to network, urls and user_agent, the TLS and DNS controls to network, and
@@ -29,6 +29,12 @@ func (s *Settings) Convert() (*config.Converted, error) {
 		SecretFrom: map[string]string{},
 		Title:      "the Enterprise Search settings " + s.Name,
 	}}
+	if len(s.Crawler) > 0 {
+		// Enterprise Search's crawler decides scope as amber's elastic flavour does (its
+		// depth limit, say, has no meaning in the others).
+		c.cv.File.Scope.Flavour = "elastic"
+		c.cv.Source("scope.flavour", "crawler.* (Enterprise Search's web crawler)")
+	}
 	c.limits()
 	c.documents()
 	c.fetch()

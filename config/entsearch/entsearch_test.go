@@ -12,6 +12,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/amber-crawler/amber/config"
+	"github.com/amber-crawler/amber/scope"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files of testdata")
@@ -237,5 +238,26 @@ func TestNotes(t *testing.T) {
 	}
 	if strings.Contains(notes, "hunter2") {
 		t.Errorf("notes hold a value of the file:\n%s", notes)
+	}
+}
+
+// TestWithAmberYAML: the settings combined with an amber YAML file of seeds alone make a
+// crawl of the elastic flavour, each seed's origin a domain, with the settings' depth limit.
+func TestWithAmberYAML(t *testing.T) {
+	es := convert(t, "crawler.crawl.max_crawl_depth.limit: 2\n", env()).File
+	seeds, err := config.Parse([]byte("seeds: [https://www.example.org/a]\n"), "amber.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := config.Merge(config.Part{Name: "enterprise-search.yml", File: es}, config.Part{Name: "amber.yaml", File: seeds})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc, err := f.ScopeConfig(scope.Standard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sc.Flavour != scope.Elastic || len(sc.Domains) != 1 || sc.Domains[0].URL != "https://www.example.org" || *sc.MaxCrawlDepth != 2 {
+		t.Errorf("scope: flavour %s, domains %+v, depth %v", sc.Flavour, sc.Domains, sc.MaxCrawlDepth)
 	}
 }

@@ -261,3 +261,30 @@ func TestWithAmberYAML(t *testing.T) {
 		t.Errorf("scope: flavour %s, domains %+v, depth %v", sc.Flavour, sc.Domains, sc.MaxCrawlDepth)
 	}
 }
+
+// TestKeysDocumented: the table of docs/elastic-enterprise-search.md has one row for each
+// of Keys, in its order, with its amber key, or "—" for a key accepted without effect.
+func TestKeysDocumented(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join("..", "..", "docs", "elastic-enterprise-search.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got, want []string
+	for _, l := range strings.Split(string(data), "\n") {
+		if !strings.HasPrefix(l, "| `crawler.") {
+			continue
+		}
+		cols := strings.Split(l, "|")
+		got = append(got, strings.TrimSpace(cols[1])+" "+strings.TrimSpace(cols[2]))
+	}
+	for _, k := range Keys {
+		amber := "—"
+		if k.Amber != "" {
+			amber = "`" + k.Amber + "`"
+		}
+		want = append(want, "`"+k.Name+"` "+amber)
+	}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("docs table (-Keys +docs):\n%s", d)
+	}
+}

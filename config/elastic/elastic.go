@@ -344,8 +344,12 @@ func (c *Config) checkOutput() error {
 }
 
 // connectionOnly reports whether the file holds only an Elasticsearch connection (an
-// elasticsearch.yml): no key but elasticsearch (and output_sink and output_index).
+// elasticsearch.yml): an elasticsearch key and no other but output_sink and output_index. An
+// empty file, or one whose document is null ("!", "~"), is none.
 func (c *Config) connectionOnly() bool {
+	if _, ok := c.keyLines["elasticsearch"]; !ok {
+		return false
+	}
 	for k := range c.keyLines {
 		if k != "elasticsearch" && k != "output_sink" && k != "output_index" {
 			return false

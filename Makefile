@@ -6,6 +6,8 @@ BIN      := bin
 AMBER    := $(BIN)/amber
 TESTSITE := $(BIN)/testsite
 GOWARC_IA := $(BIN)/gowarc-ia
+ZINCSEARCH := $(BIN)/zincsearch
+ZINCSEARCH_VERSION := v0.4.10
 FUZZTIME ?= 10s
 
 .PHONY: all build demo test test-short bench bench-scale bench-frontier bench-hostile hostile fuzz tools vet clean
@@ -17,15 +19,20 @@ build:
 	$(GO) build -o $(TESTSITE) ./internal/testsite/cmd/testsite
 
 # The independent WARC readers the tests use (warcio.js; internetarchive/gowarc's `warc verify`
-# as bin/gowarc-ia), and ReplayWeb.page's ui.js and sw.js for the replay test (npm pack: only the
-# two built files, not the package's dependencies).
-tools: node_modules/warcio/package.json $(GOWARC_IA) node_modules/.replaywebpage/replaywebpage-2.5.3.tgz
+# as bin/gowarc-ia), ReplayWeb.page's ui.js and sw.js for the replay test (npm pack: only the
+# two built files, not the package's dependencies), and the search-index tests' server,
+# ZincSearch (Elasticsearch-compatible), as bin/zincsearch.
+tools: node_modules/warcio/package.json $(GOWARC_IA) node_modules/.replaywebpage/replaywebpage-2.5.3.tgz $(ZINCSEARCH)
 
 # Built from the separate tools module internal/tools (its own go.mod pins the version), so the
 # main module's dependencies do not change.
 $(GOWARC_IA): internal/tools/go.mod internal/tools/go.sum
 	$(GO) -C internal/tools build -o $(CURDIR)/$@ github.com/internetarchive/gowarc/cmd/warc
 	touch $@
+
+# From the Go module proxy, built with Go 1.21 (scripts/zincsearch.sh says why).
+$(ZINCSEARCH): scripts/zincsearch.sh
+	GO=$(GO) ./scripts/zincsearch.sh $(ZINCSEARCH_VERSION) $@
 
 node_modules/warcio/package.json: package.json
 	npm install --no-audit --no-fund

@@ -133,7 +133,7 @@ func (f *File) settle() error {
 	for _, p := range []struct {
 		key string
 		v   *string
-	}{{"recrawl_of", &f.RecrawlOf}, {"network.client_cert", &f.Network.ClientCert}, {"network.client_key", &f.Network.ClientKey}} {
+	}{{"recrawl_of", &f.RecrawlOf}, {"network.client_cert", &f.Network.ClientCert}, {"network.client_key", &f.Network.ClientKey}, {"index.ca_file", &f.Index.CAFile}} {
 		if *p.v == "" {
 			continue
 		}
@@ -192,6 +192,7 @@ func (f *File) engine(c *crawl.Config, lookupEnv func(string) (string, bool)) er
 		func() error { return f.subcollections(c, lookupEnv) },
 		func() error { return f.shared(c, lookupEnv) },
 		func() error { return f.scope(c) },
+		func() error { return f.index(c, lookupEnv) },
 	}
 	for _, step := range steps {
 		if err := step(); err != nil {

@@ -6,6 +6,9 @@ import (
 	"net/url"
 	"strings"
 	"time"
+
+	"github.com/amber-crawler/amber/crawl"
+	"github.com/amber-crawler/amber/searchindex"
 )
 
 // Index sends the crawl's search documents to a search index besides documents.jsonl, which
@@ -102,5 +105,63 @@ func (ix Index) Validate() error {
 	if ix.BulkMaxItems < 0 || ix.BulkMaxBytes < 0 || ix.RequestTimeout < 0 || ix.RetryDelay < 0 || (ix.Retries != nil && *ix.Retries < 0) {
 		return errors.New("index: bulk_max_items, bulk_max_bytes, request_timeout, retries and retry_delay cannot be negative")
 	}
+	return nil
+}
+
+// MarshalYAML writes the section with its secrets as Secret writes them: *** for a value,
+// the env:NAME reference as it is, so that crawl.yaml holds no secret.
+func (ix Index) MarshalYAML() (any, error) {
+	type plain Index // without this method
+	p := plain(ix)
+	p.APIKey, p.Password = Secret(ix.APIKey).String(), Secret(ix.Password).String()
+	return p, nil
+}
+
+// Engine returns the sink's configuration: the section with its defaults, its secrets read
+// (env:NAME through lookupEnv). The section must be enabled and valid.
+func (ix Index) Engine(lookupEnv func(string) (string, bool)) (searchindex.Config, error) {
+	if err := ix.Validate(); err != nil {
+		return searchindex.Config{}, err
+	}
+	c := searchindex.Config{URL: ix.URL, Index: ix.Name, Username: ix.Username, CAFile: ix.CAFile,
+		CAFingerprint: ix.CAFingerprint, Pipeline: ix.Pipeline, PipelineParams: ix.PipelineParams,
+		BulkMaxItems: ix.BulkMaxItems, BulkMaxBytes: ix.BulkMaxBytes, RequestTimeout: ix.RequestTimeout,
+		Retries: DefaultIndexRetries, RetryDelay: ix.RetryDelay, Compression: true}
+	var err error
+	if c.APIKey, err = Secret(ix.APIKey).Resolve(lookupEnv); err != nil {
+		return c, fmt.Errorf("index.api_key: %w", err)
+	}
+	if c.Password, err = Secret(ix.Password).Resolve(lookupEnv); err != nil {
+		return c, fmt.Errorf("index.password: %w", err)
+	}
+	if ix.SSLVerify != nil && !*ix.SSLVerify {
+		c.Insecure = true
+	}
+	if ix.Retries != nil {
+		c.Retries = *ix.Retries
+		if c.Retries == 0 {
+			c.Retries = -1 // none (searchindex's zero is its default)
+		}
+	}
+	if ix.Compression != nil {
+		c.Compression = *ix.Compression
+	}
+	return c, nil
+}
+
+// index adds the search-index sink to the crawl's services when the section is enabled.
+func (f *File) index(c *crawl.Config, lookupEnv func(string) (string, bool)) error {
+	if !f.Index.Enabled() {
+		return f.Index.Validate()
+	}
+	ic, err := f.Index.Engine(lookupEnv)
+	if err != nil {
+		return fmt.Errorf("%w: %w", ErrConfig, err)
+	}
+	sink, err := searchindex.New(ic)
+	if err != nil {
+		return fmt.Errorf("%w: index: %w", ErrConfig, err)
+	}
+	c.Services = append(c.Services, searchindex.NewService(sink))
 	return nil
 }

@@ -91,6 +91,26 @@ type htmlPage struct {
 	Outputs               []htmlOutputs
 	// Subcollections are the subcollections with captures (subcoll.go); none: no table.
 	Subcollections []htmlSub
+	// Indexes are the search-index records of the crawl directories (IndexFile); none: no
+	// section.
+	Indexes []htmlIndex
+}
+
+// htmlIndex is what a search index took of one crawl directory's documents.
+type htmlIndex struct {
+	IndexRecord
+	Dir string
+}
+
+// indexes reads the search-index records of dirs.
+func indexes(reports string, dirs []string) []htmlIndex {
+	var out []htmlIndex
+	for _, d := range dirs {
+		if rec, ok, err := ReadIndexRecord(d); err == nil && ok {
+			out = append(out, htmlIndex{IndexRecord: rec, Dir: dirTitle(reports, d)})
+		}
+	}
+	return out
 }
 
 // htmlFailed is a row of the failed URLs table.
@@ -213,6 +233,7 @@ func (s *summary) htmlPage() (htmlPage, error) {
 	dirs := s.crawlDirs()
 	p.Settings = settings(s.reportsDir, dirs)
 	p.Outputs = outputs(s.reportsDir, dirs)
+	p.Indexes = indexes(s.reportsDir, dirs)
 	return p, nil
 }
 
@@ -271,6 +292,7 @@ const (
 var dirOutputs = []struct{ path, note string }{
 	{"indexes/index.cdxj", "CDXJ index"},
 	{"documents.jsonl", "search documents"},
+	{IndexFile, "what the search index acknowledged"},
 	{"logs/crawl.log", "crawl.log"},
 	{"logs/events.jsonl", "events"},
 	{configFile, "effective configuration"},
@@ -699,6 +721,30 @@ code{background:#f3f3f3;padding:0 .2em}
 </tbody>
 </table>
 </div>
+{{- end}}
+
+{{- if .Indexes}}
+<h2 id="search-index">Search index</h2>
+{{- range .Indexes}}
+<p>Documents of <code>{{.Dir}}</code> sent to the index <code>{{.Index}}</code> at <code>{{.URL}}</code> (Elasticsearch bulk API).</p>
+<table class="index-counts">
+<thead><tr><th class="n">sent</th><th class="n">acknowledged</th><th class="n">failed</th><th class="n">backlog</th></tr></thead>
+<tbody><tr><td class="n">{{.Sent}}</td><td class="n">{{.Acknowledged}}</td><td class="n">{{.Failed}}</td><td class="n">{{.Backlog}}</td></tr></tbody>
+</table>
+{{- if .Error}}
+<p class="index-error">Sending stopped: {{.Error}}</p>
+{{- end}}
+{{- if .Failures}}
+<table class="index-failures fixed">
+<thead><tr><th>URL</th><th>why the index refused it</th></tr></thead>
+<tbody>
+{{- range .Failures}}
+<tr><td class="u">{{.URL}}</td><td>{{.Reason}}</td></tr>
+{{- end}}
+</tbody>
+</table>
+{{- end}}
+{{- end}}
 {{- end}}
 
 <h2 id="settings">Settings</h2>

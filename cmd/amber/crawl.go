@@ -22,6 +22,7 @@ import (
 	"github.com/amber-crawler/amber/live"
 	"github.com/amber-crawler/amber/report"
 	"github.com/amber-crawler/amber/scope"
+	"github.com/amber-crawler/amber/searchindex"
 	"github.com/amber-crawler/amber/seeds"
 )
 
@@ -239,9 +240,13 @@ func runCrawl(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err := setOutput(&ccfg, a, stderr); err != nil {
 		return usageError{err}
 	}
-	if ccfg.Services, err = services(a.flags.statusAddr); err != nil {
+	svcs, err := services(a.flags.statusAddr)
+	if err != nil {
 		return usageError{err}
 	}
+	// Build's services (the search-index sink) come after live control and the status
+	// server: they are drained first, and the reports that follow see what they recorded.
+	ccfg.Services = append(svcs, ccfg.Services...)
 	if err := ccfg.Validate(); err != nil {
 		return usageError{err}
 	}
@@ -262,6 +267,9 @@ func runCrawl(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return err
 	}
 	printSummary(stdout, ccfg, res)
+	if err := indexSummary(stdout, ccfg, res); err != nil {
+		return err
+	}
 	if a.flags.wacz && (res.End == crawl.EndFinished || res.End == crawl.EndLimit || res.End == crawl.EndAlreadyFinished) {
 		if err := writeWACZ(ctx, ccfg.Dir, "", stdout, stderr); err != nil {
 			return err
@@ -576,6 +584,45 @@ func printSummary(w io.Writer, c crawl.Config, res crawl.Result) {
 		}
 		fmt.Fprintf(w, "  %-11s %s\n", o.name+":", o.path)
 	}
+}
+
+// indexSummary prints what the search index took of the crawl's documents (when documents
+// go to one: index.sink) and returns an error when a finished crawl leaves documents the index
+// refused, or did not take: documents.jsonl holds them, and `amber index DIR` sends them.
+func indexSummary(w io.Writer, c crawl.Config, res crawl.Result) error {
+	i := slices.IndexFunc(c.Services, func(s crawl.Service) bool { _, ok := s.(*searchindex.Service); return ok })
+	if i < 0 || res.End == crawl.EndAlreadyFinished {
+		return nil
+	}
+	rec := c.Services[i].(*searchindex.Service).Record()
+	return printIndexRecord(w, c.Dir, rec, res.End == crawl.EndFinished || res.End == crawl.EndLimit)
+}
+
+// printIndexRecord prints the figures of a search-index record; when final, a record with
+// documents refused or left to send is an error.
+func printIndexRecord(w io.Writer, dir string, rec report.IndexRecord, final bool) error {
+	fmt.Fprintf(w, "  %-11s %s %s: %d sent, %d acknowledged, %d failed, %d backlog\n", "Index:", rec.URL, rec.Index,
+		rec.Sent, rec.Acknowledged, rec.Failed, rec.Backlog)
+	for i, f := range rec.Failures {
+		if i == 10 {
+			fmt.Fprintf(w, "    ... %d more in %s\n", rec.Failed-10, filepath.Join(dir, crawl.EventsFile))
+			break
+		}
+		fmt.Fprintf(w, "    refused: %s: %s\n", f.URL, f.Reason)
+	}
+	if rec.Error != "" {
+		fmt.Fprintf(w, "    error: %s\n", rec.Error)
+	}
+	if !final || (rec.Error == "" && rec.Failed == 0 && rec.Backlog == 0) {
+		return nil
+	}
+	switch {
+	case rec.Error != "":
+		return fmt.Errorf("search index: %s (documents.jsonl keeps the %d documents not sent: amber index %s sends them)", rec.Error, rec.Backlog, dir)
+	case rec.Backlog > 0:
+		return fmt.Errorf("search index: %d documents not sent, the index did not answer (amber index %s sends them)", rec.Backlog, dir)
+	}
+	return fmt.Errorf("search index: %d documents refused (see %s)", rec.Failed, filepath.Join(dir, crawl.EventsFile))
 }
 
 // endStatus is the error that gives a crawl's end its exit status: nil when it finished.

@@ -205,6 +205,31 @@ func TestCrawlIndexWrongPassword(t *testing.T) {
 	if rec.Backlog == 0 || rec.Offset != 0 || !strings.Contains(rec.Error, "401") {
 		t.Errorf("record = %+v, want every document in the backlog and the error", rec)
 	}
+
+	// amber index sends them, the password given again (crawl.yaml writes it as ***).
+	stdout.Reset()
+	if err := run(t.Context(), []string{"index", "--password", "env:AMBER_TEST_INDEX_PASSWORD", dir}, nil, &stdout, &stderr); err == nil {
+		t.Fatal("amber index without the password's variable set: no error")
+	}
+	t.Setenv("AMBER_TEST_INDEX_PASSWORD", zinctest.Password)
+	if err := run(t.Context(), []string{"index", "--password", "env:AMBER_TEST_INDEX_PASSWORD", dir}, nil, &stdout, &stderr); err != nil {
+		t.Fatalf("amber index: %v\n%s", err, stdout.String())
+	}
+	docs := checkIndexed(t, s, "wrong-password", dir)
+	want := fmt.Sprintf("%d acknowledged, 0 failed, 0 backlog", len(docs))
+	if !strings.Contains(stdout.String(), want) {
+		t.Errorf("amber index says %q, want %q", stdout.String(), want)
+	}
+	// Again: nothing left to send, nothing sent.
+	first := stdout.String()
+	stdout.Reset()
+	if err := run(t.Context(), []string{"index", "--password", "env:AMBER_TEST_INDEX_PASSWORD", dir}, nil, &stdout, &stderr); err != nil {
+		t.Fatal(err)
+	}
+	if stdout.String() != first {
+		t.Errorf("second amber index says %q, want what the first said, %q", stdout.String(), first)
+	}
+	checkIndexed(t, s, "wrong-password", dir)
 }
 
 // waitLines waits until path has n lines, or fails t after a minute.

@@ -6,6 +6,7 @@
 //	amber report DIR                              (re)write a crawl's reports
 //	amber wacz DIR [-o FILE.wacz]                 package a crawl as a WACZ file
 //	amber ctl DIR COMMAND [ARGS]                  steer a running crawl (pause, block, ...)
+//	amber index [flags] DIR                       send a crawl's documents to a search index
 //	amber help [COMMAND]                          print help
 //	amber version
 //
@@ -108,7 +109,9 @@ Usage:
   amber ctl DIR COMMAND [ARGS]                  steer a running crawl: status, pause, resume, stop,
                                                 add-seed URL, block RULE, unblock RULE,
                                                 host-delay HOST DUR, limit N
-  amber help [COMMAND]                          print help (COMMAND: crawl, scope, report, wacz, config, ctl)
+  amber index [flags] DIR                       send a crawl's documents to a search index
+                                                (Elasticsearch 8's bulk API)
+  amber help [COMMAND]                          print help (COMMAND: crawl, scope, report, wacz, config, ctl, index)
   amber version                                 print the version
 
 Run 'amber help crawl' for the crawl flags and exit statuses.
@@ -134,6 +137,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return runConfig(args[1:], stdout)
 	case "ctl":
 		return runCtl(ctx, args[1:], stdout)
+	case "index":
+		return runIndex(ctx, args[1:], stdout)
 	case "version", "--version", "-version":
 		fmt.Fprintln(stdout, "amber", version)
 		return nil
@@ -166,12 +171,14 @@ func runHelp(args []string, stdout io.Writer) error {
 		fmt.Fprint(stdout, configHelp)
 	case "ctl":
 		fmt.Fprint(stdout, ctlHelp)
+	case "index":
+		return runIndex(context.Background(), []string{"--help"}, stdout)
 	case "version":
 		fmt.Fprintln(stdout, "usage: amber version\n\nPrints amber's version.")
 	case "help":
 		fmt.Fprint(stdout, usage)
 	default:
-		return usagef("no help for %q: want crawl, scope, report, wacz, config or ctl", args[0])
+		return usagef("no help for %q: want crawl, scope, report, wacz, config, ctl or index", args[0])
 	}
 	return nil
 }

@@ -28,6 +28,9 @@ const (
 	ControlSocket = "control.sock"
 	// DocumentsFile is the stream of search documents (Elastic web-crawler schema).
 	DocumentsFile = "documents.jsonl"
+	// IndexFile records what a search index acknowledged of DocumentsFile (report.IndexFile,
+	// written by package searchindex).
+	IndexFile = "documents.index.json"
 	// ReportsDir holds the post-crawl reports.
 	ReportsDir = "reports"
 )

@@ -353,3 +353,43 @@ func grepLines(s, sub string) string {
 	}
 	return strings.Join(out, "\n")
 }
+
+// BenchmarkCrawlIndex crawls the same generated site with the search-index sink off and on
+// (ZincSearch on 127.0.0.1) and reports pages/s. Prints figures, asserts nothing:
+//
+//	go test -run '^$' -bench CrawlIndex -benchtime 1x -count 3 ./cmd/amber/
+func BenchmarkCrawlIndex(b *testing.B) {
+	zinctest.Require(b)
+	s := zinctest.StartT(b)
+	const pages = 2000
+	site, err := testsite.StartHandler(testsite.Generated{Pages: pages})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer site.Close()
+	for _, sink := range []bool{false, true} {
+		name := map[bool]string{false: "off", true: "on"}[sink]
+		b.Run(name, func(b *testing.B) {
+			for i := range b.N {
+				dir := filepath.Join(b.TempDir(), "crawl")
+				args := []string{"crawl", "--dir", dir, "--connect-to", site.ConnectTo(), "--allow-private",
+					"--host-delay", "0", "--host-concurrency", "4", "--workers", "4", "--quiet", "--log-level", "error", "http://gen.example.com/"}
+				if sink {
+					p := filepath.Join(b.TempDir(), "index.yaml")
+					y := fmt.Sprintf("index: {sink: elasticsearch, url: %q, name: bench-%d, username: %s, password: %s, compression: false}\n",
+						s.URL, i, zinctest.User, zinctest.Password)
+					if err := os.WriteFile(p, []byte(y), 0o644); err != nil {
+						b.Fatal(err)
+					}
+					args = append(args, "--config", p)
+				}
+				var out bytes.Buffer
+				start := time.Now()
+				if err := run(b.Context(), args, nil, &out, &out); err != nil {
+					b.Fatalf("%v\n%s", err, out.String())
+				}
+				b.ReportMetric(float64(pages)/time.Since(start).Seconds(), "pages/s")
+			}
+		})
+	}
+}

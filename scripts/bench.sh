@@ -244,7 +244,7 @@ scale() {
   local code=$?
   set -e
   cat "$work/amber.out"
-  echo "amber exited $code (14: stopped at --time-limit $SCALE_LIMIT); whole run, reports included:"
+  echo "amber exited $code (14: stopped at --time-limit $SCALE_LIMIT); frontier store $(du -sm "$work/amber/state" 2>/dev/null | cut -f1) MB, WARC files $(du -cm "$work"/amber/warcs/* 2>/dev/null | tail -n 1 | cut -f1) MB; whole run, reports included:"
   local last_peak
   last_peak=$(figure amber rss)
   local whole=$last_peak

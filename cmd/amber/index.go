@@ -63,7 +63,7 @@ func runIndex(ctx context.Context, args []string, stdout io.Writer) error {
 	var f indexFlags
 	fs := flag.NewFlagSet("index", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
-	fs.StringVar(&f.config, "config", "", "config `FILE` whose index section is used (default: DIR/crawl.yaml)")
+	fs.StringVar(&f.config, "config", "", "config `FILE` whose index section is used, and with --purge and --process its seeds, scope, rules and fetch settings (default: DIR/crawl.yaml)")
 	fs.StringVar(&f.url, "url", "", "the server's base `URL` (index.url)")
 	fs.StringVar(&f.name, "name", "", "the index `NAME` (index.name)")
 	fs.StringVar(&f.username, "username", "", "user name (index.username)")

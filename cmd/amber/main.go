@@ -7,6 +7,7 @@
 //	amber wacz DIR [-o FILE.wacz]                 package a crawl as a WACZ file
 //	amber ctl DIR COMMAND [ARGS]                  steer a running crawl (pause, block, ...)
 //	amber index [flags] DIR                       send a crawl's documents to a search index
+//	amber index --purge|--process [--dry-run] DIR purge phase and process crawl of an index
 //	amber help [COMMAND]                          print help
 //	amber version
 //
@@ -111,6 +112,10 @@ Usage:
                                                 host-delay HOST DUR, limit N
   amber index [flags] DIR                       send a crawl's documents to a search index
                                                 (Elasticsearch 8's bulk API)
+  amber index --purge DIR                       delete the indexed documents of the crawl's domains
+                                                it did not see that now answer 3xx or 4xx
+  amber index --process [--dry-run] DIR         delete (or list) the indexed documents of the
+                                                crawl's domains its config's scope now leaves out
   amber help [COMMAND]                          print help (COMMAND: crawl, scope, report, wacz, config, ctl, index)
   amber version                                 print the version
 

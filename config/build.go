@@ -40,12 +40,19 @@ type Options struct {
 // DefaultMemoryLimit is the default of limits.memory (the command sets the process's soft
 // memory limit from it). Without a limit Go lets the heap grow to twice the live heap between
 // collections, and the frontier store's table builds (large short-lived buffers) make that a
-// peak RSS of 394 MB at 320,000 pages of the generated site. The live heap at the peak of a
-// 1,000,000-page crawl is 49-59 MB, so 80 MiB keeps the collector from running all the time:
-// make bench-scale (1,000,052 pages) peaked at 144 MB crawling and 131 writing the reports in
-// 313 CPU-s, against 160 and 152 MB in 302 CPU-s at 96 MiB and 194 and 149 MB at 128 MiB
-// (issue 11).
-const DefaultMemoryLimit = 80 << 20
+// peak RSS of 394 MB at 320,000 pages of the generated site. Badger keeps the allocators of
+// the tables it built in a pool, live heap of 15 MB or more each (frontier/builders.go), so
+// the live heap of a 1,000,000-page crawl is 60-70 MB, and a limit near it has the collector
+// run all the time. make bench-scale (1,000,052 pages, load average 2 to 7):
+//
+//	limit     wall   CPU-s  peak RSS crawling / reports
+//	 80 MiB    671   1033   127 / -    (an earlier run; 1,100-1,400 pages/s after 10 s)
+//	 96 MiB    499    769   144 / 110
+//	112 MiB    407    617   140 / 123
+//
+// and amber before the frontier stopped trimming badger's pool itself (reflect), at 80 MiB:
+// 408 s, 494 CPU-s, 142 / 133 MB.
+const DefaultMemoryLimit = 112 << 20
 
 // Build turns the file model into the engine's configuration, the one translation between
 // them. It works on f in place, so that f saved afterwards (Marshal; crawl.yaml) says what

@@ -39,12 +39,16 @@ package frontier
 //
 // It costs CPU: the allocators badger keeps are live heap, about 20 MB more on average than
 // the trimmed pool kept (67 MB against 47 after a collection, two 250,000-page crawls run side
-// by side), and under the crawl's 80 MiB memory limit the collector runs far more often (6,934
+// by side), and under an 80 MiB memory limit the collector runs far more often (6,934
 // collections against 846): 34 to 39% more CPU-s (228 against 170 side by side at 400,000
-// pages; 776 against 558 above). Tables of 128 KiB did not help (as many CPU-s at 250,000
-// pages). Tables without compression would (fewer collections, 5% fewer CPU-s than 256 KiB
-// compressed at 250,000 pages), but badger takes a table's compression from the options, not
-// from the table, so stores written before could not be opened without rewriting them.
+// pages; 776 against 558 above). So the crawl's default memory limit is 112 MiB
+// (config.DefaultMemoryLimit): make bench-scale in 407 s, 617 CPU-s, peak 140 MB crawling,
+// against 408 s, 494 CPU-s, 142 MB with the pool trimmed and 80 MiB (load average 2 to 7).
+// Tables of 128 KiB did not help (as many CPU-s at 250,000 pages). Tables without compression
+// help the CPU but not the peak: badger records each table's compression in the MANIFEST
+// and reads a table as written, so a store could switch, but at 1,000,052 pages they took
+// 416 s, 528 CPU-s and a peak of 168 MB (the pages of twice the table bytes written by each
+// compaction), with a store of 370 MB against 171.
 const (
 	// baseTableSize is the size of a table below level 0, compressed (see above).
 	baseTableSize = 256 << 10

@@ -13,7 +13,7 @@ func TestIndexValidate(t *testing.T) {
 		err  string // "" for valid
 	}{
 		{"none", Index{}, ""},
-		{"url without sink", Index{URL: "http://127.0.0.1:9200"}, "need sink"},
+		{"url without sink", Index{URL: "http://127.0.0.1:9200", Name: "a"}, ""},
 		{"unknown sink", Index{Sink: "solr"}, "want elasticsearch"},
 		{"ok", Index{Sink: "elasticsearch", URL: "http://127.0.0.1:4080/es", Name: "crawl-1"}, ""},
 		{"api key", Index{Sink: "elasticsearch", URL: "https://es:9200", Name: "a", APIKey: "env:ES_KEY"}, ""},

@@ -257,3 +257,38 @@ func TestConvertElasticRefuses(t *testing.T) {
 		t.Errorf("err = %v", err)
 	}
 }
+
+// TestElasticsearchYMLBesideFileSink: the open crawler reads config/elasticsearch.yml beside
+// every crawler.yml; with output_sink file its connection is unused, and the two files
+// combined build a crawl that sends no document anywhere (no error, no sink).
+func TestElasticsearchYMLBesideFileSink(t *testing.T) {
+	parts := []config.Part{}
+	for name, data := range map[string]string{
+		"crawler.yml":       "domains: [{url: 'https://example.com'}]\noutput_sink: file\n",
+		"elasticsearch.yml": "elasticsearch.host: http://127.0.0.1\nelasticsearch.port: 9200\noutput_index: site\n",
+	} {
+		c, err := Parse([]byte(data), name)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		cv, err := c.Convert()
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		parts = append(parts, config.Part{Name: name, File: cv.File, Converted: cv})
+	}
+	f, err := config.Merge(parts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f.Index.Sink != "" {
+		t.Errorf("index.sink = %q, want none", f.Index.Sink)
+	}
+	cfg, err := config.Build(f, config.Options{Dir: t.TempDir()})
+	if err != nil {
+		t.Fatalf("Build: %v", err)
+	}
+	if len(cfg.Services) != 0 {
+		t.Errorf("services %v, want none", cfg.Services)
+	}
+}

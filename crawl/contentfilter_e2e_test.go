@@ -12,6 +12,7 @@ import (
 
 	"github.com/amber-crawler/amber/contentfilter"
 	"github.com/amber-crawler/amber/crawl"
+	"github.com/amber-crawler/amber/internal/crawltest"
 	"github.com/amber-crawler/amber/internal/testsite"
 	"github.com/amber-crawler/amber/internal/warccheck"
 )
@@ -187,7 +188,7 @@ func TestContentFilter(t *testing.T) {
 					}
 				}
 				var events []string
-				for _, e := range readEventsFile(t, filepath.Join(cfg.Dir, crawl.EventsFile)) {
+				for _, e := range crawltest.ReadEvents(t, filepath.Join(cfg.Dir, crawl.EventsFile)) {
 					if e["event.action"] == contentfilter.ActionExcluded {
 						label := e["labels.type"]
 						if label == nil {

@@ -1,7 +1,6 @@
 package crawl_test
 
 import (
-	"encoding/json"
 	"net"
 	"net/http"
 	"os"
@@ -279,21 +278,4 @@ func countPositive(m map[string]int) int {
 		}
 	}
 	return n
-}
-
-func readEventsFile(t *testing.T, path string) []map[string]any {
-	t.Helper()
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var evs []map[string]any
-	for line := range strings.Lines(string(b)) {
-		var m map[string]any
-		if err := json.Unmarshal([]byte(line), &m); err != nil {
-			t.Fatalf("events.jsonl: %v: %q", err, line)
-		}
-		evs = append(evs, m)
-	}
-	return evs
 }

@@ -162,7 +162,7 @@ func TestIPScopeCrawl(t *testing.T) {
 	}
 	// The refusals are discover-denied events with their reasons.
 	var denied []string
-	for _, ev := range readEventsFile(t, filepath.Join(dir, crawl.EventsFile)) {
+	for _, ev := range crawltest.ReadEvents(t, filepath.Join(dir, crawl.EventsFile)) {
 		if ev["event.action"] == report.ActionURLDiscover && ev["event.type"] == "denied" {
 			denied = append(denied, fmt.Sprint(ev["url.full"], " ", ev["crawler.url.scope_reason"]))
 		}

@@ -268,7 +268,7 @@ func TestCrawlLogin(t *testing.T) {
 
 			// events.jsonl: two login events, successes, without the password.
 			var events []map[string]any
-			for _, ev := range readEventsFile(t, filepath.Join(cfg.Dir, crawl.EventsFile)) {
+			for _, ev := range crawltest.ReadEvents(t, filepath.Join(cfg.Dir, crawl.EventsFile)) {
 				if ev["event.action"] == login.ActionLogin {
 					events = append(events, ev)
 				}

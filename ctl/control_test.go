@@ -180,7 +180,7 @@ func TestControl(t *testing.T) {
 	}
 
 	var actions []string
-	for _, e := range ctltest.ReadEvents(t, filepath.Join(dir, crawl.EventsFile)) {
+	for _, e := range crawltest.ReadEvents(t, filepath.Join(dir, crawl.EventsFile)) {
 		if e["event.action"] == report.ActionControl {
 			actions = append(actions, fmt.Sprintf("%v %v %v", e["crawler.control.command"], e["event.outcome"], e["user.name"] != ""))
 		}

@@ -388,7 +388,7 @@ func testLivePage(t *testing.T, chromium string, configure func(*crawl.Config)) 
 		}
 	}
 	var actions []string
-	for _, e := range ctltest.ReadEvents(t, filepath.Join(cfg.Dir, crawl.EventsFile)) {
+	for _, e := range crawltest.ReadEvents(t, filepath.Join(cfg.Dir, crawl.EventsFile)) {
 		if e["event.action"] == report.ActionControl {
 			user, _ := e["user.name"].(string)
 			actions = append(actions, fmt.Sprintf("%v %v %v", e["crawler.control.command"], e["event.outcome"], strings.HasPrefix(user, "http:127.0.0.1:")))

@@ -5,6 +5,7 @@ package crawltest
 import (
 	"bufio"
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -127,4 +128,22 @@ func Chromium(t testing.TB) string {
 	}
 	t.Skipf("chromium not found at %s", strings.Join(candidates, " or "))
 	return ""
+}
+
+// ReadEvents reads an events.jsonl file, one map per event.
+func ReadEvents(t testing.TB, path string) []map[string]any {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var evs []map[string]any
+	for line := range strings.Lines(string(b)) {
+		var m map[string]any
+		if err := json.Unmarshal([]byte(line), &m); err != nil {
+			t.Fatalf("events.jsonl: %v: %q", err, line)
+		}
+		evs = append(evs, m)
+	}
+	return evs
 }

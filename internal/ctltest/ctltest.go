@@ -5,13 +5,10 @@ package ctltest
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"slices"
-	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -182,22 +179,4 @@ func Start(t *testing.T, cfg crawl.Config) chan Result {
 		return err == nil
 	})
 	return done
-}
-
-// ReadEvents reads an events.jsonl file.
-func ReadEvents(t *testing.T, path string) []map[string]any {
-	t.Helper()
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var evs []map[string]any
-	for line := range strings.Lines(string(b)) {
-		var m map[string]any
-		if err := json.Unmarshal([]byte(line), &m); err != nil {
-			t.Fatalf("events.jsonl: %v: %q", err, line)
-		}
-		evs = append(evs, m)
-	}
-	return evs
 }

@@ -66,8 +66,9 @@ test-short:
 
 # Benchmarks print figures (pages/s, MB/s, decisions/s); they assert nothing. scripts/bench.sh
 # crawls a generated 10,000-page site with amber and with wget (Debian package wget, installed
-# with apt-get if missing) in one run and prints pages/s, CPU-s per 1,000 pages, peak RSS and
-# the ratio amber/wget (PAGES=N for another size).
+# with apt-get if missing) in one run, for pages of about 5 KB and 30 KB of varied text and the
+# small pages of earlier figures (PAGE_SIZES="5000 30000 0"; PAGES=N for another count), and
+# prints pages/s, CPU-s per 1,000 pages, peak RSS and the ratio amber/wget for each.
 bench: build
 	./scripts/bench.sh compare
 	$(GO) test -run '^$$' -bench . -benchmem ./scope/ ./crawlrule/ ./sitemap/ ./extract/ ./frontier/ ./warc/ ./wacz/ ./fetch/
@@ -75,8 +76,9 @@ bench: build
 	$(GO) test -run '^$$' -bench AddClaimDone -benchtime 50000x ./frontier/redisfront/
 	$(GO) test -run '^$$' -bench SharedCrawl -benchtime 1x ./cmd/amber/
 
-# amber on a generated 1,000,000-page site (SCALE_PAGES=N), pages/s and RSS every 10 s, stopped
-# at 15 minutes (SCALE_LIMIT) if not done.
+# amber on a generated 1,000,000-page site (SCALE_PAGES=N) of 5 KB pages (PAGE_SIZE=N bytes; 0
+# for the small pages), pages/s and RSS every 10 s, stopped at 15 minutes (SCALE_LIMIT) if not
+# done.
 bench-scale: build
 	./scripts/bench.sh scale
 

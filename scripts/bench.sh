@@ -2,12 +2,15 @@
 # Crawl benchmarks on a generated site (internal/testsite: testsite.Generated, served by
 # bin/testsite -pages N on 127.0.0.1). Prints figures, asserts nothing about speed.
 #
-#   scripts/bench.sh [compare]   make bench: amber and wget crawl the same PAGES-page site (default
-#                                10000) in one run, each under /usr/bin/time -v; prints pages/s,
-#                                CPU-seconds per 1,000 pages and peak RSS for both and the ratio
-#                                amber/wget. Exits 1 if they did not fetch the same URLs.
+#   scripts/bench.sh [compare]   make bench: for each page size of PAGE_SIZES (default "5000 30000
+#                                0"), amber and wget crawl the same PAGES-page site (default
+#                                10000), one after the other, each under /usr/bin/time -v; prints
+#                                pages/s, CPU-seconds per 1,000 pages and peak RSS for both and
+#                                the ratio amber/wget, and a table of every size at the end. Exits
+#                                1 if they did not fetch the same URLs.
 #   scripts/bench.sh scale       make bench-scale: amber on a SCALE_PAGES-page site (default
-#                                1000000), printing pages/s and RSS (anonymous and file-backed)
+#                                1000000) of PAGE_SIZE pages (default 5000; 0 for the small
+#                                pages), printing pages/s and RSS (anonymous and file-backed)
 #                                every 10 s, bounded by SCALE_LIMIT (default 15m, amber's
 #                                --time-limit); at the end the whole run's peak RSS and the peak
 #                                of each phase: crawl, closing and index sort, reports.
@@ -17,6 +20,11 @@
 #                                heap profile (heap.peak, from /debug/pprof/heap on
 #                                --status-addr, while the crawl runs), and prints both at the
 #                                end.
+#
+# Page sizes (testsite -page-size): 5000 and 30000 are pages of about that many bytes of varied
+# text compressing about as written English does (2.3 and 2.9 to 1), ten links each, a 3 KB
+# stylesheet and 50 images of 2 to 10 KB (internal/testsite: Generated); 0 is the small pages of
+# the earlier figures (about 250 bytes, two links, tiny stylesheet and images).
 #
 # The generated site's links are root-relative (href=/p/1.html, src=/img/3.png), so it has no
 # host name of its own: both crawlers start at http://127.0.0.1:PORT/ and stay on that host,
@@ -28,6 +36,8 @@ cd "$(dirname "$0")/.."
 
 mode=${1:-compare}
 PAGES=${PAGES:-10000}
+PAGE_SIZES=${PAGE_SIZES:-5000 30000 0}
+PAGE_SIZE=${PAGE_SIZE:-5000}
 SCALE_PAGES=${SCALE_PAGES:-1000000}
 SCALE_LIMIT=${SCALE_LIMIT:-15m}
 PROFILE=${PROFILE:-}
@@ -57,9 +67,11 @@ cleanup() {
 }
 trap cleanup EXIT
 
-# serve N: starts bin/testsite -pages N; sets addr to its 127.0.0.1:PORT.
+# serve N SIZE: starts bin/testsite -pages N -page-size SIZE; sets addr to its 127.0.0.1:PORT.
 serve() {
-  ./bin/testsite -pages "$1" >"$work/server.txt" &
+  [ -z "$server" ] || { kill "$server" 2>/dev/null || true; wait "$server" 2>/dev/null || true; }
+  : >"$work/server.txt"
+  ./bin/testsite -pages "$1" -page-size "$2" >"$work/server.txt" &
   server=$!
   for _ in $(seq 100); do [ -s "$work/server.txt" ] && break; sleep 0.1; done
   addr=$(head -n 1 "$work/server.txt")
@@ -88,12 +100,15 @@ figure() {
     END { if (f == "wall") print wall; else if (f == "cpu") print cpu; else print rss }' "$work/$1.time"
 }
 
-compare() {
-  [ -x /usr/bin/time ] || need /usr/bin/time time
-  need wget wget
-  serve "$PAGES"
+# compare_size SIZE: amber and wget on a PAGES-page site of SIZE pages; appends a row for each
+# to $work/summary.
+compare_size() {
+  local size=$1
+  serve "$PAGES" "$size"
   local seed="http://$addr/"
-  echo "generated site: $PAGES pages at $seed ($(nproc) cores)"
+  rm -rf "$work/amber" "$work/wget"
+  echo
+  echo "generated site: $PAGES pages of $(size_name "$size") at $seed ($(nproc) cores)"
 
   timed amber ./bin/amber crawl --dir "$work/amber" "${AMBER_FLAGS[@]}" --quiet "$seed" >/dev/null
   # wget, one connection: --level=inf to follow the whole link tree, --page-requisites for the
@@ -131,10 +146,30 @@ compare() {
     cpk[$n]=$(awk -v p="$PAGES" -v c="$cpu" 'BEGIN { printf "%.3f", c / p * 1000 }')
     mb[$n]=$(awk -v r="$rss" 'BEGIN { printf "%.0f", r }')
     printf '%-10s %8.2f %9s %15s %6s MB\n' "$n" "$wall" "${pps[$n]}" "${cpk[$n]}" "${mb[$n]}"
+    printf '%-12s %-10s %9s %15s %6s MB\n' "$(size_name "$size")" "$n" "${pps[$n]}" "${cpk[$n]}" "${mb[$n]}" >>"$work/summary"
   done
   awk -v a="${pps[amber]}" -v w="${pps[wget]}" -v ac="${cpk[amber]}" -v wc="${cpk[wget]}" \
     -v ar="${mb[amber]}" -v wr="${mb[wget]}" \
     'BEGIN { printf "%-10s %8s %8.2fx %14.2fx %8.2fx\n", "amber/wget", "", a / w, ac / wc, ar / wr }'
+  awk -v s="$(size_name "$size")" -v a="${pps[amber]}" -v w="${pps[wget]}" -v ac="${cpk[amber]}" -v wc="${cpk[wget]}" \
+    -v ar="${mb[amber]}" -v wr="${mb[wget]}" \
+    'BEGIN { printf "%-12s %-10s %8.2fx %14.2fx %8.2fx\n", s, "amber/wget", a / w, ac / wc, ar / wr }' >>"$work/summary"
+}
+
+# size_name SIZE: "5000 B pages", or "small pages" for 0.
+size_name() { [ "$1" = 0 ] && echo "small pages" || echo "$1 B pages"; }
+
+compare() {
+  [ -x /usr/bin/time ] || need /usr/bin/time time
+  need wget wget
+  local size
+  for size in $PAGE_SIZES; do
+    compare_size "$size"
+  done
+  echo
+  echo "all sizes ($PAGES pages each):"
+  printf '%-12s %-10s %9s %15s %9s\n' "page size" crawler pages/s "CPU-s/1k pages" "peak RSS"
+  cat "$work/summary"
 }
 
 # seconds DURATION: a --time-limit value (90s, 15m, 1h, 1h30m) in seconds.
@@ -166,11 +201,11 @@ mb() { awk -v k="$1" 'BEGIN { printf "%.0f", k / 1024 }'; }
 # the phases are not split and only the whole run's peak is printed.
 scale() {
   need curl curl
-  serve "$SCALE_PAGES"
+  serve "$SCALE_PAGES" "$PAGE_SIZE"
   local seed="http://$addr/"
   local limit
   limit=$(seconds "$SCALE_LIMIT")
-  echo "generated site: $SCALE_PAGES pages at $seed; amber --time-limit $SCALE_LIMIT"
+  echo "generated site: $SCALE_PAGES pages of $(size_name "$PAGE_SIZE") at $seed; amber --time-limit $SCALE_LIMIT"
   [ -x /usr/bin/time ] || need /usr/bin/time time
   /usr/bin/time -v -o "$work/amber.time" ./bin/amber crawl --dir "$work/amber" "${AMBER_FLAGS[@]}" \
     --log-level info --status-addr 127.0.0.1:0 --time-limit "$SCALE_LIMIT" "$seed" \

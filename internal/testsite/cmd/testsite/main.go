@@ -1,7 +1,7 @@
 // Command testsite serves a test site from testdata/ on 127.0.0.1 for `make demo`. It prints
 // the address, then the --connect-to value, and serves until interrupted.
 //
-//	testsite [-pages N] [DIR]
+//	testsite [-pages N [-page-size BYTES]] [DIR]
 package main
 
 import (
@@ -16,6 +16,7 @@ import (
 
 func main() {
 	pages := flag.Int("pages", 0, "serve a generated site of this many pages instead of DIR")
+	pageSize := flag.Int("page-size", 0, "with -pages: pages of about this many bytes of varied text (0: small pages of about 250 bytes)")
 	flag.Parse()
 	var (
 		s   *testsite.Server
@@ -23,11 +24,11 @@ func main() {
 	)
 	switch {
 	case *pages > 0:
-		s, err = testsite.StartHandler(testsite.Generated{Pages: *pages})
+		s, err = testsite.StartHandler(testsite.Generated{Pages: *pages, PageSize: *pageSize})
 	case flag.NArg() == 1:
 		s, err = testsite.Start(flag.Arg(0))
 	default:
-		fmt.Fprintln(os.Stderr, "usage: testsite [-pages N] [DIR]")
+		fmt.Fprintln(os.Stderr, "usage: testsite [-pages N [-page-size BYTES]] [DIR]")
 		os.Exit(2)
 	}
 	if err != nil {

@@ -1,0 +1,206 @@
+package gzfixed
+
+import (
+	"bytes"
+	"compress/gzip"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"net/http/httptest"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/amber-crawler/amber/internal/testsite"
+
+	kgzip "github.com/klauspost/compress/gzip"
+)
+
+// decode reads member as gzip with the standard library and with klauspost/compress.
+func decode(t testing.TB, member []byte) []byte {
+	t.Helper()
+	got := decodeStd(t, member)
+	kr, err := kgzip.NewReader(bytes.NewReader(member))
+	if err != nil {
+		t.Fatalf("klauspost gzip header: %v", err)
+	}
+	kgot, err := io.ReadAll(kr)
+	if err != nil {
+		t.Fatalf("klauspost gzip: %v", err)
+	}
+	if !bytes.Equal(got, kgot) {
+		t.Fatalf("the two readers disagree")
+	}
+	return got
+}
+
+// decodeStd reads member as one gzip member with the standard library.
+func decodeStd(t testing.TB, member []byte) []byte {
+	t.Helper()
+	zr, err := gzip.NewReader(bytes.NewReader(member))
+	if err != nil {
+		t.Fatalf("gzip header: %v", err)
+	}
+	zr.Multistream(false)
+	got, err := io.ReadAll(zr)
+	if err != nil {
+		t.Fatalf("gzip: %v", err)
+	}
+	return got
+}
+
+func randomBytes(seed uint64, n int) []byte {
+	r := rand.New(rand.NewPCG(seed, 1))
+	b := make([]byte, n)
+	for i := range b {
+		b[i] = byte(r.Uint32())
+	}
+	return b
+}
+
+func TestRoundTrip(t *testing.T) {
+	request := "GET /p/12.html HTTP/1.1\r\nHost: 127.0.0.1:8080\r\nUser-Agent: amber/1.0 (+https://example.org/bot)\r\nAccept: text/html\r\nAccept-Encoding: gzip\r\n\r\n"
+	// A match of the longest length, 258, at the longest distance, 32768.
+	far := append(randomBytes(3, 258), randomBytes(4, 32768-258)...)
+	far = append(far, far[:258]...)
+	far = far[:MaxInput]
+	tests := []struct {
+		name string
+		in   []byte
+	}{
+		{"empty", nil},
+		{"one byte", []byte{0}},
+		{"three bytes", []byte("abc")},
+		{"four same", []byte("aaaa")},
+		{"long run", bytes.Repeat([]byte{'x'}, 5000)},
+		{"every byte value", func() []byte {
+			b := make([]byte, 512)
+			for i := range b {
+				b[i] = byte(i)
+			}
+			return b
+		}()},
+		{"random", randomBytes(1, 3000)},
+		{"request", []byte(request)},
+		{"requests", []byte(strings.Repeat(request, 20))},
+		{"lengths", func() []byte {
+			// Repeats of every length from 3 to 300 after a random gap.
+			var b []byte
+			for n := 3; n <= 300 && len(b) < MaxInput-700; n++ {
+				src := randomBytes(uint64(n), n)
+				b = append(b, src...)
+				b = append(b, randomBytes(uint64(n)+1000, n%17)...)
+				b = append(b, src...)
+			}
+			return b
+		}()},
+		{"farthest match", far},
+		{"max input", randomBytes(2, MaxInput)},
+	}
+	var e Encoder
+	for _, tt := range tests {
+		prefix := []byte("kept")
+		out := e.Append(prefix, tt.in)
+		if !bytes.HasPrefix(out, []byte("kept")) {
+			t.Errorf("%s: dst's bytes not kept", tt.name)
+		}
+		if got := decode(t, out[4:]); !bytes.Equal(got, tt.in) {
+			t.Errorf("%s: read back %d bytes, want %d", tt.name, len(got), len(tt.in))
+		}
+	}
+}
+
+// The fixed codes compress repeated text: the request repeated 20 times is a few times smaller.
+func TestCompresses(t *testing.T) {
+	in := []byte(strings.Repeat("GET /p/12.html HTTP/1.1\r\nHost: 127.0.0.1:8080\r\n", 40))
+	var e Encoder
+	out := e.Append(nil, in)
+	if len(out)*10 > len(in) {
+		t.Errorf("%d bytes compressed to %d", len(in), len(out))
+	}
+	if got := decode(t, out); !bytes.Equal(got, in) {
+		t.Error("read back differs")
+	}
+}
+
+func TestMaxInput(t *testing.T) {
+	defer func() {
+		if recover() == nil {
+			t.Error("no panic past MaxInput")
+		}
+	}()
+	var e Encoder
+	e.Append(nil, make([]byte, MaxInput+1))
+}
+
+func FuzzRoundTrip(f *testing.F) {
+	f.Add([]byte("GET / HTTP/1.1\r\nHost: example.org\r\n\r\n"))
+	f.Add(bytes.Repeat([]byte("ab"), 400))
+	f.Add([]byte{})
+	var e Encoder
+	f.Fuzz(func(t *testing.T, in []byte) {
+		if len(in) > MaxInput {
+			in = in[:MaxInput]
+		}
+		// Twice with one encoder: nothing of one member may leak into the next. The standard
+		// library's reader only: klauspost's, instrumented, runs 15 times slower (TestRoundTrip
+		// reads with both).
+		for range 2 {
+			if got := decodeStd(t, e.Append(nil, in)); !bytes.Equal(got, in) {
+				t.Fatalf("read back %q, want %q", got, in)
+			}
+		}
+	})
+}
+
+// BenchmarkAppend compresses WARC records of typical sizes with the fixed codes and with
+// klauspost/compress at level 2 (a new member each time, as a WARC writer does): a request, the
+// metadata record of a page with its outlinks, and a response of a 5 KB generated page.
+func BenchmarkAppend(b *testing.B) {
+	page := func(i int) []byte {
+		rec := httptest.NewRecorder()
+		testsite.Generated{Pages: 10000, PageSize: 5000}.ServeHTTP(rec, httptest.NewRequest("GET", testsite.PageURL(i), nil))
+		return rec.Body.Bytes()
+	}
+	request := []byte("WARC/1.1\r\nWARC-Type: request\r\nWARC-Target-URI: http://127.0.0.1:40909/p/1234.html\r\n" +
+		"WARC-Date: 2026-12-07T03:10:11.123456Z\r\nWARC-Record-ID: <urn:uuid:0a1b2c3d-4e5f-6789-abcd-ef0123456789>\r\n" +
+		"WARC-Concurrent-To: <urn:uuid:1a1b2c3d-4e5f-6789-abcd-ef0123456789>\r\nContent-Type: application/http;msgtype=request\r\n" +
+		"Content-Length: 160\r\nWARC-Block-Digest: sha1:3I42H3S6NNFQ2MSVX7XZKYAYSCX5QBYJ\r\n\r\n" +
+		"GET /p/1234.html HTTP/1.1\r\nHost: 127.0.0.1:40909\r\nUser-Agent: amber/0.1 (+https://github.com/amber-crawler/amber)\r\n" +
+		"Accept-Encoding: gzip\r\nReferer: http://127.0.0.1:40909/p/617.html\r\n\r\n\r\n\r\n")
+	var meta bytes.Buffer
+	meta.WriteString("WARC/1.1\r\nWARC-Type: metadata\r\nWARC-Target-URI: http://127.0.0.1:40909/p/1234.html\r\nContent-Type: application/warc-fields\r\n\r\n")
+	for _, m := range hrefs.FindAllSubmatch(page(1234), -1) {
+		fmt.Fprintf(&meta, "outlink: http://127.0.0.1:40909%s L a/@href\r\n", m[1])
+	}
+	meta.WriteString("outlink: http://127.0.0.1:40909/style.css E link/@href\r\noutlink: http://127.0.0.1:40909/img/34.png E img/@src\r\n\r\n\r\n")
+	response := append([]byte("HTTP/1.1 200 OK\r\nContent-Type: text/html; charset=utf-8\r\nDate: Mon, 07 Dec 2026 03:10:11 GMT\r\n\r\n"), page(1234)...)
+	for _, in := range []struct {
+		name string
+		b    []byte
+	}{{"request", request}, {"metadata", meta.Bytes()}, {"response-5KB", response}} {
+		b.Run("fixed/"+in.name, func(b *testing.B) {
+			var e Encoder
+			var out []byte
+			b.SetBytes(int64(len(in.b)))
+			for b.Loop() {
+				out = e.Append(out[:0], in.b)
+			}
+			b.ReportMetric(float64(len(out)), "bytes/member")
+		})
+		b.Run("klauspost2/"+in.name, func(b *testing.B) {
+			var buf bytes.Buffer
+			zw, _ := kgzip.NewWriterLevel(&buf, 2)
+			b.SetBytes(int64(len(in.b)))
+			for b.Loop() {
+				buf.Reset()
+				zw.Reset(&buf)
+				zw.Write(in.b)
+				zw.Close()
+			}
+			b.ReportMetric(float64(buf.Len()), "bytes/member")
+		})
+	}
+}
+
+var hrefs = regexp.MustCompile(`href="([^"]*)"`)

@@ -324,6 +324,43 @@ func TestContentHashDefinition(t *testing.T) {
 	}
 }
 
+// content_hash is the SHA-1 of what encoding/json (HTML not escaped) writes of the fields and
+// their values: hashes stored by earlier crawls and in search indexes must not change.
+func TestContentHashMatchesEncodingJSON(t *testing.T) {
+	oracle := func(s *SearchDocument, fields []string) string {
+		parts := make([][2]any, 0, len(fields))
+		for _, name := range fields {
+			parts = append(parts, [2]any{name, s.values(name)})
+		}
+		var b bytes.Buffer
+		enc := json.NewEncoder(&b)
+		enc.SetEscapeHTML(false)
+		if err := enc.Encode(parts); err != nil {
+			t.Fatal(err)
+		}
+		return fmt.Sprintf("%x", sha1.Sum(bytes.TrimSuffix(b.Bytes(), []byte("\n"))))
+	}
+	tests := []struct {
+		name   string
+		doc    Document
+		fields []string
+	}{
+		{"none", Document{Title: "T"}, []string{}},
+		{"the default fields", Document{Title: "T", Body: "B", Links: []string{"http://a/"}}, DefaultDocConfig().ContentHashFields},
+		{"plain", Document{Title: "Page", Body: "Some text."}, []string{"title", "body_content"}},
+		{"escapes", Document{Title: "a \"quoted\" <b>&amp;</b> \\ \t\n\r\b\f \x01\x1f", Body: "\u2028\u2029 é 日本"}, []string{"title", "body_content"}},
+		{"invalid UTF-8", Document{Title: "\xff\xfe bad \xc3", Body: "ok\xed\xa0\x80"}, []string{"body_content", "title"}},
+		{"lists", Document{Headings: []string{"one", "", "<h2>"}, Links: []string{"http://a/?x=1&y=2"}}, []string{"headings", "links", "meta_keywords", "unknown"}},
+		{"repeated field", Document{Title: "T"}, []string{"title", "title"}},
+	}
+	for _, tt := range tests {
+		s := NewSearchDocument("http://example.com/", &tt.doc, DocConfig{ContentHashFields: tt.fields}, crawledAt)
+		if want := oracle(&s, tt.fields); s.ContentHash != want {
+			t.Errorf("%s: content_hash %s, encoding/json gives %s", tt.name, s.ContentHash, want)
+		}
+	}
+}
+
 func TestParseBinaryErrors(t *testing.T) {
 	cfg := DocConfig{BinaryContentTypes: []string{"application/pdf", "application/msword"}}
 	if _, err := ParseBinary("http://example.com/a.pdf", "application/pdf", []byte("%PDF-1.4\nnot really"), cfg); !errors.Is(err, ErrBinary) {

@@ -38,6 +38,14 @@ const purellFlags = purell.FlagsSafe | purell.FlagRemoveFragment
 // digits, "-", "_" and "." (or an IPv6 literal without zone), a host that ends in a number but
 // is no IPv4 address ("1.2.3.4.5", "foo.0x", "256.1.1.1"), or a port above 65535.
 func Canonicalize(raw string, f Flavour) (string, error) {
+	if isCanonical(raw) {
+		return raw, nil
+	}
+	return canonicalize(raw, f)
+}
+
+// canonicalize is Canonicalize the long way: parsed and normalised step by step.
+func canonicalize(raw string, f Flavour) (string, error) {
 	scheme, rest, ok := weburl.CutScheme(weburl.Trim(raw))
 	if !ok {
 		return "", fmt.Errorf("%w: %q: not an absolute URL", ErrURL, raw)

@@ -40,19 +40,21 @@ type Options struct {
 // DefaultMemoryLimit is the default of limits.memory (the command sets the process's soft
 // memory limit from it). Without a limit Go lets the heap grow to twice the live heap between
 // collections, and the frontier store's table builds (large short-lived buffers) make that a
-// peak RSS of 394 MB at 320,000 pages of the generated site. Badger keeps the allocators of
-// the tables it built in a pool, live heap of 15 MB or more each (frontier/builders.go), so
-// the live heap of a 1,000,000-page crawl is 60-70 MB, and a limit near it has the collector
-// run all the time. make bench-scale (1,000,052 pages, load average 2 to 7):
+// peak RSS of 394 MB at 320,000 pages of the generated site. With a limit the heap grows to
+// it between collections, so the limit sets most of the peak RSS, and the nearer the live heap
+// is to it the more often the collector runs. Badger keeps the allocators of the tables it
+// built in a pool, live heap bounded by the memtable size (frontier/builders.go: 41 MB at the
+// peak of a 1,000,000-page crawl with 4 MiB memtables). make bench-scale on small pages
+// (PAGE_SIZE=0, 1,000,052 pages, 2 cores):
 //
-//	limit     wall   CPU-s  peak RSS crawling / reports
-//	 80 MiB    671   1033   127 / -    (an earlier run; 1,100-1,400 pages/s after 10 s)
-//	 96 MiB    499    769   144 / 110
-//	112 MiB    407    617   140 / 123
+//	memtables  limit     wall   CPU-s  peak RSS crawling
+//	8 MiB      112 MiB   406    575    148 MB
+//	4 MiB      112 MiB   354    476    151 MB
+//	4 MiB       96 MiB   547    482    139 MB   (load average 5 to 10: others' tests ran)
 //
-// and amber before the frontier stopped trimming badger's pool itself (reflect), at 80 MiB:
-// 408 s, 494 CPU-s, 142 / 133 MB.
-const DefaultMemoryLimit = 112 << 20
+// and, earlier, 8 MiB memtables at 96 MiB: 769 CPU-s; at 80 MiB: 1,033 (the pool's 60-70 MB of
+// live heap near the limit).
+const DefaultMemoryLimit = 96 << 20
 
 // Build turns the file model into the engine's configuration, the one translation between
 // them. It works on f in place, so that f saved afterwards (Marshal; crawl.yaml) says what

@@ -410,7 +410,7 @@ type Limits struct {
 	MinFreeSpace string `yaml:"min_free_space,omitempty"`
 	// Memory is the crawl process's soft memory limit (Go's runtime/debug.SetMemoryLimit: the
 	// garbage collector works harder as the process nears it; it is not a cap): a size or
-	// "off"; default 112MiB. GOMEMLIMIT in the environment wins over it.
+	// "off"; default 96MiB. GOMEMLIMIT in the environment wins over it.
 	Memory string `yaml:"memory,omitempty"`
 }
 

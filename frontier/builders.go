@@ -3,8 +3,8 @@ package frontier
 // Badger builds every table, a memtable flush or a table of a compaction's output, in a
 // z.Allocator in the Go heap that holds the table's blocks uncompressed and, reserved for
 // their compression, about as much again, in buffers doubling from twice the table size: 3.5
-// MiB for a compaction table of baseTableSize (about 1 MiB uncompressed), 15.5 MiB for the
-// level-0 table of a memtable. A compaction builds several tables at once, one for each key
+// MiB for a compaction table of baseTableSize (about 1 MiB uncompressed), 7.5 MiB for the
+// level-0 table of a memtable of memTableSize. A compaction builds several tables at once, one for each key
 // range it is split into and those still being written out: at the heap's peak in make
 // bench-scale, 14 to 17 allocators and 44 to 54 MB of their buffers. A table done, its
 // allocator goes back to a pool of 8 with every buffer it grew, and whatever builder takes it
@@ -13,42 +13,40 @@ package frontier
 // ristretto z.AllocatorPool). Badger has no option for the pool and does not export it.
 //
 // So the table sizes are what bound the builders, at work and pooled: compaction tables of
-// baseTableSize (TableSizeMultiplier 1: at every level) and memtables of memTableSize, which
-// cannot be much smaller (a transaction is at most 15% of it, and AddBatch writes a URL's
-// record, up to MaxRecordSize, twice in one). Smaller tables mean smaller allocators but more
-// tables, and every table costs resident pages of its own (see liveTables and trimmer): with
-// 128 KiB tables make bench-scale peaked at 159 MB crawling (1,462 tables at the end), against
-// 149 MB with 256 KiB (about 770), both with the pool left to badger, before the pages below
-// were kept out, at a load average of 9 to 13.
+// baseTableSize (TableSizeMultiplier 1: at every level) and memtables of memTableSize. The
+// level-0 table of a memtable is the largest: its builder holds the memtable's entries
+// uncompressed and their compression, about 2.2 times the memtable's data, and a flush takes
+// any allocator from the pool and grows it to that, so that after a few flushes every pooled
+// allocator has the level-0 size. With memtables of 8 MiB that was 15.5 MiB each and the pool
+// 95 MB of the Go heap at the peak of make bench-scale; with 4 MiB, 7.5 MiB and 41 MB (a
+// memtable cannot be much smaller: a transaction is at most 15% of it, and AddBatch writes a
+// URL's record, up to MaxRecordSize, twice in one). Smaller tables mean smaller allocators but
+// more tables, and every table costs resident pages of its own (see liveTables and trimmer):
+// with 128 KiB compaction tables make bench-scale peaked at 159 MB crawling (1,462 tables at
+// the end), against 149 MB with 256 KiB (about 770).
 //
 // The frontier used to trim badger's pool itself, reaching it through reflect and unsafe from
 // a goroutine (every 250 ms: two idle allocators kept, trimmed to 16 table sizes, the others
-// released), which a badger upgrade could break silently. It no longer does. The peak RSS
-// stays within 150 MB because most of the peaks were pages of the table files, which the
-// space gate and the trimmer's own reads mapped into the resident set again (see liveTables
-// and trimmer). make bench-scale (1,000,052 pages; 2 cores shared with other engineers' test
-// runs, whose load average is given; peak RSS of the crawl and of the reports; pages/s while
-// crawling):
+// released), which a badger upgrade could break silently. It no longer does: the memtable
+// size bounds the pool instead. The allocators badger keeps are live heap, and under the
+// crawl's memory limit (config.DefaultMemoryLimit) the collector runs more often the more of
+// it they take. make bench-scale on small pages (PAGE_SIZE=0: 1,000,052 pages, 2 cores; wall
+// time, CPU-s, peak RSS crawling):
 //
-//	                                        crawl    reports  CPU-s  pages/s  load average
-//	pool trimmed (reflect)                  148 MB   127 MB   493    1,942    3 to 10
-//	                                        139 MB   130 MB   558    1,815    5 to 7
-//	pool left to badger, nothing else       149 MB   127 MB   698    1,211    9 to 13
-//	pool left to badger, pages kept out     125 MB   103 MB   690    1,150    6 to 14
-//	                                        133 MB    98 MB   776    1,376    6 to 8
+//	                                                   wall    CPU-s  peak RSS
+//	pool trimmed (reflect), 8 MiB memtables, 80 MiB    443 s   616    143 MB
+//	pool left to badger, 8 MiB memtables, 112 MiB      406 s   575    148 MB
+//	pool left to badger, 4 MiB memtables, 112 MiB      354 s   476    151 MB
+//	pool left to badger, 4 MiB memtables, 96 MiB       547 s   482    139 MB
 //
-// It costs CPU: the allocators badger keeps are live heap, about 20 MB more on average than
-// the trimmed pool kept (67 MB against 47 after a collection, two 250,000-page crawls run side
-// by side), and under an 80 MiB memory limit the collector runs far more often (6,934
-// collections against 846): 34 to 39% more CPU-s (228 against 170 side by side at 400,000
-// pages; 776 against 558 above). So the crawl's default memory limit is 112 MiB
-// (config.DefaultMemoryLimit): make bench-scale in 407 s, 617 CPU-s, peak 140 MB crawling,
-// against 408 s, 494 CPU-s, 142 MB with the pool trimmed and 80 MiB (load average 2 to 7).
-// Tables of 128 KiB did not help (as many CPU-s at 250,000 pages). Tables without compression
-// help the CPU but not the peak: badger records each table's compression in the MANIFEST
-// and reads a table as written, so a store could switch, but at 1,000,052 pages they took
-// 416 s, 528 CPU-s and a peak of 168 MB (the pages of twice the table bytes written by each
-// compaction), with a store of 370 MB against 171.
+// (the last three with gzip members of fixed codes for short WARC records, 2026-12-07; the last
+// at a load average of 5 to 10, other engineers' tests running beside it.) With
+// 8 MiB memtables, pooled allocators made the live heap 60 to 70 MB and a limit near it had
+// the collector run all the time (96 MiB: 769 CPU-s, 80 MiB: 1,033). Tables without
+// compression help the CPU but not the peak: at 1,000,052 pages they took 416 s, 528 CPU-s and
+// a peak of 168 MB (the pages of twice the table bytes written by each compaction), with a
+// store of 370 MB against 171 (badger records each table's compression in the MANIFEST and
+// reads a table as written, so a store could switch).
 const (
 	// baseTableSize is the size of a table below level 0, compressed (see above).
 	baseTableSize = 256 << 10

@@ -28,7 +28,7 @@
 //
 // Memory holds only small per-host state (counters, schedule, a read-ahead of a few entries,
 // readAheadBudget entries in all before loads shrink), a fixed cache of URLs the store holds
-// (knownCache, 4 MiB), and badger's own: memtables of 8 MiB (three at most: one written, one
+// (knownCache, 4 MiB), and badger's own: memtables of 4 MiB (three at most: one written, one
 // waiting for its flush, one being flushed), the builders of the tables that flushes and
 // compactions write and the buffers badger keeps of them between tables (at most 8, each as
 // large as the largest table it built: compressed tables of 256 KiB below level 0; see
@@ -82,8 +82,11 @@ var (
 // MaxRecordSize is the largest stored record: a URL with its Host, Hops, Via, Seed and
 // rejection reason as AddBatch and Reject store it, a digest with its URI, or a metadata key
 // with its value, each encoded with a few bytes of lengths. It keeps every transaction within
-// badger's batch limit and every value in the LSM tree, below the value log threshold.
-const MaxRecordSize = 512 << 10
+// badger's batch limit (AddBatch writes a URL's record twice in one, and a transaction is at
+// most 15% of memTableSize) and every value in the LSM tree, below the value log threshold.
+// URLs are far shorter: scope refuses those over max_url_length, 2,083 bytes by default. It
+// was 512 KiB with memtables of 8 MiB (see memTableSize).
+const MaxRecordSize = 256 << 10
 
 // Config configures a Frontier.
 type Config struct {
@@ -114,6 +117,10 @@ type Config struct {
 	// Levels are the queue's priority levels (FAST's workqueue_priority; see Levels). Default:
 	// one level.
 	Levels Levels
+
+	// noCompaction opens the store without badger's compactors, for the tests that count the
+	// pages of its tables resident: a compaction in between writes and maps tables of its own.
+	noCompaction bool
 }
 
 // URL is one URL of the crawl and what the crawl knows about how it was reached.
@@ -254,7 +261,11 @@ func Open(cfg Config) (*Frontier, error) {
 		_ = g.close()
 		return nil, fmt.Errorf("frontier: open %s: %w", cfg.Dir, err)
 	}
-	db, err := badger.Open(badgerOptions(cfg.Dir))
+	opts := badgerOptions(cfg.Dir)
+	if cfg.noCompaction {
+		opts = opts.WithNumCompactors(0)
+	}
+	db, err := badger.Open(opts)
 	if err != nil {
 		_ = g.close()
 		if lockedByOther(cfg.Dir) {
@@ -346,7 +357,7 @@ func badgerOptions(dir string) badger.Options {
 		WithIndexCacheSize(0).
 		WithNumCompactors(2).
 		WithValueLogFileSize(64 << 20).
-		WithValueThreshold(1 << 20).
+		WithValueThreshold(maxBatchSize). // badger's largest; records are smaller (MaxRecordSize)
 		WithNumGoroutines(2).
 		WithCompression(options.Snappy).
 		WithDetectConflicts(false) // one writer: see writer

@@ -194,7 +194,7 @@ func TestAddBatchPerURLErrors(t *testing.T) {
 		{Host: "a.test"}, // empty URL
 		{URL: huge, Host: "a.test"},
 		{URL: "http://a.test/\xff\xfe", Host: "a.test\x00"}, // not UTF-8: stored as bytes
-		{URL: longURL("a.test", 300_000, "/v"), Host: "a.test", Via: longURL("a.test", 200_000, "/via")},
+		{URL: longURL("a.test", 150_000, "/v"), Host: "a.test", Via: longURL("a.test", 100_000, "/via")},
 		u("a.test", "/1"),
 	}
 	res, err := f.AddBatch(batch)

@@ -419,7 +419,7 @@ func TestMemoryLimit(t *testing.T) {
 		recorded string
 		wantErr  bool
 	}{
-		{name: "default", want: config.DefaultMemoryLimit, recorded: "112MiB"},
+		{name: "default", want: config.DefaultMemoryLimit, recorded: "96MiB"},
 		{name: "config", yaml: "64MiB", want: 64 << 20, recorded: "64MiB"},
 		{name: "flag over config", yaml: "64MiB", flags: []string{"--memory-limit", "1GiB"}, want: 1 << 30, recorded: "1GiB"},
 		{name: "off", flags: []string{"--memory-limit", "OFF"}, want: math.MaxInt64, recorded: "off"},

@@ -12,6 +12,7 @@ import (
 	"net/http"
 	"os"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -83,8 +84,11 @@ func (e *Exchange) Body() (io.ReadCloser, error) {
 		return nil, fmt.Errorf("fetch: exchange closed")
 	}
 	var r io.Reader = e.raw.section(e.bodyStart)
+	var br *bufio.Reader
 	if e.chunked {
-		r = &dechunker{br: bufio.NewReaderSize(r, 16<<10)}
+		br = chunkReaders.Get().(*bufio.Reader)
+		br.Reset(r)
+		r = &dechunker{br: br}
 	}
 	var closers []io.Closer
 	codings := contentCodings(e.Header)
@@ -98,8 +102,12 @@ func (e *Exchange) Body() (io.ReadCloser, error) {
 			closers = append(closers, c)
 		}
 	}
-	return &bodyReader{r: r, left: e.maxBody, lenient: e.Truncated != "", closers: closers}, nil
+	return &bodyReader{r: r, left: e.maxBody, lenient: e.Truncated != "", closers: closers, pooled: br}, nil
 }
+
+// chunkReaders are the buffered readers of chunked bodies (16 KiB each), given back by
+// bodyReader.Close: a new one for every page was a tenth of a crawl's allocation.
+var chunkReaders = sync.Pool{New: func() any { return bufio.NewReaderSize(nil, 16<<10) }}
 
 // Close releases the raw response storage (removing its temporary file). It is idempotent.
 func (e *Exchange) Close() error {
@@ -187,6 +195,7 @@ type bodyReader struct {
 	lenient bool
 	closers []io.Closer
 	err     error
+	pooled  *bufio.Reader // of chunkReaders, given back by Close
 }
 
 func (b *bodyReader) Read(p []byte) (int, error) {
@@ -234,13 +243,19 @@ func (b *bodyReader) Close() error {
 		}
 	}
 	b.err = errors.New("fetch: body reader closed")
+	if b.pooled != nil {
+		b.pooled.Reset(nil)
+		chunkReaders.Put(b.pooled)
+		b.pooled = nil
+	}
 	return err
 }
 
 // rawStore holds raw response bytes in memory up to a threshold and in a temporary file
 // beyond it.
 type rawStore struct {
-	mem       []byte
+	mem       []byte // from rawBufs until remove or the spill gives it back
+	released  bool   // remove was called: the sections read no more
 	f         *os.File
 	fw        *bufio.Writer
 	size      int64
@@ -259,6 +274,7 @@ func (s *rawStore) Write(p []byte) (int, error) {
 		if _, err := s.fw.Write(s.mem); err != nil {
 			return 0, fmt.Errorf("%w: %w", ErrSpill, err)
 		}
+		putRawBuf(s.mem)
 		s.mem = nil
 	}
 	if s.f != nil {
@@ -269,9 +285,26 @@ func (s *rawStore) Write(p []byte) (int, error) {
 		}
 		return n, nil
 	}
+	if s.mem == nil {
+		s.mem = (*rawBufs.Get().(*[]byte))[:0]
+	}
 	s.mem = append(s.mem, p...)
 	s.size += int64(len(p))
 	return len(p), nil
+}
+
+// rawBufs keep the memory of released raw responses for the next ones: growing a new buffer
+// for every response was a seventh of a crawl's allocation on 5 KB pages. Buffers above
+// maxRawBuf go to the collector.
+var rawBufs = sync.Pool{New: func() any { b := make([]byte, 0, 8<<10); return &b }}
+
+const maxRawBuf = 256 << 10
+
+func putRawBuf(b []byte) {
+	if b != nil && cap(b) <= maxRawBuf {
+		b = b[:0]
+		rawBufs.Put(&b)
+	}
 }
 
 // finish flushes the spill file so that section readers see every byte.
@@ -291,10 +324,36 @@ func (s *rawStore) section(off int64) io.Reader {
 	if s.f != nil {
 		return io.NewSectionReader(s.f, off, s.size-off)
 	}
-	return bytes.NewReader(s.mem[off:])
+	return &memSection{s: s, r: bytes.NewReader(s.mem[off:])}
+}
+
+// memSection reads a section of a rawStore's memory until the store is removed: its buffer
+// then goes back to rawBufs for another response, and reading it would give that one's bytes.
+// (A section of a spill file fails alike once the file is closed.)
+type memSection struct {
+	s *rawStore
+	r *bytes.Reader
+}
+
+var errReleased = errors.New("fetch: exchange closed")
+
+func (m *memSection) Read(p []byte) (int, error) {
+	if m.s.released {
+		return 0, errReleased
+	}
+	return m.r.Read(p)
+}
+
+func (m *memSection) WriteTo(w io.Writer) (int64, error) {
+	if m.s.released {
+		return 0, errReleased
+	}
+	return m.r.WriteTo(w)
 }
 
 func (s *rawStore) remove() error {
+	s.released = true
+	putRawBuf(s.mem)
 	s.mem = nil
 	if s.f == nil {
 		return nil

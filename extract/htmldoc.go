@@ -63,7 +63,7 @@ func newDocState(cfg DocConfig, pageURL string) *docState {
 	return &docState{
 		cfg:     cfg,
 		exclude: exclude,
-		body:    newTextBuf(cfg.MaxBodySize),
+		body:    textBuf{limit: cfg.MaxBodySize, b: (*bodyBufs.Get().(*[]byte))[:0]},
 		inHead:  -1,
 		fields:  fieldSet{budget: cfg.MaxBodySize},
 		heading: newTextBuf(cfg.MaxTitleSize),
@@ -281,7 +281,7 @@ func (p *htmlParser) document(r *resolver, title, charsetName string, text []byt
 	}
 	doc := &Document{
 		Title:                  collapseText(title, d.cfg.MaxTitleSize),
-		Body:                   d.body.String(),
+		Body:                   d.body.release(),
 		Headings:               d.headings,
 		MetaDescription:        d.description,
 		MetaKeywords:           d.keywords,

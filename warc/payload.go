@@ -44,7 +44,9 @@ func isChunked(header []byte) bool {
 func dechunkedDigest(body io.Reader) (payloadDigest, error) {
 	h := sha1.New()
 	src := &errReader{r: body}
-	n, _ := io.Copy(h, httputil.NewChunkedReader(src))
+	bp := readPool.Get().(*[]byte) // not io.Copy's new 32 KiB for every capture
+	defer readPool.Put(bp)
+	n, _ := io.CopyBuffer(h, httputil.NewChunkedReader(src), *bp)
 	if src.err != nil && src.err != io.EOF {
 		return payloadDigest{}, src.err
 	}

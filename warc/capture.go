@@ -15,8 +15,11 @@ import (
 // response/revisit, then stores the payload digest in Dedup.
 //
 // The response record's block is the response exactly as read from c.Response. Its
-// WARC-Payload-Digest is the digest of the entity body (WARC 1.1 §5.9): a chunked body is
-// de-chunked first (as far as its framing parses), a content coding such as gzip is kept.
+// WARC-Payload-Digest is the digest of the entity body (WARC 1.1 §5.9), content codings such as
+// gzip kept: the body as stored, de-chunked when the head declares the chunked coding alone and
+// the body is complete chunked framing; a chunked body whose framing breaks or ends early is
+// digested as stored, framing included, which is what readers that cannot de-chunk it digest
+// (chunkedPayload states the rule, docs/warc.md every case).
 //
 // A revisit (profile identical-payload-digest 1.1, headers-only block) is written instead of a
 // response when Dedup knows the payload digest, the status is 2xx, the entity body is not
@@ -117,7 +120,7 @@ type builtResponse struct {
 
 // buildResponse reads c.Response into a response record, digesting it as it reads: the block
 // digest over all of it, the payload digest over what follows the header block, de-chunked
-// when the header says the body is chunked.
+// when chunkedPayload says so.
 func (w *Writer) buildResponse(c Capture, h captureHeaders) (*builtResponse, error) {
 	raw, err := readRaw(c.Response, c.ResponseSize, w.cfg.TempDir)
 	if err != nil {
@@ -134,8 +137,8 @@ func (w *Writer) buildResponse(c Capture, h captureHeaders) (*builtResponse, err
 	r := &builtResponse{header: hdr}
 	r.status, r.mime, r.hasMime = lenientHead(hdr)
 	r.payload = payloadDigest{digest: sha1Digest(raw.paySum), size: raw.Size() - int64(len(hdr))}
-	if isChunked(hdr) {
-		if r.payload, err = dechunkedDigest(raw.payload()); err != nil {
+	if chunkedAlone(hdr) {
+		if r.payload, err = chunkedPayload(raw.payload(), r.payload); err != nil {
 			_ = raw.Close()
 			return nil, fmt.Errorf("digest payload of %s: %w", c.URL, err)
 		}

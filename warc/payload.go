@@ -1,60 +1,111 @@
 package warc
 
 import (
+	"bufio"
 	"bytes"
 	"crypto/sha1"
-	"encoding/base32"
 	"io"
-	"net/http/httputil"
+	"net/http"
 	"strings"
 )
 
-// payloadDigest is the payload of a response as WARC 1.1 §5.9 and the IIPC clarification
-// (warc-specifications issue 22) define it: the entity body, with the transfer coding removed
-// and the content coding kept.
+// payloadDigest is the digest of a response's payload (see chunkedPayload for what that is
+// when the body is chunked).
 type payloadDigest struct {
 	digest string // "sha1:BASE32"
-	size   int64  // length of the entity body
+	size   int64  // length of the payload
 }
 
-// isChunked reports whether an HTTP response header block (status line and header lines) says
-// its body is sent with the chunked transfer coding: chunked is the last coding named by its
-// Transfer-Encoding fields (RFC 9112 §6.1), in any letter case.
-func isChunked(header []byte) bool {
-	last := ""
-	for _, line := range bytes.Split(header, []byte("\n")) {
-		name, value, ok := bytes.Cut(line, []byte(":"))
-		if !ok || !strings.EqualFold(string(bytes.TrimSpace(name)), "Transfer-Encoding") {
-			continue
-		}
-		for _, c := range strings.Split(string(value), ",") {
-			if c = strings.TrimSpace(c); c != "" {
-				last = c
-			}
+// chunkedAlone reports whether an HTTP response header block (status line and header lines)
+// declares the chunked transfer coding alone, the only framing Go's net/http de-chunks: the
+// status line is HTTP/1.1 or later (net/http ignores Transfer-Encoding in HTTP/1.0, as RFC 9112
+// §6.1 has an HTTP/1.0 recipient treat it as faulty framing) and there is exactly one
+// Transfer-Encoding field, whose value is "chunked" in any letter case. "gzip, chunked", a
+// second Transfer-Encoding field or "chunked, " are not: no reader de-chunks those. Lines
+// without a colon are skipped, as browsers and warcio.js skip them.
+func chunkedAlone(header []byte) bool {
+	line, rest, _ := bytes.Cut(header, []byte("\n"))
+	if !http11(bytes.TrimSpace(line)) {
+		return false
+	}
+	n, value := 0, ""
+	for len(rest) > 0 {
+		line, rest, _ = bytes.Cut(rest, []byte("\n"))
+		name, v, ok := bytes.Cut(line, []byte(":"))
+		if ok && bytes.EqualFold(bytes.TrimSpace(name), []byte("Transfer-Encoding")) {
+			n++
+			value = string(bytes.TrimSpace(v))
 		}
 	}
-	return strings.EqualFold(last, "chunked")
+	return n == 1 && strings.EqualFold(value, "chunked")
 }
 
-// dechunkedDigest digests the entity body carried by a chunked message body. Framing that
-// does not parse (a truncated chunk, a bad size line, no last chunk) ends the body: the
-// digest covers what could be de-chunked up to there, so a malformed response still gets a
-// digest and its record is still written. Transfer codings other than chunked, such as the
-// rare "gzip, chunked", stay applied. Only errors reading body itself are returned.
-func dechunkedDigest(body io.Reader) (payloadDigest, error) {
-	h := sha1.New()
+// http11 reports whether a status line starts with a version of 1.1 or later, spelled
+// HTTP/D.D as net/http reads it.
+func http11(status []byte) bool {
+	v, _, _ := bytes.Cut(status, []byte(" "))
+	if len(v) != len("HTTP/1.1") || !bytes.HasPrefix(v, []byte("HTTP/")) || v[6] != '.' ||
+		v[5] < '0' || v[5] > '9' || v[7] < '0' || v[7] > '9' {
+		return false
+	}
+	return v[5] > '1' || (v[5] == '1' && v[7] >= '1')
+}
+
+// chunkedHead is the head through which chunkedPayload reads a body with net/http: it declares
+// the chunked coding alone, so the body is read exactly as net/http reads a chunked body.
+const chunkedHead = "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n"
+
+// chunkedPayload digests the payload of a response whose head declares the chunked transfer
+// coding alone (chunkedAlone), given its body as stored. This is the contract of the response
+// record's WARC-Payload-Digest for such responses; docs/warc.md lists every case with what each
+// reader computes.
+//
+// When the body is complete chunked framing as Go's net/http reads it (the reader of
+// internetarchive/gowarc's warc verify) the payload is the entity body of WARC 1.1 §5.9 and
+// the IIPC clarification (warc-specifications issue 22): the chunk data, concatenated, with
+// content codings kept and chunk extensions and trailer fields left out. Complete framing is:
+// chunk-size lines shorter than 4 KiB, each a size of 1 to 16 hexadecimal digits followed by
+// chunk extensions from a ";" right after it, or by nothing, then optional spaces and tabs and
+// CRLF (not a bare LF), with no more framing than net/http tolerates (16 KiB beyond 16 bytes a
+// chunk and twice its data); exactly size bytes of data after each, then CRLF; the last chunk
+// (size 0); then CRLF, or trailer fields ended by an empty line within 4 KiB. Bytes after that
+// are not part of the message and are left out.
+//
+// Otherwise (a size line that does not parse, data not followed by CRLF, a body that ends
+// before the last chunk or before the end of the trailer section) the payload is the body as
+// stored, chunk framing included: that is what a reader that cannot de-chunk it digests
+// (nlnwa/gowarc digests every body so, and warcio.js falls back to it when the first chunk does
+// not parse). The entity body is then not known, whatever a lenient reader makes of the part
+// that parses: warcio.js keeps the chunks it read before the break and passes the rest through,
+// net/http fails.
+//
+// stored is the digest of the body as stored, computed by the caller as it read the body.
+// Only errors reading body itself are returned.
+func chunkedPayload(body io.Reader, stored payloadDigest) (payloadDigest, error) {
 	src := &errReader{r: body}
+	resp, err := http.ReadResponse(bufio.NewReader(io.MultiReader(strings.NewReader(chunkedHead), src)), nil)
+	if err != nil {
+		// chunkedHead always parses: only the body's reader can have failed.
+		if src.err != nil && src.err != io.EOF {
+			return payloadDigest{}, src.err
+		}
+		return stored, nil
+	}
+	h := sha1.New()
 	bp := readPool.Get().(*[]byte) // not io.Copy's new 32 KiB for every capture
 	defer readPool.Put(bp)
-	n, _ := io.CopyBuffer(h, httputil.NewChunkedReader(src), *bp)
+	n, err := io.CopyBuffer(h, resp.Body, *bp)
 	if src.err != nil && src.err != io.EOF {
 		return payloadDigest{}, src.err
 	}
-	return payloadDigest{digest: "sha1:" + base32.StdEncoding.EncodeToString(h.Sum(nil)), size: n}, nil
+	if err != nil {
+		return stored, nil
+	}
+	return payloadDigest{digest: sha1Digest(h), size: n}, nil
 }
 
 // errReader remembers the error of the underlying reader, to tell a failed read apart from a
-// malformed chunked body (which only ends the de-chunking).
+// malformed chunked body.
 type errReader struct {
 	r   io.Reader
 	err error

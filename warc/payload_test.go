@@ -2,6 +2,7 @@ package warc_test
 
 import (
 	"bytes"
+	"cmp"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -12,63 +13,188 @@ import (
 	"github.com/amber-crawler/amber/warc"
 )
 
-// TestChunkedPayloadDigest writes chunked responses, well formed and not, and checks that the
-// record block is the response as given, that the payload digest (in the record, the Result
-// and the CDXJ line) is the digest of what could be de-chunked, and that the write never fails.
+// TestChunkedPayloadDigest writes a response for every way a chunked body can end or break,
+// its body as amber's fetcher stores it, and checks its WARC-Payload-Digest (in the record, the
+// Result and the CDXJ line) against the rule of chunkedPayload (docs/warc.md): the de-chunked
+// entity body when the head declares chunked alone and the framing is complete, else the body
+// as stored. Every file is then read by the three readers: nlnwa/gowarc (warccheck: valid,
+// except where gowarc refuses the head), warcio.js (which computes the digest written, or
+// where it reads another payload, the one given) and internetarchive/gowarc's warc verify
+// (valid, or failing for the reason given).
 func TestChunkedPayloadDigest(t *testing.T) {
 	entity := []byte("0123456789abcdefghijklmnopqrstuvwxyz")
+	wf := chunk(entity, 10) // "a\r\n0123456789\r\n" three times, "6\r\nuvwxyz\r\n", "0\r\n\r\n"
+	noLast := bytes.TrimSuffix(wf, []byte("0\r\n\r\n"))
+	cat := func(parts ...string) []byte { return []byte(strings.Join(parts, "")) }
+	chunked := []string{"chunked"}
+	const (
+		readFails = "failed to calculate payload digest" // warc verify: the body does not read
+		headFails = "failed to read response"            // warc verify: net/http refuses the head
+	)
 	tests := []struct {
-		name   string
-		body   []byte // as on the wire
-		entity []byte // the payload
+		name      string
+		proto     string   // status line version; "HTTP/1.1" when empty
+		te        []string // Transfer-Encoding fields; chunked when nil
+		body      []byte   // as stored
+		truncated string   // WARC-Truncated, as the fetcher sets it
+		entity    []byte   // the payload when the framing is complete; nil: the body as stored
+		warcio    []byte   // the payload warcio.js reads when it is not the payload
+		gowarc    string   // what gowarc refuses the record for; "": valid
+		ia        string   // what warc verify fails the record for; "": valid
 	}{
-		{"well formed", chunk(entity, 10), entity},
-		{"one chunk", chunk(entity, 100), entity},
-		{"chunk extensions and trailer", []byte("a;name=v\r\n0123456789\r\n1a\r\nabcdefghijklmnopqrstuvwxyz\r\n0\r\nX-Trailer: 1\r\n\r\n"), entity},
-		{"upper-case hex sizes", []byte("A\r\n0123456789\r\n1A\r\nabcdefghijklmnopqrstuvwxyz\r\n0\r\n\r\n"), entity},
-		{"no last chunk", bytes.TrimSuffix(chunk(entity, 10), []byte("0\r\n\r\n")), entity},
-		// chunk(entity, 10) is "a\r\n" + 10 bytes + "\r\n" per chunk: 15 bytes each.
-		{"truncated inside a chunk", chunk(entity, 10)[:20], entity[:12]},
-		{"truncated in a size line", chunk(entity, 10)[:16], entity[:10]},
-		{"size line not hex", []byte("a\r\n0123456789\r\nzz\r\nmore\r\n0\r\n\r\n"), entity[:10]},
-		{"chunk longer than its size", []byte("5\r\n0123456789\r\n0\r\n\r\n"), entity[:5]},
-		{"empty", nil, nil},
-		{"only the last chunk", []byte("0\r\n\r\n"), nil},
+		// Complete chunked framing: the entity body.
+		{name: "well formed", body: wf, entity: entity},
+		{name: "one chunk", body: chunk(entity, 100), entity: entity},
+		{name: "upper-case hex sizes", body: cat("A\r\n0123456789\r\n1A\r\n", string(entity[10:]), "\r\n0\r\n\r\n"), entity: entity},
+		{name: "chunk extensions", body: cat("a;name=value\r\n0123456789\r\n1a;q=\"x;y\"\r\n", string(entity[10:]), "\r\n0;last\r\n\r\n"), entity: entity},
+		{name: "white space after a size", body: cat("a \r\n0123456789\r\n1a\t\r\n", string(entity[10:]), "\r\n0\r\n\r\n"), entity: entity},
+		{name: "only the last chunk", body: []byte("0\r\n\r\n"), entity: []byte{}},
+		{name: "bytes after the last chunk", body: cat(string(wf), "HTTP/1.1 200 OK\r\n"), entity: entity},
+		{name: "Transfer-Encoding in capitals", te: []string{"Chunked"}, body: wf, entity: entity,
+			warcio: wf}, // de-chunks only "chunked", exactly
+		{name: "trailer fields", body: cat(string(noLast), "0\r\nX-Checksum: 1\r\nX-More: 2\r\n\r\n"), entity: entity,
+			warcio: cat(string(entity), "X-Checksum: 1\r\nX-More: 2\r\n\r\n")}, // wants CRLF after the last chunk, passes the rest through
+		{name: "size line of 64 bytes or more", body: cat("a;", strings.Repeat("x", 70), "\r\n0123456789\r\n", string(noLast[15:]), "0\r\n\r\n"), entity: entity,
+			warcio: cat("a;", strings.Repeat("x", 70), "\r\n0123456789\r\n", string(noLast[15:]), "0\r\n\r\n")}, // reads 64 bytes of it as the first line, falls back
+
+		// A head that does not declare chunked alone: the body as stored.
+		{name: "gzip, chunked", te: []string{"gzip, chunked"}, body: wf,
+			gowarc: "unsupported transfer encoding", ia: headFails},
+		{name: "two Transfer-Encoding fields", te: []string{"chunked", "chunked"}, body: wf,
+			gowarc: "too many transfer encodings", ia: headFails},
+		{name: "HTTP/1.0", proto: "HTTP/1.0", te: chunked, body: wf,
+			warcio: entity}, // de-chunks whatever the version
+
+		// Framing that breaks or ends early: the body as stored.
+		{name: "empty body", body: nil, truncated: "disconnect", ia: readFails},
+		{name: "no last chunk", body: noLast, truncated: "disconnect", ia: readFails,
+			warcio: entity},
+		{name: "no CRLF after the last chunk", body: cat(string(noLast), "0\r\n"), truncated: "disconnect", ia: readFails,
+			warcio: entity},
+		{name: "trailer section cut short", body: cat(string(noLast), "0\r\nX-Checksum: 1\r\n"), truncated: "disconnect", ia: readFails,
+			warcio: cat(string(entity), "X-Checksum: 1\r\n")},
+		{name: "cut in the first chunk", body: wf[:8], truncated: "disconnect", ia: readFails},
+		{name: "cut in a later chunk", body: wf[:20], truncated: "disconnect", ia: readFails,
+			warcio: entity[:12]},
+		{name: "cut in a size line", body: wf[:16], truncated: "disconnect", ia: readFails,
+			warcio: entity[:10]},
+		{name: "size larger than the body", body: []byte("400\r\n<p>a chunk announced as 1,024 bytes</p>\n"), truncated: "disconnect", ia: readFails},
+		{name: "size larger than the body, after a chunk", body: cat("a\r\n0123456789\r\n400\r\nabcdef"), truncated: "disconnect", ia: readFails,
+			warcio: entity[:16]},
+		{name: "bad size line", body: []byte("zz\r\n"), truncated: "unspecified", ia: readFails},
+		{name: "bad size line after a chunk", body: cat("a\r\n0123456789\r\nzz\r\n"), truncated: "unspecified", ia: readFails,
+			warcio: cat("0123456789zz\r\n")}, // keeps the chunks before the break, passes the rest through
+		{name: "chunk longer than its size", body: []byte("5\r\n0123456789\r\n"), truncated: "unspecified", ia: readFails},
+		{name: "chunk longer than its size, after a chunk", body: cat("a\r\n0123456789\r\n5\r\nabcdefghij\r\n"), truncated: "unspecified", ia: readFails,
+			warcio: cat("0123456789abcdefghij\r\n")}, // drops the broken chunk's size line
+		{name: "bare LF line endings", body: []byte("a\n0123456789\n0\n\n"), ia: readFails},
+		{name: "bare LF after the sizes only", body: cat("a\n0123456789\r\n1a\n", string(entity[10:]), "\r\n0\n\r\n"), ia: readFails,
+			warcio: entity},
+		{name: "white space before an extension", body: cat("a ;x=1\r\n0123456789\r\n", string(noLast[15:]), "0\r\n\r\n"), ia: readFails,
+			warcio: entity}, // RFC 9112 allows it, net/http does not
 	}
-	for _, tt := range tests {
+	type written struct {
+		dir, file  string
+		resp       []byte
+		res        warc.Result
+		payload    string // the digest the rule gives
+		warcioWant string // the digest warcio.js computes
+	}
+	out := make([]written, len(tests))
+	var files []string
+	for i, tt := range tests {
+		dir := t.TempDir()
+		proto, te := cmp.Or(tt.proto, "HTTP/1.1"), tt.te
+		if te == nil {
+			te = chunked
+		}
+		headers := [][2]string{{"Content-Type", "text/plain"}}
+		for _, v := range te {
+			headers = append(headers, [2]string{"Transfer-Encoding", v})
+		}
+		resp := rawResponse(200, "OK", headers, tt.body)
+		resp = append([]byte(proto), resp[len("HTTP/1.1"):]...)
+		w := newWriter(t, warc.Config{Dir: dir, CDXJPath: filepath.Join(dir, "index.cdxj"), Dedup: newMemDedup()})
+		c := capture("http://example.com/x", t0, resp)
+		c.Truncated = tt.truncated
+		res, err := w.WriteCapture(c)
+		if err != nil {
+			t.Fatalf("%s: WriteCapture: %v", tt.name, err)
+		}
+		if err := w.Close(); err != nil {
+			t.Fatal(err)
+		}
+		payload := tt.body
+		if tt.entity != nil {
+			payload = tt.entity
+		}
+		wr := payload
+		if tt.warcio != nil {
+			wr = tt.warcio
+		}
+		f := warcFiles(t, dir)
+		if len(f) != 1 {
+			t.Fatalf("%s: %d WARC files", tt.name, len(f))
+		}
+		out[i] = written{dir, f[0], resp, res, sha1Base32(payload), sha1Base32(wr)}
+		files = append(files, f[0])
+	}
+	byFile := map[string]warccheck.WarcioPayload{}
+	for _, p := range warccheck.WarcioPayloads(t, files...) {
+		byFile[p.File] = p
+	}
+	ia, err := warccheck.RunIA(warccheck.IAPath(t), files...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			dir := t.TempDir()
-			cdxj := filepath.Join(dir, "index.cdxj")
-			w := newWriter(t, warc.Config{Dir: dir, CDXJPath: cdxj, Dedup: newMemDedup()})
-			resp := rawResponse(200, "OK", [][2]string{{"Content-Type", "text/plain"}, {"Transfer-Encoding", "chunked"}}, tt.body)
-			res, err := w.WriteCapture(capture("http://example.com/x", t0, resp))
-			if err != nil {
-				t.Fatalf("WriteCapture: %v", err)
+			o := out[i]
+			if o.res.PayloadDigest != o.payload || o.res.Revisit {
+				t.Errorf("result %+v, want a response with payload digest %s", o.res, o.payload)
 			}
-			if err := w.Close(); err != nil {
-				t.Fatal(err)
+			reps, err := warccheck.ValidateDir(o.dir)
+			switch {
+			case tt.gowarc == "" && err != nil:
+				t.Errorf("gowarc (warccheck): %v", err)
+			case tt.gowarc != "" && (err == nil || !strings.Contains(err.Error(), tt.gowarc)):
+				t.Errorf("gowarc (warccheck): %v, want it to refuse the record: %s", err, tt.gowarc)
 			}
-			want := sha1Base32(tt.entity)
-			if res.PayloadDigest != want || res.Revisit {
-				t.Errorf("result %+v, want a response with payload digest %s", res, want)
+			if tt.gowarc == "" {
+				if err := warccheck.CheckCDXJ(filepath.Join(o.dir, "index.cdxj"), o.dir); err != nil {
+					t.Errorf("CheckCDXJ: %v", err)
+				}
 			}
-			reps, err := warccheck.ValidateDir(dir)
-			if err != nil {
-				t.Fatalf("ValidateDir: %v", err)
-			}
-			if err := warccheck.CheckCDXJ(cdxj, dir); err != nil {
-				t.Errorf("CheckCDXJ: %v", err)
-			}
+			found := false
 			for _, r := range reps[0].Records {
-				if r.RecordID != res.RecordID {
+				if r.RecordID != o.res.RecordID {
 					continue
 				}
-				if r.PayloadDigest != want || r.BlockDigest != sha1Base32(resp) {
-					t.Errorf("record digests payload %s block %s, want %s and %s (the response as given)", r.PayloadDigest, r.BlockDigest, want, sha1Base32(resp))
+				found = true
+				if r.PayloadDigest != o.payload || r.BlockDigest != sha1Base32(o.resp) || r.Truncated != tt.truncated {
+					t.Errorf("record: payload digest %s, block digest %s, WARC-Truncated %q; want %s, %s (the response as given), %q",
+						r.PayloadDigest, r.BlockDigest, r.Truncated, o.payload, sha1Base32(o.resp), tt.truncated)
 				}
-				if got := recordBlock(t, reps[0].Path, r.Offset); !bytes.Equal(got, resp) {
-					t.Errorf("record block %q, want the response as given %q", got, resp)
+				if got := recordBlock(t, reps[0].Path, r.Offset); !bytes.Equal(got, o.resp) {
+					t.Errorf("record block %q, want the response as given %q", got, o.resp)
 				}
+			}
+			if !found {
+				t.Errorf("no record %s in %s", o.res.RecordID, o.file)
+			}
+			p, ok := byFile[o.file]
+			switch {
+			case !ok:
+				t.Errorf("warcio.js read no response record in %s", o.file)
+			case p.Declared != o.payload || p.Computed != o.warcioWant:
+				t.Errorf("warcio.js: record digest %s, computed %s; want %s and %s", p.Declared, p.Computed, o.payload, o.warcioWant)
+			}
+			problems := strings.Join(ia[i].Problems, "; ")
+			switch {
+			case tt.ia == "" && !ia[i].OK():
+				t.Errorf("warc verify: %+v, want valid", ia[i])
+			case tt.ia != "" && (ia[i].OK() || !strings.Contains(problems, tt.ia) || len(ia[i].Problems) != 1):
+				t.Errorf("warc verify: %+v, want one problem: %s", ia[i], tt.ia)
 			}
 		})
 	}

@@ -8,7 +8,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"testing"
 )
@@ -133,8 +132,7 @@ func VerifyIA(t testing.TB, files ...string) []IAReport {
 // it instead when CI=true).
 func IAPath(t testing.TB) string {
 	t.Helper()
-	_, file, _, _ := runtime.Caller(0)
-	bin := filepath.Join(filepath.Dir(file), "..", "..", filepath.FromSlash(IABinary))
+	bin := filepath.Join(moduleRoot(), filepath.FromSlash(IABinary))
 	if _, err := os.Stat(bin); err != nil {
 		msg := fmt.Sprintf("internetarchive/gowarc's warc command not built (%v); run `make tools`", err)
 		if os.Getenv("CI") == "true" {

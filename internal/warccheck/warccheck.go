@@ -453,10 +453,11 @@ func ValidateDir(dir string) ([]Report, error) {
 
 // next reads the next record with gowarc and returns gowarc's findings about it as text.
 //
-// gowarc v2.0.1 digests the payload of an HTTP response as the body on the wire, chunk framing
+// gowarc v2.0.1 digests the payload of an HTTP response as the body as stored, chunk framing
 // included. WARC 1.1 §5.9 and the IIPC clarification (warc-specifications issue 22) define it
-// as the entity body: de-chunked, content coding kept. For chunked responses next therefore
-// drops gowarc's payload digest finding and checks the digest itself (entityPayloadFinding).
+// as the entity body: de-chunked, content coding kept. For a chunked response whose body is
+// complete chunked framing next therefore drops gowarc's payload digest finding and checks the
+// digest itself (entityPayloadFinding); for every other record gowarc's check stands.
 func next(rd *gowarc.WarcFileReader) (gowarc.WarcRecord, int64, []string, error) {
 	rec, off, val, err := rd.Next()
 	checked, own := false, ""
@@ -479,38 +480,69 @@ func next(rd *gowarc.WarcFileReader) (gowarc.WarcRecord, int64, []string, error)
 	return rec, off, findings, err
 }
 
-// entityPayloadFinding checks the WARC-Payload-Digest of a response record whose HTTP body is
-// chunked against the SHA-1 of the de-chunked body, read with net/http's chunked reader up to
-// the end of the framing or the first framing error. checked is false for every other record
-// (gowarc's own check stands); problem is "" when the digest matches.
+// entityPayloadFinding checks the WARC-Payload-Digest of a response record whose HTTP head
+// declares the chunked transfer coding alone (chunkedAlone) and whose body net/http de-chunks
+// to its end, trailer section included, against the SHA-1 of the de-chunked body. checked is
+// false for every other record, gowarc's own check (the body as stored) standing: that is the
+// payload of a chunked body whose framing breaks or ends early, which has no entity body that
+// readers agree on. problem is "" when the digest matches.
 func entityPayloadFinding(rec gowarc.WarcRecord) (checked bool, problem string) {
 	want := rec.WarcHeader().Get(gowarc.WarcPayloadDigest)
 	b, ok := rec.Block().(gowarc.HttpResponseBlock)
 	if rec.Type() != gowarc.Response || !ok || want == "" || !b.IsCached() {
 		return false, ""
 	}
+	head := b.ProtocolHeaderBytes()
+	if !chunkedAlone(head) {
+		return false, ""
+	}
 	raw, err := b.RawBytes()
 	if err != nil {
 		return false, ""
 	}
-	resp, err := http.ReadResponse(bufio.NewReader(raw), nil)
+	if _, err := io.CopyN(io.Discard, raw, int64(len(head))); err != nil {
+		return false, ""
+	}
+	// net/http reads the body under a head of its own: the record's head may have lines
+	// net/http refuses (browsers skip them, and so does chunkedAlone).
+	resp, err := http.ReadResponse(bufio.NewReader(io.MultiReader(
+		strings.NewReader("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n"), raw)), nil)
 	if err != nil {
 		return false, ""
 	}
 	defer resp.Body.Close()
-	if len(resp.TransferEncoding) == 0 || resp.TransferEncoding[0] != "chunked" {
-		return false, ""
+	h := sha1.New()
+	if _, err := io.Copy(h, resp.Body); err != nil {
+		return false, "" // broken framing: the body as stored is the payload
 	}
 	if !strings.HasPrefix(want, "sha1:") {
 		return true, fmt.Sprintf("payload digest %q is not sha1", want)
 	}
-	h := sha1.New()
-	_, _ = io.Copy(h, resp.Body) // a framing error ends the entity body
 	got := "sha1:" + base32.StdEncoding.EncodeToString(h.Sum(nil))
 	if got != want {
 		return true, fmt.Sprintf("payload digest %s, de-chunked entity body digests to %s", want, got)
 	}
 	return true, ""
+}
+
+// chunkedAlone reports whether an HTTP response head declares the chunked transfer coding
+// alone, the only framing net/http de-chunks: an HTTP/1.1 or later status line (net/http
+// ignores Transfer-Encoding in HTTP/1.0) and one Transfer-Encoding field, "chunked" in any
+// letter case. Lines without a colon are skipped.
+func chunkedAlone(head []byte) bool {
+	lines := strings.Split(string(head), "\n")
+	version, _, _ := strings.Cut(strings.TrimSpace(lines[0]), " ")
+	major, minor, ok := http.ParseHTTPVersion(version)
+	if !ok || major < 1 || (major == 1 && minor < 1) {
+		return false
+	}
+	var values []string
+	for _, l := range lines[1:] {
+		if name, v, ok := strings.Cut(l, ":"); ok && strings.EqualFold(strings.TrimSpace(name), "Transfer-Encoding") {
+			values = append(values, strings.TrimSpace(v))
+		}
+	}
+	return len(values) == 1 && strings.EqualFold(values[0], "chunked")
 }
 
 // serverFinding reports whether a gowarc finding is about the HTTP header a server sent (a

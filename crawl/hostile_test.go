@@ -1,6 +1,8 @@
 package crawl_test
 
 import (
+	"crypto/sha1"
+	"encoding/base32"
 	"os"
 	"path/filepath"
 	"slices"
@@ -45,6 +47,7 @@ type hostileRun struct {
 	err     error
 	lines   []report.Line
 	records []warccheck.Record // every record of every WARC file, validated
+	files   []string           // the WARC files
 	took    time.Duration
 }
 
@@ -143,6 +146,12 @@ type hostileCase struct {
 	reachable bool
 	config    func(*crawl.Config)
 	check     func(t *testing.T, srv *hostile.Server, r *hostileRun)
+	// warcio is the payload warcio.js reads from the response record of /case where that is
+	// not the payload the record's digest covers (docs/warc.md says why); "" when they agree.
+	warcio string
+	// headRefused: internetarchive/gowarc's warc verify cannot read the response of /case,
+	// whose HTTP head net/http refuses.
+	headRefused bool
 }
 
 func hostileCases() []hostileCase {
@@ -212,7 +221,7 @@ func hostileCases() []hostileCase {
 			// Browsers refuse a header this large too (Chromium: 256 KiB).
 			wantFailed(t, r, u(hostile.HugeHeader, "/case"), status.ConnectBroken, "err:*")
 		}},
-		{host: hostile.BadHeader, reachable: true, check: func(t *testing.T, srv *hostile.Server, r *hostileRun) {
+		{host: hostile.BadHeader, reachable: true, headRefused: true, check: func(t *testing.T, srv *hostile.Server, r *hostileRun) {
 			// Lines that are not header fields are ignored by browsers; the page is archived as
 			// it came (and the WARC must still validate: common checks).
 			wantCaptured(t, r, u(hostile.BadHeader, "/case"), "")
@@ -225,15 +234,33 @@ func hostileCases() []hostileCase {
 			// port 80), so nothing is archived.
 			wantFailed(t, r, u(hostile.HTTP09, "/case"), status.ConnectBroken, "err:*")
 		}},
-		{host: hostile.ChunkBadSize, reachable: true, check: func(t *testing.T, srv *hostile.Server, r *hostileRun) {
-			wantCaptured(t, r, u(hostile.ChunkBadSize, "/case"), "unspecified")
+		// Chunked framing. The record keeps the bytes up to where the framing breaks (the line
+		// that does not parse included); its payload digest is over those bytes as stored when
+		// the framing breaks or ends early, over the de-chunked body when it is complete.
+		{host: hostile.ChunkBadSize, reachable: true, warcio: "<p>first chunk\nzz\r\n",
+			check: func(t *testing.T, srv *hostile.Server, r *hostileRun) {
+				wantChunked(t, r, u(hostile.ChunkBadSize, "/case"), "unspecified", "f\r\n<p>first chunk\n\r\nzz\r\n")
+			}},
+		{host: hostile.ChunkBadFirstSize, reachable: true, check: func(t *testing.T, srv *hostile.Server, r *hostileRun) {
+			wantChunked(t, r, u(hostile.ChunkBadFirstSize, "/case"), "unspecified", "zz\r\n")
 		}},
 		{host: hostile.ChunkLong, reachable: true, check: func(t *testing.T, srv *hostile.Server, r *hostileRun) {
-			wantCaptured(t, r, u(hostile.ChunkLong, "/case"), "unspecified")
+			wantChunked(t, r, u(hostile.ChunkLong, "/case"), "unspecified", "5\r\n<p>this chunk is much longer than five bytes</p>\r\n")
 		}},
-		{host: hostile.ChunkUnterminated, reachable: true, check: func(t *testing.T, srv *hostile.Server, r *hostileRun) {
-			wantCaptured(t, r, u(hostile.ChunkUnterminated, "/case"), "disconnect")
+		{host: hostile.ChunkUnterminated, reachable: true, warcio: "<p>first chunk\n",
+			check: func(t *testing.T, srv *hostile.Server, r *hostileRun) {
+				wantChunked(t, r, u(hostile.ChunkUnterminated, "/case"), "disconnect", "f\r\n<p>first chunk\n\r\n")
+			}},
+		{host: hostile.ChunkShort, reachable: true, check: func(t *testing.T, srv *hostile.Server, r *hostileRun) {
+			wantChunked(t, r, u(hostile.ChunkShort, "/case"), "disconnect", "400\r\n<p>announced as 1,024 bytes, sent 41</p>\n")
 		}},
+		{host: hostile.ChunkExtensions, reachable: true, check: func(t *testing.T, srv *hostile.Server, r *hostileRun) {
+			wantChunked(t, r, u(hostile.ChunkExtensions, "/case"), "", "<p>first chunk\n<p>second chunk</p>\n")
+		}},
+		{host: hostile.ChunkTrailers, reachable: true, warcio: "<p>first chunk\n<p>second chunk</p>\nX-Checksum: 5d41402a\r\nX-Status: complete\r\n\r\n",
+			check: func(t *testing.T, srv *hostile.Server, r *hostileRun) {
+				wantChunked(t, r, u(hostile.ChunkTrailers, "/case"), "", "<p>first chunk\n<p>second chunk</p>\n")
+			}},
 		{host: hostile.ManyLinks, reachable: true, check: func(t *testing.T, srv *hostile.Server, r *hostileRun) {
 			page := u(hostile.ManyLinks, "/case")
 			wantCaptured(t, r, page, "")
@@ -364,6 +391,22 @@ func hostileCases() []hostileCase {
 	}
 }
 
+// wantChunked checks wantCaptured and that the response record's payload digest is the
+// SHA-1 of payload.
+func wantChunked(t *testing.T, r *hostileRun, url, truncated, payload string) {
+	t.Helper()
+	wantCaptured(t, r, url, truncated)
+	if rec := r.response(url); rec != nil && rec.PayloadDigest != sha1Digest(payload) {
+		t.Errorf("%s: WARC-Payload-Digest %s, want %s, the SHA-1 of %q", url, rec.PayloadDigest, sha1Digest(payload), payload)
+	}
+}
+
+// sha1Digest is the WARC digest of s, "sha1:BASE32".
+func sha1Digest(s string) string {
+	sum := sha1.Sum([]byte(s))
+	return "sha1:" + base32.StdEncoding.EncodeToString(sum[:])
+}
+
 func wantCaptured302(t *testing.T, r *hostileRun, url, hops string) {
 	t.Helper()
 	l := wantLine(t, r, url, 302)
@@ -440,7 +483,25 @@ func TestHostile(t *testing.T) {
 	wg.Wait()
 
 	// Read and validate after every crawl ended: gowarc's readers and writers share a global
-	// that only each package's own lock guards.
+	// that only each package's own lock guards. warcio.js and warc verify read every run's
+	// files in one go each.
+	var files []string
+	for _, r := range runs {
+		r.files, _ = filepath.Glob(filepath.Join(r.dir, crawl.WARCDir, "*.warc.gz"))
+		files = append(files, r.files...)
+	}
+	warcio := map[string][]warccheck.WarcioPayload{}
+	for _, p := range warccheck.WarcioPayloads(t, files...) {
+		warcio[p.File] = append(warcio[p.File], p)
+	}
+	ia := map[string]warccheck.IAReport{}
+	iaReps, err := warccheck.RunIA(warccheck.IAPath(t), files...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, rep := range iaReps {
+		ia[rep.File] = rep
+	}
 	for i, tc := range cases {
 		t.Run(tc.host, func(t *testing.T) {
 			r := runs[i]
@@ -457,6 +518,7 @@ func TestHostile(t *testing.T) {
 			}
 			r.lines = crawltest.ReadCrawlLog(t, filepath.Join(r.dir, crawl.CrawlLogFile))
 			checkHostileWARC(t, r)
+			checkReaders(t, r, tc, warcio, ia)
 			if tc.reachable {
 				wantCaptured(t, r, hostile.URL(tc.host, "/after"), "")
 			}
@@ -502,6 +564,50 @@ func checkHostileWARC(t *testing.T, r *hostileRun) {
 			t.Errorf("%.150s: crawl.log %d but no response or revisit record", l.URL, l.Status)
 		case l.Status <= 0 && has:
 			t.Errorf("%.150s: crawl.log %d but a response record", l.URL, l.Status)
+		}
+	}
+}
+
+// checkReaders checks what warcio.js and internetarchive/gowarc's warc verify make of a run's
+// WARC files. warcio.js must compute the payload digest of every response record, except for
+// /case where the case says it reads another payload (and then that one). warc verify must
+// find every record valid except those it cannot read: a truncated response (net/http fails
+// on a body that ends before its framing says) and the case's response when its head is one
+// net/http refuses.
+func checkReaders(t *testing.T, r *hostileRun, tc hostileCase, warcio map[string][]warccheck.WarcioPayload, ia map[string]warccheck.IAReport) {
+	t.Helper()
+	byID := map[string]warccheck.Record{}
+	for _, rec := range r.records {
+		byID[rec.RecordID] = rec
+	}
+	caseURL := hostile.URL(tc.host, "/case")
+	for _, f := range r.files {
+		for _, p := range warcio[f] {
+			switch {
+			case p.TargetURI == caseURL && tc.warcio != "":
+				if p.Computed != sha1Digest(tc.warcio) || p.OK() {
+					t.Errorf("warcio.js: %s: record digest %s, computed %s; want it to read %q (%s)",
+						p.TargetURI, p.Declared, p.Computed, tc.warcio, sha1Digest(tc.warcio))
+				}
+			case !p.OK():
+				t.Errorf("warcio.js: %.150s: record digest %s, computed %s", p.TargetURI, p.Declared, p.Computed)
+			}
+		}
+		rep, ok := ia[f]
+		if !ok || !rep.AllRecordsRead || rep.Records == 0 {
+			t.Errorf("warc verify did not read %s: %+v", f, rep)
+			continue
+		}
+		for _, p := range rep.Problems {
+			_, id, _ := strings.Cut(p, "recordID=")
+			id, _, _ = strings.Cut(id, " ")
+			rec, ok := byID[id]
+			switch {
+			case ok && rec.Truncated != "" && strings.HasPrefix(p, "failed to calculate payload digest"):
+			case ok && tc.headRefused && rec.TargetURI == caseURL && strings.HasPrefix(p, "failed to read response"):
+			default:
+				t.Errorf("warc verify %s: %s", filepath.Base(f), p)
+			}
 		}
 	}
 }

@@ -72,13 +72,26 @@ const (
 	// HTTP09: /case answers HTTP/0.9 style: an HTML body with no status line and no header,
 	// then closes.
 	HTTP09 = "http09"
-	// ChunkBadSize: /case is chunked with a chunk-size line that is not hexadecimal.
+	// ChunkBadSize: /case is chunked: a valid chunk, then a chunk-size line that is not
+	// hexadecimal ("zz"), more data and the last chunk.
 	ChunkBadSize = "chunk-bad-size"
-	// ChunkLong: /case is chunked with a chunk carrying more bytes than its size line says.
+	// ChunkBadFirstSize: /case is chunked and its first chunk-size line is not hexadecimal.
+	ChunkBadFirstSize = "chunk-bad-first-size"
+	// ChunkLong: /case is chunked with a first chunk carrying more bytes than its size line
+	// says, then the last chunk.
 	ChunkLong = "chunk-long"
-	// ChunkUnterminated: /case is chunked and closes after a data chunk, without the last
-	// (zero-size) chunk.
+	// ChunkUnterminated: /case is chunked and closes after a valid data chunk, without the
+	// last (zero-size) chunk.
 	ChunkUnterminated = "chunk-unterminated"
+	// ChunkShort: /case is chunked with one chunk announced as 1,024 bytes, of which 41 are
+	// sent before the server closes.
+	ChunkShort = "chunk-short"
+	// ChunkExtensions: /case is valid chunked framing whose size lines carry chunk extensions
+	// (";name=value", a quoted value, a name alone).
+	ChunkExtensions = "chunk-extensions"
+	// ChunkTrailers: /case is valid chunked framing with two trailer fields after the last
+	// chunk.
+	ChunkTrailers = "chunk-trailers"
 	// ManyLinks: /case is a page of 7.4 MB with 200,000 links, to http://o.hostile.test/N
 	// (Offsite, a host no seed names, so a crawl seeded with this host does not fetch them).
 	ManyLinks = "many-links"
@@ -122,8 +135,8 @@ const (
 // Hosts lists every case host (first labels), in a fixed order.
 var Hosts = []string{
 	StallHeaders, StallBody, Slow, RedirectLoop, RedirectChain, ShortBody, Reset, GzipBomb,
-	Endless, HugeHeader, BadHeader, BadStatus, HTTP09, ChunkBadSize, ChunkLong,
-	ChunkUnterminated, ManyLinks, LongURL, DeepNesting, Robots500, RobotsStall, RobotsHuge,
+	Endless, HugeHeader, BadHeader, BadStatus, HTTP09, ChunkBadSize, ChunkBadFirstSize, ChunkLong,
+	ChunkUnterminated, ChunkShort, ChunkExtensions, ChunkTrailers, ManyLinks, LongURL, DeepNesting, Robots500, RobotsStall, RobotsHuge,
 	RobotsLoop, TLSStall, PlainOnTLS, TLSOK, Calendar, PathTrap, Loopback, Normal,
 }
 

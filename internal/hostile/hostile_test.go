@@ -6,6 +6,7 @@ import (
 	"compress/gzip"
 	"io"
 	"net"
+	"net/http"
 	"strings"
 	"testing"
 	"time"
@@ -86,7 +87,9 @@ func TestServer(t *testing.T) {
 		{Host(RedirectChain), "/hop/30", "HTTP/1.1 200 OK\r\n", "end of the chain"},
 		{Host(HTTP09), "/case", "<!doctype html>", "HTTP/0.9"},
 		{Host(BadStatus), "/case", "HTTP/1.1 2OO OK\r\n", ""},
-		{Host(ChunkUnterminated), "/case", "HTTP/1.1 200 OK\r\n", "10\r\n<p>first chunk\n\r\n"},
+		{Host(ChunkUnterminated), "/case", "HTTP/1.1 200 OK\r\n", "\r\n\r\nf\r\n<p>first chunk\n\r\n"},
+		{Host(ChunkTrailers), "/case", "HTTP/1.1 200 OK\r\n", "\r\n0\r\nX-Checksum: 5d41402a\r\nX-Status: complete\r\n\r\n"},
+		{Host(ChunkExtensions), "/case", "HTTP/1.1 200 OK\r\n", "\r\nf;name=value\r\n<p>first chunk\n\r\n"},
 		{Host(Calendar), "/cal/2026/12/", "HTTP/1.1 200 OK\r\n", `href="/cal/2027/1/"`},
 		{Host(PathTrap), "/a/a/", "HTTP/1.1 200 OK\r\n", `href="a/"`},
 		{Host(Robots500), "/robots.txt", "HTTP/1.1 500 ", ""},
@@ -132,5 +135,46 @@ func TestServer(t *testing.T) {
 	}
 	if got := s.StallConns(); got != 1 {
 		t.Errorf("StallConns() = %d, want 1", got)
+	}
+}
+
+// TestChunkCases reads each chunked case with net/http: what it de-chunks before the framing
+// ends or breaks, and whether it breaks, are what the case's doc says.
+func TestChunkCases(t *testing.T) {
+	s, err := Start(Config{BombSize: 1 << 20})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	const first, second = "<p>first chunk\n", "<p>second chunk</p>\n"
+	tests := []struct {
+		host    string
+		body    string // de-chunked
+		broken  bool   // the framing breaks or ends early
+		trailer string // X-Checksum trailer field
+	}{
+		{ChunkBadSize, first, true, ""},
+		{ChunkBadFirstSize, "", true, ""},
+		{ChunkLong, "<p>th", true, ""},
+		{ChunkUnterminated, first, true, ""},
+		{ChunkShort, "<p>announced as 1,024 bytes, sent 41</p>\n", true, ""},
+		{ChunkExtensions, first + second, false, ""},
+		{ChunkTrailers, first + second, false, "5d41402a"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.host, func(t *testing.T) {
+			raw := get(t, s.Addr, Host(tt.host), "/case")
+			resp, err := http.ReadResponse(bufio.NewReader(strings.NewReader(raw)), nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			body, err := io.ReadAll(resp.Body)
+			if string(body) != tt.body || (err != nil) != tt.broken {
+				t.Errorf("de-chunked %q, error %v; want %q, broken %v", body, err, tt.body, tt.broken)
+			}
+			if got := resp.Trailer.Get("X-Checksum"); got != tt.trailer {
+				t.Errorf("trailer X-Checksum %q, want %q", got, tt.trailer)
+			}
+		})
 	}
 }

@@ -190,13 +190,25 @@ func (s *Server) hostileCase(c net.Conn, bw *bufio.Writer, name string) {
 		bw.WriteString("<!doctype html><html><body><p>HTTP/0.9: no status line, no header</p></body></html>\n")
 	case ChunkBadSize:
 		head(bw, "200 OK", "Content-Type: text/html", "Transfer-Encoding: chunked")
-		bw.WriteString("10\r\n<p>first chunk\n\r\nzz\r\n<p>bad size line</p>\r\n0\r\n\r\n")
+		bw.WriteString("f\r\n<p>first chunk\n\r\nzz\r\n<p>bad size line</p>\r\n0\r\n\r\n")
+	case ChunkBadFirstSize:
+		head(bw, "200 OK", "Content-Type: text/html", "Transfer-Encoding: chunked")
+		bw.WriteString("zz\r\n<p>bad size line</p>\r\n0\r\n\r\n")
 	case ChunkLong:
 		head(bw, "200 OK", "Content-Type: text/html", "Transfer-Encoding: chunked")
 		bw.WriteString("5\r\n<p>this chunk is much longer than five bytes</p>\r\n0\r\n\r\n")
 	case ChunkUnterminated:
 		head(bw, "200 OK", "Content-Type: text/html", "Transfer-Encoding: chunked")
-		bw.WriteString("10\r\n<p>first chunk\n\r\n")
+		bw.WriteString("f\r\n<p>first chunk\n\r\n")
+	case ChunkShort:
+		head(bw, "200 OK", "Content-Type: text/html", "Transfer-Encoding: chunked")
+		bw.WriteString("400\r\n<p>announced as 1,024 bytes, sent 41</p>\n")
+	case ChunkExtensions:
+		head(bw, "200 OK", "Content-Type: text/html", "Transfer-Encoding: chunked")
+		bw.WriteString("f;name=value\r\n<p>first chunk\n\r\n14;q=\"a;b\";flag\r\n<p>second chunk</p>\n\r\n0;last\r\n\r\n")
+	case ChunkTrailers:
+		head(bw, "200 OK", "Content-Type: text/html", "Transfer-Encoding: chunked", "Trailer: X-Checksum, X-Status")
+		bw.WriteString("f\r\n<p>first chunk\n\r\n14\r\n<p>second chunk</p>\n\r\n0\r\nX-Checksum: 5d41402a\r\nX-Status: complete\r\n\r\n")
 	case ManyLinks:
 		s.linksOnce.Do(func() { s.links = manyLinks() })
 		page(bw, "200 OK", "text/html", s.links)

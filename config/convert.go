@@ -26,6 +26,60 @@ type Converted struct {
 	// Title says what Render's first line names as converted ("the Enterprise Search
 	// settings enterprise-search.yml"); empty: the Elastic Open Crawler file of its source.
 	Title string
+	// Account, from a converter that accounts for every key of the file (FAST: every
+	// attrib, section and element), says what became of each; nil from the others. Render
+	// does not write it: the converter's own rendering does (fast.Render).
+	Account *Account
+}
+
+// Account says what a conversion made of every key of the other crawler's file: each is in
+// Entries once, under one Disposition.
+type Account struct {
+	// Entries are the file's keys, in file order.
+	Entries []Accounted
+	// Notes are what amber does differently that no entry says: about keys the file leaves
+	// out (the other crawler's defaults), or about the file as a whole. Converted.Notes
+	// holds them too, after the notes about the entries.
+	Notes []string
+}
+
+// Disposition is what a conversion made of one key of the other crawler's file.
+type Disposition string
+
+// The dispositions.
+const (
+	// Mapped: converted to the amber keys Accounted.Amber, which do what it says.
+	Mapped Disposition = "mapped"
+	// Same: it asks for what amber does anyway (Accounted.Why says what), so there is
+	// nothing to write.
+	Same Disposition = "same"
+	// Differs: converted (to Accounted.Amber, when amber has a key for it), and amber does
+	// it as Accounted.Why says, which is not quite what the file asks for.
+	Differs Disposition = "differs"
+	// Ignored: no meaning for an amber crawl (the other crawler's own storage, logs,
+	// feeding, processes); Accounted.Why says why.
+	Ignored Disposition = "ignored"
+	// Refused: amber does not do what it says (it will not, not yet, or does not know the
+	// key); Accounted.Why says why. A strict conversion fails on each.
+	Refused Disposition = "refused"
+)
+
+// Dispositions lists the dispositions in the order a rendering gives them.
+var Dispositions = []Disposition{Mapped, Same, Differs, Ignored, Refused}
+
+// Accounted is what became of one key of the other crawler's file.
+type Accounted struct {
+	// Key names it as the file does, with its value when that is short and no secret
+	// (crawlmode/mode=FULL, link_extraction/img=no, SubDomain[news]).
+	Key string
+	// Line is its line in the file.
+	Line        int
+	Disposition Disposition
+	// Amber are the amber keys it became (Mapped, Differs).
+	Amber []string
+	// Why says what amber does instead (Same, Differs), why it is ignored or refused, or
+	// (Mapped) what is worth knowing; "" for a plain Mapped.
+	Why string
 }
 
 // Source records that the amber key came from the other crawler's key (or keys) from.

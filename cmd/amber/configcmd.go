@@ -21,8 +21,10 @@ Search's web crawler settings (enterprise-search.yml: its crawler.* keys;
 docs/elastic-enterprise-search.md has the whole mapping), or a FAST crawler configuration
 (XML, root element CrawlerConfig; docs/fast.md has the whole mapping). Each key that came
 from FILE is commented with the key or attrib it came from; a comment block at the end says
-what amber does differently. Secrets are written as env:NAME references, and a comment says
-which variable holds which.
+what amber does differently. For a FAST file that block names every attrib, section and
+element of the file under one of five headings: mapped (with its amber key), the same as
+amber's behaviour, differs (how), ignored (why) and refused (why). Secrets are written as
+env:NAME references, and a comment says which variable holds which.
 
 With several files (amber's own YAML among them, if need be; a FAST configuration converts
 alone), each is converted, then they are combined in the order given as amber crawl combines
@@ -32,8 +34,8 @@ key.
 
 An Elastic or Enterprise Search key amber does not support is an error that names the key and
 its line. A FAST file with several DomainSpecifications needs --fast-domain NAME; with
---strict an attrib amber does not do as the file says is an error (those about FAST's own
-processing are not).
+--strict each one under "refused", which amber does not do as the file says, is an error
+(those about FAST's own processing, ignored, are not).
 
 Exit status: 0 converted, 2 a FILE is unreadable, not a config amber converts, holds what
 amber refuses, or the files disagree.

@@ -85,3 +85,42 @@ func fastExample(t *testing.T, n string) string {
 	}
 	return m[0]
 }
+
+// TestConfigConvertFASTAccount runs `amber config convert` on the FAST specification's §3
+// examples: the output ends with the five headings of the account, and --strict exits 2 on
+// exactly the examples holding what amber does not do (§3.1, §3.2, both forms of §3.3),
+// naming each such attrib (config/fast's TestExamplesAccount checks every name).
+func TestConfigConvertFASTAccount(t *testing.T) {
+	heads := []string{"# Mapped (", "# The same as amber's behaviour (", "# Differs (", "# Ignored (", "# Refused ("}
+	refused := map[string][]string{
+		"01":  {"crawlmode/fwdredirects=no"},
+		"02":  {"extract_links_from_dupes=no", "ftp_errors/550=DELETE:0", "link_extraction/img=no", "refresh=1440.0"},
+		"03a": {"SubDomain[subdomain_1]/refresh=60.0"},
+		"03b": {"subdomains/subdomain_1/refresh=60.0"},
+	}
+	for _, n := range []string{"01", "02", "03a", "03b", "04", "05", "06", "07", "08", "09", "10", "11", "12"} {
+		t.Run(n, func(t *testing.T) {
+			f := fastExample(t, n)
+			var stdout, stderr bytes.Buffer
+			if err := run(t.Context(), []string{"config", "convert", f}, nil, &stdout, &stderr); err != nil {
+				t.Fatal(err)
+			}
+			for _, h := range heads {
+				if !strings.Contains(stdout.String(), "\n"+h) {
+					t.Errorf("no heading %q in:\n%s", h, stdout.String())
+				}
+			}
+			stdout.Reset()
+			err := run(t.Context(), []string{"config", "convert", "--strict", f}, nil, &stdout, &stderr)
+			want := refused[n]
+			if code, wantCode := exitCode(err), map[bool]int{true: exitUsage, false: exitOK}[len(want) > 0]; code != wantCode {
+				t.Fatalf("--strict: exit %d (%v), want %d", code, err, wantCode)
+			}
+			for _, s := range want {
+				if !strings.Contains(err.Error(), ": "+s+": ") {
+					t.Errorf("--strict error does not name %s:\n%v", s, err)
+				}
+			}
+		})
+	}
+}

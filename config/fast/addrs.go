@@ -61,19 +61,20 @@ func checkMask(r domainRule) error {
 // into urls.mirrors).
 func (c *conv) addrs() {
 	a := c.top["enforce_delay_per_ip"]
-	if a != nil {
-		c.done[a] = true
-	}
+	const whyProxy = "with a proxy amber does not know the addresses of the hosts: requests are spaced by host name only (politeness.per_ip left out)"
 	switch {
 	case !boolOr(a, true):
+		c.same(a, "amber spaces requests by host name (politeness.per_ip off, its default)")
+	case c.top["proxy"] != nil && a != nil:
+		c.note(noteDiffers, whyProxy, a)
 	case c.top["proxy"] != nil:
 		p := c.top["proxy"]
-		c.items = append(c.items, item{status: noteCaution, what: "enforce_delay_per_ip", line: p.Line, path: p.Path,
-			why: "with a proxy amber does not know the addresses of the hosts: requests are spaced by host name only (politeness.per_ip left out)"})
+		c.items = append(c.items, item{status: noteCaution, what: "enforce_delay_per_ip", line: p.Line, path: p.Path, why: whyProxy})
 	default:
 		c.c.Politeness.PerIP = true
 		if a != nil {
 			c.src("politeness.per_ip", "enforce_delay_per_ip")
+			c.mapped(a, "politeness.per_ip")
 			c.differs(a)
 		} else {
 			c.src("politeness.per_ip", fastDefault("enforce_delay_per_ip", "yes"))
@@ -83,7 +84,7 @@ func (c *conv) addrs() {
 	if m == nil {
 		return
 	}
-	c.done[m] = true
+	c.rec(m)
 	var groups [][]string
 	for _, name := range m.Members {
 		gs, err := c.readMirrorFile(name)
@@ -100,7 +101,10 @@ func (c *conv) addrs() {
 	if len(groups) > 0 {
 		c.c.URLs.Mirrors = groups
 		c.src("urls.mirrors", "mirror_site_files")
+		c.mapped(m, "urls.mirrors")
 		c.differs(m)
+	} else {
+		c.same(m, "no mirror listed: amber takes every host as it is")
 	}
 }
 

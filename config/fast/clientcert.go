@@ -26,5 +26,6 @@ func (c *conv) clientCert() {
 	c.c.Network.ClientCert, c.c.Network.ClientKey = path(cert.Text), path(key.Text)
 	c.src("network.client_cert", "cert_file")
 	c.src("network.client_key", "key_file")
-	c.done[cert], c.done[key] = true, true
+	c.mapped(cert, "network.client_cert")
+	c.mapped(key, "network.client_key")
 }

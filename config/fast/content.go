@@ -27,7 +27,7 @@ func (c *conv) content() {
 	if s == nil {
 		return
 	}
-	c.done[s] = true
+	c.mapped(s, "content.exclude_headers")
 	var from []string
 	for _, a := range s.Attribs {
 		name := strings.TrimSpace(a.Name)
@@ -36,6 +36,9 @@ func (c *conv) content() {
 			continue
 		}
 		c.differs2(a, "exclude_headers")
+		if len(a.Members) == 0 {
+			c.same(a, "no pattern: amber excludes no response by this field")
+		}
 		for _, p := range a.Members {
 			if _, err := regexp.Compile(p); err != nil {
 				c.note(string(Refused), fmt.Sprintf("pattern %q is not an RE2 expression (amber's regexes are RE2: no lookaround or backreference)", p), a)
@@ -48,6 +51,7 @@ func (c *conv) content() {
 			if !slices.Contains(ct.ExcludeHeaders[key], p) {
 				ct.ExcludeHeaders[key] = append(ct.ExcludeHeaders[key], p)
 			}
+			c.mapped(a, "content.exclude_headers."+key)
 		}
 		from = append(from, c.short[a])
 	}
@@ -78,6 +82,7 @@ func (c *conv) mimeTypes(name, key string) []string {
 	}
 	c.differs(a)
 	c.src(key, name)
+	c.mapped(a, key)
 	return slices.Clone(a.Members)
 }
 
@@ -111,7 +116,7 @@ func (c *conv) cookieTimeout() {
 	}
 	if d, from, ok := c.seconds("cookie_timeout", 900); ok {
 		c.c.SessionCookieTTL = d
-		c.src("session_cookie_ttl", from)
+		c.srcTop("session_cookie_ttl", "cookie_timeout", from)
 	}
 }
 
@@ -123,7 +128,7 @@ func (c *conv) postPayloads() {
 	if s == nil {
 		return
 	}
-	c.done[s] = true
+	c.mapped(s, "post_payloads")
 	var from []string
 	for _, a := range s.Attribs {
 		name := strings.TrimSpace(a.Name)
@@ -137,7 +142,7 @@ func (c *conv) postPayloads() {
 			continue
 		case !strings.EqualFold(u.Scheme, "http") && !strings.EqualFold(u.Scheme, "https"):
 			c.items = append(c.items, item{status: string(Refused), what: c.short[a], why: whyFTP, line: a.Line, path: a.Path, strict: true})
-			c.done[a] = true
+			c.rec(a)
 			continue
 		case prefix:
 			spec.Prefix = raw
@@ -145,6 +150,7 @@ func (c *conv) postPayloads() {
 			spec.URL = raw
 		}
 		c.differs2(a, "post_payload")
+		c.mapped(a, fmt.Sprintf("post_payloads[%d]", len(c.c.PostPayloads)))
 		c.c.PostPayloads = append(c.c.PostPayloads, spec)
 		from = append(from, c.short[a])
 	}

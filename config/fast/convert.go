@@ -24,10 +24,11 @@ import (
 
 // ConvertOptions configure Convert.
 type ConvertOptions struct {
-	// Strict makes every attrib, and every empty section, the file gives that amber does not
-	// do as it says (refused, not supported yet, a value amber cannot follow, or unknown to the
-	// specification) an error naming it. Attribs ignored because they are about FAST's own
-	// processing and feeding mean nothing for a crawl, and are not errors.
+	// Strict makes every attrib, section and element of the file that amber does not do as
+	// it says (refused, not supported yet, a value or member amber cannot follow, or unknown to
+	// the specification: config.Refused in the account) an error naming it. Those ignored
+	// because they are about FAST's own processing and feeding mean nothing for a crawl, and
+	// are not errors.
 	Strict bool
 	// BaseDir is the directory the files start_uri_files and the rules' file attribs name
 	// are read relative to (the XML file's); "" is the working directory.
@@ -72,11 +73,13 @@ type conv struct {
 	secs    map[string]*Section // the collection's sections
 	entries []*entry
 	short   map[*Attrib]string
-	done    map[any]bool // *Attrib or *Section accounted for
-	items   []item
-	errs    []error
-	hosts   []string        // the start URIs' hosts, in order
-	rules   map[string]bool // "accept RULE" and "block RULE" already in the config
+	acct    map[any]*acct // what was recorded of each *Attrib and *Section (account.go)
+	// authFrom is the passwd attrib of each entry of c.c.Auth.
+	authFrom []*Attrib
+	items    []item
+	errs     []error
+	hosts    []string        // the start URIs' hosts, in order
+	rules    map[string]bool // "accept RULE" and "block RULE" already in the config
 }
 
 // Convert maps the collection onto amber's configuration (docs/fast.md has the whole table):
@@ -99,11 +102,13 @@ type conv struct {
 // max_backoff_counter (50), max_backoff_delay (600 s), allowed_types, uri_search_mime and,
 // with cookies, cookie_timeout (900 s) when the file does not give them.
 //
-// The Converted's Sources say which FAST attrib each amber key came from; its Notes say, for
-// every attrib the file gives that is not mapped, whether it is ignored, refused or not
-// supported yet and why, how amber differs where a mapped attrib does, and which of FAST's
-// defaults amber does not follow. With opts.Strict each attrib that is not mapped is an
-// *Error wrapping ErrNotMapped instead (all of them, joined). A value that is not valid (a
+// The Converted's Sources say which FAST attrib each amber key came from; its Account puts
+// every attrib, section and element of the file under one disposition (config.Mapped with the
+// amber keys it became, config.Same, config.Differs, config.Ignored or config.Refused, with
+// the reason), decided as the conversion reads it (account.go), and its Notes say, grouped
+// by reason, what is not mapped plainly, and which of FAST's defaults amber does not follow.
+// With opts.Strict each entry the account refuses is an *Error wrapping ErrNotMapped instead
+// (all of them, joined, in file order). A value that is not valid (a
 // mode that is not FULL or DEPTH:n, a header without a colon, a start URI that is not a URL,
 // an unreadable start_uri_files file) is an *Error wrapping ErrInvalid.
 func (d *Domain) Convert(opts ConvertOptions) (*config.Converted, error) {
@@ -112,35 +117,25 @@ func (d *Domain) Convert(opts ConvertOptions) (*config.Converted, error) {
 
 func newConv(d *Domain, opts ConvertOptions) *conv {
 	c := &conv{d: d, opts: opts, c: &config.File{}, top: map[string]*Attrib{}, secs: map[string]*Section{},
-		short: map[*Attrib]string{}, done: map[any]bool{}, rules: map[string]bool{}}
+		short: map[*Attrib]string{}, acct: map[any]*acct{}, rules: map[string]bool{}}
 	c.cv = &config.Converted{File: c.c, Sources: map[string]string{}}
 	return c
 }
 
-// run converts; every attrib and section ends in done, noted or converted.
+// run converts; every attrib, section and element ends in the account (settle).
 func (c *conv) run() (*config.Converted, error) {
-	d, opts := c.d, c.opts
 	c.index()
-	steps := []func(){c.seeds, c.scalars, c.scope, c.access, c.logins, c.limits, c.httpErrors, c.clientCert, c.urls, c.robotsAndSites, c.politeSites, c.priority, c.content, c.dependent, c.subcollections, c.account, c.defaults}
+	steps := []func(){c.seeds, c.scalars, c.scope, c.access, c.logins, c.limits, c.httpErrors, c.clientCert, c.urls, c.robotsAndSites, c.politeSites, c.priority, c.content, c.linkExtraction, c.dependent, c.subcollections, c.account, c.defaults}
 	for _, step := range steps {
 		step()
 	}
 	if len(c.errs) > 0 {
 		return nil, errors.Join(c.errs...)
 	}
-	if opts.Strict {
-		var errs []error
-		for _, it := range c.sortedItems() {
-			if it.strict {
-				errs = append(errs, &Error{File: d.File, Line: it.line, Path: it.path, Err: ErrNotMapped,
-					Msg: fmt.Sprintf("%s: %s: %s", it.what, it.status, it.why)})
-			}
-		}
-		if len(errs) > 0 {
-			return nil, errors.Join(errs...)
-		}
+	if err := c.settle(); err != nil {
+		return nil, err
 	}
-	c.cv.Notes = c.notes()
+	c.cv.Notes = renderNotes(c.sortedItems())
 	return c.cv, nil
 }
 
@@ -227,15 +222,16 @@ func (c *conv) what(a *Attrib) string {
 	return w
 }
 
+// note notes a: status (a table status, or noteDiffers, noteCaution, noteUnknown) and why.
 func (c *conv) note(status, why string, a *Attrib) {
 	c.items = append(c.items, item{status: status, what: c.what(a), why: why, line: a.Line, path: a.Path,
 		strict: status != noteDiffers && status != noteCaution && status != string(Ignored)})
-	c.done[a] = true
+	c.rec(a)
 }
 
 func (c *conv) invalid(a *Attrib, format string, args ...any) {
 	c.errs = append(c.errs, &Error{File: c.d.File, Line: a.Line, Path: a.Path, Msg: fmt.Sprintf(format, args...), Err: ErrInvalid})
-	c.done[a] = true
+	c.rec(a)
 }
 
 func (c *conv) src(amber, fast string) { c.cv.Sources[amber] = fast }
@@ -289,6 +285,7 @@ func (c *conv) seeds() {
 				return
 			}
 			key := canonicalOr(u)
+			c.mapped(a, "seeds")
 			if seen[key] {
 				continue
 			}
@@ -300,7 +297,9 @@ func (c *conv) seeds() {
 				c.hosts = append(c.hosts, pu.Hostname())
 			}
 		}
-		c.done[a] = true
+		if !c.accounted(a) {
+			c.same(a, "no URI: the crawl has the seeds given to amber crawl (URLs, a seeds file, --seeds)")
+		}
 	}
 	one := func(a *Attrib, short string) {
 		if a == nil {
@@ -387,7 +386,7 @@ func (c *conv) scalars() {
 	if a := c.top["info"]; a != nil {
 		c.c.Description = a.Text
 		c.src("description", "info")
-		c.done[a] = true
+		c.mapped(a, "description")
 	}
 	seconds := func(f float64) time.Duration { return time.Duration(math.Round(f * float64(time.Second))) }
 	if a := c.top["fetch_timeout"]; a != nil {
@@ -396,6 +395,7 @@ func (c *conv) scalars() {
 		} else {
 			c.c.Network.ResponseTimeout = time.Duration(a.Int) * time.Second
 			c.src("network.response_timeout", "fetch_timeout")
+			c.mapped(a, "network.response_timeout")
 			c.differs(a)
 		}
 	} else {
@@ -409,6 +409,7 @@ func (c *conv) scalars() {
 			d := seconds(a.Real)
 			c.c.Politeness.HostDelay = &d
 			c.src("politeness.host_delay", "delay")
+			c.mapped(a, "politeness.host_delay")
 			c.differs(a)
 		}
 	} else {
@@ -422,6 +423,7 @@ func (c *conv) scalars() {
 		} else {
 			c.c.Politeness.HostConcurrency = int(a.Int)
 			c.src("politeness.host_concurrency", "max_pending")
+			c.mapped(a, "politeness.host_concurrency")
 			c.differs(a)
 		}
 	} else {
@@ -432,7 +434,7 @@ func (c *conv) scalars() {
 	from := fastDefault("use_cookies", "no")
 	if a := c.top["use_cookies"]; a != nil {
 		on, from = a.Bool, "use_cookies"
-		c.done[a] = true
+		c.mapped(a, "cookies")
 	}
 	c.c.Cookies = &on
 	c.src("cookies", from)
@@ -440,8 +442,10 @@ func (c *conv) scalars() {
 		c.c.Politeness.IgnoreRobots = !a.Bool
 		if !a.Bool {
 			c.src("politeness.ignore_robots", "robots")
+			c.mapped(a, "politeness.ignore_robots")
+		} else {
+			c.same(a, "amber obeys robots.txt (politeness.ignore_robots off, its default)")
 		}
-		c.done[a] = true
 	}
 	if a := c.top["use_javascript"]; a != nil {
 		c.c.Fetcher = "http"
@@ -450,21 +454,22 @@ func (c *conv) scalars() {
 			c.differs(a)
 		}
 		c.src("fetcher", "use_javascript")
-		c.done[a] = true
+		c.mapped(a, "fetcher")
 	}
 	if a := c.top["use_sitemaps"]; a != nil {
 		v := a.Bool
 		c.c.Sitemaps.Robots = &v
 		c.src("sitemaps.robots", "use_sitemaps")
+		c.mapped(a, "sitemaps.robots")
 		if v {
 			c.differs(a)
 		}
-		c.done[a] = true
 	}
 	if a := c.top["diffcheck"]; a != nil {
 		v := a.Bool
 		c.c.Documents.Deduplication = &v
 		c.src("documents.deduplication", "diffcheck")
+		c.mapped(a, "documents.deduplication")
 		c.differs(a)
 	}
 	if a := c.top["cut_off"]; a != nil {
@@ -473,18 +478,20 @@ func (c *conv) scalars() {
 		} else {
 			c.c.Limits.ResponseSize = config.ByteSize(a.Int)
 			c.src("limits.response_size", "cut_off")
+			c.mapped(a, "limits.response_size")
 			c.differs(a)
 		}
 	}
 }
 
-// differs notes how amber differs for a mapped attrib (its row's note).
+// differs notes how amber differs for a mapped attrib (its row's note); the caller records
+// the keys it became.
 func (c *conv) differs(a *Attrib) {
 	r := schema.attrib(a.Name)
 	if r != nil && r.Note != "" {
 		c.note(noteDiffers, r.Note, a)
 	}
-	c.done[a] = true
+	c.rec(a)
 }
 
 // scope builds scope.block and scope.accept from exclude_domains, exclude_uris,
@@ -495,7 +502,7 @@ func (c *conv) scope() {
 	c.src("scope.flavour", "include_domains, include_uris, crawlmode (as the standard flavour with one-page seeds)")
 	for _, sec := range []string{"include_domains", "exclude_domains", "include_uris", "exclude_uris", "crawlmode"} {
 		if s := c.secs[sec]; s != nil {
-			c.done[s] = true
+			c.mapped(s, schema.section(sec).row.Amber)
 		}
 	}
 	c.block()
@@ -526,6 +533,7 @@ func (c *conv) domainRules(sec string) (rules []domainRule, given bool) {
 	if s == nil {
 		return nil, false
 	}
+	key := schema.section(sec).row.Amber // scope.accept, scope.block
 	for _, a := range s.Attribs {
 		r := schema.section(sec).node.attrib(a.Name)
 		if r == nil || a.Type != ListString {
@@ -534,6 +542,7 @@ func (c *conv) domainRules(sec string) (rules []domainRule, given bool) {
 		given = given || len(a.Members) > 0
 		if r.Name == "file" {
 			rules = append(rules, c.fileRules(sec, a)...)
+			c.mapped(a, key)
 			continue
 		}
 		if r.Status != Mapped {
@@ -542,7 +551,7 @@ func (c *conv) domainRules(sec string) (rules []domainRule, given bool) {
 		for _, m := range a.Members {
 			rules = append(rules, domainRule{kind: a.Name, value: m, label: m, from: c.short[a] + " " + m, a: a})
 		}
-		c.done[a] = true
+		c.mapped(a, key)
 	}
 	return rules, given
 }
@@ -584,9 +593,9 @@ func (c *conv) block() {
 		c.ruleNote(r.a, r.label, err)
 	}
 	schemes, from := []string{"http"}, fastDefault("allowed_schemes", "http")
-	if a := c.top["allowed_schemes"]; a != nil {
+	schemesA := c.top["allowed_schemes"]
+	if a := schemesA; a != nil {
 		schemes, from = a.Members, "allowed_schemes"
-		c.done[a] = true
 		var other []string
 		for _, s := range a.Members {
 			if !strings.EqualFold(s, "http") && !strings.EqualFold(s, "https") {
@@ -601,13 +610,19 @@ func (c *conv) block() {
 	for _, s := range []string{"http", "https"} {
 		if !slices.ContainsFunc(schemes, func(x string) bool { return strings.EqualFold(x, s) }) {
 			c.addRule(blocks, "block", regexRule(s+"://.*"), from)
+			if schemesA != nil {
+				c.mapped(schemesA, "scope.block")
+			}
 		}
+	}
+	if schemesA != nil && !c.accounted(schemesA) {
+		c.same(schemesA, "amber crawls http and https")
 	}
 	exts := strings.Split(rowDefault("", "exclude_exts"), ", ")
 	from = fastDefault("exclude_exts", "list")
-	if a := c.top["exclude_exts"]; a != nil {
-		exts, from = a.Members, "exclude_exts"
-		c.done[a] = true
+	extsA := c.top["exclude_exts"]
+	if extsA != nil {
+		exts, from = extsA.Members, "exclude_exts"
 	}
 	var alts []string
 	for _, e := range exts {
@@ -621,6 +636,11 @@ func (c *conv) block() {
 	}
 	if len(alts) > 0 {
 		c.addRule(blocks, "block", regexRule(`[^?]*(?:`+strings.Join(alts, "|")+`)(?:\?.*)?`), from)
+		if extsA != nil {
+			c.mapped(extsA, "scope.block")
+		}
+	} else if extsA != nil {
+		c.same(extsA, "no extension: amber excludes none (its default)")
 	}
 }
 
@@ -672,8 +692,12 @@ func (c *conv) accept() {
 	case allHosts && !uGiven:
 		add(regexRule(".*"), fwdFrom+" and no include rules", fwdA, "")
 		if len(c.hosts) > 0 {
-			c.items = append(c.items, item{status: noteCaution, what: "crawlmode/fwdlinks=yes", line: math.MaxInt - 1,
-				why: "no include_domains or include_uris: FAST follows links to every site, and so does this config (scope.accept regex:.*); bound it with include rules or fwdlinks: no"})
+			it := item{status: noteCaution, what: "crawlmode/fwdlinks=yes", line: math.MaxInt - 1,
+				why: "no include_domains or include_uris: FAST follows links to every site, and so does this config (scope.accept regex:.*); bound it with include rules or fwdlinks: no"}
+			if fwdA != nil { // about the attrib the file gives; else about what it leaves out
+				it.line, it.path = fwdA.Line, fwdA.Path
+			}
+			c.items = append(c.items, it)
 		}
 	case allHosts:
 		for _, u := range uris {
@@ -712,7 +736,7 @@ func (c *conv) fwdlinks() (a *Attrib, fwd bool, from string) {
 	if a == nil {
 		return nil, fwd, "crawlmode/fwdlinks (not in the file: FAST's default yes)"
 	}
-	c.done[a] = true
+	c.mapped(a, "scope.accept")
 	from = "crawlmode/fwdlinks"
 	if fwd {
 		from += " (yes)"
@@ -859,6 +883,7 @@ func (c *conv) mode() {
 		}
 		c.c.Scope.MaxHops = &n
 		c.src("scope.max_hops", "crawlmode/mode")
+		c.mapped(a, "scope.max_hops")
 		c.note(noteDiffers, "amber counts every hop from a seed (a redirect too) where FAST counts pages, and takes the embeds of the last pages", a)
 	default:
 		c.invalid(a, "mode %q: want FULL or DEPTH:n", a.Text)
@@ -874,7 +899,7 @@ func (c *conv) access() {
 	c.headers()
 	c.proxy()
 	if s := c.secs["passwd"]; s != nil {
-		c.done[s] = true
+		c.mapped(s, "auth")
 		for _, a := range s.Attribs {
 			c.passwd(a)
 		}
@@ -887,17 +912,22 @@ func (c *conv) headers() {
 	if a == nil {
 		return
 	}
-	c.done[a] = true
+	c.rec(a)
 	c.headerMembers(a, "headers", &c.c.Headers, func(ck, value string) bool {
 		if ck != "User-Agent" {
 			return false
 		}
 		c.c.UserAgent = value
 		c.src("user_agent", "headers (User-Agent)")
+		c.mapped(a, "user_agent")
 		return true
 	})
 	if len(c.c.Headers) > 0 {
 		c.src("headers", "headers")
+		c.mapped(a, "headers")
+	}
+	if len(a.Members) == 0 {
+		c.same(a, "no field: amber sends its own (User-Agent, Accept, Accept-Encoding)")
 	}
 }
 
@@ -940,8 +970,12 @@ func (c *conv) headerMembers(a *Attrib, what string, h *config.HeaderMap, take f
 
 // proxy maps the first proxy.
 func (c *conv) proxy() {
-	if a := c.top["proxy"]; a != nil && len(a.Members) > 0 {
-		c.done[a] = true
+	a := c.top["proxy"]
+	if a != nil && len(a.Members) == 0 {
+		c.same(a, "no proxy: amber connects to the sites itself")
+	}
+	if a != nil && len(a.Members) > 0 {
+		c.rec(a)
 		raw := a.Members[0]
 		if !strings.Contains(raw, "://") {
 			raw = "http://" + raw
@@ -962,6 +996,7 @@ func (c *conv) proxy() {
 		}
 		c.c.Proxy = p
 		c.src("proxy", "proxy")
+		c.mapped(a, "proxy")
 		if len(a.Members) > 1 {
 			c.items = append(c.items, item{status: string(Unsupported), what: "proxy", line: a.Line, path: a.Path, strict: true,
 				why: fmt.Sprintf("FAST spreads requests over %d proxies; amber uses one, the first", len(a.Members))})
@@ -1000,6 +1035,7 @@ func (c *conv) passwd(a *Attrib) {
 	}
 	spec := config.AuthSpec{Type: config.AuthBasic, Username: user, Password: config.Secret(password), Realm: realm}
 	var why []string
+	httpAllowed := false
 	u, err := url.Parse(a.Name)
 	switch {
 	case err == nil && (u.Scheme == "http" || u.Scheme == "https") && u.Host != "":
@@ -1023,7 +1059,7 @@ func (c *conv) passwd(a *Attrib) {
 			why = append(why, fmt.Sprintf("amber answers a 401 Basic challenge for realm %q from %s with them, then sends them ahead in that directory", realm, cmp.Or(spec.Origin, "the URLs under "+spec.Prefix)))
 		}
 		if u.Scheme == "http" {
-			c.c.HTTPAuthAllowed = true
+			c.c.HTTPAuthAllowed, httpAllowed = true, true
 			c.src("http_auth_allowed", c.short[a]+" (an http URI)")
 			why = append(why, "over plain http too (http_auth_allowed), as FAST sends them")
 		}
@@ -1036,13 +1072,13 @@ func (c *conv) passwd(a *Attrib) {
 			return
 		}
 		spec.Realm = a.Name
-		c.c.HTTPAuthAllowed = true
+		c.c.HTTPAuthAllowed, httpAllowed = true, true
 		c.src("http_auth_allowed", c.short[a]+" (a realm, answered over http too)")
 		why = append(why, fmt.Sprintf("amber answers a 401 Basic challenge for realm %q from any site with them, then sends them ahead in that directory; over plain http too (http_auth_allowed), as FAST sends them", a.Name))
 	}
 	for i, o := range c.c.Auth {
 		if o.Origin == spec.Origin && o.Prefix == spec.Prefix && o.Realm == spec.Realm {
-			c.c.Auth = slices.Delete(c.c.Auth, i, i+1)
+			c.dropAuth(i, a)
 			c.items = append(c.items, item{status: noteDiffers, what: c.short[a], line: a.Line, path: a.Path,
 				why: "an earlier passwd entry is for the same URI and realm: amber keeps one credential for them, the last"})
 			break
@@ -1055,21 +1091,50 @@ func (c *conv) passwd(a *Attrib) {
 			why: fmt.Sprintf("the password is encrypted (!ENC!) with the FAST installation's key, which amber cannot read: set AMBER_AUTH_%d_PASSWORD to it", i)})
 	}
 	c.c.Auth = append(c.c.Auth, spec)
+	c.authFrom = append(c.authFrom, a)
 	c.src(fmt.Sprintf("auth[%d]", i), c.short[a])
+	c.mapped(a, fmt.Sprintf("auth[%d]", i))
+	if httpAllowed {
+		c.mapped(a, "http_auth_allowed")
+	}
 	if scheme == "auto" {
 		why = append(why, "auto: amber answers Basic only (not Digest or NTLM)")
 	}
 	c.note(noteDiffers, strings.Join(why, "; "), a)
 }
 
+// dropAuth takes auth entry i out, for the later passwd attrib later that is for the same URI
+// and realm: the attrib it came from keeps no key (a note says why), and the entries after it
+// move up, with their Sources and keys.
+func (c *conv) dropAuth(i int, later *Attrib) {
+	old := c.authFrom[i]
+	r := c.rec(old)
+	r.keys = slices.DeleteFunc(r.keys, func(k string) bool { return strings.HasPrefix(k, "auth[") })
+	c.items = append(c.items, item{status: noteDiffers, what: c.short[old], line: old.Line, path: old.Path,
+		why: fmt.Sprintf("a later passwd entry (%s) is for the same URI and realm: amber keeps one credential for them, the last", c.short[later])})
+	c.c.Auth = slices.Delete(c.c.Auth, i, i+1)
+	c.authFrom = slices.Delete(c.authFrom, i, i+1)
+	for j := i; j < len(c.authFrom); j++ {
+		from, to := fmt.Sprintf("auth[%d]", j+1), fmt.Sprintf("auth[%d]", j)
+		c.src(to, c.cv.Sources[from])
+		keys := c.rec(c.authFrom[j]).keys
+		if k := slices.Index(keys, from); k >= 0 {
+			keys[k] = to
+		}
+	}
+	delete(c.cv.Sources, fmt.Sprintf("auth[%d]", len(c.authFrom)))
+}
+
 // limits maps the limits section.
 func (c *conv) limits() {
 	if a := c.sec("limits", "max_doc"); a != nil {
-		c.done[a] = true
 		if a.Int > 0 {
 			c.c.Limits.URLs = a.Int
 			c.src("limits.urls", "limits/max_doc")
+			c.mapped(a, "limits.urls")
 			c.differs2(a, "limits")
+		} else {
+			c.same(a, "no limit on the URLs of the crawl (limits.urls, amber's default)")
 		}
 	}
 	if a := c.sec("limits", "disk_free"); a != nil {
@@ -1077,46 +1142,62 @@ func (c *conv) limits() {
 		case a.Int == 0:
 			c.c.Limits.MinFreeSpace = "off"
 			c.src("limits.min_free_space", "limits/disk_free")
-			c.done[a] = true
+			c.mapped(a, "limits.min_free_space")
 		default:
 			c.note(string(Unsupported), "a percentage of free space: amber's limits.min_free_space is a size or auto", a)
 		}
 	}
 	if s := c.secs["limits"]; s != nil {
-		c.done[s] = true
+		c.mapped(s, "limits")
 	}
 }
 
-// differs2 notes how amber differs for a mapped attrib of a section.
+// differs2 notes how amber differs for a mapped attrib of a section; the caller records the
+// keys it became.
 func (c *conv) differs2(a *Attrib, sec string) {
 	if r := schema.section(sec).node.attrib(a.Name); r != nil && r.Note != "" {
 		c.note(noteDiffers, r.Note, a)
 	}
-	c.done[a] = true
+	c.rec(a)
 }
 
+// Reasons of attribs that change nothing without another.
+const (
+	whyNoJS      = "without use_javascript: yes it changes nothing (amber fetches pages with its HTTP client)"
+	whyNoLogins  = "without logins it changes nothing"
+	whyNoCookies = "without cookies (use_cookies: no and no logins) it changes nothing: amber keeps no cookie"
+)
+
 // dependent accounts for attribs whose meaning depends on another: they change nothing, or
-// amber follows them, or not, depending on that other.
+// amber follows them, or not, depending on that other. What it leaves is decided by the
+// table (account).
 func (c *conv) dependent() {
 	js := boolOr(c.top["use_javascript"], false)
-	if a := c.top["javascript_keep_html"]; a != nil && (!js || a.Bool) {
-		c.done[a] = true
+	if a := c.top["javascript_keep_html"]; a != nil && !js {
+		c.same(a, whyNoJS)
 	}
 	if a := c.top["javascript_delay"]; a != nil && !js {
-		c.done[a] = true // without use_javascript it changes nothing
+		c.same(a, whyNoJS)
+	}
+	if a := c.top["if_modified_since"]; a != nil {
+		if a.Bool {
+			c.note(noteDiffers, whyIfModifiedSince, a)
+		} else {
+			c.same(a, "amber sends no If-Modified-Since unless it recrawls an earlier crawl (recrawl_of)")
+		}
 	}
 	mode := c.sec("crawlmode", "mode")
-	if a := c.sec("crawlmode", "reset_level"); a != nil && (mode == nil || strings.EqualFold(strings.TrimSpace(mode.Text), "FULL")) {
-		c.done[a] = true
+	if a := c.sec("crawlmode", "reset_level"); a != nil && a.Bool && (mode == nil || strings.EqualFold(strings.TrimSpace(mode.Text), "FULL")) {
+		c.same(a, "with mode FULL (no depth bound) it changes nothing")
 	}
 	if a := c.sec("limits", "disk_free_slack"); a != nil {
 		if df := c.sec("limits", "disk_free"); df == nil || df.Int == 0 {
-			c.done[a] = true
+			c.same(a, "with disk_free 0 (no free-space limit) it changes nothing")
 		}
 	}
 	if a := c.sec("limits", "max_doc_slack"); a != nil {
 		if md := c.sec("limits", "max_doc"); md == nil || md.Int == 0 {
-			c.done[a] = true
+			c.same(a, "with max_doc 0 (no limit) it changes nothing")
 		}
 	}
 	// The login attribs change nothing without logins. A login's requests have the
@@ -1126,38 +1207,49 @@ func (c *conv) dependent() {
 		if ft := c.top["fetch_timeout"]; ft != nil && ft.Int > 0 {
 			timeout = ft.Int
 		}
-		if len(c.c.Logins) == 0 || a.Int == timeout {
-			c.done[a] = true
+		switch {
+		case len(c.c.Logins) == 0:
+			c.same(a, whyNoLogins)
+		case a.Int == timeout:
+			c.same(a, "a login's requests have the timeouts of every request (network.response_timeout, from fetch_timeout)")
 		}
 	}
 	if a := c.top["login_failed_ignore"]; a != nil && len(c.c.Logins) == 0 {
-		c.done[a] = true
+		c.same(a, whyNoLogins)
 	}
 	if a := c.top["cookie_timeout"]; a != nil && (c.c.Cookies == nil || !*c.c.Cookies) {
-		c.done[a] = true
+		c.same(a, whyNoCookies)
 	}
 	// An rss section without channels (start URIs, files, discovery) changes nothing.
 	if s := c.secs["rss"]; s != nil {
 		ad := c.sec("rss", "auto_discover")
 		if c.sec("rss", "start_uris") == nil && c.sec("rss", "start_uri_files") == nil && !boolOr(ad, false) {
-			c.doneAll(s)
-		}
-	}
-	// workqueue_priority with one level and no level sections changes nothing.
-	if s := c.secs["workqueue_priority"]; s != nil && len(s.Sections) == 0 {
-		if l := c.sec("workqueue_priority", "levels"); l == nil || l.Int <= 1 {
-			c.doneAll(s)
+			c.sameAll(s, "no feeds (start_uris, start_uri_files, auto_discover): it changes nothing")
 		}
 	}
 }
 
-func (c *conv) doneAll(s *Section) {
-	c.done[s] = true
-	for _, a := range s.Attribs {
-		c.done[a] = true
+// whyIfModifiedSince says what amber does of if_modified_since=yes.
+const whyIfModifiedSince = "amber asks conditionally (If-None-Match, If-Modified-Since) only in a recrawl: given the earlier crawl (amber crawl --recrawl-of DIR, recrawl_of), it asks so for what that crawl captured with validators; a FAST file names no earlier crawl"
+
+// sameAll records, for s and what it holds that nothing accounts for yet, that it changes
+// nothing (why); the attribs and sections the table does not map (ignored ones, say) are left
+// to the table (account).
+func (c *conv) sameAll(s *Section, why string) {
+	if !c.accounted(s) {
+		c.same(s, why)
 	}
-	for _, x := range s.Sections {
-		c.doneAll(x)
+	for _, e := range c.entries {
+		x, path := any(e.a), ""
+		if e.a != nil {
+			path = e.a.Path
+		} else {
+			x, path = e.s, e.s.Path
+		}
+		if !strings.HasPrefix(path, s.Path+"/") || c.accounted(x) || e.unknown || e.row == nil || e.row.Status != Mapped {
+			continue
+		}
+		c.same(x, why)
 	}
 }
 
@@ -1209,7 +1301,10 @@ func rowDefault(sec, name string) string {
 // unsupported-yet.
 var mismatchStatus = map[string]Status{"near_duplicate_detection": Refused, "use_http_1_1": Refused}
 
-// account notes every attrib and empty section not accounted for yet, with its row.
+// account notes every attrib, section and element not accounted for yet, with its row: an
+// attrib that asks for what amber always does (Row.Same) is the same as amber's behaviour,
+// one that asks for another value is not supported yet (or refused: mismatchStatus); a
+// section or element the table maps holds what its attribs say.
 func (c *conv) account() {
 	for _, e := range c.entries {
 		if e.s != nil {
@@ -1217,11 +1312,13 @@ func (c *conv) account() {
 			continue
 		}
 		a := e.a
-		if c.done[a] || e.unknown {
+		if c.accounted(a) {
 			continue
 		}
 		row := e.row
 		switch {
+		case e.unknown:
+			c.note(noteUnknown, "inside a section the specification does not have here; amber ignores it", a)
 		case row == nil && e.inherit == nil:
 			c.note(noteUnknown, "the specification has no such attrib here; amber ignores it", a)
 		case row == nil && (e.inherit == elements["SubDomain"].row || e.inherit == schema.section("subdomains").node.freeSection.row):
@@ -1232,7 +1329,7 @@ func (c *conv) account() {
 			c.note(string(row.Status), row.Note, a)
 		case row.Same != "":
 			if a.Text == row.Same || (a.Type == Boolean && strings.EqualFold(a.Text, row.Same)) {
-				c.done[a] = true
+				c.same(a, row.Note)
 				continue
 			}
 			st := Unsupported
@@ -1246,31 +1343,40 @@ func (c *conv) account() {
 	}
 }
 
+// accountSection accounts for a section or element nothing accounted for: one the
+// specification does not have is unknown (and so is what it holds), one the table does not
+// map (or inside one) is noted with its row, and one it maps holds what its attribs say: its
+// amber key, or (no key) the same as amber's behaviour, as its row says.
 func (c *conv) accountSection(e *entry) {
 	s := e.s
-	if c.done[s] || e.unknown {
-		return // an unknown section around it is noted
-	}
-	if e.row == nil {
-		c.items = append(c.items, item{status: noteUnknown, what: e.short, line: s.Line, path: s.Path, strict: true,
-			why: "the specification has no such section here; amber ignores it and what it holds"})
+	if c.accounted(s) {
 		return
 	}
-	if len(s.Attribs) > 0 || len(s.Sections) > 0 {
-		return // its attribs are noted
+	note := func(status, why string) {
+		c.items = append(c.items, item{status: status, what: e.short, why: why, line: s.Line, path: s.Path,
+			strict: status != string(Ignored)})
+		c.rec(s)
+	}
+	switch {
+	case e.unknown:
+		note(noteUnknown, "inside a section the specification does not have here; amber ignores it and what it holds")
+		return
+	case e.row == nil:
+		note(noteUnknown, "the specification has no such section here; amber ignores it and what it holds")
+		return
 	}
 	row := e.row
-	if e.inherit != nil && row.Status == Mapped {
+	if e.inherit != nil && row.Status == Mapped && row.Kind != KindElement {
 		row = e.inherit
 	}
-	if row.Status == Mapped {
-		return
+	switch {
+	case row.Status != Mapped:
+		note(string(row.Status), row.Note)
+	case row.Amber != "":
+		c.mapped(s, row.Amber)
+	default:
+		c.same(s, row.Note)
 	}
-	if e.row.Kind == KindElement {
-		row = e.row
-	}
-	c.items = append(c.items, item{status: string(row.Status), what: e.short, why: row.Note, line: s.Line, path: s.Path,
-		strict: row.Status != Ignored})
 }
 
 // defaultsDiffer lists the attribs whose FAST default asks for what amber does not do, with
@@ -1294,6 +1400,8 @@ var defaultsDiffer = []struct {
 	{"link_extraction", "img", nil},
 	{"link_extraction", "layer", nil},
 	{"link_extraction", "meta", nil},
+	{"link_extraction", "script_java", func(c *conv) bool { return !boolOr(c.top["use_javascript"], false) }},
+	{"link_extraction", "action", func(c *conv) bool { return boolOr(c.top["use_javascript"], false) }},
 }
 
 // defaults notes FAST's defaults amber does not follow, for the attribs the file leaves out,
@@ -1341,9 +1449,9 @@ func (c *conv) sortedItems() []item {
 	return out
 }
 
-// notes renders the items, those with one status and reason together: "STATUS: WHAT, WHAT:
+// renderNotes renders items, those with one status and reason together: "STATUS: WHAT, WHAT:
 // WHY".
-func (c *conv) notes() []string {
+func renderNotes(items []item) []string {
 	type group struct {
 		status, why string
 		what        []string
@@ -1351,7 +1459,7 @@ func (c *conv) notes() []string {
 	}
 	var groups []*group
 	byKey := map[[2]string]*group{}
-	for _, it := range c.sortedItems() {
+	for _, it := range items {
 		k := [2]string{it.status, it.why}
 		g := byKey[k]
 		if g == nil {

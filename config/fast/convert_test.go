@@ -279,7 +279,7 @@ func TestConvertNotes(t *testing.T) {
 		{"javascript_delay with use_javascript", attrib("use_javascript", Boolean, "yes") + attrib("javascript_delay", Real, "1"),
 			[]note{{"unsupported-yet", "javascript_delay=1"}, {"differs", "use_javascript=yes"}}, nil},
 		{"unknown attrib", attrib("frobnicate", Integer, "1"), []note{{"unknown", "frobnicate=1"}}, nil},
-		{"unknown section", section("frob", attrib("x", Integer, "1"), section("y")), []note{{"unknown", "frob"}}, []string{"frob/x", "frob/y"}},
+		{"unknown section", section("frob", attrib("x", Integer, "1"), section("y")), []note{{"unknown", "frob"}, {"unknown", "frob/x=1"}, {"unknown", "frob/y"}}, nil},
 		{"unknown attrib in a known section", section("crawlmode", attrib("speed", String, "fast")), []note{{"unknown", "crawlmode/speed=fast"}}, nil},
 		{"empty ignored section", section("log"), []note{{"ignored", "log"}}, nil},
 		{"ignored attribs", section("storage", attrib("clusters", Integer, "8")) + attrib("umlogs", Boolean, "yes"),
@@ -321,7 +321,8 @@ func TestConvertNotes(t *testing.T) {
 			[]note{{"unsupported-yet", "include_domains/regexp (?=x)y"}, {"unsupported-yet", "include_domains/regexp a(^b)"}}, nil},
 		{"rules amber cannot combine", section("include_domains", members("suffix", ".example.com")) + section("include_uris", members("suffix", ".html")),
 			[]note{{"unsupported-yet", "include_uris/suffix .html"}}, nil},
-		{"rss without channels", section("rss", attrib("follow_links", Boolean, "no"), attrib("index_feed", Boolean, "yes")), nil, []string{"rss"}},
+		{"rss without channels", section("rss", attrib("follow_links", Boolean, "no"), attrib("index_feed", Boolean, "yes")),
+			[]note{{"ignored", "rss/index_feed=yes"}}, []string{"rss/follow_links"}},
 		{"rss with channels", section("rss", members("start_uris", "http://www.example.com/feed")), nil, []string{"rss"}},
 		{"rss ignoring rules", section("rss", members("start_uris", "http://www.example.com/feed"), attrib("ignore_rules", Boolean, "yes")),
 			[]note{{"differs", "rss/ignore_rules=yes"}}, nil},
@@ -598,17 +599,20 @@ func TestEveryRow(t *testing.T) {
 			t.Errorf("%s: inside a section the table does not know", e.short)
 			continue
 		}
-		if e.a != nil && !c.done[e.a] {
+		if e.a != nil && !c.accounted(e.a) {
 			t.Errorf("%s: not accounted for", e.short)
 		}
 		if e.row == nil && e.s == nil {
 			t.Errorf("%s: the table has no row", e.short)
 		}
 	}
-	noted := 0
-	for _, it := range c.items {
-		if it.strict {
-			noted++
+	if len(cv.Account.Entries) != len(c.entries) {
+		t.Errorf("the account has %d entries, the file %d attribs, sections and elements", len(cv.Account.Entries), len(c.entries))
+	}
+	refused := 0
+	for _, e := range cv.Account.Entries {
+		if e.Disposition == config.Refused {
+			refused++
 		}
 	}
 	for _, n := range cv.Notes {
@@ -626,8 +630,8 @@ func TestEveryRow(t *testing.T) {
 	if !errors.Is(err, ErrNotMapped) {
 		t.Fatalf("strict: %v, want ErrNotMapped", err)
 	}
-	if n := len(err.(interface{ Unwrap() []error }).Unwrap()); n != noted {
-		t.Errorf("strict: %d errors, want %d (one per attrib not mapped)", n, noted)
+	if n := len(err.(interface{ Unwrap() []error }).Unwrap()); n != refused {
+		t.Errorf("strict: %d errors, want %d (one per entry refused)", n, refused)
 	}
 }
 

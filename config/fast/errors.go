@@ -24,7 +24,7 @@ func (c *conv) httpErrors() {
 	retries := map[string]int{}
 	given := map[string]bool{}
 	if s := c.secs["http_errors"]; s != nil {
-		c.done[s] = true
+		c.mapped(s, "politeness.retries")
 		for _, a := range s.Attribs {
 			cond, err := retry.ParseCondition(a.Name)
 			if err != nil {
@@ -43,10 +43,9 @@ func (c *conv) httpErrors() {
 			given[cond] = true
 			retries[cond] = n
 			c.src("politeness.retries."+cond, c.short[a])
+			c.mapped(a, "politeness.retries."+cond)
 			if index {
 				c.note(string(Ignored), whyIndexActions+" (RETRY is followed)", a)
-			} else {
-				c.done[a] = true
 			}
 		}
 	}

@@ -51,8 +51,12 @@ func ConvertFile(data []byte, path, domain string, strict bool) (*Domain, *confi
 var elasticHeader = []byte("# amber crawl config converted from the Elastic Open Crawler file ")
 
 // Render is config.Converted.Render for a FAST conversion: the YAML with each key commented
-// with the FAST attrib it came from, then the notes, under a first line that names source
-// (the XML file and its DomainSpecification, say) as a FAST crawler configuration. Like the
+// with the FAST attrib it came from, then the account of the conversion (cv.Account, when it
+// has one: Convert's always does) with every attrib, section and element of the file under
+// one of five headings (mapped, the same as amber's behaviour, differs, ignored, refused) and
+// the notes about what the file leaves out, under a first line that names source (the XML
+// file and its DomainSpecification, say) as a FAST crawler configuration; without an account,
+// the notes. Like the
 // credentials, the logins' parameters are written as env: references (AMBER_LOGIN_n_NAME),
 // each listed with the attrib it stands for, so that the rendering holds no secret.
 func Render(cv *config.Converted, source string) ([]byte, error) {
@@ -88,6 +92,9 @@ func Render(cv *config.Converted, source string) ([]byte, error) {
 	if cv.File.Subcollections != nil {
 		cfg.Subcollections, secrets = subSecrets(cv.File.Subcollections, cv.Sources, secrets)
 	}
+	if cv.Account != nil {
+		cp.Notes = nil // the account says them, and its notes the others
+	}
 	out, err := cp.Render(source)
 	if err != nil {
 		return nil, err
@@ -97,7 +104,14 @@ func Render(cv *config.Converted, source string) ([]byte, error) {
 		return nil, fmt.Errorf("fast: config.Converted.Render's first line is not the one Render replaces: %q", line)
 	}
 	head := fmt.Sprintf("# amber crawl config converted from the FAST crawler configuration (MS-FSCCFG) %s.\n", source)
-	return addSecrets(append([]byte(head), rest...), secrets), nil
+	if cv.Account != nil {
+		head += "# At the end: what amber makes of every attrib, section and element of the file.\n"
+	}
+	out = addSecrets(append([]byte(head), rest...), secrets)
+	if cv.Account != nil {
+		out = append(out, renderAccount(cv.Account)...)
+	}
+	return out, nil
 }
 
 // secretsHead starts the list of environment variables config.Converted.Render writes.

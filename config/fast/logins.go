@@ -21,7 +21,7 @@ func (c *conv) logins() {
 	}
 	var list []one
 	if s := c.secs["logins"]; s != nil {
-		c.done[s] = true
+		c.mapped(s, "logins")
 		for _, x := range s.Sections {
 			list = append(list, one{x, "logins/" + quoteName(x.Name)})
 		}
@@ -31,7 +31,9 @@ func (c *conv) logins() {
 	}
 	node := elements["Login"].node
 	for _, l := range list {
-		c.done[l.s] = true
+		i := len(c.c.Logins)
+		key := fmt.Sprintf("logins[%d]", i)
+		c.mapped(l.s, key)
 		spec := config.LoginSpec{Name: l.s.Name}
 		var first *Attrib // the login's first attrib, for errors about the whole login
 		for _, a := range l.s.Attribs {
@@ -43,6 +45,7 @@ func (c *conv) logins() {
 				first = a
 			}
 			v := strings.TrimSpace(a.Text)
+			field := r.Name
 			switch r.Name {
 			case "preload":
 				spec.Preload = v
@@ -54,6 +57,7 @@ func (c *conv) logins() {
 				spec.Form = v
 			case "action":
 				spec.Method = strings.ToUpper(v)
+				field = "method"
 			case "html_form":
 				spec.HTMLForm = v
 			case "autofill":
@@ -69,7 +73,7 @@ func (c *conv) logins() {
 				}
 				spec.TTL = config.LoginTTL(time.Duration(a.Int) * time.Second)
 			}
-			c.done[a] = true
+			c.mapped(a, key+"."+field)
 			if r.Note != "" {
 				c.note(noteDiffers, r.Note, a)
 			}
@@ -78,16 +82,15 @@ func (c *conv) logins() {
 			if x.Name != "parameters" {
 				continue // unknown here: the account notes it
 			}
-			c.done[x] = true
+			c.mapped(x, key+".parameters")
 			for _, a := range x.Attribs {
 				if spec.Parameters == nil {
 					spec.Parameters = map[string]config.Secret{}
 				}
 				spec.Parameters[a.Name] = config.Secret(a.Text)
-				c.done[a] = true
+				c.mapped(a, key+".parameters."+a.Name)
 			}
 		}
-		i := len(c.c.Logins)
 		// The login's checks, without its secrets: parameters are values here, never env:
 		// references to resolve.
 		check := &config.File{Logins: []config.LoginSpec{spec}}

@@ -21,45 +21,51 @@ func (c *conv) robotsAndSites() {
 		r := &c.c.Robots
 		if d, from, ok := c.seconds("robots_ttl", 86400); ok {
 			r.TTL = d
-			c.src("robots.ttl", from)
+			c.srcTop("robots.ttl", "robots_ttl", from)
 		}
 		if d, from, ok := c.seconds("robots_timeout", 300); ok {
 			r.Timeout = d
-			c.src("robots.timeout", from)
+			c.srcTop("robots.timeout", "robots_timeout", from)
 		}
 		if a := c.top["robots_auth_ignore"]; a != nil {
 			r.DisallowOnAuth = !a.Bool
 			if !a.Bool {
 				c.src("robots.disallow_on_auth", "robots_auth_ignore")
+				c.mapped(a, "robots.disallow_on_auth")
+			} else {
+				c.same(a, "a robots.txt answered 401 or 403, as any 4xx, allows the whole host (RFC 9309; robots.disallow_on_auth off, amber's default)")
 			}
-			c.done[a] = true
 		}
 		if a := c.top["robots_tout_ignore"]; a != nil {
 			r.AllowOnTimeout = a.Bool
 			if a.Bool {
 				c.src("robots.allow_on_timeout", "robots_tout_ignore")
+				c.mapped(a, "robots.allow_on_timeout")
+			} else {
+				c.same(a, "when a robots.txt request times out, its host's URLs wait and are tried again later (politeness.retry_delay, max_attempts), then left out (-9998 robots-unavailable): robots.allow_on_timeout off, amber's default")
 			}
-			c.done[a] = true
 		}
 		if a := c.top["check_meta_robots"]; a != nil {
 			r.IgnoreMeta = !a.Bool
 			if !a.Bool {
 				c.src("robots.ignore_meta", "check_meta_robots")
+				c.mapped(a, "robots.ignore_meta")
 				c.differs(a)
+			} else {
+				c.same(a, "amber obeys <meta name=robots> noindex and nofollow (robots.ignore_meta off, its default)")
 			}
-			c.done[a] = true
 		}
 		r.IgnoreCrawlDelay = !boolOr(c.top["obey_robots_delay"], false)
 		if a := c.top["obey_robots_delay"]; a != nil {
 			c.src("robots.ignore_crawl_delay", "obey_robots_delay")
-			c.done[a] = true
+			c.mapped(a, "robots.ignore_crawl_delay")
 		} else {
 			c.src("robots.ignore_crawl_delay", fastDefault("obey_robots_delay", "no"))
 		}
 	} else {
 		for _, name := range []string{"robots_ttl", "robots_timeout", "robots_auth_ignore", "robots_tout_ignore", "obey_robots_delay"} {
 			if a := c.top[name]; a != nil {
-				c.done[a] = true // without robots.txt they change nothing
+				c.same(a, "with robots no (politeness.ignore_robots) it changes nothing")
 			}
 		}
 		// FAST reads robots meta whatever robots says; amber with ignore_robots reads
@@ -68,29 +74,43 @@ func (c *conv) robotsAndSites() {
 			if a.Bool {
 				c.note(string(Unsupported), whyMetaWithoutRobots, a)
 			} else {
-				c.done[a] = true
+				c.same(a, "with robots no amber obeys no <meta name=robots> either")
 			}
 		}
 	}
 	if n, from, ok := c.count("max_doc", 100000); ok && n > 0 {
 		c.c.Limits.URLsPerHost = n
-		c.src("limits.urls_per_host", from)
+		c.srcTop("limits.urls_per_host", "max_doc", from)
 	}
 	if n, from, ok := c.count("max_backoff_counter", 50); ok && n > 0 {
 		c.c.Politeness.MaxHostFailures = int(n)
-		c.src("politeness.max_host_failures", from)
+		c.srcTop("politeness.max_host_failures", "max_backoff_counter", from)
 	}
 	if d, from, ok := c.seconds("max_backoff_delay", 600); ok {
 		c.c.Politeness.MaxBackoff = d
-		c.src("politeness.max_backoff", from)
+		c.srcTop("politeness.max_backoff", "max_backoff_delay", from)
 	}
 	if a := c.top["truncate"]; a != nil {
-		if !a.Bool && c.c.Limits.ResponseSize > 0 { // without cut_off it changes nothing
+		switch {
+		case c.c.Limits.ResponseSize == 0:
+			c.same(a, "without cut_off it changes nothing")
+		case !a.Bool:
 			c.c.Limits.Oversize = "drop"
 			c.src("limits.oversize", "truncate")
+			c.mapped(a, "limits.oversize")
 			c.differs(a)
+		default:
+			c.same(a, "a page cut at cut_off is archived as cut (WARC-Truncated: length) and read as far as it goes (limits.oversize: truncate, amber's default)")
 		}
-		c.done[a] = true
+	}
+}
+
+// srcTop records that the amber key came from from (Sources), and from the collection's
+// attrib name when the file gives it.
+func (c *conv) srcTop(key, name, from string) {
+	c.src(key, from)
+	if a := c.top[name]; a != nil {
+		c.mapped(a, key)
 	}
 }
 

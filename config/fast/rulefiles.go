@@ -39,7 +39,7 @@ type ruleLine struct {
 // read, is too large or holds a line that is not a rule of the section makes the attrib
 // invalid.
 func (c *conv) fileRules(sec string, a *Attrib) []domainRule {
-	c.done[a] = true
+	c.rec(a)
 	kinds := uriFileKinds
 	if strings.HasSuffix(sec, "_domains") {
 		kinds = domainFileKinds

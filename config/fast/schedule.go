@@ -1,6 +1,7 @@
 package fast
 
 import (
+	"fmt"
 	"strconv"
 	"strings"
 	"time"
@@ -18,7 +19,7 @@ func (c *conv) politeSites() {
 			c.invalid(c.top["max_sites"], "max_sites 0: want 1 or more")
 		} else {
 			c.c.Politeness.MaxSites = int(n)
-			c.src("politeness.max_sites", from)
+			c.srcTop("politeness.max_sites", "max_sites", from)
 		}
 	}
 	if a := c.top["max_inter_docs"]; a != nil {
@@ -27,6 +28,7 @@ func (c *conv) politeSites() {
 		} else {
 			c.c.Politeness.MaxInterDocs = int(a.Int)
 			c.src("politeness.max_inter_docs", "max_inter_docs")
+			c.mapped(a, "politeness.max_inter_docs")
 			c.differs(a)
 		}
 	}
@@ -34,7 +36,7 @@ func (c *conv) politeSites() {
 	if s == nil {
 		return
 	}
-	c.done[s] = true
+	c.mapped(s, "politeness.delay_schedule")
 	var from []string
 	for _, a := range s.Attribs {
 		slot, ok := c.delaySlot(a)
@@ -42,6 +44,7 @@ func (c *conv) politeSites() {
 			continue
 		}
 		c.differs2(a, "variable_delay")
+		c.mapped(a, fmt.Sprintf("politeness.delay_schedule[%d]", len(c.c.Politeness.DelaySchedule)))
 		c.c.Politeness.DelaySchedule = append(c.c.Politeness.DelaySchedule, slot)
 		from = append(from, c.short[a])
 	}

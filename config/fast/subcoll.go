@@ -21,7 +21,7 @@ import (
 // subcollections converts the subcollections; their start URIs are seeds (see seeds).
 func (c *conv) subcollections() {
 	if s := c.secs["subdomains"]; s != nil {
-		c.done[s] = true
+		c.mapped(s, "subcollections")
 	}
 	names := map[string]bool{}
 	browser := c.c.Fetcher == "browser" // the crawl loads some pages in the browser
@@ -31,7 +31,6 @@ func (c *conv) subcollections() {
 		}
 	}
 	for _, sc := range c.subs() {
-		c.done[sc.s] = true
 		c.subcollection(sc, names, browser)
 	}
 }
@@ -63,6 +62,7 @@ func (c *conv) subcollection(sc sub, names map[string]bool, browser bool) {
 	key := fmt.Sprintf("subcollections[%d]", len(c.c.Subcollections))
 	s := config.Subcollection{Name: subName(sc.s.Name, names)}
 	c.src(key, sc.short)
+	c.mapped(sc.s, key)
 	if s.Name != sc.s.Name {
 		c.items = append(c.items, item{status: noteDiffers, what: sc.short, line: sc.s.Line, path: sc.s.Path,
 			why: fmt.Sprintf("amber names it %s (crawl.log sub:NAME: letters, digits, '.', '_' and '-'; names unique)", s.Name)})
@@ -80,7 +80,7 @@ func (c *conv) subcollection(sc sub, names map[string]bool, browser bool) {
 		}
 		renders = a.Bool
 		c.src(key+".fetcher", c.short[a])
-		c.done[a] = true
+		c.mapped(a, key+".fetcher")
 	}
 	// What the browser cannot honour for its pages (subcoll.Subcollection): refused, not
 	// written, so that the converted file crawls.
@@ -93,7 +93,7 @@ func (c *conv) subcollection(sc sub, names map[string]bool, browser bool) {
 		return true
 	}
 	for _, a := range sc.s.Attribs {
-		if c.done[a] {
+		if c.accounted(a) {
 			continue
 		}
 		switch a.Name {
@@ -105,6 +105,7 @@ func (c *conv) subcollection(sc sub, names map[string]bool, browser bool) {
 			d := time.Duration(a.Real * float64(time.Second)).Round(time.Millisecond)
 			s.HostDelay = &d
 			c.src(key+".host_delay", c.short[a])
+			c.mapped(a, key+".host_delay")
 			c.subDiffers(a)
 		case "max_doc":
 			if a.Int < 0 {
@@ -114,6 +115,7 @@ func (c *conv) subcollection(sc sub, names map[string]bool, browser bool) {
 			n := int64(a.Int)
 			s.URLsPerHost = &n
 			c.src(key+".urls_per_host", c.short[a])
+			c.mapped(a, key+".urls_per_host")
 			c.subDiffers(a)
 		case "cut_off":
 			switch {
@@ -122,14 +124,15 @@ func (c *conv) subcollection(sc sub, names map[string]bool, browser bool) {
 			case !browserRefuses(a):
 				s.ResponseSize = config.ByteSize(a.Int)
 				c.src(key+".response_size", c.short[a])
+				c.mapped(a, key+".response_size")
 				c.subDiffers(a)
 			}
-			c.done[a] = true
+			c.rec(a)
 		case "headers":
 			if !browserRefuses(a) {
 				c.subHeaders(a, &s, key)
 			}
-			c.done[a] = true
+			c.rec(a)
 		case "proxy":
 			switch {
 			case browserRefuses(a):
@@ -139,11 +142,12 @@ func (c *conv) subcollection(sc sub, names map[string]bool, browser bool) {
 			default:
 				c.subProxy(a, &s, key)
 			}
-			c.done[a] = true
+			c.rec(a)
 		case "use_sitemaps":
 			v := a.Bool
 			s.Sitemaps = &v
 			c.src(key+".sitemaps", c.short[a])
+			c.mapped(a, key+".sitemaps")
 			c.subDiffers(a)
 		case "allowed_schemes":
 			c.subSchemes(a, &s, key)
@@ -162,7 +166,7 @@ func (c *conv) subDiffers(a *Attrib) {
 	if r := elements["SubDomain"].node.attrib(a.Name); r != nil && r.Note != "" {
 		c.note(noteDiffers, r.Note, a)
 	}
-	c.done[a] = true
+	c.rec(a)
 }
 
 // subRules makes the subcollection's match and except rules of its include and exclude
@@ -175,22 +179,23 @@ func (c *conv) subRules(sc sub, s *config.Subcollection, key string) {
 	}
 	except := subRuleList{c: c, list: &s.Except, key: key + ".except"}
 	for _, name := range []string{"exclude_domains", "exclude_uris"} {
-		c.subExcept(name, c.subSectionRules(name, secs[name]), except)
+		c.subExcept(name, c.subSectionRules(name, secs[name], except.key), except)
 	}
-	hosts := c.subSectionRules("include_domains", secs["include_domains"])
-	uris := c.subSectionRules("include_uris", secs["include_uris"])
+	hosts := c.subSectionRules("include_domains", secs["include_domains"], key+".match")
+	uris := c.subSectionRules("include_uris", secs["include_uris"], key+".match")
 	c.subMatch(sc, hosts, uris, subRuleList{c: c, list: &s.Match, key: key + ".match"})
 }
 
 // subSectionRules reads the rules of x, a subcollection's include or exclude section named
 // name (nil: none), in file order: the members of its rule attribs and the rules of its file
-// attrib's files (fileRules), without the address masks checkIPRules refuses. An attrib that
-// is not a rule is left to the account.
-func (c *conv) subSectionRules(name string, x *Section) []domainRule {
+// attrib's files (fileRules), without the address masks checkIPRules refuses; x and its rule
+// attribs are recorded as become the amber key (subcollections[i].match or except). An
+// attrib that is not a rule is left to the account.
+func (c *conv) subSectionRules(name string, x *Section, key string) []domainRule {
 	if x == nil {
 		return nil
 	}
-	c.done[x] = true
+	c.mapped(x, key)
 	var out []domainRule
 	n := schema.section(name).node
 	for _, a := range x.Attribs {
@@ -200,12 +205,13 @@ func (c *conv) subSectionRules(name string, x *Section) []domainRule {
 		}
 		if r.Name == "file" {
 			out = append(out, c.fileRules(name, a)...)
+			c.mapped(a, key)
 			continue
 		}
 		for _, m := range a.Members {
 			out = append(out, domainRule{kind: r.Name, value: m, label: m, from: c.short[a] + " " + m, a: a})
 		}
-		c.done[a] = true
+		c.mapped(a, key)
 	}
 	return c.checkIPRules(out)
 }
@@ -300,13 +306,17 @@ func (c *conv) subHeaders(a *Attrib, s *config.Subcollection, key string) {
 	c.headerMembers(a, c.short[a], &s.Headers, nil)
 	if len(s.Headers) > 0 {
 		c.src(key+".headers", c.short[a])
+		c.mapped(a, key+".headers")
+	} else if len(a.Members) == 0 {
+		c.same(a, "no field: the subcollection's requests carry the collection's")
 	}
 }
 
 // subProxy maps a subcollection's proxy, the first of the list.
 func (c *conv) subProxy(a *Attrib, s *config.Subcollection, key string) {
-	c.done[a] = true
+	c.rec(a)
 	if len(a.Members) == 0 {
+		c.same(a, "no proxy: the subcollection's requests go as the collection's")
 		return
 	}
 	raw := a.Members[0]
@@ -324,6 +334,7 @@ func (c *conv) subProxy(a *Attrib, s *config.Subcollection, key string) {
 	}
 	s.Proxy = p
 	c.src(key+".proxy", c.short[a])
+	c.mapped(a, key+".proxy")
 	if len(a.Members) > 1 {
 		c.items = append(c.items, item{status: string(Unsupported), what: c.short[a], line: a.Line, path: a.Path, strict: true,
 			why: fmt.Sprintf("FAST spreads requests over %d proxies; amber uses one, the first", len(a.Members))})
@@ -333,7 +344,7 @@ func (c *conv) subProxy(a *Attrib, s *config.Subcollection, key string) {
 
 // subSchemes maps a subcollection's allowed_schemes: http and https; others are refused.
 func (c *conv) subSchemes(a *Attrib, s *config.Subcollection, key string) {
-	c.done[a] = true
+	c.rec(a)
 	var other []string
 	for _, m := range a.Members {
 		switch l := strings.ToLower(strings.TrimSpace(m)); l {
@@ -356,22 +367,24 @@ func (c *conv) subSchemes(a *Attrib, s *config.Subcollection, key string) {
 		return
 	}
 	c.src(key+".schemes", c.short[a])
+	c.mapped(a, key+".schemes")
 }
 
 // subMode maps a subcollection's crawlmode: mode DEPTH:n is max_hops n (not more than the
 // collection's); fwdlinks the same as the collection's changes nothing, another is not
 // supported yet; fwdredirects and reset_level are accounted for as the collection's.
 func (c *conv) subMode(x *Section, s *config.Subcollection, key string) {
-	c.done[x] = true
+	c.rec(x)
 	for _, a := range x.Attribs {
 		switch a.Name {
 		case "mode":
 			m := strings.ToUpper(strings.TrimSpace(a.Text))
 			colHops := c.c.Scope.MaxHops
 			if m == "FULL" {
-				c.done[a] = true
 				if colHops != nil {
 					c.note(string(Unsupported), "FULL in a subcollection of a DEPTH:n collection: amber's scope bounds every URL by the collection's hops first", a)
+				} else {
+					c.same(a, "FULL, as the collection: the crawl's scope.max_hops bounds its URLs")
 				}
 				continue
 			}
@@ -386,14 +399,19 @@ func (c *conv) subMode(x *Section, s *config.Subcollection, key string) {
 			}
 			s.MaxHops = &n
 			c.src(key+".max_hops", c.short[a])
+			c.mapped(a, key+".max_hops")
+			c.mapped(x, key+".max_hops")
 			c.note(noteDiffers, "DEPTH:n is max_hops n for the subcollection's URLs, counted as scope.max_hops counts (every hop from the seed, a redirect too)", a)
 		case "fwdlinks":
 			if c.sameAsCollection("crawlmode", a) {
-				c.done[a] = true
+				c.same(a, "the collection's value: amber's scope rules are the collection's (its fwdlinks applies)")
 			} else {
 				c.note(string(Unsupported), "a subcollection's own fwdlinks: amber's scope rules are the collection's (its fwdlinks apply)", a)
 			}
 		}
+	}
+	if len(c.rec(x).keys) == 0 {
+		c.same(x, "no depth of its own: the collection's scope bounds the subcollection's URLs")
 	}
 }
 

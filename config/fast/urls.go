@@ -16,9 +16,11 @@ func (c *conv) urls() {
 		c.c.URLs.SortQueryParams = a.Bool
 		if a.Bool {
 			c.src("urls.sort_query_params", "sort_query_params")
+			c.mapped(a, "urls.sort_query_params")
 			c.differs(a)
+		} else {
+			c.same(a, "amber keeps a URL's query parameters in their order (urls.sort_query_params off, its default)")
 		}
-		c.done[a] = true
 	}
 	if a := c.top["rewrite_rules"]; a != nil {
 		if _, err := rewrite.ParseAll(a.Members); err != nil {
@@ -26,18 +28,20 @@ func (c *conv) urls() {
 		} else if len(a.Members) > 0 {
 			c.c.URLs.RewriteRules = a.Members
 			c.src("urls.rewrite_rules", "rewrite_rules")
+			c.mapped(a, "urls.rewrite_rules")
 			c.differs(a)
+		} else {
+			c.same(a, "no rule: amber rewrites no URL")
 		}
-		c.done[a] = true
 	}
 	c.metaRefresh()
 	if n, from, ok := c.positive("max_redirects", 10); ok {
 		c.c.URLs.MaxRedirects = n
-		c.src("urls.max_redirects", from)
+		c.srcTop("urls.max_redirects", "max_redirects", from)
 	}
 	if n, from, ok := c.positive("max_uri_recursion", 5); ok {
 		c.c.Scope.MaxPathRepeats = &n
-		c.src("scope.max_path_repeats", from)
+		c.srcTop("scope.max_path_repeats", "max_uri_recursion", from)
 	}
 	c.rss()
 	c.addrs() // enforce_delay_per_ip, mirror_site_files (addrs.go)
@@ -67,7 +71,7 @@ func (c *conv) metaRefresh() {
 	case !boolOr(isRedir, true):
 		n, from = -1, "html_redir_is_redir"
 		if th != nil {
-			c.done[th] = true // without html_redir_is_redir it changes nothing
+			c.same(th, "with html_redir_is_redir no it changes nothing")
 		}
 	case th != nil:
 		if th.Int < 0 || th.Int > 1<<30 {
@@ -75,10 +79,11 @@ func (c *conv) metaRefresh() {
 			return
 		}
 		n, from = int(th.Int), "html_redir_threshold"
+		c.mapped(th, "urls.meta_refresh_redirect_max")
 		c.differs(th)
 	}
 	if isRedir != nil {
-		c.done[isRedir] = true
+		c.mapped(isRedir, "urls.meta_refresh_redirect_max")
 	}
 	c.c.URLs.MetaRefreshRedirectMax = &n
 	c.src("urls.meta_refresh_redirect_max", from)
@@ -90,7 +95,7 @@ func (c *conv) rss() {
 	if s == nil {
 		return
 	}
-	c.done[s] = true
+	c.mapped(s, "feeds")
 	f := &c.c.Feeds
 	for _, name := range []string{"start_uris", "start_uri_files"} {
 		a := c.sec("rss", name)
@@ -120,28 +125,32 @@ func (c *conv) rss() {
 			f.URLs = append(f.URLs, u)
 		}
 		c.src("feeds.urls", "rss/start_uris, rss/start_uri_files")
-		c.done[a] = true
+		c.mapped(a, "feeds.urls")
 	}
 	if a := c.sec("rss", "auto_discover"); a != nil {
 		f.AutoDiscover = a.Bool
 		if a.Bool {
 			c.src("feeds.auto_discover", "rss/auto_discover")
+			c.mapped(a, "feeds.auto_discover")
+		} else {
+			c.same(a, "amber reads no feed a crawled page names (feeds.auto_discover off, its default)")
 		}
-		c.done[a] = true
 	}
 	if a := c.sec("rss", "follow_links"); a != nil {
 		v := a.Bool
 		f.FollowLinks = &v
 		c.src("feeds.follow_links", "rss/follow_links")
-		c.done[a] = true
+		c.mapped(a, "feeds.follow_links")
 	}
 	if a := c.sec("rss", "ignore_rules"); a != nil {
 		f.IgnoreRules = a.Bool
 		if a.Bool {
 			c.src("feeds.ignore_rules", "rss/ignore_rules")
+			c.mapped(a, "feeds.ignore_rules")
 			c.differsRSS(a)
+		} else {
+			c.same(a, "a feed's items are decided by the include and exclude rules, as links are (feeds.ignore_rules off, amber's default)")
 		}
-		c.done[a] = true
 	}
 	if a := c.sec("rss", "max_link_count"); a != nil {
 		if a.Int < 1 || a.Int > 1<<20 {
@@ -150,6 +159,7 @@ func (c *conv) rss() {
 		}
 		f.MaxLinks = int(a.Int)
 		c.src("feeds.max_links", "rss/max_link_count")
+		c.mapped(a, "feeds.max_links")
 		c.differsRSS(a)
 	}
 }
@@ -159,5 +169,5 @@ func (c *conv) differsRSS(a *Attrib) {
 	if r := schema.section("rss").node.attrib(a.Name); r != nil && r.Note != "" {
 		c.note(noteDiffers, r.Note, a)
 	}
-	c.done[a] = true
+	c.rec(a)
 }

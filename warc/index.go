@@ -352,6 +352,9 @@ type RecordHead struct {
 	// ETag and LastModified are the HTTP validators of the response (its ETag and Last-Modified
 	// fields), or those a server-not-modified revisit records (FieldETag, FieldLastModified).
 	ETag, LastModified string
+	// Truncated is WARC-Truncated: why the record holds less than was sent ("length",
+	// "time", ...); "" when it holds it all.
+	Truncated string
 }
 
 // maxRecordHead bounds what ReadRecordHead reads of a record: the WARC header and the HTTP
@@ -387,20 +390,33 @@ func ReadRecordHead(r io.ReaderAt, offset, length int64) (RecordHead, error) {
 }
 
 func readRecordHead(rd *bufio.Reader) (RecordHead, error) {
-	var h RecordHead
-	version, err := readLine(rd)
+	h, contentType, contentLength, err := readWARCHeader(rd)
 	if err != nil {
 		return h, err
 	}
-	if !strings.HasPrefix(version, "WARC/") {
-		return h, fmt.Errorf("not a WARC record: %.40q", version)
+	if contentLength == 0 || !httpBlock(h.Type, contentType) {
+		return h, nil
 	}
-	var contentType string
-	var contentLength int64 = -1
+	_, err = readHTTPHead(rd, &h, false)
+	return h, err
+}
+
+// readWARCHeader reads a record's version line and header fields, up to the blank line that
+// ends them: the fields a RecordHead holds, the record's Content-Type, and its Content-Length
+// (-1 when it has none).
+func readWARCHeader(rd *bufio.Reader) (h RecordHead, contentType string, contentLength int64, err error) {
+	contentLength = -1
+	version, err := readLine(rd)
+	if err != nil {
+		return h, "", 0, err
+	}
+	if !strings.HasPrefix(version, "WARC/") {
+		return h, "", 0, fmt.Errorf("not a WARC record: %.40q", version)
+	}
 	for {
 		line, err := readLine(rd)
 		if err != nil {
-			return h, err
+			return h, "", 0, err
 		}
 		if line == "" {
 			break
@@ -429,6 +445,8 @@ func readRecordHead(rd *bufio.Reader) (RecordHead, error) {
 			h.ETag = value
 		case "warc-last-modified":
 			h.LastModified = value
+		case "warc-truncated":
+			h.Truncated = value
 		case "content-type":
 			contentType = value
 		case "content-length":
@@ -436,35 +454,63 @@ func readRecordHead(rd *bufio.Reader) (RecordHead, error) {
 		}
 	}
 	if h.Type == "" || h.Date.IsZero() {
-		return h, errors.New("no WARC-Type or WARC-Date")
+		return h, "", 0, errors.New("no WARC-Type or WARC-Date")
 	}
-	httpBlock := strings.HasPrefix(strings.ToLower(contentType), gowarc.ApplicationHttp) ||
-		(contentType == "" && (h.Type == "response" || h.Type == "revisit"))
-	if contentLength == 0 || !httpBlock || (h.Type != "response" && h.Type != "revisit") {
-		return h, nil
-	}
+	return h, contentType, contentLength, nil
+}
+
+// httpBlock reports whether the block of a record of type typ and Content-Type contentType
+// starts with an HTTP response: a response or revisit record of type application/http, or of
+// no type at all.
+func httpBlock(typ, contentType string) bool {
+	return (typ == "response" || typ == "revisit") &&
+		(strings.HasPrefix(strings.ToLower(contentType), gowarc.ApplicationHttp) || contentType == "")
+}
+
+// readHTTPHead reads the status line and header fields of an HTTP response into h (Status,
+// and unless already set Mime, ETag and LastModified). With keep it also returns them as
+// recorded; else it returns nil. A block that ends before the blank line (a headers-only
+// revisit may) is no error.
+func readHTTPHead(rd *bufio.Reader, h *RecordHead, keep bool) (*HTTPHead, error) {
 	status, err := readLine(rd)
 	if err != nil {
-		return h, err
+		return nil, err
 	}
-	if _, code, ok := strings.Cut(status, " "); ok && strings.HasPrefix(status, "HTTP/") {
-		code, _, _ = strings.Cut(strings.TrimLeft(code, " "), " ")
+	var head *HTTPHead
+	if keep {
+		head = &HTTPHead{}
+	}
+	if proto, rest, ok := strings.Cut(status, " "); ok && strings.HasPrefix(status, "HTTP/") {
+		code, reason, _ := strings.Cut(strings.TrimLeft(rest, " "), " ")
 		h.Status, _ = strconv.Atoi(code)
+		if head != nil {
+			head.Proto, head.Status, head.Reason = proto, h.Status, reason
+		}
 	}
 	for {
 		line, err := readLine(rd)
 		if err != nil {
 			if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
-				return h, nil // a headers-only revisit may end without a blank line
+				return head, nil // a headers-only revisit may end without a blank line
 			}
-			return h, err
+			return nil, err
 		}
 		if line == "" {
-			return h, nil
+			return head, nil
+		}
+		if head != nil && (line[0] == ' ' || line[0] == '\t') && len(head.Fields) > 0 {
+			// An obsolete line folding (RFC 9112 §5.2): the value goes on.
+			f := &head.Fields[len(head.Fields)-1]
+			f.Value += " " + strings.TrimSpace(line)
+			continue
 		}
 		name, value, ok := strings.Cut(line, ":")
 		if !ok {
 			continue
+		}
+		value = strings.TrimSpace(value)
+		if head != nil {
+			head.Fields = append(head.Fields, Field{Name: strings.TrimSpace(name), Value: value})
 		}
 		switch strings.ToLower(strings.TrimSpace(name)) {
 		case "content-type":
@@ -474,11 +520,11 @@ func readRecordHead(rd *bufio.Reader) (RecordHead, error) {
 			}
 		case "etag":
 			if h.ETag == "" {
-				h.ETag = strings.TrimSpace(value)
+				h.ETag = value
 			}
 		case "last-modified":
 			if h.LastModified == "" {
-				h.LastModified = strings.TrimSpace(value)
+				h.LastModified = value
 			}
 		}
 	}

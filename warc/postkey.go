@@ -70,6 +70,18 @@ func requestKey(url string, req []byte) (requestQuery, bool) {
 	return requestQuery{method: string(method), body: q, url: url + sep + "__wb_method=" + string(method) + "&" + decoded}, true
 }
 
+// LookupKey returns the CDX key under which a capture of url made with the HTTP request req
+// (request line, header fields, blank line and body, as a request record holds it) is
+// indexed: CDXKey(url) for a GET or a request that does not parse, and for another method the
+// key of url with the method and the body appended as query parameters, as the Writer keys it
+// in CDXJ (and pywb and warcio.js do). A replay tool finds a POST's capture with it.
+func LookupKey(url string, req []byte) string {
+	if q, ok := requestKey(url, req); ok {
+		return CDXKey(q.url)
+	}
+	return CDXKey(url)
+}
+
 // decodeUTF8 is the body as TextDecoder reads it: UTF-8, an invalid sequence as U+FFFD.
 func decodeUTF8(b []byte) string {
 	if utf8.Valid(b) {

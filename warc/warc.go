@@ -100,10 +100,11 @@ type Outlink struct {
 	Context string // e.g. "a/@href"; "" is written as "-"
 }
 
-// Field is one extra "name: value" line of a metadata record.
+// Field is a "name: value" line: one extra line of a metadata record (Capture.Extra), or a
+// header field of a recorded HTTP response (HTTPHead.Fields).
 type Field struct {
 	Name  string // an HTTP token (letters, digits, !#$%&'*+-.^_`|~)
-	Value string // CR and LF are replaced by spaces
+	Value string // in a metadata record, CR and LF are replaced by spaces
 }
 
 // Capture is one recorded HTTP exchange with what the crawl knows about it.

@@ -13,6 +13,7 @@ import (
 	"net/url"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/amber-crawler/amber/hop"
 	"github.com/amber-crawler/amber/report"
@@ -29,13 +30,22 @@ const (
 // crawl.log's fetch times.
 const pageTime = "2006-01-02T15:04:05.000Z07:00"
 
-// page is one line of pages.jsonl.
-type page struct {
-	ID    string `json:"id"`
-	URL   string `json:"url"`
-	TS    string `json:"ts"`
-	Title string `json:"title,omitempty"`
-	Text  string `json:"text,omitempty"`
+// Page is one page of a crawl's page list: a line of pages.jsonl (WACZ 1.1.1).
+type Page struct {
+	ID    string `json:"id"`              // derived from TS and URL
+	URL   string `json:"url"`             // the page's URL as captured
+	TS    string `json:"ts"`              // when it was captured: RFC 3339, UTC, milliseconds
+	Title string `json:"title,omitempty"` // the title of its search document, if any
+	Text  string `json:"text,omitempty"`  // the text of its search document, if any
+}
+
+// Time returns TS as a time; zero when it does not parse.
+func (p Page) Time() time.Time {
+	t, err := time.Parse(time.RFC3339Nano, p.TS)
+	if err != nil {
+		return time.Time{}
+	}
+	return t
 }
 
 // pagesResult says what writePages wrote.
@@ -72,7 +82,15 @@ func writePages(ctx context.Context, z *pkg, logPath string, packaged map[string
 	}
 	defer rest.Close()
 	restBuf := bufio.NewWriterSize(rest, 256<<10)
-	pl := newPageList(seeds, packaged, docs, e, restBuf)
+	seedOut, restOut := json.NewEncoder(e), json.NewEncoder(restBuf)
+	seedOut.SetEscapeHTML(false)
+	restOut.SetEscapeHTML(false)
+	pl := newPageList(seeds, packaged, docs, func(p Page, seed bool) error {
+		if seed {
+			return seedOut.Encode(p)
+		}
+		return restOut.Encode(p)
+	})
 	if err := pl.readLog(ctx, logPath); err != nil {
 		return pagesResult{}, err
 	}
@@ -101,8 +119,8 @@ func writePages(ctx context.Context, z *pkg, logPath string, packaged map[string
 	return res, nil
 }
 
-// pageList lists the pages of a crawl.log as writePages wants them: each page once, the
-// seeds to one writer and the other pages to another, and it picks the main page.
+// pageList lists the pages of a crawl.log as writePages wants them: each page once, given to
+// a function that is told whether it is a seed's, and it picks the main page.
 type pageList struct {
 	packaged map[string]bool // the names of the WARC files packaged: pages in others are left out
 	docs     *docSet
@@ -112,15 +130,14 @@ type pageList struct {
 	unlisted int
 	hash     maphash.Seed
 	seen     map[uint64]struct{} // maphash of the URLs listed
-	seedOut  *json.Encoder       // the seeds' pages
-	restOut  *json.Encoder       // the other pages
-	mainRank int                 // the rank of res.mainURL
+	emit     func(p Page, seed bool) error
+	mainRank int // the rank of res.mainURL
 	res      pagesResult
 }
 
-// newPageList returns a pageList that writes the seeds' pages to seedW and the others to
-// restW; seeds are crawl.yaml's, in order, for the main page.
-func newPageList(seeds []string, packaged map[string]bool, docs *docSet, seedW, restW io.Writer) *pageList {
+// newPageList returns a pageList that gives each page to emit; seeds are crawl.yaml's, in
+// order, for the main page.
+func newPageList(seeds []string, packaged map[string]bool, docs *docSet, emit func(p Page, seed bool) error) *pageList {
 	pl := &pageList{
 		packaged: packaged,
 		docs:     docs,
@@ -128,8 +145,7 @@ func newPageList(seeds []string, packaged map[string]bool, docs *docSet, seedW, 
 		unlisted: len(seeds),
 		hash:     maphash.MakeSeed(),
 		seen:     make(map[uint64]struct{}),
-		seedOut:  json.NewEncoder(seedW),
-		restOut:  json.NewEncoder(restW),
+		emit:     emit,
 		mainRank: len(seeds) + 1,
 	}
 	for i, s := range seeds {
@@ -139,8 +155,6 @@ func newPageList(seeds []string, packaged map[string]bool, docs *docSet, seedW, 
 			}
 		}
 	}
-	pl.seedOut.SetEscapeHTML(false)
-	pl.restOut.SetEscapeHTML(false)
 	return pl
 }
 
@@ -192,16 +206,16 @@ func (pl *pageList) add(l report.Line) error {
 	} else if ok {
 		p.Title, p.Text = d.Title, d.BodyContent
 	}
-	enc, rank := pl.restOut, pl.unlisted+1
-	if l.Hops == "" {
-		enc, rank = pl.seedOut, pl.unlisted
+	seed, rank := l.Hops == "", pl.unlisted+1
+	if seed {
+		rank = pl.unlisted
 		if r, ok := pl.seedRank[normURL(l.URL)]; ok {
 			rank = r
 		}
 	} else {
 		pl.res.extra++
 	}
-	if err := enc.Encode(p); err != nil {
+	if err := pl.emit(p, seed); err != nil {
 		return err
 	}
 	pl.res.count++
@@ -213,12 +227,12 @@ func (pl *pageList) add(l report.Line) error {
 
 // newPage returns the page of crawl.log line l, without title and text: its time is the
 // fetch's start (the line's time when crawl.log has none), its ID derived from time and URL.
-func newPage(l report.Line) page {
+func newPage(l report.Line) Page {
 	at := l.FetchStart
 	if at.IsZero() {
 		at = l.Time
 	}
-	p := page{URL: l.URL, TS: at.UTC().Format(pageTime)}
+	p := Page{URL: l.URL, TS: at.UTC().Format(pageTime)}
 	sum := sha256.Sum256([]byte(p.TS + " " + p.URL))
 	p.ID = hex.EncodeToString(sum[:16])
 	return p

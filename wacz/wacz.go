@@ -23,6 +23,10 @@
 // offsets pass 4 GiB. Entries are written with data descriptors (the sizes and CRC-32 follow
 // the data, as Webrecorder's own packagers write them); readers that work by random access,
 // ReplayWeb.page among them, take sizes and offsets from the central directory.
+//
+// Open reads a package back (its entries, the WARC files by random access, its pages), and
+// ListPages lists the pages of crawl directories as a package of them would: what a replay of
+// either shows.
 package wacz
 
 import (

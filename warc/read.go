@@ -21,8 +21,9 @@ type Record struct {
 	// that does not start with an HTTP status line.
 	HTTP *HTTPHead
 
-	body    io.Reader // the rest of the block
-	chunked bool      // HTTP says the body is sent with the chunked transfer coding
+	body     io.Reader // the rest of the block
+	bodySize int64     // its length; -1 when the record has no Content-Length
+	chunked  bool      // HTTP says the body is sent with the chunked transfer coding
 }
 
 // HTTPHead is the head of a recorded HTTP response, as recorded.
@@ -63,6 +64,17 @@ func (r *Record) Payload() io.Reader {
 	}
 	src := &errReader{r: r.body}
 	return &dechunker{src: src, cr: httputil.NewChunkedReader(src)}
+}
+
+// PayloadSize returns the length of what Payload reads when the record says it without being
+// read: the body of a record with a Content-Length, when it is not chunked. It is -1 when
+// only reading the payload tells (a chunked body, a record without a Content-Length). A
+// record cut short (a truncated gzip member) gives a read error before that length.
+func (r *Record) PayloadSize() int64 {
+	if r.chunked {
+		return -1
+	}
+	return r.bodySize
 }
 
 // dechunker reads a chunked body; broken framing is the end of it.
@@ -115,7 +127,7 @@ func ReadRecord(r io.ReaderAt, offset, length int64) (*Record, error) {
 	if contentLength >= 0 {
 		rest = io.LimitReader(rest, contentLength)
 	}
-	rec := &Record{RecordHead: h, ContentType: contentType, body: rest}
+	rec := &Record{RecordHead: h, ContentType: contentType, body: rest, bodySize: contentLength}
 	if contentLength == 0 || !httpBlock(h.Type, contentType) {
 		return rec, nil
 	}
@@ -135,6 +147,10 @@ func ReadRecord(r io.ReaderAt, offset, length int64) (*Record, error) {
 		return nil, fmt.Errorf("%w: record at %d: %v", ErrIndex, offset, err)
 	}
 	rec.HTTP = head
+	if contentLength >= 0 {
+		// The head is what hrd took from hl less what it holds unread.
+		rec.bodySize = contentLength - (maxHTTPHead + 4096 - hl.N - int64(hrd.Buffered()))
+	}
 	rec.body = io.MultiReader(readBuffered(hrd), brd)
 	rec.chunked = isChunked(head.transferEncoding())
 	return rec, nil

@@ -161,9 +161,13 @@ func TestReadRecord(t *testing.T) {
 			if d := cmp.Diff(tc.wantHTTP, rec.HTTP); d != "" {
 				t.Errorf("HTTP (-want +got):\n%s", d)
 			}
+			size := rec.PayloadSize()
 			payload, err := io.ReadAll(rec.Payload())
 			if err != nil {
 				t.Fatal(err)
+			}
+			if chunked := rec.HTTP != nil && rec.HTTP.Get("Transfer-Encoding") == "chunked"; chunked && size != -1 || !chunked && size != int64(len(payload)) {
+				t.Errorf("PayloadSize %d for a payload of %d bytes (chunked: %v)", size, len(payload), chunked)
 			}
 			if !bytes.Equal(payload, tc.wantPayload) {
 				t.Errorf("payload %d bytes %.60q, want %d bytes %.60q", len(payload), payload, len(tc.wantPayload), tc.wantPayload)

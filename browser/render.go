@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/url"
+	"strings"
 	"time"
 
 	"github.com/chromedp/chromedp"
@@ -37,6 +39,14 @@ type RenderConfig struct {
 	Poll time.Duration
 	// ViewportWidth and ViewportHeight size the window in CSS pixels; default 1366x768.
 	ViewportWidth, ViewportHeight int
+	// Proxy, when set, is the HTTP proxy every request of the browser goes through
+	// (--proxy-server, no bypass), with no host name but the proxy's resolved by the browser
+	// itself: a replay proxy such as amber replay's ("http://127.0.0.1:PORT").
+	Proxy string
+	// TrustSPKI are base64 SHA-256 hashes of public keys (SubjectPublicKeyInfo): the browser
+	// accepts a server whose certificate chain holds one of them
+	// (--ignore-certificate-errors-spki-list), such as a replay proxy's certificate authority.
+	TrustSPKI []string
 }
 
 func (c RenderConfig) withDefaults() (RenderConfig, error) {
@@ -75,9 +85,9 @@ func (c RenderConfig) withDefaults() (RenderConfig, error) {
 // returns.
 //
 // Evaluate is a test and inspection helper, not a capture: unlike Fetcher, the browser talks
-// to the network directly (no recording, no address guard, no host mapping), and service
-// workers and the cache work as in a normal browser. Each call is a new browser, so nothing
-// carries over from one call to the next.
+// to the network directly, or to cfg.Proxy (no recording, no address guard, no host
+// mapping), and service workers and the cache work as in a normal browser. Each call is a
+// new browser, so nothing carries over from one call to the next.
 func Evaluate(ctx context.Context, cfg RenderConfig) (string, error) {
 	cfg, err := cfg.withDefaults()
 	if err != nil {
@@ -99,6 +109,19 @@ func Evaluate(ctx context.Context, cfg RenderConfig) (string, error) {
 		chromedp.Flag("disable-sync", true),
 		chromedp.WindowSize(cfg.ViewportWidth, cfg.ViewportHeight),
 	)
+	if cfg.Proxy != "" {
+		rules := "MAP * ~NOTFOUND"
+		if u, err := url.Parse(cfg.Proxy); err == nil && u.Hostname() != "" {
+			rules += " , EXCLUDE " + u.Hostname() // the proxy itself
+		}
+		opts = append(opts,
+			chromedp.ProxyServer(cfg.Proxy),
+			chromedp.Flag("proxy-bypass-list", "<-loopback>"),
+			chromedp.Flag("host-resolver-rules", rules))
+	}
+	if len(cfg.TrustSPKI) > 0 {
+		opts = append(opts, chromedp.Flag("ignore-certificate-errors-spki-list", strings.Join(cfg.TrustSPKI, ",")))
+	}
 	// Without a UserDataDir option chromedp starts the browser with a fresh temporary
 	// profile and removes it when the allocator context ends.
 	actx, acancel := chromedp.NewExecAllocator(ctx, opts...)

@@ -6,6 +6,8 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"slices"
+	"sync"
 	"testing"
 	"time"
 
@@ -120,5 +122,43 @@ func TestEvaluateConfig(t *testing.T) {
 				t.Errorf("got %v, want ErrConfig", err)
 			}
 		})
+	}
+}
+
+// TestEvaluateProxy: with Proxy, every request goes to the proxy, for hosts no resolver knows.
+func TestEvaluateProxy(t *testing.T) {
+	path := crawltest.Chromium(t)
+	var mu sync.Mutex
+	var asked []string
+	proxy := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		asked = append(asked, r.URL.String())
+		mu.Unlock()
+		if !r.URL.IsAbs() {
+			http.Error(w, "not a proxy request", http.StatusBadRequest)
+			return
+		}
+		w.Header().Set("Content-Type", "text/html")
+		if r.URL.Path == "/" {
+			w.Write([]byte(`<!doctype html><title>via proxy</title><img src="http://other.invalid/pixel">`))
+			return
+		}
+		w.Write([]byte("x"))
+	}))
+	defer proxy.Close()
+	got, err := Evaluate(t.Context(), RenderConfig{Path: path, URL: "http://archived.invalid/", Proxy: proxy.URL,
+		Expression: `document.readyState === 'complete' ? document.title : ''`, Timeout: 30 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got != "via proxy" {
+		t.Errorf("title %q, want the proxy's page", got)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	for _, want := range []string{"http://archived.invalid/", "http://other.invalid/pixel"} {
+		if !slices.Contains(asked, want) {
+			t.Errorf("the proxy was not asked for %s (asked: %v)", want, asked)
+		}
 	}
 }

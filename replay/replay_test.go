@@ -1,0 +1,308 @@
+package replay_test
+
+import (
+	"bufio"
+	"bytes"
+	"compress/gzip"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"go.uber.org/goleak"
+
+	"github.com/amber-crawler/amber/replay"
+)
+
+func TestMain(m *testing.M) {
+	goleak.VerifyTestMain(m, goleak.Cleanup(func(int) { removeShared() }))
+}
+
+// row is a request through the proxy and what must come back.
+type row struct {
+	name       string
+	method     string // default GET
+	url        string
+	header     map[string]string
+	body       string
+	wantStatus int
+	wantBody   []byte // nil: not checked
+	gunzip     bool   // the body is compared after gunzip
+	wantHeader map[string][]string
+	wantAbsent []string
+	wantIn     map[string]string // header fields that must contain a string
+}
+
+func httpTime(t time.Time) []string { return []string{t.UTC().Format(http.TimeFormat)} }
+
+// rows are the requests of TestProxy.
+func rows(caPEM []byte) []row {
+	return []row{
+		{name: "archived status, fields and body", url: "http://example.com/", wantStatus: 200, wantBody: homeBody,
+			wantHeader: map[string][]string{
+				"Set-Cookie": {"a=1; Path=/", "b=2; Path=/"}, "X-Kept": {"kept"}, "Content-Type": {"text/html; charset=utf-8"},
+				"X-Archive-Orig-Strict-Transport-Security": {"max-age=31536000"}, "Memento-Datetime": httpTime(t0),
+				"Amber-Replay": {"exact"}, "Content-Length": {fmt.Sprint(len(homeBody))}},
+			wantAbsent: []string{"Keep-Alive", "X-Hop", "Strict-Transport-Security", "Connection", "Date"}},
+		{name: "an http capture over https", url: "https://example.com/", wantStatus: 200, wantBody: homeBody},
+		{name: "chunked and gzip: de-chunked, still gzip", url: "http://example.com/app.js", wantStatus: 200, wantBody: scriptBody, gunzip: true,
+			wantHeader: map[string][]string{"Content-Encoding": {"gzip"}, "Content-Type": {"application/javascript"}},
+			wantAbsent: []string{"Transfer-Encoding"}},
+		{name: "revisit: its fields, the original's payload", url: "http://example.com/copy.html", wantStatus: 200, wantBody: homeBody,
+			wantHeader: map[string][]string{"X-Copy": {"yes"}, "Memento-Datetime": httpTime(t0.Add(time.Second))},
+			wantAbsent: []string{"Set-Cookie"}},
+		{name: "redirect as archived", url: "http://example.com/old", wantStatus: 301, wantBody: []byte{},
+			wantHeader: map[string][]string{"Location": {"/new.html"}}},
+		{name: "https capture over https", url: "https://secure.example.com/", wantStatus: 200, wantBody: []byte("secure")},
+		{name: "http redirect to https over http", url: "http://secure.example.com/", wantStatus: 301,
+			wantHeader: map[string][]string{"Location": {"https://secure.example.com/"}}},
+		{name: "redirect to itself passed over", url: "https://loop.example.com/", wantStatus: 404,
+			wantHeader: map[string][]string{"Amber-Replay": {"miss"}}},
+		{name: "closest to the crawl's time", url: "http://example.com/news", wantStatus: 200, wantBody: newsV1},
+		{name: "closest to Accept-Datetime", url: "http://example.com/news", header: map[string]string{"Accept-Datetime": t0.Add(47 * time.Hour).Format(http.TimeFormat)},
+			wantStatus: 200, wantBody: newsV2, wantHeader: map[string][]string{"Memento-Datetime": httpTime(t0.Add(48 * time.Hour))}},
+		{name: "a 5xx after the others", url: "http://example.com/flaky", wantStatus: 200, wantBody: []byte("fine")},
+		{name: "fuzzy: cache-busting parameter", url: "http://example.com/api/data.json?_=1712345678901", wantStatus: 200, wantBody: []byte(`{"a":1}`),
+			wantIn: map[string]string{"Amber-Replay": `fuzzy; rules=cache-busting; url="http://example.com/api/data.json?_=1700000000000"`}},
+		{name: "fuzzy: cache-busting parameter left out", url: "http://example.com/api/data.json", wantStatus: 200, wantBody: []byte(`{"a":1}`)},
+		{name: "fuzzy: static file with another query", url: "http://example.com/style.css?v=2", wantStatus: 200, wantBody: []byte("p{}"),
+			wantIn: map[string]string{"Amber-Replay": "rules=static-file"}},
+		{name: "a page's query is kept", url: "http://example.com/list.html?page=2", wantStatus: 404},
+		{name: "fuzzy: tracking parameter", url: "http://example.com/article?utm_source=news&id=5", wantStatus: 200, wantBody: []byte("article 5"),
+			wantIn: map[string]string{"Amber-Replay": "rules=tracking"}},
+		{name: "fuzzy: jsonp callback", url: "http://example.com/feed?q=x&callback=jsonp999", wantStatus: 200, wantBody: []byte("jsonp1712345({})"),
+			wantIn: map[string]string{"Amber-Replay": "rules=jsonp"}},
+		{name: "POST found by its body", method: "POST", url: "http://example.com/login", body: "user=ann&pass=s3cret",
+			header: map[string]string{"Content-Type": "application/x-www-form-urlencoded"}, wantStatus: 200, wantBody: []byte("welcome ann")},
+		{name: "POST with another body", method: "POST", url: "http://example.com/login", body: "user=bob&pass=x",
+			header: map[string]string{"Content-Type": "application/x-www-form-urlencoded"}, wantStatus: 404},
+		{name: "body past its Content-Length", url: "http://example.com/lying", wantStatus: 200, wantBody: []byte("hello")},
+		{name: "truncated capture: what there is", url: "http://example.com/cut", wantStatus: 200, wantBody: []byte("only ten b"),
+			wantHeader: map[string][]string{"Content-Length": {"10"}}},
+		{name: "204", url: "http://example.com/empty", wantStatus: 204, wantBody: []byte{}},
+		{name: "server-not-modified revisit: the original's response", url: "http://example.com/img.png",
+			header:     map[string]string{"Accept-Datetime": t0.Add(time.Hour).Format(http.TimeFormat)},
+			wantStatus: 200, wantBody: pngBody,
+			wantHeader: map[string][]string{"Etag": {`"v1"`}, "Content-Type": {"image/png"}, "Memento-Datetime": httpTime(t0.Add(time.Hour))}},
+		{name: "revisit whose original is not in the archive", url: "http://example.com/needs-gone", wantStatus: 404},
+		{name: "www. does not matter", url: "http://example.org/w", wantStatus: 200, wantBody: []byte("www")},
+		{name: "one byte range", url: "http://example.com/img.png", header: map[string]string{"Range": "bytes=2-5"},
+			wantStatus: 206, wantBody: pngBody[2:6],
+			wantHeader: map[string][]string{"Content-Range": {fmt.Sprintf("bytes 2-5/%d", len(pngBody))}, "Content-Length": {"4"}}},
+		{name: "the last bytes", url: "http://example.com/img.png", header: map[string]string{"Range": "bytes=-3"},
+			wantStatus: 206, wantBody: pngBody[len(pngBody)-3:]},
+		{name: "a range past the end", url: "http://example.com/img.png", header: map[string]string{"Range": "bytes=1000-"},
+			wantStatus: 416, wantHeader: map[string][]string{"Content-Range": {fmt.Sprintf("bytes */%d", len(pngBody))}}},
+		{name: "several ranges: the whole body", url: "http://example.com/img.png", header: map[string]string{"Range": "bytes=0-1,4-5"},
+			wantStatus: 200, wantBody: pngBody},
+		{name: "HEAD", method: "HEAD", url: "http://example.com/", wantStatus: 200, wantBody: []byte{},
+			wantHeader: map[string][]string{"Content-Length": {fmt.Sprint(len(homeBody))}}},
+		{name: "CORS preflight", method: "OPTIONS", url: "http://example.com/api",
+			header:     map[string]string{"Origin": "http://example.com", "Access-Control-Request-Method": "PUT", "Access-Control-Request-Headers": "x-token"},
+			wantStatus: 204, wantHeader: map[string][]string{"Access-Control-Allow-Origin": {"http://example.com"},
+				"Access-Control-Allow-Methods": {"PUT"}, "Access-Control-Allow-Headers": {"x-token"}}},
+		{name: "not in the archive", url: "http://example.com/nothere", header: map[string]string{"Referer": "http://example.com/", "Sec-Fetch-Dest": "image"},
+			wantStatus: 404, wantHeader: map[string][]string{"Amber-Replay": {"miss"}, "Content-Type": {"text/html; charset=utf-8"}},
+			wantIn: map[string]string{"Body": "http://example.com/nothere"}},
+		{name: "start page", url: "http://amber.replay/", wantStatus: 200, wantHeader: map[string][]string{"Amber-Replay": {"start"}},
+			wantIn: map[string]string{"Body": "amber replay"}},
+		{name: "start page over https", url: "https://amber.replay/", wantStatus: 200, wantHeader: map[string][]string{"Amber-Replay": {"start"}}},
+		{name: "the authority's certificate", url: "http://amber.replay/ca.pem", wantStatus: 200, wantBody: caPEM},
+	}
+}
+
+// wantMisses are the misses the rows leave, in order.
+var wantMisses = []replay.Miss{
+	{Method: "GET", URL: "https://loop.example.com/"},
+	{Method: "GET", URL: "http://example.com/list.html?page=2"},
+	{Method: "POST", URL: "http://example.com/login"},
+	{Method: "GET", URL: "http://example.com/needs-gone"},
+	{Method: "GET", URL: "http://example.com/nothere", Referer: "http://example.com/", Dest: "image"},
+}
+
+// TestProxy replays the fixture crawl through the proxy, over http and (CONNECT) https, from
+// the crawl directory and from WACZ packages of it with a plain and a compressed index.
+func TestProxy(t *testing.T) {
+	for name, src := range sources(t) {
+		t.Run(name, func(t *testing.T) {
+			state := t.TempDir()
+			s, err := replay.Open(t.Context(), replay.Config{Sources: []string{src}, StateDir: state})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer s.Close()
+			if !s.At().Equal(t0) {
+				t.Errorf("At = %v, want the earliest capture %v", s.At(), t0)
+			}
+			proxy := httptest.NewServer(s)
+			defer proxy.Close()
+			client := proxyClient(t, proxy, s)
+			caPEM, err := os.ReadFile(s.CAPath())
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, tc := range rows(caPEM) {
+				t.Run(tc.name, func(t *testing.T) {
+					checkRow(t, client, tc)
+				})
+			}
+			var got []replay.Miss
+			for _, m := range s.Misses() {
+				if m.Time.IsZero() || m.Reason == "" {
+					t.Errorf("miss %+v: no time or reason", m)
+				}
+				m.Time, m.Reason = time.Time{}, ""
+				got = append(got, m)
+			}
+			if d := cmp.Diff(wantMisses, got); d != "" {
+				t.Errorf("Misses (-want +got):\n%s", d)
+			}
+			lines := readMisses(t, filepath.Join(state, replay.MissesFile))
+			if d := cmp.Diff(s.Misses(), lines); d != "" {
+				t.Errorf("%s (-Misses +file):\n%s", replay.MissesFile, d)
+			}
+			// The proxy's own address answers with the start page.
+			resp, err := http.Get(proxy.URL + "/")
+			if err != nil {
+				t.Fatal(err)
+			}
+			resp.Body.Close()
+			if resp.StatusCode != 200 || resp.Header.Get("Amber-Replay") != "start" {
+				t.Errorf("GET %s/: %s, Amber-Replay %q", proxy.URL, resp.Status, resp.Header.Get("Amber-Replay"))
+			}
+		})
+	}
+}
+
+// checkRow makes a row's request and checks the response.
+func checkRow(t *testing.T, client *http.Client, tc row) {
+	t.Helper()
+	method := tc.method
+	if method == "" {
+		method = "GET"
+	}
+	req, err := http.NewRequest(method, tc.url, strings.NewReader(tc.body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for k, v := range tc.header {
+		req.Header.Set(k, v)
+	}
+	resp, err := client.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resp.StatusCode != tc.wantStatus {
+		t.Errorf("status %d, want %d (body %.200q)", resp.StatusCode, tc.wantStatus, body)
+	}
+	if method != "HEAD" && resp.ContentLength >= 0 && resp.ContentLength != int64(len(body)) {
+		t.Errorf("Content-Length %d for %d bytes", resp.ContentLength, len(body))
+	}
+	got := body
+	if tc.gunzip {
+		zr, err := gzip.NewReader(bytes.NewReader(body))
+		if err != nil {
+			t.Fatalf("gunzip: %v", err)
+		}
+		if got, err = io.ReadAll(zr); err != nil {
+			t.Fatalf("gunzip: %v", err)
+		}
+	}
+	if tc.wantBody != nil && !bytes.Equal(got, tc.wantBody) {
+		t.Errorf("body %.200q, want %.200q", got, tc.wantBody)
+	}
+	for k, v := range tc.wantHeader {
+		if d := cmp.Diff(v, resp.Header[k]); d != "" {
+			t.Errorf("%s (-want +got):\n%s", k, d)
+		}
+	}
+	for _, k := range tc.wantAbsent {
+		if v, ok := resp.Header[k]; ok {
+			t.Errorf("%s: %q, want none", k, v)
+		}
+	}
+	for k, v := range tc.wantIn {
+		have := resp.Header.Get(k)
+		if k == "Body" {
+			have = string(body)
+		}
+		if !strings.Contains(have, v) {
+			t.Errorf("%s %.300q does not contain %q", k, have, v)
+		}
+	}
+}
+
+// readMisses reads a misses file.
+func readMisses(t *testing.T, path string) []replay.Miss {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var out []replay.Miss
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		var m replay.Miss
+		if err := json.Unmarshal(sc.Bytes(), &m); err != nil {
+			t.Fatalf("%s: %v: %s", path, err, sc.Text())
+		}
+		out = append(out, m)
+	}
+	return out
+}
+
+// TestAt: Config.At chooses the capture served; the CA is made once per state directory and
+// kept (0600 for its key).
+func TestAt(t *testing.T) {
+	dir := writeFixture(t)
+	state := t.TempDir()
+	for _, tc := range []struct {
+		at   time.Time
+		want []byte
+	}{
+		{time.Time{}, newsV1},
+		{t0.Add(25 * time.Hour), newsV2},
+		{t0.Add(23 * time.Hour), newsV1},
+		{t0.Add(365 * 24 * time.Hour), newsV2},
+	} {
+		t.Run(tc.at.Format(time.RFC3339), func(t *testing.T) {
+			s, err := replay.Open(t.Context(), replay.Config{Sources: []string{dir}, StateDir: state, At: tc.at})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer s.Close()
+			proxy := httptest.NewServer(s)
+			defer proxy.Close()
+			checkRow(t, proxyClient(t, proxy, s), row{url: "https://example.com/news", wantStatus: 200, wantBody: tc.want})
+		})
+	}
+	fi, err := os.Stat(filepath.Join(state, replay.CAKeyFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fi.Mode().Perm() != 0o600 {
+		t.Errorf("%s: mode %v, want 0600", replay.CAKeyFile, fi.Mode())
+	}
+	es, _ := os.ReadDir(state)
+	var names []string
+	for _, e := range es {
+		names = append(names, e.Name())
+	}
+	if want := []string{replay.CAKeyFile, replay.CAFile, replay.MissesFile}; !slices.Equal(names, want) {
+		t.Errorf("state directory holds %v, want %v (no temporary files left)", names, want)
+	}
+}

@@ -115,7 +115,7 @@ type Server struct {
 	at       time.Time // Config.At, or zero
 	crawlAt  time.Time // the earliest capture of the first source
 	stateDir string
-	work     string // temporary files, removed by Close
+	work     string // temporary files (a killed crawl's index, sorted), removed by Close
 	ca       *authority
 	log      *slog.Logger
 	mitm     *mitm
@@ -146,15 +146,12 @@ func Open(ctx context.Context, cfg Config) (_ *Server, err error) {
 	if s.stateDir == "" {
 		s.stateDir = DefaultStateDir(cfg.Sources[0])
 	}
-	if err := os.MkdirAll(s.stateDir, 0o755); err != nil {
-		return nil, fmt.Errorf("replay: state directory: %w", err)
-	}
 	defer func() {
 		if err != nil {
 			s.Close()
 		}
 	}()
-	if s.work, err = os.MkdirTemp(s.stateDir, ".work-"); err != nil {
+	if s.work, err = os.MkdirTemp("", "amber-replay-"); err != nil {
 		return nil, fmt.Errorf("replay: %w", err)
 	}
 	for _, p := range cfg.Sources {
@@ -163,6 +160,10 @@ func Open(ctx context.Context, cfg Config) (_ *Server, err error) {
 			return nil, err
 		}
 		s.sources = append(s.sources, src)
+	}
+	// Made once the sources are known to be there.
+	if err := os.MkdirAll(s.stateDir, 0o755); err != nil {
+		return nil, fmt.Errorf("replay: state directory: %w", err)
 	}
 	if s.crawlAt, err = s.sources[0].earliest(); err != nil {
 		return nil, err

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"compress/gzip"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -304,5 +305,98 @@ func TestAt(t *testing.T) {
 	}
 	if want := []string{replay.CAKeyFile, replay.CAFile, replay.MissesFile}; !slices.Equal(names, want) {
 		t.Errorf("state directory holds %v, want %v (no temporary files left)", names, want)
+	}
+}
+
+// TestKilledCrawl replays a crawl killed while writing: its WARC file still .open, its sorted
+// index missing (or older than the live one). The live index is sorted outside the crawl
+// directory, which is left as it was.
+func TestKilledCrawl(t *testing.T) {
+	dir := writeFixture(t)
+	warcs, err := filepath.Glob(filepath.Join(dir, "warcs", "*.warc.gz"))
+	if err != nil || len(warcs) != 1 {
+		t.Fatalf("WARC files %v (%v)", warcs, err)
+	}
+	if err := os.Rename(warcs[0], warcs[0]+".open"); err != nil {
+		t.Fatal(err)
+	}
+	// The sorted index of an earlier run: without this run's lines.
+	if err := os.WriteFile(filepath.Join(dir, "indexes", "index.cdxj"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	old := time.Now().Add(-time.Hour)
+	os.Chtimes(filepath.Join(dir, "indexes", "index.cdxj"), old, old)
+	before := dirListing(t, dir)
+	s, err := replay.Open(t.Context(), replay.Config{Sources: []string{dir}, StateDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	proxy := httptest.NewServer(s)
+	checkRow(t, proxyClient(t, proxy, s), row{url: "http://example.com/copy.html", wantStatus: 200, wantBody: homeBody})
+	proxy.Close()
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if d := cmp.Diff(before, dirListing(t, dir)); d != "" {
+		t.Errorf("the crawl directory changed (-before +after):\n%s", d)
+	}
+}
+
+// dirListing lists the files under dir with their sizes.
+func dirListing(t *testing.T, dir string) []string {
+	t.Helper()
+	var out []string
+	err := filepath.Walk(dir, func(p string, fi os.FileInfo, err error) error {
+		if err != nil {
+			return err
+		}
+		out = append(out, fmt.Sprintf("%s %d", strings.TrimPrefix(p, dir), fi.Size()))
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// TestOpenErrors: a source that is neither a crawl directory nor a WACZ file is ErrNotArchive.
+func TestOpenErrors(t *testing.T) {
+	notZip := filepath.Join(t.TempDir(), "x.wacz")
+	os.WriteFile(notZip, []byte("not a zip"), 0o644)
+	for name, src := range map[string]string{
+		"missing":           filepath.Join(t.TempDir(), "none"),
+		"empty directory":   t.TempDir(),
+		"not a zip":         notZip,
+		"a crawl not begun": func() string { d := t.TempDir(); os.Mkdir(filepath.Join(d, "warcs"), 0o755); return d }(),
+	} {
+		t.Run(name, func(t *testing.T) {
+			s, err := replay.Open(t.Context(), replay.Config{Sources: []string{src}, StateDir: t.TempDir()})
+			if err == nil {
+				s.Close()
+			}
+			if !errors.Is(err, replay.ErrNotArchive) {
+				t.Errorf("Open: %v, want ErrNotArchive", err)
+			}
+		})
+	}
+	if _, err := replay.Open(t.Context(), replay.Config{}); !errors.Is(err, replay.ErrConfig) {
+		t.Errorf("Open without sources: %v, want ErrConfig", err)
+	}
+}
+
+// TestDefaultStateDir: replay/ in a crawl directory, and in the one a WACZ lies in; else
+// beside the WACZ.
+func TestDefaultStateDir(t *testing.T) {
+	crawlDir := t.TempDir()
+	os.Mkdir(filepath.Join(crawlDir, "state"), 0o755)
+	other := t.TempDir()
+	for _, tc := range []struct{ source, want string }{
+		{crawlDir, filepath.Join(crawlDir, "replay")},
+		{filepath.Join(crawlDir, "museum.wacz"), filepath.Join(crawlDir, "replay")},
+		{filepath.Join(other, "museum.wacz"), filepath.Join(other, "museum.replay")},
+	} {
+		if got := replay.DefaultStateDir(tc.source); got != tc.want {
+			t.Errorf("DefaultStateDir(%s) = %s, want %s", tc.source, got, tc.want)
+		}
 	}
 }

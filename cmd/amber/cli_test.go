@@ -189,6 +189,8 @@ func TestHelp(t *testing.T) {
 		{[]string{"scope", "check", "-h"}, []string{"amber scope check", "-flavour"}},
 		{[]string{"help", "report"}, []string{"amber report DIR"}},
 		{[]string{"report", "--help"}, []string{"amber report DIR"}},
+		{[]string{"help"}, []string{"amber replay"}},
+		{[]string{"help", "replay"}, []string{"Usage: amber replay", "--listen", "--at", "ca.pem", "Exit status"}},
 	}
 	for _, tt := range tests {
 		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {

@@ -8,6 +8,7 @@
 //	amber ctl DIR COMMAND [ARGS]                  steer a running crawl (pause, block, ...)
 //	amber index [flags] DIR                       send a crawl's documents to a search index
 //	amber index --purge|--process [--dry-run] DIR purge phase and process crawl of an index
+//	amber replay [flags] DIR|FILE.wacz...         replay crawls through an HTTP proxy
 //	amber help [COMMAND]                          print help
 //	amber version
 //
@@ -116,7 +117,10 @@ Usage:
                                                 it did not see that now answer 3xx or 4xx
   amber index --process [--dry-run] DIR         delete (or list) the indexed documents of the
                                                 crawl's domains its config's scope now leaves out
-  amber help [COMMAND]                          print help (COMMAND: crawl, scope, report, wacz, config, ctl, index)
+  amber replay [--listen ADDR] [--at TIMESTAMP] DIR|FILE.wacz...
+                                                replay crawls through an HTTP(S) proxy for a
+                                                browser: the archived responses, a 404 for the rest
+  amber help [COMMAND]                          print help (COMMAND: crawl, scope, report, wacz, config, ctl, index, replay)
   amber version                                 print the version
 
 Run 'amber help crawl' for the crawl flags and exit statuses.
@@ -144,6 +148,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return runCtl(ctx, args[1:], stdout)
 	case "index":
 		return runIndex(ctx, args[1:], stdout)
+	case "replay":
+		return runReplay(ctx, args[1:], stdout, stderr)
 	case "version", "--version", "-version":
 		fmt.Fprintln(stdout, "amber", version)
 		return nil
@@ -178,12 +184,14 @@ func runHelp(args []string, stdout io.Writer) error {
 		fmt.Fprint(stdout, ctlHelp)
 	case "index":
 		return runIndex(context.Background(), []string{"--help"}, stdout)
+	case "replay":
+		fmt.Fprint(stdout, replayHelp)
 	case "version":
 		fmt.Fprintln(stdout, "usage: amber version\n\nPrints amber's version.")
 	case "help":
 		fmt.Fprint(stdout, usage)
 	default:
-		return usagef("no help for %q: want crawl, scope, report, wacz, config, ctl or index", args[0])
+		return usagef("no help for %q: want crawl, scope, report, wacz, config, ctl, index or replay", args[0])
 	}
 	return nil
 }

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"sort"
 	"strconv"
 )
@@ -32,16 +33,21 @@ type sortedFile struct {
 	size int64
 }
 
-// bisectWindow is the span below which search stops bisecting and reads on.
-const bisectWindow = 32 << 10
+// bisectWindow is the span below which search stops bisecting and reads on; readChunk is
+// what one read of the file takes.
+const (
+	bisectWindow = 4 << 10
+	readChunk    = 4 << 10
+)
 
 func (f *sortedFile) search(prefix []byte, fn func([]byte) bool) error {
 	// Every line that starts before lo is below prefix; hi only bounds the bisection, the
 	// final scan goes on from lo as far as it needs.
 	lo, hi := int64(0), f.size
+	buf := make([]byte, 0, readChunk)
 	for hi-lo > bisectWindow {
 		mid := lo + (hi-lo)/2
-		start, line, err := f.lineAfter(mid)
+		start, line, err := f.lineAfter(mid, buf)
 		if err != nil {
 			return err
 		}
@@ -55,7 +61,7 @@ func (f *sortedFile) search(prefix []byte, fn func([]byte) bool) error {
 			hi = start
 		}
 	}
-	return scanLines(io.NewSectionReader(f.r, lo, f.size-lo), func(line []byte) (bool, error) {
+	return scanLines(io.NewSectionReader(f.r, lo, f.size-lo), 2*readChunk, func(line []byte) (bool, error) {
 		if bytes.Compare(line, prefix) < 0 {
 			return true, nil
 		}
@@ -67,58 +73,64 @@ func (f *sortedFile) search(prefix []byte, fn func([]byte) bool) error {
 }
 
 func (f *sortedFile) each(fn func([]byte) bool) error {
-	return scanLines(io.NewSectionReader(f.r, 0, f.size), func(line []byte) (bool, error) { return fn(line), nil })
+	return scanLines(io.NewSectionReader(f.r, 0, f.size), 64<<10, func(line []byte) (bool, error) { return fn(line), nil })
 }
 
-// lineAfter returns the first line that starts at pos or after it, and where it starts; -1
-// when none does.
-func (f *sortedFile) lineAfter(pos int64) (int64, []byte, error) {
-	start := pos
-	if pos > 0 {
-		// The line starts after the first newline at pos-1 or later.
-		br := bufio.NewReaderSize(io.NewSectionReader(f.r, pos-1, f.size-pos+1), 4096)
-		n, err := skipLine(br)
-		if err == io.EOF {
+// lineAfter returns the first line that starts at pos or after it (without its newline, in
+// buf's array when it fits), and where it starts; -1 when none does.
+func (f *sortedFile) lineAfter(pos int64, buf []byte) (int64, []byte, error) {
+	// The line starts after the first newline at pos-1 or later (at 0 for pos 0).
+	from := max(pos-1, 0)
+	buf = buf[:0]
+	start := int64(-1)
+	if pos == 0 {
+		start = 0
+	}
+	for {
+		if from >= f.size && len(buf) == 0 {
 			return -1, nil, nil
 		}
-		if err != nil {
-			return 0, nil, err
+		if start < 0 {
+			if i := bytes.IndexByte(buf, '\n'); i >= 0 {
+				start = from - int64(len(buf)) + int64(i) + 1
+				buf = append(buf[:0], buf[i+1:]...)
+			} else {
+				buf = buf[:0]
+			}
 		}
-		start = pos - 1 + n
-	}
-	if start >= f.size {
-		return -1, nil, nil
-	}
-	var line []byte
-	err := scanLines(io.NewSectionReader(f.r, start, f.size-start), func(l []byte) (bool, error) {
-		line = append([]byte(nil), l...)
-		return false, nil
-	})
-	return start, line, err
-}
-
-// skipLine reads up to and including the next newline and returns how many bytes that was;
-// io.EOF when there is no newline.
-func skipLine(br *bufio.Reader) (int64, error) {
-	var n int64
-	for {
-		b, err := br.ReadSlice('\n')
-		n += int64(len(b))
-		switch err {
-		case nil:
-			return n, nil
-		case bufio.ErrBufferFull:
-			continue
-		default:
-			return n, err
+		if start >= 0 {
+			if i := bytes.IndexByte(buf, '\n'); i >= 0 {
+				return start, bytes.TrimRight(buf[:i], "\r"), nil
+			}
+			if from >= f.size {
+				if len(buf) == 0 {
+					return -1, nil, nil
+				}
+				return start, buf, nil // a last line without a newline
+			}
+			if len(buf) > maxIndexLine {
+				return 0, nil, fmt.Errorf("replay: index line over %d bytes", maxIndexLine)
+			}
 		}
+		if from >= f.size {
+			return -1, nil, nil
+		}
+		n := min(int64(readChunk), f.size-from)
+		buf = slices.Grow(buf, int(n))
+		m, err := f.r.ReadAt(buf[len(buf):len(buf)+int(n)], from)
+		if err != nil && !(err == io.EOF && int64(m) == n) {
+			return 0, nil, fmt.Errorf("replay: read index: %w", err)
+		}
+		buf = buf[:len(buf)+m]
+		from += int64(m)
 	}
 }
 
 // scanLines calls fn with each line of r, without its newline, until fn returns false or an
-// error. A last line without a newline (torn by a killed crawl) counts as a line.
-func scanLines(r io.Reader, fn func(line []byte) (bool, error)) error {
-	br := bufio.NewReaderSize(r, 64<<10)
+// error, reading bufSize bytes at a time. A last line without a newline (torn by a killed
+// crawl) counts as a line.
+func scanLines(r io.Reader, bufSize int, fn func(line []byte) (bool, error)) error {
+	br := bufio.NewReaderSize(r, bufSize)
 	var long []byte
 	for {
 		line, err := br.ReadSlice('\n')
@@ -171,7 +183,7 @@ var errIDX = errors.New("replay: invalid index.idx")
 // {offset, length, filename, ...}", in key order.
 func readIDX(r io.Reader) ([]idxBlock, error) {
 	var blocks []idxBlock
-	err := scanLines(r, func(line []byte) (bool, error) {
+	err := scanLines(r, 64<<10, func(line []byte) (bool, error) {
 		if bytes.HasPrefix(line, []byte("!")) {
 			return true, nil
 		}
@@ -248,5 +260,5 @@ func (b *blockIndex) scanBlock(blk idxBlock, fn func(line []byte) (bool, error))
 	if err != nil {
 		return fmt.Errorf("replay: index block at %d of %s: %w", blk.offset, blk.filename, err)
 	}
-	return scanLines(zr, fn)
+	return scanLines(zr, 16<<10, fn)
 }

@@ -106,7 +106,8 @@ func ReadRecord(r io.ReaderAt, offset, length int64) (*Record, error) {
 	if n <= 0 {
 		n = 1 << 62
 	}
-	br := bufio.NewReaderSize(io.NewSectionReader(r, offset, n), 32<<10)
+	// Reads of the record's size at most: most records are a few KB.
+	br := bufio.NewReaderSize(io.NewSectionReader(r, offset, n), int(min(max(n, 512), 16<<10)))
 	var src io.Reader = br
 	if magic, err := br.Peek(2); err == nil && magic[0] == 0x1f && magic[1] == 0x8b {
 		zr, err := gzip.NewReader(br)
@@ -117,7 +118,7 @@ func ReadRecord(r io.ReaderAt, offset, length int64) (*Record, error) {
 		src = zr
 	}
 	lim := &io.LimitedReader{R: src, N: maxRecordHead}
-	rd := bufio.NewReaderSize(lim, 32<<10)
+	rd := bufio.NewReaderSize(lim, 4096)
 	h, contentType, contentLength, err := readWARCHeader(rd)
 	if err != nil {
 		return nil, fmt.Errorf("%w: record at %d: %v", ErrIndex, offset, err)
@@ -131,7 +132,7 @@ func ReadRecord(r io.ReaderAt, offset, length int64) (*Record, error) {
 	if contentLength == 0 || !httpBlock(h.Type, contentType) {
 		return rec, nil
 	}
-	brd := bufio.NewReaderSize(rest, 32<<10)
+	brd := bufio.NewReaderSize(rest, 4096)
 	if peek, _ := brd.Peek(5); string(peek) != "HTTP/" {
 		rec.body = brd
 		return rec, nil

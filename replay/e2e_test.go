@@ -43,6 +43,10 @@ var siteFiles = map[string]string{
 <html><head><meta charset="utf-8"><title>Replayed</title>
 <link rel="stylesheet" href="/style.css">
 <link rel="preload" href="/data.json" as="fetch" crossorigin>
+<script>
+window.frameReport = null; // before the iframe can report, whatever loads first
+window.addEventListener('message', e => { window.frameReport = e.data; });
+</script>
 </head><body>
 <h1>Replay test</h1>
 <p id="out">not yet</p>
@@ -56,9 +60,7 @@ var siteFiles = map[string]string{
 	"www.example.com/about.html": `<!DOCTYPE html><html><head><title>About</title></head><body><p>About us.</p><a href="/">home</a></body></html>`,
 	"www.example.com/style.css":  "body { background: url(/img/bg.png) repeat-x; }\nh1 { color: rgb(1, 2, 3); }\n",
 	"www.example.com/data.json":  `{"msg": "loaded from the archive"}`,
-	"www.example.com/app.js": `window.frameReport = null;
-window.addEventListener('message', e => { window.frameReport = e.data; });
-fetch('/data.json?_=' + Date.now())
+	"www.example.com/app.js": `fetch('/data.json?_=' + Date.now())
   .then(r => r.json())
   .then(j => { document.getElementById('out').textContent = j.msg; document.title += ' ready'; })
   .catch(e => { document.title += ' failed: ' + e; });

@@ -57,13 +57,9 @@ func (s *Server) replay(w http.ResponseWriter, r *http.Request, target string) {
 		raw := fmt.Appendf(nil, "%s %s HTTP/1.1\r\nContent-Type: %s\r\n\r\n", r.Method, u.RequestURI(), r.Header.Get("Content-Type"))
 		key = warc.LookupKey(target, append(raw, body...))
 	}
-	at := s.at
-	if at.IsZero() {
-		if t, err := http.ParseTime(r.Header.Get("Accept-Datetime")); err == nil {
-			at = t.UTC()
-		} else {
-			at = s.crawlAt
-		}
+	at := s.At()
+	if t, err := http.ParseTime(r.Header.Get("Accept-Datetime")); err == nil {
+		at = t.UTC() // this request's choice
 	}
 	cands, err := s.lookup(u, key, get, at)
 	if err != nil {

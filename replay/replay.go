@@ -5,8 +5,8 @@
 // The response is chosen from the CDXJ indexes: the captures of the URL's CDX key (so http
 // and https, a leading "www." and the order of query parameters do not matter; a POST is
 // keyed by its body as the crawl keyed it), the capture of the same scheme and host first,
-// then the closest in time to the time aimed at: Config.At, else a request's Accept-Datetime
-// (RFC 7089), else the earliest capture of the first source, the crawl's own time. A capture
+// then the closest in time to the time aimed at: a request's Accept-Datetime (RFC 7089), else
+// Config.At, else the earliest capture of the first source, the crawl's own time. A capture
 // of a 5xx comes after the others, a 304 response record before only those, and a redirect
 // to the URL asked for itself (an http capture that sends to https, asked for over https) is
 // passed over. Without a capture of the key, the fuzzy rules (fuzzy.go, docs/replay.md) may
@@ -77,8 +77,8 @@ type Config struct {
 	// StateDir holds the certificate authority and the misses; created if missing. Default:
 	// DefaultStateDir(Sources[0]).
 	StateDir string
-	// At is the time aimed at: of the captures of a URL, the closest to it is served. Zero:
-	// a request's Accept-Datetime, else the earliest capture of the first source.
+	// At is the time aimed at: of the captures of a URL, the closest to it is served, unless
+	// the request has an Accept-Datetime. Zero: the earliest capture of the first source.
 	At time.Time
 	// Logger gets a line per miss (info) and per response (debug); default: none.
 	Logger *slog.Logger

@@ -266,8 +266,8 @@ func readMisses(t *testing.T, path string) []replay.Miss {
 	return out
 }
 
-// TestAt: Config.At chooses the capture served; the CA is made once per state directory and
-// kept (0600 for its key).
+// TestAt: Config.At chooses the capture served, a request's Accept-Datetime its own; the CA
+// is made once per state directory and kept (0600 for its key).
 func TestAt(t *testing.T) {
 	dir := writeFixture(t)
 	state := t.TempDir()
@@ -288,7 +288,11 @@ func TestAt(t *testing.T) {
 			defer s.Close()
 			proxy := httptest.NewServer(s)
 			defer proxy.Close()
-			checkRow(t, proxyClient(t, proxy, s), row{url: "https://example.com/news", wantStatus: 200, wantBody: tc.want})
+			client := proxyClient(t, proxy, s)
+			checkRow(t, client, row{url: "https://example.com/news", wantStatus: 200, wantBody: tc.want})
+			// A request's Accept-Datetime chooses its own time.
+			checkRow(t, client, row{url: "https://example.com/news", header: map[string]string{"Accept-Datetime": t0.Format(http.TimeFormat)},
+				wantStatus: 200, wantBody: newsV1})
 		})
 	}
 	fi, err := os.Stat(filepath.Join(state, replay.CAKeyFile))

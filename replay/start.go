@@ -27,8 +27,8 @@ code { word-break: break-all; }
 <h1>amber replay</h1>
 <p>Replaying {{range $i, $s := .Sources}}{{if $i}}, {{end}}<code>{{$s}}</code>{{end}}.
 Of the captures of a URL, the one closest to <b>{{.At}}</b> is served{{if .AtDefault}} (the
-crawl's earliest capture; <code>amber replay --at</code> or a request's Accept-Datetime chooses
-another time){{end}}.</p>
+crawl's earliest capture; <code>amber replay --at</code> chooses another time){{end}}; a
+request's Accept-Datetime chooses its own.</p>
 <p>Browse the archive in a browser whose HTTP and HTTPS proxy is <code>{{.Proxy}}</code>; for
 https it must trust the certificate authority <a href="http://` + StartHost + `/ca.pem">ca.pem</a>
 (<code>{{.CAPath}}</code>; for Chromium <code>--ignore-certificate-errors-spki-list={{.SPKI}}</code>).

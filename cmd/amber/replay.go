@@ -38,7 +38,7 @@ Flags:
   --listen ADDR      the proxy's address (default 127.0.0.1:0: a free port, printed)
   --at TIMESTAMP     the time aimed at: 14 digits YYYYMMDDhhmmss (or fewer: 2026, 202603, ...)
                      or RFC 3339 (2026-03-04T05:06:07Z); default the first crawl's earliest
-                     capture, or a request's Accept-Datetime
+                     capture; a request's Accept-Datetime (RFC 7089) chooses its own
   --state DIR        where the certificate authority and misses.jsonl are kept (default:
                      replay/ in the first crawl directory; for a WACZ file, replay/ in the crawl
                      directory it lies in, else FILE.replay beside it)

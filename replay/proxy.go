@@ -300,6 +300,10 @@ func (m *mitm) close() error {
 
 // ServeHTTP answers a request that came through a tunnel.
 func (m *mitm) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.URL.IsAbs() { // the absolute form, as some clients send it to proxies
+		m.s.replay(w, r, r.URL.String())
+		return
+	}
 	var origin string
 	if r.TLS != nil {
 		host := r.Host

@@ -4,10 +4,13 @@ import (
 	"bufio"
 	"bytes"
 	"compress/gzip"
+	"crypto/tls"
+	"crypto/x509"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -402,5 +405,71 @@ func TestDefaultStateDir(t *testing.T) {
 		if got := replay.DefaultStateDir(tc.source); got != tc.want {
 			t.Errorf("DefaultStateDir(%s) = %s, want %s", tc.source, got, tc.want)
 		}
+	}
+}
+
+// TestTunnel speaks through CONNECT by hand: TLS with a request in absolute form, TLS to an
+// IP address (no SNI), and plain HTTP in a tunnel to port 80.
+func TestTunnel(t *testing.T) {
+	dir := writeFixture(t)
+	s, err := replay.Open(t.Context(), replay.Config{Sources: []string{dir}, StateDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	proxy := httptest.NewServer(s)
+	defer proxy.Close()
+	caPEM, err := os.ReadFile(s.CAPath())
+	if err != nil {
+		t.Fatal(err)
+	}
+	pool := x509.NewCertPool()
+	pool.AppendCertsFromPEM(caPEM)
+	for _, tc := range []struct {
+		name, connect, serverName, request string
+		tls                                bool
+		wantStatus                         int
+		wantBody                           []byte
+	}{
+		{"absolute form in TLS", "example.com:443", "example.com", "GET https://example.com/ HTTP/1.1\r\nHost: example.com\r\n\r\n", true, 200, homeBody},
+		{"TLS to an address", "192.0.2.7:443", "", "GET / HTTP/1.1\r\nHost: 192.0.2.7\r\n\r\n", true, 404, nil},
+		{"plain HTTP in a tunnel", "example.com:80", "", "GET /copy.html HTTP/1.1\r\nHost: example.com\r\n\r\n", false, 200, homeBody},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			conn, err := net.Dial("tcp", proxy.Listener.Addr().String())
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer conn.Close()
+			fmt.Fprintf(conn, "CONNECT %s HTTP/1.1\r\nHost: %s\r\n\r\n", tc.connect, tc.connect)
+			br := bufio.NewReader(conn)
+			resp, err := http.ReadResponse(br, nil)
+			if err != nil || resp.StatusCode != 200 {
+				t.Fatalf("CONNECT: %v %v", resp, err)
+			}
+			var rw io.ReadWriter = conn
+			if tc.tls {
+				host, _, _ := net.SplitHostPort(tc.connect)
+				cfg := &tls.Config{RootCAs: pool, ServerName: tc.serverName}
+				if tc.serverName == "" {
+					cfg.ServerName = host // verified against the certificate's IP address
+				}
+				tc := tls.Client(conn, cfg)
+				if err := tc.Handshake(); err != nil {
+					t.Fatalf("handshake: %v", err)
+				}
+				rw = tc
+				br = bufio.NewReader(tc)
+			}
+			io.WriteString(rw, tc.request)
+			resp, err = http.ReadResponse(br, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			body, _ := io.ReadAll(resp.Body)
+			if resp.StatusCode != tc.wantStatus || tc.wantBody != nil && !bytes.Equal(body, tc.wantBody) {
+				t.Errorf("%s, body %.80q; want %d %.80q", resp.Status, body, tc.wantStatus, tc.wantBody)
+			}
+		})
 	}
 }

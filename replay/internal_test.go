@@ -200,3 +200,38 @@ func TestSearchers(t *testing.T) {
 		})
 	}
 }
+
+// FuzzNormalizeKey: the parameter rules are idempotent and keep what they do not drop in
+// order; a key never fuzzily matches itself.
+func FuzzNormalizeKey(f *testing.F) {
+	f.Add("com,example)/api?_=1712345678901&callback=jsonp12&utm_source=x&id=3")
+	f.Add("com,example)/feed?cb2=jquery12_34")
+	f.Add("com,example)/a.css?v=1")
+	f.Fuzz(func(t *testing.T, key string) {
+		n, rules := normalizeKey(key)
+		if again, more := normalizeKey(n); again != n || len(more) > 0 && len(rules) == 0 {
+			t.Errorf("normalizeKey(%q) = %q, then %q (rules %v, then %v)", key, n, again, rules, more)
+		}
+		if len(rules) == 0 && n != key {
+			t.Errorf("normalizeKey(%q) = %q without a rule", key, n)
+		}
+		if _, _, ok := fuzzyMatch(key, key, "", true); ok && len(rules) == 0 && !staticFile(key) {
+			t.Errorf("%q matches itself fuzzily", key)
+		}
+	})
+}
+
+// FuzzByteRange: a range that can be satisfied lies within the body.
+func FuzzByteRange(f *testing.F) {
+	f.Add("bytes=0-3", int64(10))
+	f.Add("bytes=-5", int64(3))
+	f.Fuzz(func(t *testing.T, field string, size int64) {
+		if size < 0 {
+			return
+		}
+		first, last, ok := byteRange(field, size)
+		if ok && (first < 0 || last < first || last >= size) {
+			t.Errorf("byteRange(%q, %d) = %d-%d", field, size, first, last)
+		}
+	})
+}

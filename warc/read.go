@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"net/http/httputil"
+	"strings"
 
 	"github.com/klauspost/compress/gzip"
 )
@@ -23,7 +24,7 @@ type Record struct {
 
 	body     io.Reader // the rest of the block
 	bodySize int64     // its length; -1 when the record has no Content-Length
-	chunked  bool      // HTTP says the body is sent with the chunked transfer coding
+	chunked  bool      // HTTP declares the chunked transfer coding alone
 }
 
 // HTTPHead is the head of a recorded HTTP response, as recorded.
@@ -53,11 +54,14 @@ func (h *HTTPHead) Get(name string) string {
 func (r *Record) Body() io.Reader { return r.body }
 
 // Payload returns a reader of the payload as WARC 1.1 §5.9 defines it, the entity body: the
-// message body with the chunked transfer coding removed (when HTTP says it was applied) and
-// the content coding (gzip, br, ...) kept; for a record without HTTP, the block. Chunked
-// framing that does not parse (a truncated capture, a bad size line) ends the payload where
-// the framing breaks, as the payload digest counts it; only errors reading the record itself
-// are returned. It reads what Body reads: use one of them.
+// message body with the chunked transfer coding removed and the content coding (gzip, br,
+// ...) kept; for a record without HTTP, the block. The body is de-chunked when the head
+// declares the chunked coding alone, the only framing browsers and Go's net/http de-chunk
+// (HTTP/1.1 or later, one Transfer-Encoding field, "chunked"); otherwise it is the body as
+// stored. Chunked framing that does not parse (a truncated capture, a bad size line) ends the
+// payload where it breaks, which is what a browser showed of it (the record's
+// WARC-Payload-Digest may then be over the body as stored, framing included); only errors
+// reading the record itself are returned. It reads what Body reads: use one of them.
 func (r *Record) Payload() io.Reader {
 	if !r.chunked {
 		return r.body
@@ -153,7 +157,7 @@ func ReadRecord(r io.ReaderAt, offset, length int64) (*Record, error) {
 		rec.bodySize = contentLength - (maxHTTPHead + 4096 - hl.N - int64(hrd.Buffered()))
 	}
 	rec.body = io.MultiReader(readBuffered(hrd), brd)
-	rec.chunked = isChunked(head.transferEncoding())
+	rec.chunked = head.chunkedAlone()
 	return rec, nil
 }
 
@@ -177,17 +181,24 @@ func (r *bytesReader) Read(p []byte) (int, error) {
 	return n, nil
 }
 
-// transferEncoding renders the Transfer-Encoding fields of h as header lines, for isChunked.
-func (h *HTTPHead) transferEncoding() []byte {
-	var b []byte
+// chunkedAlone reports whether the head declares the chunked transfer coding alone: a status
+// line of HTTP/1.1 or later (an HTTP/1.0 recipient takes Transfer-Encoding for faulty framing,
+// RFC 9112 §6.1) and one Transfer-Encoding field, "chunked" in any letter case; not
+// "gzip, chunked" or two fields, which no browser de-chunks.
+func (h *HTTPHead) chunkedAlone() bool {
+	major, minor, ok := strings.Cut(strings.TrimPrefix(h.Proto, "HTTP/"), ".")
+	if !ok || !strings.HasPrefix(h.Proto, "HTTP/") || len(major) != 1 || len(minor) != 1 ||
+		major < "1" || major > "9" || minor < "0" || minor > "9" || major == "1" && minor == "0" {
+		return false
+	}
+	n, value := 0, ""
 	for _, f := range h.Fields {
 		if equalFoldASCII(f.Name, "Transfer-Encoding") {
-			b = append(b, "Transfer-Encoding: "...)
-			b = append(b, f.Value...)
-			b = append(b, '\n')
+			n++
+			value = f.Value
 		}
 	}
-	return b
+	return n == 1 && equalFoldASCII(value, "chunked")
 }
 
 // equalFoldASCII reports whether a and b are equal in ASCII letter case folding.

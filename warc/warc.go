@@ -20,6 +20,11 @@
 // binary-search their index, so at the end of a run the crawl writes a sorted copy with
 // SortCDXJ: LiveCDXJ is the name of the append-order file, SortedCDXJ the name of the sorted one,
 // both in the crawl's index directory.
+//
+// Records are read back by their place in a file, as an index line gives it: ReadRecordHead
+// for what an earlier crawl's record says (a recrawl's validators), ReadRecord for the whole
+// record with its HTTP head and payload (replay); ParseIndexLine reads the index lines and
+// LookupKey gives the key a request is indexed under.
 package warc
 
 import (

@@ -50,7 +50,7 @@ type Options struct {
 //	memtables  limit     wall   CPU-s  peak RSS crawling
 //	8 MiB      112 MiB   406    575    148 MB
 //	4 MiB      112 MiB   354    476    151 MB
-//	4 MiB       96 MiB   547    482    139 MB   (load average 5 to 10: others' tests ran)
+//	4 MiB       96 MiB   376    517    131 MB
 //
 // and, earlier, 8 MiB memtables at 96 MiB: 769 CPU-s; at 80 MiB: 1,033 (the pool's 60-70 MB of
 // live heap near the limit).

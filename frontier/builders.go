@@ -37,10 +37,10 @@ package frontier
 //	pool trimmed (reflect), 8 MiB memtables, 80 MiB    443 s   616    143 MB
 //	pool left to badger, 8 MiB memtables, 112 MiB      406 s   575    148 MB
 //	pool left to badger, 4 MiB memtables, 112 MiB      354 s   476    151 MB
-//	pool left to badger, 4 MiB memtables, 96 MiB       547 s   482    139 MB
+//	pool left to badger, 4 MiB memtables, 96 MiB       376 s   517    131 MB
 //
-// (the last three with gzip members of fixed codes for short WARC records, 2026-12-07; the last
-// at a load average of 5 to 10, other engineers' tests running beside it.) With
+// (the last three with gzip members of fixed codes for short WARC records, the last with the
+// allocation pools of fetch, extract and warc too; 2026-12-07.) With
 // 8 MiB memtables, pooled allocators made the live heap 60 to 70 MB and a limit near it had
 // the collector run all the time (96 MiB: 769 CPU-s, 80 MiB: 1,033). Tables without
 // compression help the CPU but not the peak: at 1,000,052 pages they took 416 s, 528 CPU-s and

@@ -148,14 +148,28 @@ func (f *Follower) apply(now time.Time) error {
 	if st.Equal(prev) && !prev.Until.IsZero() {
 		return nil
 	}
-	if !st.Suspend {
+	// A suspension takes hold before the events that say so, a resumption after them: the
+	// events never show a fetch before the change that let it happen, or after the one that
+	// stopped it (TestCrawlDelaySchedule saw a fetch between a suspending slot's end and the
+	// next slot's start).
+	if st.Suspend {
+		f.deps.Suspend(true)
+	} else {
 		delay := f.deps.Base
 		if st.Active() {
 			delay = st.Delay
 		}
 		f.deps.SetDelay(delay)
 	}
-	f.deps.Suspend(st.Suspend)
+	err := f.announce(prev, st)
+	if !st.Suspend {
+		f.deps.Suspend(false)
+	}
+	return err
+}
+
+// announce writes the events and log lines of the change from prev to st.
+func (f *Follower) announce(prev, st timeslot.State) error {
 	if prev.Active() {
 		names := f.sched.Names(prev)
 		f.deps.Log.Info("delay schedule: slot ended", "slot", names)

@@ -381,13 +381,8 @@ func (c *conv) subs() []sub {
 	return out
 }
 
-// scalars maps the collection's attribs that are one amber key each.
-func (c *conv) scalars() {
-	if a := c.top["info"]; a != nil {
-		c.c.Description = a.Text
-		c.src("description", "info")
-		c.mapped(a, "description")
-	}
+// timeScalars maps fetch_timeout, delay and max_pending, or FAST's defaults for them.
+func (c *conv) timeScalars() {
 	seconds := func(f float64) time.Duration { return time.Duration(math.Round(f * float64(time.Second))) }
 	if a := c.top["fetch_timeout"]; a != nil {
 		if a.Int <= 0 {
@@ -430,6 +425,16 @@ func (c *conv) scalars() {
 		c.c.Politeness.HostConcurrency = 2
 		c.src("politeness.host_concurrency", fastDefault("max_pending", "2"))
 	}
+}
+
+// scalars maps the collection's attribs that are one amber key each.
+func (c *conv) scalars() {
+	if a := c.top["info"]; a != nil {
+		c.c.Description = a.Text
+		c.src("description", "info")
+		c.mapped(a, "description")
+	}
+	c.timeScalars()
 	on := false
 	from := fastDefault("use_cookies", "no")
 	if a := c.top["use_cookies"]; a != nil {

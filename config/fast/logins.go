@@ -78,19 +78,7 @@ func (c *conv) logins() {
 				c.note(noteDiffers, r.Note, a)
 			}
 		}
-		for _, x := range l.s.Sections {
-			if x.Name != "parameters" {
-				continue // unknown here: the account notes it
-			}
-			c.mapped(x, key+".parameters")
-			for _, a := range x.Attribs {
-				if spec.Parameters == nil {
-					spec.Parameters = map[string]config.Secret{}
-				}
-				spec.Parameters[a.Name] = config.Secret(a.Text)
-				c.mapped(a, key+".parameters."+a.Name)
-			}
-		}
+		c.loginParameters(l.s, &spec, key)
 		// The login's checks, without its secrets: parameters are values here, never env:
 		// references to resolve.
 		check := &config.File{Logins: []config.LoginSpec{spec}}
@@ -113,6 +101,23 @@ func (c *conv) logins() {
 		if a := c.top["use_cookies"]; a != nil {
 			c.items = append(c.items, item{status: noteDiffers, what: c.what(a), line: a.Line, path: a.Path,
 				why: "the file has form logins, whose sessions are cookies: amber keeps the cookies sites set (cookies: true)"})
+		}
+	}
+}
+
+// loginParameters maps the parameters section of login section l into spec, the login at key.
+func (c *conv) loginParameters(l *Section, spec *config.LoginSpec, key string) {
+	for _, x := range l.Sections {
+		if x.Name != "parameters" {
+			continue // unknown here: the account notes it
+		}
+		c.mapped(x, key+".parameters")
+		for _, a := range x.Attribs {
+			if spec.Parameters == nil {
+				spec.Parameters = map[string]config.Secret{}
+			}
+			spec.Parameters[a.Name] = config.Secret(a.Text)
+			c.mapped(a, key+".parameters."+a.Name)
 		}
 	}
 }

@@ -104,16 +104,8 @@ func (c *conv) priority() {
 	c.c.Politeness.Priority = p
 }
 
-// priorityLevel maps one level section: its share, and its rules when include.
-func (c *conv) priorityLevel(p *config.Priority, x *Section, n int64, include bool) {
-	c.rec(x)
-	l, err := strconv.ParseInt(x.Name, 10, 64)
-	if err != nil || l < 1 || l > n {
-		c.errs = append(c.errs, &Error{File: c.d.File, Line: x.Line, Path: x.Path, Err: ErrInvalid,
-			Msg: fmt.Sprintf("level section %q: want a level from 1 to %d", x.Name, n)})
-		return
-	}
-	used := p.Pick != "rr" // §2.2.4.16: level sections are used with wrr and pri
+// priorityShares maps the share of level section x (level l) into p: used with wrr.
+func (c *conv) priorityShares(p *config.Priority, x *Section, l int64, used bool) {
 	for _, a := range x.Attribs {
 		if a.Name != "share" {
 			continue // the account reports it
@@ -135,6 +127,19 @@ func (c *conv) priorityLevel(p *config.Priority, x *Section, n int64, include bo
 			c.same(a, fmt.Sprintf("pop_scheme %s: shares are not used (as in FAST)", p.Pick))
 		}
 	}
+}
+
+// priorityLevel maps one level section: its share, and its rules when include.
+func (c *conv) priorityLevel(p *config.Priority, x *Section, n int64, include bool) {
+	c.rec(x)
+	l, err := strconv.ParseInt(x.Name, 10, 64)
+	if err != nil || l < 1 || l > n {
+		c.errs = append(c.errs, &Error{File: c.d.File, Line: x.Line, Path: x.Path, Err: ErrInvalid,
+			Msg: fmt.Sprintf("level section %q: want a level from 1 to %d", x.Name, n)})
+		return
+	}
+	used := p.Pick != "rr" // §2.2.4.16: level sections are used with wrr and pri
+	c.priorityShares(p, x, l, used)
 	rule := config.PriorityRule{Level: int(l)}
 	key := fmt.Sprintf("politeness.priority.rules[%d]", len(p.Rules))
 	for _, r := range x.Sections {

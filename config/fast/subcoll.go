@@ -72,16 +72,7 @@ func (c *conv) subcollection(sc sub, names map[string]bool, browser bool) {
 	for _, a := range sc.s.Attribs {
 		byName[a.Name] = a
 	}
-	renders := c.c.Fetcher == "browser"
-	if a := byName["use_javascript"]; a != nil {
-		s.Fetcher = "http"
-		if a.Bool {
-			s.Fetcher = "browser"
-		}
-		renders = a.Bool
-		c.src(key+".fetcher", c.short[a])
-		c.mapped(a, key+".fetcher")
-	}
+	renders := c.subFetcher(byName["use_javascript"], &s, key)
 	// What the browser cannot honour for its pages (subcoll.Subcollection): refused, not
 	// written, so that the converted file crawls.
 	browserRefuses := func(a *Attrib) bool {
@@ -159,6 +150,21 @@ func (c *conv) subcollection(sc sub, names map[string]bool, browser bool) {
 		}
 	}
 	c.c.Subcollections = append(c.c.Subcollections, s)
+}
+
+// subFetcher maps a subcollection's use_javascript a (nil when not set) and reports whether its
+// pages are rendered in the browser: as a says, else as the crawl's fetcher.
+func (c *conv) subFetcher(a *Attrib, s *config.Subcollection, key string) bool {
+	if a == nil {
+		return c.c.Fetcher == "browser"
+	}
+	s.Fetcher = "http"
+	if a.Bool {
+		s.Fetcher = "browser"
+	}
+	c.src(key+".fetcher", c.short[a])
+	c.mapped(a, key+".fetcher")
+	return a.Bool
 }
 
 // subDiffers notes how amber differs for a subcollection's mapped attrib (its row's note).

@@ -119,8 +119,30 @@ func calendar(bw *bufio.Writer, path string) {
 	html(bw, fmt.Sprintf(`<h1>%04d-%02d</h1><a href="/cal/%d/%d/">next month</a>`, y, m, next.Year(), int(next.Month())))
 }
 
+// chunkedCases are the chunked cases: the body sent after a head that declares the chunked
+// coding (and a Trailer field, for trailer).
+var chunkedCases = map[string]struct{ trailer, body string }{
+	ChunkBadSize:      {"", "f\r\n<p>first chunk\n\r\nzz\r\n<p>bad size line</p>\r\n0\r\n\r\n"},
+	ChunkBadFirstSize: {"", "zz\r\n<p>bad size line</p>\r\n0\r\n\r\n"},
+	ChunkLong:         {"", "5\r\n<p>this chunk is much longer than five bytes</p>\r\n0\r\n\r\n"},
+	ChunkUnterminated: {"", "f\r\n<p>first chunk\n\r\n"},
+	ChunkShort:        {"", "400\r\n<p>announced as 1,024 bytes, sent 41</p>\n"},
+	ChunkExtensions:   {"", "f;name=value\r\n<p>first chunk\n\r\n14;q=\"a;b\";flag\r\n<p>second chunk</p>\n\r\n0;last\r\n\r\n"},
+	ChunkTrailers: {"X-Checksum, X-Status",
+		"f\r\n<p>first chunk\n\r\n14\r\n<p>second chunk</p>\n\r\n0\r\nX-Checksum: 5d41402a\r\nX-Status: complete\r\n\r\n"},
+}
+
 // hostileCase answers /case of a host.
 func (s *Server) hostileCase(c net.Conn, bw *bufio.Writer, name string) {
+	if cc, ok := chunkedCases[name]; ok {
+		fields := []string{"Content-Type: text/html", "Transfer-Encoding: chunked"}
+		if cc.trailer != "" {
+			fields = append(fields, "Trailer: "+cc.trailer)
+		}
+		head(bw, "200 OK", fields...)
+		bw.WriteString(cc.body)
+		return
+	}
 	announced := "Content-Length: " + strconv.Itoa(AnnouncedLength)
 	switch name {
 	case StallHeaders:
@@ -188,27 +210,6 @@ func (s *Server) hostileCase(c net.Conn, bw *bufio.Writer, name string) {
 		bw.WriteString("HTTP/1.1 2OO OK\r\nContent-Type: text/html\r\nContent-Length: 20\r\nConnection: close\r\n\r\n<p>bad status</p>\n\n")
 	case HTTP09:
 		bw.WriteString("<!doctype html><html><body><p>HTTP/0.9: no status line, no header</p></body></html>\n")
-	case ChunkBadSize:
-		head(bw, "200 OK", "Content-Type: text/html", "Transfer-Encoding: chunked")
-		bw.WriteString("f\r\n<p>first chunk\n\r\nzz\r\n<p>bad size line</p>\r\n0\r\n\r\n")
-	case ChunkBadFirstSize:
-		head(bw, "200 OK", "Content-Type: text/html", "Transfer-Encoding: chunked")
-		bw.WriteString("zz\r\n<p>bad size line</p>\r\n0\r\n\r\n")
-	case ChunkLong:
-		head(bw, "200 OK", "Content-Type: text/html", "Transfer-Encoding: chunked")
-		bw.WriteString("5\r\n<p>this chunk is much longer than five bytes</p>\r\n0\r\n\r\n")
-	case ChunkUnterminated:
-		head(bw, "200 OK", "Content-Type: text/html", "Transfer-Encoding: chunked")
-		bw.WriteString("f\r\n<p>first chunk\n\r\n")
-	case ChunkShort:
-		head(bw, "200 OK", "Content-Type: text/html", "Transfer-Encoding: chunked")
-		bw.WriteString("400\r\n<p>announced as 1,024 bytes, sent 41</p>\n")
-	case ChunkExtensions:
-		head(bw, "200 OK", "Content-Type: text/html", "Transfer-Encoding: chunked")
-		bw.WriteString("f;name=value\r\n<p>first chunk\n\r\n14;q=\"a;b\";flag\r\n<p>second chunk</p>\n\r\n0;last\r\n\r\n")
-	case ChunkTrailers:
-		head(bw, "200 OK", "Content-Type: text/html", "Transfer-Encoding: chunked", "Trailer: X-Checksum, X-Status")
-		bw.WriteString("f\r\n<p>first chunk\n\r\n14\r\n<p>second chunk</p>\n\r\n0\r\nX-Checksum: 5d41402a\r\nX-Status: complete\r\n\r\n")
 	case ManyLinks:
 		s.linksOnce.Do(func() { s.links = manyLinks() })
 		page(bw, "200 OK", "text/html", s.links)

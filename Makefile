@@ -10,7 +10,7 @@ ZINCSEARCH := $(BIN)/zincsearch
 ZINCSEARCH_VERSION := v0.4.10
 FUZZTIME ?= 10s
 
-.PHONY: all build demo test test-short bench bench-scale bench-frontier bench-hostile hostile fuzz tools vet clean
+.PHONY: all build demo test test-short bench bench-scale bench-index bench-frontier bench-hostile hostile fuzz tools vet clean
 
 all: build
 
@@ -81,6 +81,13 @@ bench: build
 # done.
 bench-scale: build
 	./scripts/bench.sh scale
+
+# amber with the search-index sink off and on (ZincSearch, bin/zincsearch, on its own core when
+# there are two or more), RUNS runs each (default 5) on a PAGES-page site (default 10,000) of
+# PAGE_SIZE pages (default 5000): crawling pages/s, the whole run's pages/s and CPU-s per 1,000
+# pages, the medians and on/off; then the server's own rate (amber index alone).
+bench-index: build $(ZINCSEARCH)
+	RUNS=$${RUNS:-5} ./scripts/bench.sh index
 
 # The frontier at scale: 10,000,000 URLs queued over 10,000 hosts through AddBatch (peak RSS,
 # anonymous and file-backed RSS, Go heap, store size, adds/s), and the resume of a crawl

@@ -20,6 +20,16 @@
 #                                heap profile (heap.peak, from /debug/pprof/heap on
 #                                --status-addr, while the crawl runs), and prints both at the
 #                                end.
+#   scripts/bench.sh index       make bench-index: amber on a PAGES-page site of PAGE_SIZE pages
+#                                with the search-index sink off and on (ZincSearch, bin/zincsearch
+#                                from make tools, on 127.0.0.1 with its data in memory), RUNS
+#                                (default 3) runs of each, alternating. With two or more cores the
+#                                server gets the last core to itself and amber and the site the
+#                                others, in both runs (as an index server is a machine of its own
+#                                in a real deployment). Prints for each run the crawling pages/s
+#                                (the first to the last crawl.log line), the whole run's pages/s
+#                                (which with the sink on ends once the index has every document)
+#                                and amber's CPU-s per 1,000 pages; then the medians and on/off.
 #
 # Page sizes (testsite -page-size): 5000 and 30000 are pages of about that many bytes of varied
 # text compressing about as written English does (2.3 and 2.9 to 1), ten links each, a 3 KB
@@ -309,11 +319,107 @@ scale() {
   [ "$code" = 0 ] || [ "$code" = 14 ]
 }
 
+# zinc_start: starts bin/zincsearch on a free 127.0.0.1 port with its data under /dev/shm (or
+# $work), pinned to the CPUs in $zinc_cpus when set; sets zinc_url (its /es API) and zinc.
+zinc_start() {
+  [ -x bin/zincsearch ] || { echo "bench: bin/zincsearch not found (make tools builds it)" >&2; exit 1; }
+  local data port pin=()
+  data=$(mktemp -d -p "$([ -d /dev/shm ] && echo /dev/shm || echo "$work")" zinc.XXXXXX)
+  # A port nothing listens on (bash's /dev/tcp connects when something does).
+  while port=$((20000 + RANDOM % 20000)); (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; do :; done
+  [ -z "$zinc_cpus" ] || pin=(taskset -c "$zinc_cpus")
+  ZINC_FIRST_ADMIN_USER=admin ZINC_FIRST_ADMIN_PASSWORD=amber-bench ZINC_DATA_PATH="$data" \
+    ZINC_SERVER_ADDRESS=127.0.0.1 ZINC_SERVER_PORT="$port" ZINC_TELEMETRY=false ZINC_SENTRY=false \
+    ZINC_PROFILER=false GIN_MODE=release "${pin[@]}" ./bin/zincsearch >"$work/zinc.log" 2>&1 &
+  zinc=$!
+  zinc_data=$data
+  zinc_url="http://127.0.0.1:$port/es"
+  for _ in $(seq 300); do
+    curl -fsS -u admin:amber-bench "$zinc_url/" >/dev/null 2>&1 && return 0
+    sleep 0.1
+  done
+  echo "bench: zincsearch did not answer on $zinc_url" >&2
+  tail -n 5 "$work/zinc.log" >&2
+  exit 1
+}
+
+# crawl_seconds DIR: seconds from the first to the last line of DIR's crawl.log.
+crawl_seconds() {
+  local first last
+  first=$(head -n 1 "$1/logs/crawl.log" | cut -d' ' -f1)
+  last=$(tail -n 1 "$1/logs/crawl.log" | cut -d' ' -f1)
+  awk -v a="$(date -d "$first" +%s.%N)" -v b="$(date -d "$last" +%s.%N)" 'BEGIN { print b - a }'
+}
+
+# median: the median of the numbers on stdin.
+median() { sort -g | awk '{v[NR] = $1} END {print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2}'; }
+
+index_bench() {
+  [ -x /usr/bin/time ] || need /usr/bin/time time
+  need curl curl
+  need taskset util-linux
+  local runs=${RUNS:-3} n cores amber_cpus="" pin=() i sink
+  n=$(nproc)
+  zinc_cpus=""
+  if [ "$n" -ge 2 ]; then
+    zinc_cpus=$((n - 1))
+    amber_cpus="0-$((n - 2))"
+    pin=(taskset -c "$amber_cpus")
+  fi
+  zinc_start
+  trap 'kill -9 "$zinc" 2>/dev/null; rm -rf "$zinc_data"; cleanup' EXIT
+  # The site is served from amber's CPUs: the index server's core is its own.
+  [ -z "$amber_cpus" ] || taskset -pc "$amber_cpus" $$ >/dev/null
+  serve "$PAGES" "$PAGE_SIZE"
+  local seed="http://$addr/"
+  echo "generated site: $PAGES pages of $(size_name "$PAGE_SIZE") at $seed ($n cores; amber and the site on ${amber_cpus:-all}, ZincSearch on ${zinc_cpus:-all})"
+  printf '\n%-6s %4s %17s %15s %15s\n' sink run crawling-pages/s run-pages/s "CPU-s/1k pages"
+  : >"$work/index.rows"
+  for i in $(seq "$runs"); do
+    for sink in off on; do
+      local dir="$work/crawl-$sink-$i" extra=()
+      if [ "$sink" = on ]; then
+        printf 'index: {sink: elasticsearch, url: "%s", name: bench-%s, username: admin, password: amber-bench, compression: false}\n' \
+          "$zinc_url" "$i" >"$work/index.yaml"
+        extra=(--config "$work/index.yaml")
+      fi
+      timed "index-$sink-$i" "${pin[@]}" ./bin/amber crawl --dir "$dir" "${AMBER_FLAGS[@]}" "${extra[@]}" --quiet "$seed" >/dev/null
+      [ "$(cat "$work/index-$sink-$i.exit")" = 0 ] || { echo "bench: amber exited $(cat "$work/index-$sink-$i.exit")" >&2; exit 1; }
+      local pages cs wall cpu
+      pages=$(awk '$2 == 200' "$dir/logs/crawl.log" | wc -l)
+      cs=$(crawl_seconds "$dir")
+      wall=$(figure "index-$sink-$i" wall)
+      cpu=$(figure "index-$sink-$i" cpu)
+      awk -v s="$sink" -v i="$i" -v p="$pages" -v c="$cs" -v w="$wall" -v u="$cpu" 'BEGIN {
+        printf "%-6s %4d %17.0f %15.0f %15.3f\n", s, i, p / c, p / w, u / p * 1000
+        printf "%s %.1f %.1f %.4f\n", s, p / c, p / w, u / p * 1000 > "/dev/stderr" }' 2>>"$work/index.rows"
+      [ "$sink" = off ] && [ "$i" = "$runs" ] || rm -rf "$dir"
+    done
+  done
+  # The index server's own rate: the last crawl without the sink sent by amber index alone.
+  local alone="$work/crawl-off-$runs" docs
+  docs=$(wc -l <"$alone/documents.jsonl")
+  timed index-alone "${pin[@]}" ./bin/amber index --config "$work/index.yaml" --name bench-alone "$alone" >/dev/null
+  [ "$(cat "$work/index-alone.exit")" = 0 ] || { echo "bench: amber index exited $(cat "$work/index-alone.exit")" >&2; exit 1; }
+  echo
+  awk -v d="$docs" -v w="$(figure index-alone wall)" 'BEGIN { printf "the index server alone (amber index of %d documents): %.0f documents/s\n", d, d / w }'
+  echo
+  echo "medians of $runs runs:"
+  local col name off on
+  for col in 2 3 4; do
+    name=$(echo "crawling-pages/s run-pages/s CPU-s/1k-pages" | cut -d' ' -f$((col - 1)))
+    off=$(awk -v c="$col" '$1 == "off" {print $c}' "$work/index.rows" | median)
+    on=$(awk -v c="$col" '$1 == "on" {print $c}' "$work/index.rows" | median)
+    awk -v n="$name" -v a="$off" -v b="$on" 'BEGIN { printf "  %-18s off %9.3f  on %9.3f  on/off %6.3f\n", n, a, b, b / a }'
+  done
+}
+
 case $mode in
 compare) compare ;;
 scale) scale ;;
+index) index_bench ;;
 *)
-  echo "usage: scripts/bench.sh [compare|scale]" >&2
+  echo "usage: scripts/bench.sh [compare|scale|index]" >&2
   exit 2
   ;;
 esac

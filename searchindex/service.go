@@ -54,7 +54,7 @@ func (s *Service) Start(h *crawl.Handle) error {
 	return nil
 }
 
-// follow ships every PollInterval until Drain or the index refuses for good. A Ship under way
+// follow ships every PollInterval (what came meanwhile, as one request) until Drain or the index refuses for good. A Ship under way
 // when Drain comes is finished, not cut off: what it sent is recorded, not sent again.
 func (s *Service) follow() {
 	defer close(s.done)
@@ -66,7 +66,7 @@ func (s *Service) follow() {
 			return
 		case <-time.After(wait):
 		}
-		err := s.sh.Ship(context.Background())
+		err := s.sh.shipFull(context.Background())
 		switch {
 		case err == nil:
 			if down {

@@ -72,6 +72,7 @@ func (sh *Shipper) Record() report.IndexRecord { return sh.rec }
 type batch struct {
 	docs []Doc
 	end  int64
+	full bool // it stopped at BulkMaxItems or BulkMaxBytes, not at the end of the file
 }
 
 // Ship sends the documents past the record's offset until the end of documents.jsonl (as far
@@ -79,7 +80,16 @@ type batch struct {
 // server cannot take for now is sent again Config.Retries times, with backoff; then Ship
 // returns an error wrapping ErrUnavailable, and the next Ship starts again from it. An error
 // wrapping ErrRefused stops the sending for good (the record keeps it: Record().Error).
-func (sh *Shipper) Ship(ctx context.Context) error {
+func (sh *Shipper) Ship(ctx context.Context) error { return sh.ship(ctx, false) }
+
+// shipFull is Ship for a crawl that is still writing: it stops after the first batch that is
+// not full (BulkMaxItems documents or BulkMaxBytes), which has reached the end of what the crawl
+// had written, so that the next call (a PollInterval later) sends what came meanwhile as one
+// request, not as many small ones sent as the documents trickle in: a server indexes a few large
+// bulk requests faster than many small ones.
+func (sh *Shipper) shipFull(ctx context.Context) error { return sh.ship(ctx, true) }
+
+func (sh *Shipper) ship(ctx context.Context, fullOnly bool) error {
 	f, err := os.Open(sh.docsPath())
 	if errors.Is(err, os.ErrNotExist) {
 		return nil
@@ -105,6 +115,9 @@ func (sh *Shipper) Ship(ctx context.Context) error {
 			}
 			return err
 		}
+		if fullOnly && !b.full {
+			return nil
+		}
 	}
 }
 
@@ -125,15 +138,12 @@ func (sh *Shipper) read(f *os.File) (batch, error) {
 			return b, fmt.Errorf("searchindex: read %s: %w", crawldir.DocumentsFile, err)
 		}
 		b.end += int64(len(line))
-		var d struct {
-			ID  string `json:"id"`
-			URL string `json:"url"`
-		}
 		line = bytes.TrimSpace(line)
 		if len(line) == 0 {
 			continue
 		}
-		if err := json.Unmarshal(line, &d); err != nil || d.ID == "" {
+		d, ok := docKeys(line)
+		if !ok {
 			sh.refused(Doc{URL: d.URL}, fmt.Sprintf("%s line at offset %d is not a document", crawldir.DocumentsFile, b.end-int64(len(line))))
 			continue
 		}
@@ -146,16 +156,71 @@ func (sh *Shipper) read(f *os.File) (batch, error) {
 		at[d.ID] = len(b.docs)
 		b.docs = append(b.docs, doc)
 	}
+	b.full = len(b.docs) >= cfg.BulkMaxItems || size >= cfg.BulkMaxBytes
 	return b, nil
 }
 
-// source is a document's line with the pipeline params added.
-func (sh *Shipper) source(line []byte) []byte {
-	src := slices.Clone(line)
-	if len(sh.params) > 0 && len(src) > 1 && src[0] == '{' {
-		src = slices.Concat([]byte{'{'}, sh.params, src[1:])
+// docID is the id and url of a document line.
+type docID struct {
+	ID  string `json:"id"`
+	URL string `json:"url"`
+}
+
+// docKeys reads the id and url of a line of documents.jsonl; ok is false when the line is not
+// a JSON object with an id. Lines as amber writes them (extract.Document's order, whole lines:
+// the documents stream never leaves a torn line before a whole one) begin with the two,
+// `{"id":"…","url":"…"`, and end with `}`: those are read from that prefix alone, as scanning
+// every document's body again would cost the crawl a few percent of its CPU. Any other line is
+// decoded whole, and refused when it is not JSON (one such line in a bulk request would have
+// the server refuse the whole request).
+func docKeys(line []byte) (d docID, ok bool) {
+	if line[len(line)-1] == '}' {
+		if id, rest, ok := jsonStringAfter(line, `{"id":`); ok && id != "" {
+			if url, _, ok := jsonStringAfter(rest, `,"url":`); ok {
+				return docID{ID: id, URL: url}, true
+			}
+		}
 	}
-	return src
+	if err := json.Unmarshal(line, &d); err != nil || d.ID == "" {
+		return d, false
+	}
+	return d, true
+}
+
+// jsonStringAfter reads the JSON string that follows prefix at the start of b (b valid JSON
+// from there on), and returns it and what follows it.
+func jsonStringAfter(b []byte, prefix string) (string, []byte, bool) {
+	if !bytes.HasPrefix(b, []byte(prefix)) || len(b) <= len(prefix) || b[len(prefix)] != '"' {
+		return "", nil, false
+	}
+	b = b[len(prefix):]
+	escaped := false
+	for i := 1; i < len(b); i++ {
+		switch b[i] {
+		case '\\':
+			escaped = true
+			i++ // the escaped character: never the closing quote
+		case '"':
+			if !escaped {
+				return string(b[1:i]), b[i+1:], true
+			}
+			var s string
+			if err := json.Unmarshal(b[:i+1], &s); err != nil {
+				return "", nil, false
+			}
+			return s, b[i+1:], true
+		}
+	}
+	return "", nil, false
+}
+
+// source is a document's line with the pipeline params added. line is the caller's own (read
+// with ReadBytes), kept as it is when there are no params.
+func (sh *Shipper) source(line []byte) []byte {
+	if len(sh.params) > 0 && len(line) > 1 && line[0] == '{' {
+		return slices.Concat([]byte{'{'}, sh.params, line[1:])
+	}
+	return line
 }
 
 // shipBatch sends one batch until every document is acknowledged or refused for good, and

@@ -2,6 +2,7 @@ package searchindex
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
@@ -276,5 +277,53 @@ func TestShipGzipToZincSearch(t *testing.T) {
 	// ZincSearch answers a gzipped bulk request with no items: never taken as acknowledged.
 	if _, err := ship(t, cfg, dir); !errors.Is(err, ErrRefused) {
 		t.Fatalf("Ship = %v, want ErrRefused", err)
+	}
+}
+
+func TestDocKeys(t *testing.T) {
+	for _, tc := range []struct {
+		name, line string
+		want       docID
+		ok         bool
+	}{
+		{"amber's order", `{"id":"abc","url":"http://h/p","title":"t"}`, docID{"abc", "http://h/p"}, true},
+		{"escaped url", `{"id":"abc","url":"http://h/p?a=1\u0026b=\"2\"\\x","body_content":"b"}`, docID{"abc", `http://h/p?a=1&b="2"\x`}, true},
+		{"escaped quote only", `{"id":"abc","url":"http://h/\"","x":1}`, docID{"abc", `http://h/"`}, true},
+		{"other order", `{"url":"http://h/","title":"t","id":"abc"}`, docID{"abc", "http://h/"}, true},
+		{"spaces", `{ "id" : "abc" , "url" : "http://h/" }`, docID{"abc", "http://h/"}, true},
+		{"id only", `{"id":"abc"}`, docID{"abc", ""}, true},
+		{"no id", `{"url":"http://h/"}`, docID{"", "http://h/"}, false},
+		{"empty id", `{"id":"","url":"http://h/"}`, docID{"", "http://h/"}, false},
+		{"id not a string", `{"id":7,"url":"http://h/"}`, docID{}, false},
+		{"torn after the keys", `{"id":"abc","url":"http://h/","body_content":"wor`, docID{}, false},
+		{"key order and torn", `{"title":"t","id":"abc","url":"http://h/","body_content":"wor`, docID{}, false},
+		{"not an object", `["abc"]`, docID{}, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, ok := docKeys([]byte(tc.line))
+			if ok != tc.ok || (ok && got != tc.want) {
+				t.Errorf("docKeys(%s) = %+v, %v; want %+v, %v", tc.line, got, ok, tc.want, tc.ok)
+			}
+			if !tc.ok {
+				return
+			}
+			var ref docID // encoding/json's reading, for every line that is a document
+			if err := json.Unmarshal([]byte(tc.line), &ref); err != nil || ref != got {
+				t.Errorf("json.Unmarshal = %+v, %v; docKeys = %+v", ref, err, got)
+			}
+		})
+	}
+}
+
+func TestFlushBytes(t *testing.T) {
+	docs := []Doc{{ID: "a", Source: make([]byte, 1000)}, {ID: "bb", Source: make([]byte, 2000)}}
+	if got, want := flushBytes(docs, 5<<20), 1024+1000+1+128+2000+2+128; got != want {
+		t.Errorf("flushBytes = %d, want %d", got, want)
+	}
+	if got := flushBytes(docs, 2000); got != 2000 {
+		t.Errorf("flushBytes with max 2000 = %d, want 2000", got)
+	}
+	if got := flushBytes(nil, 5<<20); got != 1024 {
+		t.Errorf("flushBytes of none = %d, want 1024", got)
 	}
 }

@@ -212,7 +212,7 @@ func (s *Sink) bulk(ctx context.Context, docs []Doc) (res []result, topErr strin
 	s.tr.reset()
 	bi, err := esutil.NewBulkIndexer(esutil.BulkIndexerConfig{
 		Client: s.tr, Index: s.cfg.Index, Pipeline: s.cfg.Pipeline, Decoder: dec,
-		NumWorkers: 1, FlushBytes: s.cfg.BulkMaxBytes, FlushInterval: time.Hour,
+		NumWorkers: 1, FlushBytes: flushBytes(docs, s.cfg.BulkMaxBytes), FlushInterval: time.Hour,
 		OnError: func(_ context.Context, err error) {
 			mu.Lock()
 			defer mu.Unlock()
@@ -257,6 +257,21 @@ func (s *Sink) bulk(ctx context.Context, docs []Doc) (res []result, topErr strin
 		}
 	}
 	return res, topErr, nil
+}
+
+// flushBytes is the bulk indexer's flush threshold for docs: the size of their request (an
+// action line of at most 128 bytes beside each id) when it is under max, else max. The indexer
+// allocates its buffer at the threshold, for every batch: a batch of a few documents gets a
+// buffer of their size, not of max.
+func flushBytes(docs []Doc, max int) int {
+	n := 1024
+	for _, d := range docs {
+		n += len(d.Source) + len(d.ID) + 128
+		if n >= max {
+			return max
+		}
+	}
+	return n
 }
 
 // itemResult is what a bulk response's item says of a document it refused.

@@ -234,6 +234,17 @@ func (c *conv) invalid(a *Attrib, format string, args ...any) {
 	c.rec(a)
 }
 
+// stopped reports whether an invalid value was met (c.invalid): a section's conversion may
+// stop there, leaving what follows in it unconverted.
+func (c *conv) stopped() bool {
+	for _, err := range c.errs {
+		if errors.Is(err, ErrInvalid) {
+			return true
+		}
+	}
+	return false
+}
+
 func (c *conv) src(amber, fast string) { c.cv.Sources[amber] = fast }
 
 // sec returns the collection's attrib name of section s, or nil.
@@ -1342,6 +1353,10 @@ func (c *conv) account() {
 				st = s
 			}
 			c.note(string(st), row.Note, a)
+		case c.stopped():
+			// Its section's conversion stopped at an invalid value before reaching it; the
+			// conversion fails with that error.
+			c.note(string(Ignored), "not converted: an invalid value stopped the conversion of its section", a)
 		default:
 			c.errs = append(c.errs, fmt.Errorf("fast: internal error: %s (%s) is mapped but was not converted", e.short, a.Path))
 		}

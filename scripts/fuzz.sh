@@ -12,6 +12,7 @@
 #
 # FUZZTIME_<Target> (e.g. FUZZTIME_FuzzHTML=30s) gives one target another time; a target is
 # expected to run thousands of inputs a second, and a slower one says why in its comment.
+# FUZZPARALLEL=N runs N fuzzing workers (go test -parallel; default GOMAXPROCS).
 # FUZZMINTIME (default 5s) bounds the minimizing of each new interesting input: go test's
 # default, 60s, spent whole runs of 10 or 20 s minimizing the first input that widened the
 # coverage of a target with large seeds, fuzzing nothing (FuzzDocument: 20 executions).
@@ -21,6 +22,8 @@ cd "$(dirname "$0")/.."
 GO=${GO:-go}
 FUZZTIME=${FUZZTIME:-10s}
 FUZZMINTIME=${FUZZMINTIME:-5s}
+parallel=()
+[ -z "${FUZZPARALLEL:-}" ] || parallel=(-parallel "$FUZZPARALLEL")
 pattern=${1:-.}
 
 mapfile -t pkgs < <(grep -rl --include='*_test.go' -E '^func Fuzz[A-Z0-9_]' "$pattern" \
@@ -37,16 +40,23 @@ for pkg in "${pkgs[@]}"; do
     t=${!var:-$FUZZTIME}
     echo "== $pkg $target ($t)"
     out="$log/$(echo "$pkg" | tr '/.' '__')_$target"
-    if $GO test -run '^$' -fuzz "^$target\$" -fuzztime "$t" -fuzzminimizetime "$FUZZMINTIME" "$pkg" >"$out" 2>&1; then
+    if $GO test -run '^$' -fuzz "^$target\$" -fuzztime "$t" -fuzzminimizetime "$FUZZMINTIME" "${parallel[@]}" "$pkg" >"$out" 2>&1; then
       status=ok
     else
       status=FAIL
       failed=$((failed + 1))
       cat "$out"
     fi
-    # The last progress line: "fuzz: elapsed: 10s, execs: 12345 (1234/sec), ..."
-    line=$(grep -E '^fuzz: elapsed: [0-9]+s, execs: [0-9]+' "$out" | tail -n 1 || true)
-    secs=$(echo "$line" | sed -n 's/^fuzz: elapsed: \([0-9]*\)s.*/\1/p')
+    # The last progress line: "fuzz: elapsed: 10s, execs: 12345 (1234/sec), ...", or
+    # "elapsed: 10m0s" past a minute.
+    line=$(grep -E '^fuzz: elapsed: [0-9hms]+, execs: [0-9]+' "$out" | tail -n 1 || true)
+    secs=$(echo "$line" | sed -n 's/^fuzz: elapsed: \([0-9hms]*\),.*/\1/p' | awk '{
+      t = 0; d = $0
+      while (match(d, /^[0-9]+[hms]/)) {
+        n = substr(d, 1, RLENGTH - 1); u = substr(d, RLENGTH, 1)
+        t += n * (u == "h" ? 3600 : u == "m" ? 60 : 1); d = substr(d, RLENGTH + 1)
+      }
+      print t }')
     execs=$(echo "$line" | sed -n 's/.*execs: \([0-9]*\).*/\1/p')
     rate=$(awk -v e="${execs:-0}" -v s="${secs:-0}" 'BEGIN { if (s > 0) printf "%.0f", e / s; else print "-" }')
     results+=("$(printf '%-4s %-28s %-26s %12s %10s' "$status" "$pkg" "$target" "${execs:--}" "$rate")")

@@ -137,7 +137,7 @@ func (w *Writer) buildResponse(c Capture, h captureHeaders) (*builtResponse, err
 	r := &builtResponse{header: hdr}
 	r.status, r.mime, r.hasMime = lenientHead(hdr)
 	r.payload = payloadDigest{digest: sha1Digest(raw.paySum), size: raw.Size() - int64(len(hdr))}
-	if chunkedAlone(hdr) {
+	if headChunkedAlone(hdr) {
 		if r.payload, err = chunkedPayload(raw.payload(), r.payload); err != nil {
 			_ = raw.Close()
 			return nil, fmt.Errorf("digest payload of %s: %w", c.URL, err)

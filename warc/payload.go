@@ -16,39 +16,41 @@ type payloadDigest struct {
 	size   int64  // length of the payload
 }
 
-// chunkedAlone reports whether an HTTP response header block (status line and header lines)
-// declares the chunked transfer coding alone, the only framing Go's net/http de-chunks: the
-// status line is HTTP/1.1 or later (net/http ignores Transfer-Encoding in HTTP/1.0, as RFC 9112
-// §6.1 has an HTTP/1.0 recipient treat it as faulty framing) and there is exactly one
-// Transfer-Encoding field, whose value is "chunked" in any letter case. "gzip, chunked", a
-// second Transfer-Encoding field or "chunked, " are not: no reader de-chunks those. Lines
-// without a colon are skipped, as browsers and warcio.js skip them.
-func chunkedAlone(header []byte) bool {
-	line, rest, _ := bytes.Cut(header, []byte("\n"))
-	if !http11(bytes.TrimSpace(line)) {
+// chunkedAlone reports whether a response whose status line starts with proto and whose
+// Transfer-Encoding fields have the values te declares the chunked transfer coding alone, the
+// only framing Go's net/http de-chunks: proto is HTTP/1.1 or later, spelled HTTP/D.D as
+// net/http reads it (net/http ignores Transfer-Encoding in HTTP/1.0, as RFC 9112 §6.1 has an
+// HTTP/1.0 recipient treat it as faulty framing), and there is exactly one Transfer-Encoding
+// field, whose value is "chunked" in any ASCII letter case (as net/http compares it).
+// "gzip, chunked", a second Transfer-Encoding field or "chunked, " are not: no reader
+// de-chunks those. The writer (headChunkedAlone, over the stored bytes) and the reader
+// (HTTPHead.chunkedAlone) both decide with it.
+func chunkedAlone(proto string, te []string) bool {
+	digit := func(c byte) bool { return '0' <= c && c <= '9' }
+	if len(proto) != len("HTTP/1.1") || !strings.HasPrefix(proto, "HTTP/") || proto[6] != '.' ||
+		!digit(proto[5]) || !digit(proto[7]) {
 		return false
 	}
-	n, value := 0, ""
+	if proto[5] < '1' || proto[5] == '1' && proto[7] == '0' {
+		return false
+	}
+	return len(te) == 1 && equalFoldASCII(te[0], "chunked")
+}
+
+// headChunkedAlone is chunkedAlone of an HTTP response header block as stored (status line
+// and header lines). Lines without a colon are skipped, as browsers and warcio.js skip them.
+func headChunkedAlone(header []byte) bool {
+	line, rest, _ := bytes.Cut(header, []byte("\n"))
+	proto, _, _ := bytes.Cut(bytes.TrimSpace(line), []byte(" "))
+	var te []string
 	for len(rest) > 0 {
 		line, rest, _ = bytes.Cut(rest, []byte("\n"))
 		name, v, ok := bytes.Cut(line, []byte(":"))
-		if ok && bytes.EqualFold(bytes.TrimSpace(name), []byte("Transfer-Encoding")) {
-			n++
-			value = string(bytes.TrimSpace(v))
+		if ok && equalFoldASCII(string(bytes.TrimSpace(name)), "Transfer-Encoding") {
+			te = append(te, string(bytes.TrimSpace(v)))
 		}
 	}
-	return n == 1 && strings.EqualFold(value, "chunked")
-}
-
-// http11 reports whether a status line starts with a version of 1.1 or later, spelled
-// HTTP/D.D as net/http reads it.
-func http11(status []byte) bool {
-	v, _, _ := bytes.Cut(status, []byte(" "))
-	if len(v) != len("HTTP/1.1") || !bytes.HasPrefix(v, []byte("HTTP/")) || v[6] != '.' ||
-		v[5] < '0' || v[5] > '9' || v[7] < '0' || v[7] > '9' {
-		return false
-	}
-	return v[5] > '1' || (v[5] == '1' && v[7] >= '1')
+	return chunkedAlone(string(proto), te)
 }
 
 // chunkedHead is the head through which chunkedPayload reads a body with net/http: it declares
@@ -56,7 +58,7 @@ func http11(status []byte) bool {
 const chunkedHead = "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n"
 
 // chunkedPayload digests the payload of a response whose head declares the chunked transfer
-// coding alone (chunkedAlone), given its body as stored. This is the contract of the response
+// coding alone (headChunkedAlone), given its body as stored. This is the contract of the response
 // record's WARC-Payload-Digest for such responses; docs/warc.md lists every case with what each
 // reader computes.
 //

@@ -1,7 +1,14 @@
 package warc
 
-import "testing"
+import (
+	"bufio"
+	"strings"
+	"testing"
+)
 
+// TestChunkedAlone checks the writer's decision over the stored bytes (headChunkedAlone) and
+// the reader's over the parsed head (HTTPHead.chunkedAlone) against the same table: the digest
+// a record is written with and the one it is read back with follow one rule.
 func TestChunkedAlone(t *testing.T) {
 	tests := []struct {
 		header string
@@ -28,10 +35,22 @@ func TestChunkedAlone(t *testing.T) {
 		{"HTTP/1.1 200 OK\r\nContent-Encoding: chunked\r\n\r\n", false},
 		{"HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\n", false},
 		{"HTTP/1.1 200 OK\n\n", false},
+		// ASCII case folding only, as net/http compares: the Kelvin sign is no k.
+		{"HTTP/1.1 200 OK\r\nTransfer-Encoding: chun\u212aed\r\n\r\n", false},
+		{"HTTP/0.9 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n", false},
+		{"HTTP/2.0 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n", true},
 	}
 	for _, tt := range tests {
-		if got := chunkedAlone([]byte(tt.header)); got != tt.want {
-			t.Errorf("chunkedAlone(%q) = %v, want %v", tt.header, got, tt.want)
+		if got := headChunkedAlone([]byte(tt.header)); got != tt.want {
+			t.Errorf("headChunkedAlone(%q) = %v, want %v", tt.header, got, tt.want)
+		}
+		head, err := readHTTPHead(bufio.NewReader(strings.NewReader(tt.header)), &RecordHead{}, true)
+		if err != nil {
+			t.Errorf("readHTTPHead(%q): %v", tt.header, err)
+			continue
+		}
+		if got := head.chunkedAlone(); got != tt.want {
+			t.Errorf("HTTPHead.chunkedAlone(%q) = %v, want %v", tt.header, got, tt.want)
 		}
 	}
 }

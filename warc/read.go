@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"net/http/httputil"
-	"strings"
 
 	"github.com/klauspost/compress/gzip"
 )
@@ -181,24 +180,16 @@ func (r *bytesReader) Read(p []byte) (int, error) {
 	return n, nil
 }
 
-// chunkedAlone reports whether the head declares the chunked transfer coding alone: a status
-// line of HTTP/1.1 or later (an HTTP/1.0 recipient takes Transfer-Encoding for faulty framing,
-// RFC 9112 §6.1) and one Transfer-Encoding field, "chunked" in any letter case; not
-// "gzip, chunked" or two fields, which no browser de-chunks.
+// chunkedAlone reports whether the head declares the chunked transfer coding alone, by the
+// rule the writer digests with (the package's chunkedAlone).
 func (h *HTTPHead) chunkedAlone() bool {
-	major, minor, ok := strings.Cut(strings.TrimPrefix(h.Proto, "HTTP/"), ".")
-	if !ok || !strings.HasPrefix(h.Proto, "HTTP/") || len(major) != 1 || len(minor) != 1 ||
-		major < "1" || major > "9" || minor < "0" || minor > "9" || major == "1" && minor == "0" {
-		return false
-	}
-	n, value := 0, ""
+	var te []string
 	for _, f := range h.Fields {
 		if equalFoldASCII(f.Name, "Transfer-Encoding") {
-			n++
-			value = f.Value
+			te = append(te, f.Value)
 		}
 	}
-	return n == 1 && equalFoldASCII(value, "chunked")
+	return chunkedAlone(h.Proto, te)
 }
 
 // equalFoldASCII reports whether a and b are equal in ASCII letter case folding.

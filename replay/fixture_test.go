@@ -2,8 +2,6 @@ package replay_test
 
 import (
 	"bytes"
-	"compress/gzip"
-	"crypto/sha1"
 	"crypto/tls"
 	"crypto/x509"
 	"fmt"
@@ -12,10 +10,10 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
-	"sync"
 	"testing"
 	"time"
 
+	"github.com/amber-crawler/amber/internal/warctest"
 	"github.com/amber-crawler/amber/replay"
 	"github.com/amber-crawler/amber/wacz"
 	"github.com/amber-crawler/amber/warc"
@@ -36,76 +34,15 @@ var (
 	truncHeader = 100
 )
 
-// rawResponse builds response bytes: status line, fields in order, blank line, body as given.
-func rawResponse(status int, reason string, fields [][2]string, body []byte) []byte {
-	var b bytes.Buffer
-	fmt.Fprintf(&b, "HTTP/1.1 %d %s\r\n", status, reason)
-	for _, f := range fields {
-		fmt.Fprintf(&b, "%s: %s\r\n", f[0], f[1])
-	}
-	b.WriteString("\r\n")
-	b.Write(body)
-	return b.Bytes()
-}
-
-// chunk encodes body with the chunked transfer coding, n bytes a chunk.
-func chunk(body []byte, n int) []byte {
-	var b bytes.Buffer
-	for len(body) > 0 {
-		k := min(n, len(body))
-		fmt.Fprintf(&b, "%x\r\n", k)
-		b.Write(body[:k])
-		b.WriteString("\r\n")
-		body = body[k:]
-	}
-	b.WriteString("0\r\n\r\n")
-	return b.Bytes()
-}
-
-func gzipped(t testing.TB, b []byte) []byte {
-	t.Helper()
-	var out bytes.Buffer
-	zw := gzip.NewWriter(&out)
-	zw.Write(b)
-	if err := zw.Close(); err != nil {
-		t.Fatal(err)
-	}
-	return out.Bytes()
-}
-
-// dedup is a warc.DedupIndex in memory that also knows goneDigest, as captured in a crawl
-// that the fixture does not hold.
-type dedup struct {
-	mu sync.Mutex
-	m  map[string][2]any
-}
+// dedup is a warc.DedupIndex in memory that also knows goneBody's digest, as captured in a
+// crawl that the fixture does not hold.
+type dedup struct{ warctest.MemDedup }
 
 func (d *dedup) LookupDigest(digest string) (string, time.Time, bool, error) {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	if digest == warcDigest(goneBody) {
+	if digest == warctest.Digest(goneBody) {
 		return goneURL, t0.Add(-24 * time.Hour), true, nil
 	}
-	e, ok := d.m[digest]
-	if !ok {
-		return "", time.Time{}, false, nil
-	}
-	return e[0].(string), e[1].(time.Time), true, nil
-}
-
-func (d *dedup) StoreDigest(digest, uri string, date time.Time) error {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	if _, ok := d.m[digest]; !ok {
-		d.m[digest] = [2]any{uri, date}
-	}
-	return nil
-}
-
-// warcDigest is the WARC payload digest of b.
-func warcDigest(b []byte) string {
-	sum := sha1.Sum(b)
-	return warc.NormalizeDigest(fmt.Sprintf("%x", sum))
+	return d.MemDedup.LookupDigest(digest)
 }
 
 // capture is one exchange of the fixture.
@@ -120,9 +57,9 @@ type capture struct {
 
 // fixtureCaptures are the exchanges of the fixture crawl.
 func fixtureCaptures(t testing.TB) []capture {
-	zipped := gzipped(t, scriptBody)
+	zipped := warctest.Gzip(t, scriptBody)
 	page := func(status int, reason string, fields [][2]string, body []byte) []byte {
-		return rawResponse(status, reason, fields, body)
+		return warctest.RawResponse(status, reason, fields, body)
 	}
 	html := [2]string{"Content-Type", "text/html; charset=utf-8"}
 	cl := func(b []byte) [2]string { return [2]string{"Content-Length", fmt.Sprint(len(b))} }
@@ -133,7 +70,7 @@ func fixtureCaptures(t testing.TB) []capture {
 			{"Keep-Alive", "timeout=5"}, {"X-Hop", "hop"}, {"Strict-Transport-Security", "max-age=31536000"},
 			{"X-Kept", "kept"}}, homeBody)},
 		{url: "http://example.com/app.js", at: t0, resp: page(200, "OK", [][2]string{{"Content-Type", "application/javascript"},
-			{"Content-Encoding", "gzip"}, {"Transfer-Encoding", "chunked"}}, chunk(zipped, 100))},
+			{"Content-Encoding", "gzip"}, {"Transfer-Encoding", "chunked"}}, warctest.Chunk(zipped, 100))},
 		// The same payload as the home page: a revisit.
 		{url: "http://example.com/copy.html", at: t0.Add(time.Second), resp: page(200, "OK", [][2]string{html, cl(homeBody), {"X-Copy", "yes"}}, homeBody)},
 		{url: "http://example.com/old", at: t0, resp: page(301, "Moved Permanently", [][2]string{{"Location", "/new.html"}, cl(nil)}, nil)},
@@ -156,7 +93,7 @@ func fixtureCaptures(t testing.TB) []capture {
 		{url: "http://example.com/empty", at: t0, resp: page(204, "No Content", nil, nil)},
 		{url: "http://example.com/img.png", at: t0, resp: page(200, "OK", [][2]string{{"Content-Type", "image/png"}, cl(pngBody), {"ETag", `"v1"`}}, pngBody)},
 		{url: "http://example.com/img.png", at: t0.Add(time.Hour), resp: page(304, "Not Modified", [][2]string{{"ETag", `"v1"`}}, nil),
-			original: &warc.Original{URI: "http://example.com/img.png", Date: t0, PayloadDigest: warcDigest(pngBody)}},
+			original: &warc.Original{URI: "http://example.com/img.png", Date: t0, PayloadDigest: warctest.Digest(pngBody)}},
 		{url: "http://example.com/needs-gone", at: t0, resp: page(200, "OK", [][2]string{cl(goneBody)}, goneBody)},
 		{url: "http://www.example.org/w", at: t0, resp: page(200, "OK", [][2]string{cl([]byte("www"))}, []byte("www"))},
 	}
@@ -177,7 +114,7 @@ func writeFixture(t testing.TB) string {
 	}
 	live := filepath.Join(dir, "indexes", warc.LiveCDXJ)
 	w, err := warc.NewWriter(warc.Config{Dir: filepath.Join(dir, "warcs"), Prefix: "fixture", Hostname: "test",
-		CDXJPath: live, Dedup: &dedup{m: map[string][2]any{}}, Info: warc.Info{Software: "amber/test"}})
+		CDXJPath: live, Dedup: &dedup{}, Info: warc.Info{Software: "amber/test"}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/amber-crawler/amber/internal/warctest"
 	"github.com/amber-crawler/amber/warc"
 )
 
@@ -27,7 +28,7 @@ func benchmarkWriteCapture(b *testing.B, size int) {
 	for i := 0; page.Len() < size; i++ {
 		fmt.Fprintf(&page, "<p class=\"item\">Item %d: <a href=\"/page/%d\">link %d</a> lorem ipsum dolor sit amet</p>\n", i, i*7, i)
 	}
-	resp := rawResponse(200, "OK", [][2]string{{"Content-Type", "text/html"}, {"Content-Length", fmt.Sprint(page.Len())}}, []byte(page.String()))
+	resp := warctest.RawResponse(200, "OK", [][2]string{{"Content-Type", "text/html"}, {"Content-Length", fmt.Sprint(page.Len())}}, []byte(page.String()))
 	run := func(b *testing.B, parallel bool) {
 		dir := b.TempDir()
 		w := newWriter(b, warc.Config{Dir: dir, CDXJPath: filepath.Join(dir, "index.cdxj"), MaxSize: 64 << 20})

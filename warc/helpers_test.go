@@ -3,110 +3,18 @@ package warc_test
 import (
 	"bytes"
 	"compress/gzip"
-	"crypto/sha1"
-	"encoding/base32"
-	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
+	"github.com/amber-crawler/amber/internal/warctest"
 	"github.com/amber-crawler/amber/warc"
 )
-
-// rawRequest builds the bytes of a GET request as fetch would send them.
-func rawRequest(url string) []byte {
-	path := "/"
-	host := url
-	if i := strings.Index(url, "://"); i >= 0 {
-		host = url[i+3:]
-	}
-	if i := strings.IndexByte(host, '/'); i >= 0 {
-		path = host[i:]
-		host = host[:i]
-	}
-	return []byte("GET " + path + " HTTP/1.1\r\nHost: " + host +
-		"\r\nUser-Agent: amber-test\r\nAccept: */*\r\nAccept-Encoding: gzip\r\nConnection: keep-alive\r\n\r\n")
-}
-
-// rawResponse builds response bytes: status line, headers in order, blank line, body as given
-// (already chunked or compressed by the caller when the headers say so).
-func rawResponse(status int, reason string, headers [][2]string, body []byte) []byte {
-	var b bytes.Buffer
-	fmt.Fprintf(&b, "HTTP/1.1 %d %s\r\n", status, reason)
-	for _, h := range headers {
-		fmt.Fprintf(&b, "%s: %s\r\n", h[0], h[1])
-	}
-	b.WriteString("\r\n")
-	b.Write(body)
-	return b.Bytes()
-}
-
-// chunk encodes body with chunked transfer-coding, n bytes per chunk.
-func chunk(body []byte, n int) []byte {
-	var b bytes.Buffer
-	for len(body) > 0 {
-		k := min(n, len(body))
-		fmt.Fprintf(&b, "%x\r\n", k)
-		b.Write(body[:k])
-		b.WriteString("\r\n")
-		body = body[k:]
-	}
-	b.WriteString("0\r\n\r\n")
-	return b.Bytes()
-}
-
-func gzipBytes(t testing.TB, body []byte) []byte {
-	t.Helper()
-	var b bytes.Buffer
-	zw := gzip.NewWriter(&b)
-	if _, err := zw.Write(body); err != nil {
-		t.Fatal(err)
-	}
-	if err := zw.Close(); err != nil {
-		t.Fatal(err)
-	}
-	return b.Bytes()
-}
-
-func sha1Base32(b []byte) string {
-	s := sha1.Sum(b)
-	return "sha1:" + base32.StdEncoding.EncodeToString(s[:])
-}
-
-// memDedup is an in-memory warc.DedupIndex.
-type memDedup struct {
-	mu sync.Mutex
-	m  map[string]dedupEntry
-}
-
-type dedupEntry struct {
-	uri  string
-	date time.Time
-}
-
-func newMemDedup() *memDedup { return &memDedup{m: map[string]dedupEntry{}} }
-
-func (d *memDedup) LookupDigest(digest string) (string, time.Time, bool, error) {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	e, ok := d.m[digest]
-	return e.uri, e.date, ok, nil
-}
-
-func (d *memDedup) StoreDigest(digest, uri string, date time.Time) error {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	if _, ok := d.m[digest]; !ok {
-		d.m[digest] = dedupEntry{uri, date}
-	}
-	return nil
-}
 
 // capture makes a Capture of url with the given raw response.
 func capture(url string, date time.Time, resp []byte) warc.Capture {
@@ -114,7 +22,7 @@ func capture(url string, date time.Time, resp []byte) warc.Capture {
 		URL:          url,
 		Date:         date,
 		IP:           "127.0.0.1",
-		Request:      rawRequest(url),
+		Request:      warctest.RawRequest(url),
 		Response:     bytes.NewReader(resp),
 		ResponseSize: int64(len(resp)),
 		Via:          "http://example.com/",

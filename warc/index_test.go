@@ -10,6 +10,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/amber-crawler/amber/internal/warctest"
 	"github.com/amber-crawler/amber/warc"
 )
 
@@ -92,9 +93,9 @@ func TestNormalizeDigest(t *testing.T) {
 // uncompressed records as other tools write them.
 func TestReadRecordHead(t *testing.T) {
 	dir := t.TempDir()
-	w := newWriter(t, warc.Config{Dir: dir, Dedup: newMemDedup()})
+	w := newWriter(t, warc.Config{Dir: dir, Dedup: &warctest.MemDedup{}})
 	body := []byte("<html>hello</html>")
-	resp := rawResponse(200, "OK", [][2]string{{"Content-Type", "text/html"}, {"ETag", `"abc"`},
+	resp := warctest.RawResponse(200, "OK", [][2]string{{"Content-Type", "text/html"}, {"ETag", `"abc"`},
 		{"last-modified", "Thu, 01 Jan 2026 00:00:00 GMT"}}, body)
 	first, err := w.WriteCapture(capture("http://example.com/", t0, resp))
 	if err != nil {
@@ -120,7 +121,7 @@ func TestReadRecordHead(t *testing.T) {
 	if err := os.WriteFile(plainPath, append([]byte("junk before"), plain...), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	digest := sha1Base32(body)
+	digest := warctest.Digest(body)
 	for _, tc := range []struct {
 		name           string
 		path           string
@@ -186,7 +187,7 @@ func FuzzParseIndexLine(f *testing.F) {
 
 func FuzzReadRecordHead(f *testing.F) {
 	f.Add([]byte("WARC/1.1\r\nWARC-Type: response\r\nWARC-Date: 2026-01-01T00:00:00Z\r\nContent-Type: application/http; msgtype=response\r\nContent-Length: 30\r\n\r\nHTTP/1.1 200 OK\r\nETag: x\r\n\r\n"))
-	f.Add(gzipBytes(f, []byte("WARC/1.1\r\nWARC-Type: revisit\r\nWARC-Date: 2026-01-01T00:00:00Z\r\nContent-Length: 0\r\n\r\n\r\n\r\n")))
+	f.Add(warctest.Gzip(f, []byte("WARC/1.1\r\nWARC-Type: revisit\r\nWARC-Date: 2026-01-01T00:00:00Z\r\nContent-Length: 0\r\n\r\n\r\n\r\n")))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		h, err := warc.ReadRecordHead(bytes.NewReader(b), 0, int64(len(b)))
 		if err == nil && (h.Type == "" || h.Date.IsZero()) {

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/amber-crawler/amber/internal/warccheck"
+	"github.com/amber-crawler/amber/internal/warctest"
 	"github.com/amber-crawler/amber/warc"
 )
 
@@ -69,7 +70,7 @@ func (f *limitedFile) Write(p []byte) (int, error) {
 func TestWriteNoSpace(t *testing.T) {
 	page := func(i int) warc.Capture {
 		body := []byte(strings.Repeat("page body ", 50) + string(rune('a'+i)))
-		return capture("http://example.com/p"+string(rune('a'+i)), t0, rawResponse(200, "OK", [][2]string{{"Content-Type", "text/plain"}}, body))
+		return capture("http://example.com/p"+string(rune('a'+i)), t0, warctest.RawResponse(200, "OK", [][2]string{{"Content-Type", "text/plain"}}, body))
 	}
 	tests := []struct {
 		name               string
@@ -138,7 +139,7 @@ func TestOpenFileNoSpace(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		_, err = w.WriteCapture(capture("http://example.com/", t0, rawResponse(200, "OK", nil, []byte("hello"))))
+		_, err = w.WriteCapture(capture("http://example.com/", t0, warctest.RawResponse(200, "OK", nil, []byte("hello"))))
 		if !errors.Is(err, syscall.ENOSPC) {
 			t.Errorf("budgets %v: error %v, want one matching ENOSPC", budgets, err)
 		}
@@ -209,12 +210,12 @@ func TestBeforeWrite(t *testing.T) {
 			sizes = append(sizes, fileSize(t, path))
 		}
 	}})
-	res, err := w.WriteCapture(capture("http://example.com/", t0, rawResponse(200, "OK", nil, []byte("hello"))))
+	res, err := w.WriteCapture(capture("http://example.com/", t0, warctest.RawResponse(200, "OK", nil, []byte("hello"))))
 	if err != nil {
 		t.Fatal(err)
 	}
 	path = filepath.Join(dir, res.Filename+".open")
-	if _, err := w.WriteCapture(capture("http://example.com/b", t0, rawResponse(200, "OK", nil, []byte("other")))); err != nil {
+	if _, err := w.WriteCapture(capture("http://example.com/b", t0, warctest.RawResponse(200, "OK", nil, []byte("other")))); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := w.WriteResource("urn:screenshot:http://example.com/", "image/png", t0, []byte("png"), res.RecordID); err != nil {

@@ -12,6 +12,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/amber-crawler/amber/internal/warccheck"
+	"github.com/amber-crawler/amber/internal/warctest"
 	"github.com/amber-crawler/amber/warc"
 )
 
@@ -22,10 +23,10 @@ import (
 func TestWriteNotModified(t *testing.T) {
 	dir := t.TempDir()
 	cdxj := filepath.Join(dir, "index.cdxj")
-	w := newWriter(t, warc.Config{Dir: dir, CDXJPath: cdxj, Dedup: newMemDedup()})
+	w := newWriter(t, warc.Config{Dir: dir, CDXJPath: cdxj, Dedup: &warctest.MemDedup{}})
 	page := []byte("<html><title>same</title></html>")
 	origDate := time.Date(2026, 1, 2, 3, 4, 5, 678000000, time.UTC)
-	orig := warc.Original{URI: "http://example.com/page", Date: origDate, PayloadDigest: sha1Base32(page),
+	orig := warc.Original{URI: "http://example.com/page", Date: origDate, PayloadDigest: warctest.Digest(page),
 		ETag: `"v1"`, LastModified: "Thu, 01 Jan 2026 00:00:00 GMT"}
 	for _, tc := range []struct {
 		name        string
@@ -39,7 +40,7 @@ func TestWriteNotModified(t *testing.T) {
 		{
 			name: "304 to a conditional request",
 			capture: withOriginal(capture("http://example.com/page", t0,
-				rawResponse(304, "Not Modified", [][2]string{{"ETag", `"v1"`}, {"Date", "Fri, 02 Jan 2026 00:00:00 GMT"}}, nil)), &orig),
+				warctest.RawResponse(304, "Not Modified", [][2]string{{"ETag", `"v1"`}, {"Date", "Fri, 02 Jan 2026 00:00:00 GMT"}}, nil)), &orig),
 			wantType: "revisit", notModified: true, wantDigest: orig.PayloadDigest,
 			wantETag: `"v1"`, wantLastMod: orig.LastModified,
 		},
@@ -47,26 +48,26 @@ func TestWriteNotModified(t *testing.T) {
 			// The 304's own validators win over those that were sent.
 			name: "304 with validators of its own",
 			capture: withOriginal(capture("http://example.com/page", t0.Add(time.Second),
-				rawResponse(304, "Not Modified", [][2]string{{"ETag", `W/"v1"`}, {"Last-Modified", "Sat, 03 Jan 2026 00:00:00 GMT"}}, nil)), &orig),
+				warctest.RawResponse(304, "Not Modified", [][2]string{{"ETag", `W/"v1"`}, {"Last-Modified", "Sat, 03 Jan 2026 00:00:00 GMT"}}, nil)), &orig),
 			wantType: "revisit", notModified: true, wantDigest: orig.PayloadDigest,
 			wantETag: `W/"v1"`, wantLastMod: "Sat, 03 Jan 2026 00:00:00 GMT",
 		},
 		{
 			name: "304 to a plain request is a response",
 			capture: capture("http://example.com/odd", t0.Add(2*time.Second),
-				rawResponse(304, "Not Modified", nil, nil)),
-			wantType: "response", wantDigest: sha1Base32(nil),
+				warctest.RawResponse(304, "Not Modified", nil, nil)),
+			wantType: "response", wantDigest: warctest.Digest(nil),
 		},
 		{
 			name: "200 to a conditional request is a response",
 			capture: withOriginal(capture("http://example.com/page", t0.Add(3*time.Second),
-				rawResponse(200, "OK", [][2]string{{"Content-Type", "text/html"}, {"ETag", `"v2"`}}, []byte("<html>changed</html>"))), &orig),
-			wantType: "response", wantDigest: sha1Base32([]byte("<html>changed</html>")),
+				warctest.RawResponse(200, "OK", [][2]string{{"Content-Type", "text/html"}, {"ETag", `"v2"`}}, []byte("<html>changed</html>"))), &orig),
+			wantType: "response", wantDigest: warctest.Digest([]byte("<html>changed</html>")),
 		},
 		{
 			name: "304 to a conditional request, digest unknown",
 			capture: withOriginal(capture("http://example.com/other", t0.Add(4*time.Second),
-				rawResponse(304, "Not Modified", nil, nil)), &warc.Original{URI: "http://example.com/other", Date: origDate, ETag: `"x"`}),
+				warctest.RawResponse(304, "Not Modified", nil, nil)), &warc.Original{URI: "http://example.com/other", Date: origDate, ETag: `"x"`}),
 			wantType: "revisit", notModified: true, wantETag: `"x"`,
 		},
 	} {

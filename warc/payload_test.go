@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/amber-crawler/amber/internal/warccheck"
+	"github.com/amber-crawler/amber/internal/warctest"
 	"github.com/amber-crawler/amber/warc"
 )
 
@@ -23,7 +24,7 @@ import (
 // (valid, or failing for the reason given).
 func TestChunkedPayloadDigest(t *testing.T) {
 	entity := []byte("0123456789abcdefghijklmnopqrstuvwxyz")
-	wf := chunk(entity, 10) // "a\r\n0123456789\r\n" three times, "6\r\nuvwxyz\r\n", "0\r\n\r\n"
+	wf := warctest.Chunk(entity, 10) // "a\r\n0123456789\r\n" three times, "6\r\nuvwxyz\r\n", "0\r\n\r\n"
 	noLast := bytes.TrimSuffix(wf, []byte("0\r\n\r\n"))
 	cat := func(parts ...string) []byte { return []byte(strings.Join(parts, "")) }
 	chunked := []string{"chunked"}
@@ -44,7 +45,7 @@ func TestChunkedPayloadDigest(t *testing.T) {
 	}{
 		// Complete chunked framing: the entity body.
 		{name: "well formed", body: wf, entity: entity},
-		{name: "one chunk", body: chunk(entity, 100), entity: entity},
+		{name: "one chunk", body: warctest.Chunk(entity, 100), entity: entity},
 		{name: "upper-case hex sizes", body: cat("A\r\n0123456789\r\n1A\r\n", string(entity[10:]), "\r\n0\r\n\r\n"), entity: entity},
 		{name: "chunk extensions", body: cat("a;name=value\r\n0123456789\r\n1a;q=\"x;y\"\r\n", string(entity[10:]), "\r\n0;last\r\n\r\n"), entity: entity},
 		{name: "white space after a size", body: cat("a \r\n0123456789\r\n1a\t\r\n", string(entity[10:]), "\r\n0\r\n\r\n"), entity: entity},
@@ -112,9 +113,9 @@ func TestChunkedPayloadDigest(t *testing.T) {
 		for _, v := range te {
 			headers = append(headers, [2]string{"Transfer-Encoding", v})
 		}
-		resp := rawResponse(200, "OK", headers, tt.body)
+		resp := warctest.RawResponse(200, "OK", headers, tt.body)
 		resp = append([]byte(proto), resp[len("HTTP/1.1"):]...)
-		w := newWriter(t, warc.Config{Dir: dir, CDXJPath: filepath.Join(dir, "index.cdxj"), Dedup: newMemDedup()})
+		w := newWriter(t, warc.Config{Dir: dir, CDXJPath: filepath.Join(dir, "index.cdxj"), Dedup: &warctest.MemDedup{}})
 		c := capture("http://example.com/x", t0, resp)
 		c.Truncated = tt.truncated
 		res, err := w.WriteCapture(c)
@@ -136,7 +137,7 @@ func TestChunkedPayloadDigest(t *testing.T) {
 		if len(f) != 1 {
 			t.Fatalf("%s: %d WARC files", tt.name, len(f))
 		}
-		out[i] = written{dir, f[0], resp, res, sha1Base32(payload), sha1Base32(wr)}
+		out[i] = written{dir, f[0], resp, res, warctest.Digest(payload), warctest.Digest(wr)}
 		files = append(files, f[0])
 	}
 	byFile := map[string]warccheck.WarcioPayload{}
@@ -171,9 +172,9 @@ func TestChunkedPayloadDigest(t *testing.T) {
 					continue
 				}
 				found = true
-				if r.PayloadDigest != o.payload || r.BlockDigest != sha1Base32(o.resp) || r.Truncated != tt.truncated {
+				if r.PayloadDigest != o.payload || r.BlockDigest != warctest.Digest(o.resp) || r.Truncated != tt.truncated {
 					t.Errorf("record: payload digest %s, block digest %s, WARC-Truncated %q; want %s, %s (the response as given), %q",
-						r.PayloadDigest, r.BlockDigest, r.Truncated, o.payload, sha1Base32(o.resp), tt.truncated)
+						r.PayloadDigest, r.BlockDigest, r.Truncated, o.payload, warctest.Digest(o.resp), tt.truncated)
 				}
 				if got := recordBlock(t, reps[0].Path, r.Offset); !bytes.Equal(got, o.resp) {
 					t.Errorf("record block %q, want the response as given %q", got, o.resp)
@@ -208,7 +209,7 @@ func TestChunkingsDeduplicate(t *testing.T) {
 	for i := range 400 {
 		fmt.Fprintf(&page, "<p>item %d: %d</p>\n", i, i*i%1013)
 	}
-	gz := gzipBytes(t, []byte(page.String()))
+	gz := warctest.Gzip(t, []byte(page.String()))
 	headers := func(extra [2]string) [][2]string {
 		return [][2]string{{"Content-Type", "text/html"}, {"Content-Encoding", "gzip"}, extra}
 	}
@@ -218,17 +219,17 @@ func TestChunkingsDeduplicate(t *testing.T) {
 		headers [][2]string
 		body    []byte
 	}{
-		{"chunks of 1000", headers(chunked), chunk(gz, 1000)},
-		{"chunks of 4096", headers(chunked), chunk(gz, 4096)},
-		{"chunks of 7", headers(chunked), chunk(gz, 7)},
+		{"chunks of 1000", headers(chunked), warctest.Chunk(gz, 1000)},
+		{"chunks of 4096", headers(chunked), warctest.Chunk(gz, 4096)},
+		{"chunks of 7", headers(chunked), warctest.Chunk(gz, 7)},
 		{"content-length", headers([2]string{"Content-Length", fmt.Sprint(len(gz))}), gz},
 	}
 	dir := t.TempDir()
 	cdxj := filepath.Join(dir, "index.cdxj")
-	w := newWriter(t, warc.Config{Dir: dir, CDXJPath: cdxj, Dedup: newMemDedup()})
+	w := newWriter(t, warc.Config{Dir: dir, CDXJPath: cdxj, Dedup: &warctest.MemDedup{}})
 	var got []string
 	for i, b := range bodies {
-		res, err := w.WriteCapture(capture(fmt.Sprintf("http://example.com/page?chunking=%d", i), t0, rawResponse(200, "OK", b.headers, b.body)))
+		res, err := w.WriteCapture(capture(fmt.Sprintf("http://example.com/page?chunking=%d", i), t0, warctest.RawResponse(200, "OK", b.headers, b.body)))
 		if err != nil {
 			t.Fatalf("%s: %v", b.name, err)
 		}
@@ -241,7 +242,7 @@ func TestChunkingsDeduplicate(t *testing.T) {
 	if err := w.Close(); err != nil {
 		t.Fatal(err)
 	}
-	d := sha1Base32(gz)
+	d := warctest.Digest(gz)
 	want := []string{"chunks of 1000: response " + d, "chunks of 4096: revisit " + d, "chunks of 7: revisit " + d, "content-length: revisit " + d}
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("captures\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))

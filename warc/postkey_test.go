@@ -12,6 +12,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/amber-crawler/amber/internal/warctest"
 	"github.com/amber-crawler/amber/warc"
 )
 
@@ -65,7 +66,7 @@ func TestPOSTKeyMatchesWarcio(t *testing.T) {
 	w := newWriter(t, warc.Config{Dir: dir, CDXJPath: cdxj})
 	for i, tt := range tests {
 		body := []byte(fmt.Sprintf("<html>%d</html>", i))
-		c := capture(tt.url, t0.Add(time.Duration(i)*time.Second), rawResponse(200, "OK", [][2]string{{"Content-Type", "text/html"}, {"Content-Length", fmt.Sprint(len(body))}}, body))
+		c := capture(tt.url, t0.Add(time.Duration(i)*time.Second), warctest.RawResponse(200, "OK", [][2]string{{"Content-Type", "text/html"}, {"Content-Length", fmt.Sprint(len(body))}}, body))
 		c.Request = postRequest(tt.method, tt.url, tt.ct, tt.body)
 		if _, err := w.WriteCapture(c); err != nil {
 			t.Fatalf("%s: %v", tt.name, err)

@@ -13,6 +13,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/amber-crawler/amber/internal/warctest"
 	"github.com/amber-crawler/amber/warc"
 )
 
@@ -21,7 +22,7 @@ import (
 // coding kept).
 func TestReadRecord(t *testing.T) {
 	dir := t.TempDir()
-	w := newWriter(t, warc.Config{Dir: dir, Dedup: newMemDedup()})
+	w := newWriter(t, warc.Config{Dir: dir, Dedup: &warctest.MemDedup{}})
 	write := func(c warc.Capture) warc.Result {
 		t.Helper()
 		res, err := w.WriteCapture(c)
@@ -31,35 +32,35 @@ func TestReadRecord(t *testing.T) {
 		return res
 	}
 	page := []byte("<html>hello</html>")
-	plainResp := rawResponse(200, "OK", [][2]string{{"Content-Type", "text/html"}, {"content-length", fmt.Sprint(len(page))},
+	plainResp := warctest.RawResponse(200, "OK", [][2]string{{"Content-Type", "text/html"}, {"content-length", fmt.Sprint(len(page))},
 		{"Set-Cookie", "a=1"}, {"Set-Cookie", "b=2"}}, page)
 	plain := write(capture("http://example.com/", t0, plainResp))
 	revisit := write(capture("http://example.com/copy", t0.Add(time.Second), plainResp))
 
-	zipped := gzipBytes(t, bytes.Repeat([]byte("compressible text "), 100))
-	chunkedResp := rawResponse(200, "OK", [][2]string{{"Content-Type", "text/plain"}, {"Content-Encoding", "gzip"},
-		{"Transfer-Encoding", "chunked"}}, chunk(zipped, 7))
+	zipped := warctest.Gzip(t, bytes.Repeat([]byte("compressible text "), 100))
+	chunkedResp := warctest.RawResponse(200, "OK", [][2]string{{"Content-Type", "text/plain"}, {"Content-Encoding", "gzip"},
+		{"Transfer-Encoding", "chunked"}}, warctest.Chunk(zipped, 7))
 	chunked := write(capture("http://example.com/chunked", t0, chunkedResp))
 
-	broken := rawResponse(200, "OK", [][2]string{{"Transfer-Encoding", "chunked"}}, []byte("5\r\nhello\r\n7\r\nwor"))
+	broken := warctest.RawResponse(200, "OK", [][2]string{{"Transfer-Encoding", "chunked"}}, []byte("5\r\nhello\r\n7\r\nwor"))
 	brokenCapture := capture("http://example.com/broken", t0, broken)
 	brokenCapture.Truncated = "disconnect"
 	brokenRes := write(brokenCapture)
 
 	// Framing no browser de-chunks: the body is the payload as stored.
-	gzChunked := rawResponse(200, "OK", [][2]string{{"Transfer-Encoding", "gzip, chunked"}}, chunk([]byte("abc"), 2))
+	gzChunked := warctest.RawResponse(200, "OK", [][2]string{{"Transfer-Encoding", "gzip, chunked"}}, warctest.Chunk([]byte("abc"), 2))
 	gzChunkedRes := write(capture("http://example.com/gzchunked", t0, gzChunked))
-	http10 := []byte("HTTP/1.0 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n" + string(chunk([]byte("xyz"), 2)))
+	http10 := []byte("HTTP/1.0 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n" + string(warctest.Chunk([]byte("xyz"), 2)))
 	http10Res := write(capture("http://example.com/http10", t0, http10))
 
 	big := make([]byte, 300<<10)
 	for i := range big {
 		big[i] = byte('a' + i*7%26)
 	}
-	bigResp := rawResponse(200, "OK", [][2]string{{"Transfer-Encoding", "chunked"}}, chunk(big, 1000))
+	bigResp := warctest.RawResponse(200, "OK", [][2]string{{"Transfer-Encoding", "chunked"}}, warctest.Chunk(big, 1000))
 	bigRes := write(capture("http://example.com/big", t0, bigResp))
 
-	notModified := capture("http://example.com/nm", t0.Add(time.Hour), rawResponse(304, "Not Modified", nil, nil))
+	notModified := capture("http://example.com/nm", t0.Add(time.Hour), warctest.RawResponse(304, "Not Modified", nil, nil))
 	notModified.NotModified = &warc.Original{URI: "http://example.com/", Date: t0, PayloadDigest: plain.PayloadDigest}
 	nm := write(notModified)
 
@@ -120,7 +121,7 @@ func TestReadRecord(t *testing.T) {
 			wantHTTP: &warc.HTTPHead{Proto: "HTTP/1.1", Status: 200, Reason: "OK", Fields: []warc.Field{
 				{Name: "Content-Type", Value: "text/plain"}, {Name: "Content-Encoding", Value: "gzip"},
 				{Name: "Transfer-Encoding", Value: "chunked"}}},
-			wantPayload: zipped, wantBody: chunk(zipped, 7)},
+			wantPayload: zipped, wantBody: warctest.Chunk(zipped, 7)},
 		{name: "broken chunks end the payload", path: path, offset: brokenRes.Offset, length: brokenRes.Length,
 			wantType: "response", wantCT: "application/http; msgtype=response", wantTruncated: "disconnect",
 			wantHTTP: &warc.HTTPHead{Proto: "HTTP/1.1", Status: 200, Reason: "OK", Fields: []warc.Field{
@@ -130,17 +131,17 @@ func TestReadRecord(t *testing.T) {
 			wantType: "response", wantCT: "application/http; msgtype=response",
 			wantHTTP: &warc.HTTPHead{Proto: "HTTP/1.1", Status: 200, Reason: "OK", Fields: []warc.Field{
 				{Name: "Transfer-Encoding", Value: "gzip, chunked"}}},
-			wantPayload: chunk([]byte("abc"), 2)},
+			wantPayload: warctest.Chunk([]byte("abc"), 2)},
 		{name: "chunked in HTTP/1.0: as stored", path: path, offset: http10Res.Offset, length: http10Res.Length,
 			wantType: "response", wantCT: "application/http; msgtype=response",
 			wantHTTP: &warc.HTTPHead{Proto: "HTTP/1.0", Status: 200, Reason: "OK", Fields: []warc.Field{
 				{Name: "Transfer-Encoding", Value: "chunked"}}},
-			wantPayload: chunk([]byte("xyz"), 2)},
+			wantPayload: warctest.Chunk([]byte("xyz"), 2)},
 		{name: "large chunked", path: path, offset: bigRes.Offset, length: bigRes.Length, wantType: "response",
 			wantCT: "application/http; msgtype=response",
 			wantHTTP: &warc.HTTPHead{Proto: "HTTP/1.1", Status: 200, Reason: "OK", Fields: []warc.Field{
 				{Name: "Transfer-Encoding", Value: "chunked"}}},
-			wantPayload: big, wantBody: chunk(big, 1000)},
+			wantPayload: big, wantBody: warctest.Chunk(big, 1000)},
 		{name: "server-not-modified revisit: no block", path: path, offset: nm.Offset, length: nm.Length, wantType: "revisit",
 			wantPayload: []byte{}, wantRefersTo: "http://example.com/"},
 		{name: "resource", path: path, offset: shot.Offset, length: shot.Length, wantType: "resource", wantCT: "image/png",
@@ -220,7 +221,7 @@ func TestHTTPHeadGet(t *testing.T) {
 
 func FuzzReadRecord(f *testing.F) {
 	f.Add([]byte("WARC/1.1\r\nWARC-Type: response\r\nWARC-Date: 2026-01-01T00:00:00Z\r\nContent-Length: 48\r\n\r\nHTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n1\r\na\r\n"))
-	f.Add(gzipBytes(f, []byte("WARC/1.1\r\nWARC-Type: resource\r\nWARC-Date: 2026-01-01T00:00:00Z\r\nContent-Length: 3\r\n\r\nabc\r\n\r\n")))
+	f.Add(warctest.Gzip(f, []byte("WARC/1.1\r\nWARC-Type: resource\r\nWARC-Date: 2026-01-01T00:00:00Z\r\nContent-Length: 3\r\n\r\nabc\r\n\r\n")))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		rec, err := warc.ReadRecord(bytes.NewReader(b), 0, int64(len(b)))
 		if err != nil {

@@ -11,6 +11,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/amber-crawler/amber/internal/warccheck"
+	"github.com/amber-crawler/amber/internal/warctest"
 	"github.com/amber-crawler/amber/warc"
 )
 
@@ -30,7 +31,7 @@ func newKilledCrawl(t *testing.T) killedCrawl {
 	w := newWriter(t, warc.Config{Dir: dir, CDXJPath: cdxj})
 	for i := range 3 {
 		body := []byte(fmt.Sprintf("<html>page %d %s</html>", i, strings.Repeat("z", 100*i)))
-		resp := rawResponse(200, "OK", [][2]string{{"Content-Type", "text/html"}}, body)
+		resp := warctest.RawResponse(200, "OK", [][2]string{{"Content-Type", "text/html"}}, body)
 		if _, err := w.WriteCapture(capture(fmt.Sprintf("http://example.com/%d", i), t0, resp)); err != nil {
 			t.Fatal(err)
 		}
@@ -105,8 +106,8 @@ func TestRecover(t *testing.T) {
 		},
 		{
 			name:      "a gzip member that is no WARC record appended",
-			warc:      func() []byte { return append(bytes.Clone(k.open), gzipBytes(t, []byte("hello\r\n"))...) },
-			want:      []warc.Recovered{{Path: "warcs/" + k.name, KeptRecords: 11, KeptBytes: size, DroppedBytes: int64(len(gzipBytes(t, []byte("hello\r\n"))))}},
+			warc:      func() []byte { return append(bytes.Clone(k.open), warctest.Gzip(t, []byte("hello\r\n"))...) },
+			want:      []warc.Recovered{{Path: "warcs/" + k.name, KeptRecords: 11, KeptBytes: size, DroppedBytes: int64(len(warctest.Gzip(t, []byte("hello\r\n"))))}},
 			wantFiles: []string{k.name}, wantLines: 4,
 		},
 		{
@@ -208,7 +209,7 @@ func TestRecover(t *testing.T) {
 			}
 			// A writer resumes on the recovered directory and continues the serial.
 			w := newWriter(t, warc.Config{Dir: warcs, CDXJPath: cdxjPath})
-			res, err := w.WriteCapture(capture("http://example.com/after", t0, rawResponse(200, "OK", nil, []byte("after"))))
+			res, err := w.WriteCapture(capture("http://example.com/after", t0, warctest.RawResponse(200, "OK", nil, []byte("after"))))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -232,7 +233,7 @@ func FuzzRecover(f *testing.F) {
 	cdxj := filepath.Join(dir, "index.cdxj")
 	w := newWriter(f, warc.Config{Dir: dir, CDXJPath: cdxj})
 	for i := range 2 {
-		resp := rawResponse(200, "OK", [][2]string{{"Transfer-Encoding", "chunked"}}, chunk([]byte("hello world"), 4))
+		resp := warctest.RawResponse(200, "OK", [][2]string{{"Transfer-Encoding", "chunked"}}, warctest.Chunk([]byte("hello world"), 4))
 		if _, err := w.WriteCapture(capture(fmt.Sprintf("http://example.com/%d", i), t0, resp)); err != nil {
 			f.Fatal(err)
 		}
@@ -250,7 +251,7 @@ func FuzzRecover(f *testing.F) {
 	f.Add(append(bytes.Clone(valid), 0x1f, 0x8b, 0x08), []byte("x 1 {\"filename\":\"a\",\"offset\":\"1\",\"length\":\"1\"}\n"))
 	f.Add([]byte("WARC/\n"), []byte{})
 	f.Add([]byte("WARC/1.1\r\nWARC-Type: warcinfo\r\nContent-Length: 5\r\n\r\n"), []byte("\n\n"))
-	f.Add(gzipBytes(f, []byte("WARC/\n")), []byte("{"))
+	f.Add(warctest.Gzip(f, []byte("WARC/\n")), []byte("{"))
 	f.Fuzz(func(t *testing.T, data, cdx []byte) {
 		dir := memTempDir(t)
 		name := "amber-20240101000000000-00000-h.warc.gz"

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/amber-crawler/amber/internal/warccheck"
+	"github.com/amber-crawler/amber/internal/warctest"
 	"github.com/amber-crawler/amber/warc"
 )
 
@@ -155,7 +156,7 @@ func TestSortCDXJAfterRecover(t *testing.T) {
 	sorted := filepath.Join(dir, "indexes", warc.SortedCDXJ)
 	w := newWriter(t, warc.Config{Dir: warcs, CDXJPath: live, MaxSize: 4000})
 	for i, u := range []string{"http://z.example.com/", "http://a.example.com/b", "http://a.example.com/", "http://www.m.example.com/?b=1&a=2"} {
-		resp := rawResponse(200, "OK", [][2]string{{"Content-Type", "text/html"}}, []byte(fmt.Sprintf("<p>%d %s</p>", i, strings.Repeat("q", 3000))))
+		resp := warctest.RawResponse(200, "OK", [][2]string{{"Content-Type", "text/html"}}, []byte(fmt.Sprintf("<p>%d %s</p>", i, strings.Repeat("q", 3000))))
 		if _, err := w.WriteCapture(capture(u, t0.Add(time.Duration(i)*time.Hour), resp)); err != nil {
 			t.Fatal(err)
 		}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/amber-crawler/amber/internal/warctest"
 	"github.com/amber-crawler/amber/warc"
 )
 
@@ -40,7 +41,7 @@ func TestCDXJMatchesWarcio(t *testing.T) {
 	node, pkg := warcioJS(t)
 	dir := t.TempDir()
 	cdxj := filepath.Join(dir, "index.cdxj")
-	w := newWriter(t, warc.Config{Dir: dir, CDXJPath: cdxj, Dedup: newMemDedup(), MaxSize: 3000})
+	w := newWriter(t, warc.Config{Dir: dir, CDXJPath: cdxj, Dedup: &warctest.MemDedup{}, MaxSize: 3000})
 	for _, f := range fixtures(t) {
 		if _, err := w.WriteCapture(f.capture); err != nil {
 			t.Fatalf("%s: %v", f.name, err)

@@ -15,6 +15,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/amber-crawler/amber/internal/warccheck"
+	"github.com/amber-crawler/amber/internal/warctest"
 	"github.com/amber-crawler/amber/warc"
 )
 
@@ -34,11 +35,11 @@ type crawlFixture struct {
 
 func fixtures(t testing.TB) []crawlFixture {
 	html := []byte("<html><head><title>x</title></head><body><a href=/a>a</a></body></html>\n")
-	gz := gzipBytes(t, bytes.Repeat([]byte("compressible text "), 200))
-	chunkedGz := chunk(gz, 100)
+	gz := warctest.Gzip(t, bytes.Repeat([]byte("compressible text "), 200))
+	chunkedGz := warctest.Chunk(gz, 100)
 	var fs []crawlFixture
 	add := func(name, url string, status int, reason string, headers [][2]string, body []byte, typ string) *crawlFixture {
-		resp := rawResponse(status, reason, headers, body)
+		resp := warctest.RawResponse(status, reason, headers, body)
 		fs = append(fs, crawlFixture{
 			name:     name,
 			capture:  capture(url, t0.Add(time.Duration(len(fs))*time.Second), resp),
@@ -59,7 +60,7 @@ func fixtures(t testing.TB) []crawlFixture {
 		[][2]string{{"Content-Type", "text/html"}, {"Content-Length", fmt.Sprint(len(html))}}, html, "revisit").revisitOf = "html"
 	// The same entity body in other chunks is the same payload.
 	rechunked := add("chunked gzip, other chunk sizes", "http://example.com/big-again.txt", 200, "OK",
-		[][2]string{{"Content-Type", "text/plain"}, {"Transfer-Encoding", "chunked"}, {"Content-Encoding", "gzip"}}, chunk(gz, 37), "revisit")
+		[][2]string{{"Content-Type", "text/plain"}, {"Transfer-Encoding", "chunked"}, {"Content-Encoding", "gzip"}}, warctest.Chunk(gz, 37), "revisit")
 	rechunked.payload, rechunked.revisitOf = gz, "chunked gzip"
 	add("duplicate 404 is not a revisit", "http://example.com/missing2", 404, "Not Found",
 		[][2]string{{"Content-Type", "text/html"}, {"Content-Length", "9"}}, []byte("not found"), "response")
@@ -76,7 +77,7 @@ func TestWriteCaptureRoundTrip(t *testing.T) {
 	dir := t.TempDir()
 	warcs := filepath.Join(dir, "warcs")
 	cdxj := filepath.Join(dir, "indexes", "index.cdxj")
-	w := newWriter(t, warc.Config{Dir: warcs, CDXJPath: cdxj, Dedup: newMemDedup()})
+	w := newWriter(t, warc.Config{Dir: warcs, CDXJPath: cdxj, Dedup: &warctest.MemDedup{}})
 	fs := fixtures(t)
 	results := map[string]warc.Result{}
 	for _, f := range fs {
@@ -169,7 +170,7 @@ func TestWriteCaptureRoundTrip(t *testing.T) {
 				t.Errorf("record (-want +got):\n%s", d)
 			}
 			// The payload digest is over the entity body: chunk framing removed, gzip kept.
-			if want := sha1Base32(f.payload); res.PayloadDigest != want || main.PayloadDigest != want {
+			if want := warctest.Digest(f.payload); res.PayloadDigest != want || main.PayloadDigest != want {
 				t.Errorf("payload digest result %s record %s, want %s", res.PayloadDigest, main.PayloadDigest, want)
 			}
 			if main.Type == "revisit" {
@@ -244,7 +245,7 @@ func TestWriteCaptureRoundTrip(t *testing.T) {
 	}
 	for _, l := range lines {
 		if f, ok := byURL[l.URL]; ok {
-			if want := strings.TrimPrefix(sha1Base32(f.payload), "sha1:"); l.Digest != want {
+			if want := strings.TrimPrefix(warctest.Digest(f.payload), "sha1:"); l.Digest != want {
 				t.Errorf("%s: CDXJ digest %s, want %s (the entity body's)", f.name, l.Digest, want)
 			}
 		}
@@ -266,7 +267,7 @@ func TestFileNamingAndRotation(t *testing.T) {
 	w := newWriter(t, warc.Config{Dir: dir, Prefix: "coll-x", Hostname: "crawl host/1", MaxSize: 2000})
 	body := bytes.Repeat([]byte("x"), 3000) // compresses to far less than MaxSize
 	for i := range 6 {
-		resp := rawResponse(200, "OK", [][2]string{{"Content-Length", "3000"}}, append(body, byte('a'+i)))
+		resp := warctest.RawResponse(200, "OK", [][2]string{{"Content-Length", "3000"}}, append(body, byte('a'+i)))
 		c := capture(fmt.Sprintf("http://example.com/%d", i), t0, resp)
 		if _, err := w.WriteCapture(c); err != nil {
 			t.Fatal(err)
@@ -316,7 +317,7 @@ func TestFileNamingAndRotation(t *testing.T) {
 
 	// A new writer continues the serial.
 	w2 := newWriter(t, warc.Config{Dir: dir, Prefix: "coll-x", Hostname: "crawl host/1"})
-	res, err := w2.WriteCapture(capture("http://example.com/again", t0, rawResponse(200, "OK", nil, []byte("z"))))
+	res, err := w2.WriteCapture(capture("http://example.com/again", t0, warctest.RawResponse(200, "OK", nil, []byte("z"))))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -331,7 +332,7 @@ func TestFileNamingAndRotation(t *testing.T) {
 func TestConcurrentWrites(t *testing.T) {
 	dir := t.TempDir()
 	cdxj := filepath.Join(dir, "index.cdxj")
-	dedup := newMemDedup()
+	dedup := &warctest.MemDedup{}
 	w := newWriter(t, warc.Config{Dir: dir, CDXJPath: cdxj, Dedup: dedup, MaxSize: 20000})
 	var wg sync.WaitGroup
 	errs := make(chan error, 100)
@@ -341,7 +342,7 @@ func TestConcurrentWrites(t *testing.T) {
 			defer wg.Done()
 			for i := range 15 {
 				body := []byte(fmt.Sprintf("body %d %s", i%5, strings.Repeat("y", 500*(i%3))))
-				resp := rawResponse(200, "OK", [][2]string{{"Content-Type", "text/plain"}}, body)
+				resp := warctest.RawResponse(200, "OK", [][2]string{{"Content-Type", "text/plain"}}, body)
 				if _, err := w.WriteCapture(capture(fmt.Sprintf("http://h%d.example.com/%d", g, i), t0, resp)); err != nil {
 					errs <- err
 					return
@@ -386,7 +387,7 @@ func TestConcurrentWrites(t *testing.T) {
 func TestWriteCaptureInvalid(t *testing.T) {
 	w := newWriter(t, warc.Config{Dir: t.TempDir()})
 	defer w.Close()
-	ok := capture("http://example.com/", t0, rawResponse(200, "OK", nil, []byte("x")))
+	ok := capture("http://example.com/", t0, warctest.RawResponse(200, "OK", nil, []byte("x")))
 	tests := []struct {
 		name string
 		edit func(c *warc.Capture)
@@ -399,7 +400,7 @@ func TestWriteCaptureInvalid(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			c := ok
-			c.Response = bytes.NewReader(rawResponse(200, "OK", nil, []byte("x")))
+			c.Response = bytes.NewReader(warctest.RawResponse(200, "OK", nil, []byte("x")))
 			tt.edit(&c)
 			if _, err := w.WriteCapture(c); !errors.Is(err, warc.ErrInvalid) {
 				t.Errorf("err = %v, want ErrInvalid", err)
@@ -442,9 +443,9 @@ func TestCDXKey(t *testing.T) {
 // once: exactly one response may hold it, every other capture is a revisit of it.
 func TestConcurrentDuplicatesBecomeRevisits(t *testing.T) {
 	dir := t.TempDir()
-	w := newWriter(t, warc.Config{Dir: dir, Dedup: newMemDedup()})
+	w := newWriter(t, warc.Config{Dir: dir, Dedup: &warctest.MemDedup{}})
 	body := []byte("<html><body>the same page under many URLs</body></html>")
-	resp := rawResponse(200, "OK", [][2]string{{"Content-Type", "text/html"}}, body)
+	resp := warctest.RawResponse(200, "OK", [][2]string{{"Content-Type", "text/html"}}, body)
 	const n = 16
 	results := make([]warc.Result, n)
 	var wg sync.WaitGroup

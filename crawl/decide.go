@@ -209,13 +209,17 @@ func (o *outlinks) decide(u frontier.URL, content chain.Content) decided {
 	}
 	kept := keep(links, canon, max)
 	d.dropped = distinct(canon) - len(kept)
+	// One entry per distinct kept URL, in the order first found, sized for the page at once:
+	// growing these (and d's lists) link by link was a tenth of a crawl's allocation.
 	type entry struct {
+		cu   string
 		in   bool
+		feed bool // found as a feed (auto-discovery)
 		best decision
 	}
-	order := []string{}
-	byURL := map[string]*entry{}
-	feeds := map[string]bool{} // found as a feed (auto-discovery)
+	entries := make([]entry, 0, len(kept))
+	at := make(map[string]int, len(kept))
+	d.metadata = make([]warc.Outlink, 0, len(links))
 	for i, l := range links {
 		cu := canon[i]
 		if cu == "" || !kept[cu] {
@@ -224,30 +228,30 @@ func (o *outlinks) decide(u frontier.URL, content chain.Content) decided {
 		cand := o.decideOne(u, l, cu, content)
 		cand.from = from[i]
 		d.metadata = append(d.metadata, warc.Outlink{URL: cu, Hop: string(l.Hop), Context: l.Context})
-		if content.Feeds || l.Feed {
-			feeds[cu] = true
-		}
-		e, ok := byURL[cu]
+		k, ok := at[cu]
 		if !ok {
-			byURL[cu] = &entry{in: cand.decision.In, best: cand}
-			order = append(order, cu)
-			continue
+			k = len(entries)
+			at[cu] = k
+			entries = append(entries, entry{cu: cu, in: cand.decision.In, best: cand})
+		} else if cand.decision.In && !entries[k].in {
+			entries[k].in, entries[k].best = true, cand
 		}
-		if cand.decision.In && !e.in {
-			e.in, e.best = true, cand
+		if content.Feeds || l.Feed {
+			entries[k].feed = true
 		}
 	}
-	for _, cu := range order {
-		e := byURL[cu]
+	d.in = make([]frontier.URL, 0, len(entries))
+	for i := range entries {
+		e := &entries[i]
 		if !e.in {
 			d.out = append(d.out, e.best)
 			continue
 		}
-		if feeds[cu] || content.Files {
+		if e.feed || content.Files {
 			e.best.url.Sitemap, e.best.url.Priority = true, -1
 		}
-		if feeds[cu] {
-			d.feeds = append(d.feeds, cu)
+		if e.feed {
+			d.feeds = append(d.feeds, e.cu)
 		}
 		d.addIn(e.best)
 	}
@@ -298,7 +302,7 @@ func ruleReason(reason string) bool {
 // a hop other than hop.Link (embeds, redirects, the inferred favicon: what the page needs to
 // replay, and what makes a redirect a redirect), then links, each in document order.
 func keep(links []extract.Outlink, canon []string, max int) map[string]bool {
-	kept := map[string]bool{}
+	kept := make(map[string]bool, len(links))
 	for pass := range 2 {
 		for i, l := range links {
 			cu := canon[i]

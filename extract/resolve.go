@@ -16,6 +16,9 @@ type resolver struct {
 	// queryEnc, when set, is the legacy encoding of the page: a non-ASCII query is encoded
 	// in it before percent-encoding, as browsers do (nil: UTF-8).
 	queryEnc encoding.Encoding
+	// origin is "scheme://host" of an http(s) base with a valid ASCII host and no user
+	// information, for resolveSimple; "" otherwise.
+	origin string
 }
 
 // newResolver parses base (which must be absolute) for resolving. pageScheme is the scheme
@@ -29,7 +32,45 @@ func newResolver(base, pageScheme string) (*resolver, error) {
 	if pageScheme == "" {
 		pageScheme = u.Scheme
 	}
-	return &resolver{base: u, pageScheme: pageScheme}, nil
+	r := &resolver{base: u, pageScheme: pageScheme}
+	if (u.Scheme == "http" || u.Scheme == "https") && u.User == nil && isASCII(u.Host) && validHost(u.Host) {
+		r.origin = u.Scheme + "://" + u.Host
+	}
+	return r, nil
+}
+
+// simplePath marks the bytes a root-relative reference may hold for resolveSimple: those that
+// net/url neither escapes nor unescapes in a path and query, and that amber's query escaping
+// leaves as they are. Not '%' (escapes are normalised), '#', '\\', spaces or controls.
+var simplePath = func() (t [256]bool) {
+	for _, c := range "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-._~/$&+,:;=@?" {
+		t[c] = true
+	}
+	return t
+}()
+
+// resolveSimple resolves the commonest reference without parsing it: a path from the root
+// ("/p/1.html", "/search?q=x&n=2") of simplePath bytes, without "//", dot segments or a
+// second '?', on a base with an origin. It is exactly what resolve's parsing gives for such a
+// reference (TestResolveSimple compares them, FuzzResolveSimple too); ok is false for any
+// other reference, which resolve parses.
+func (r *resolver) resolveSimple(ref string) (string, bool) {
+	if r.origin == "" || r.queryEnc != nil || len(ref) == 0 || ref[0] != '/' || len(ref) > 1 && ref[1] == '/' {
+		return "", false
+	}
+	path, query, hasQuery := strings.Cut(ref, "?")
+	if hasQuery && strings.IndexByte(query, '?') >= 0 {
+		return "", false
+	}
+	for i := 0; i < len(ref); i++ {
+		if !simplePath[ref[i]] {
+			return "", false
+		}
+	}
+	if strings.Contains(path, "//") || strings.Contains(path, "/.") {
+		return "", false // empty or dot segments (and names starting with a dot: left to resolve)
+	}
+	return r.origin + ref, true
 }
 
 // skippedSchemes never make outlinks, whatever the page's scheme.
@@ -44,6 +85,14 @@ func (r *resolver) resolve(ref string) (string, bool) {
 	if ref == "" || ref[0] == '#' {
 		return "", false
 	}
+	if abs, ok := r.resolveSimple(ref); ok {
+		return abs, true
+	}
+	return r.resolveParsed(ref)
+}
+
+// resolveParsed is resolve of a trimmed reference by parsing it with net/url.
+func (r *resolver) resolveParsed(ref string) (string, bool) {
 	if scheme, rest, ok := weburl.CutScheme(ref); ok {
 		scheme = strings.ToLower(scheme)
 		if skippedSchemes[scheme] {

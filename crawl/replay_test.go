@@ -15,6 +15,7 @@ import (
 	"github.com/amber-crawler/amber/browser"
 	"github.com/amber-crawler/amber/crawl"
 	"github.com/amber-crawler/amber/internal/crawltest"
+	"github.com/amber-crawler/amber/replay"
 	"github.com/amber-crawler/amber/scope"
 )
 
@@ -146,6 +147,7 @@ const replayedJS = `(() => {
     text: doc.body.innerText,
     loaded: imgs.filter(i => i.naturalWidth > 0).map(path).sort(),
     broken: imgs.filter(i => i.naturalWidth === 0).map(path).sort(),
+    resources: ` + resourcesJS + `(frame.contentWindow),
   });
   const settled = window.__amberLast === got;
   window.__amberLast = got;
@@ -153,12 +155,66 @@ const replayedJS = `(() => {
   return got;
 })()`
 
+// resourcesJS lists the resources a replayed document loaded, from its resource timing: each
+// one's archived URL and the status the replay answered with (0 where the browser does not
+// say). In ReplayWeb.page the names are replay URLs (/replay/w/COLL/TIMESTAMPmod_/URL): the
+// archived URL is what follows the modifier. It is evaluated on the replayed document's window
+// (w), once replayedJS (or directJS) has found the page settled.
+const resourcesJS = `((w) => w.performance.getEntriesByType('resource').map(e => {
+  const m = e.name.match(/\/[0-9]*[a-z]{2}_\/(https?:\/\/.*)$/);
+  return {url: m ? m[1] : e.name, status: e.responseStatus || 0};
+}))`
+
+// directJS is replayedJS for a page loaded directly, through amber replay as the browser's
+// proxy: the same settling, the same figures, and the page's resources (resourcesJS).
+const directJS = `(() => {
+  const doc = document;
+  if (doc.readyState !== 'complete' || !doc.body) throw new Error('page not loaded: ' + doc.readyState);
+  window.scrollTo(0, doc.documentElement.scrollHeight);
+  const imgs = Array.from(doc.images);
+  const pending = imgs.filter(i => !i.complete || !i.src).map(i => i.src || i.dataset.src);
+  if (pending.length) throw new Error('images pending: ' + pending.join(' '));
+  const path = i => new URL(i.src).pathname;
+  const got = JSON.stringify({
+    frame: doc.location.href,
+    text: doc.body.innerText,
+    loaded: imgs.filter(i => i.naturalWidth > 0).map(path).sort(),
+    broken: imgs.filter(i => i.naturalWidth === 0).map(path).sort(),
+    resources: ` + resourcesJS + `(window),
+  });
+  const settled = window.__amberLast === got;
+  window.__amberLast = got;
+  if (!settled) throw new Error('not settled: ' + got);
+  return got;
+})()`
+
+// replayedResource is one entry of resourcesJS.
+type replayedResource struct {
+	URL    string
+	Status int
+}
+
 // replayed is what replayedJS returns.
 type replayed struct {
 	Frame  string   // the replay iframe's URL
 	Text   string   // the replayed body's rendered text
 	Loaded []string // paths of the images that loaded (naturalWidth > 0)
 	Broken []string // paths of the images that did not
+	// Resources are what the replayed document loaded, by archived URL, with the replay's
+	// status.
+	Resources []replayedResource
+}
+
+// notFound is the sorted archived URLs of rs that the replay answered with 404.
+func notFound(rs []replayedResource) []string {
+	var out []string
+	for _, r := range rs {
+		if r.Status == http.StatusNotFound && !slices.Contains(out, r.URL) {
+			out = append(out, r.URL)
+		}
+	}
+	slices.Sort(out)
+	return out
 }
 
 // TestReplay crawls the JavaScript site with each fetcher, stops the site, and replays the
@@ -172,6 +228,9 @@ func TestReplay(t *testing.T) {
 		noText     []string // not in it
 		wantLoaded []string // images that load on replay
 		wantBroken []string // images that do not
+		// want404 are the resources both replays answer with 404: those the archive lacks
+		// (wantMissing, which amber replay records as misses) and the site's own 404s, archived.
+		want404, wantMissing []string
 	}{
 		{
 			// The browser ran the page's script, let it fetch() data.json, scrolled (so the
@@ -180,6 +239,8 @@ func TestReplay(t *testing.T) {
 			fetcher:    crawl.FetcherBrowser,
 			wantText:   []string{"Inserted by script", "JSON item one"},
 			wantLoaded: []string{"/img/lazy.png", "/img/observed.png", "/protected.png", "/redirect.png"},
+			// The site has no ad image: its 404 is archived, and replayed.
+			want404: []string{"http://www.example.com/blocked/ad.png"},
 		},
 		{
 			// The plain fetcher captured what the HTML names, app.js included, so at replay
@@ -189,11 +250,13 @@ func TestReplay(t *testing.T) {
 			// by data-src until the observer sets the src, is broken. /img/lazy.png is a
 			// plain src in the HTML, so it was captured and loads. /protected.png was
 			// captured as the 403 the site gives a request without the page's cookie.
-			fetcher:    crawl.FetcherHTTP,
-			wantText:   []string{"Inserted by script"},
-			noText:     []string{"JSON item one"},
-			wantLoaded: []string{"/img/lazy.png", "/redirect.png"},
-			wantBroken: []string{"/img/observed.png", "/protected.png"},
+			fetcher:     crawl.FetcherHTTP,
+			wantText:    []string{"Inserted by script"},
+			noText:      []string{"JSON item one"},
+			wantLoaded:  []string{"/img/lazy.png", "/redirect.png"},
+			wantBroken:  []string{"/img/observed.png", "/protected.png"},
+			want404:     []string{"http://www.example.com/blocked/ad.png", "http://www.example.com/data.json", "http://www.example.com/img/observed.png"},
+			wantMissing: []string{"http://www.example.com/data.json", "http://www.example.com/img/observed.png"},
 		},
 	} {
 		t.Run(tc.fetcher, func(t *testing.T) {
@@ -251,6 +314,53 @@ func TestReplay(t *testing.T) {
 					t.Errorf("%s is not missing on replay (loaded %v, broken %v)", p, got.Loaded, got.Broken)
 				}
 			}
+			if nf := notFound(got.Resources); !slices.Equal(nf, tc.want404) {
+				t.Errorf("ReplayWeb.page answered 404 for %v, want %v (resources %v)", nf, tc.want404, got.Resources)
+			}
+			agrees(t, path, cfg.Dir, got, tc.want404, tc.wantMissing)
 		})
+	}
+}
+
+// agrees replays the crawl in dir with amber replay, loading its page in Chromium through the
+// replay as proxy, and checks that it agrees with ReplayWeb.page (rwp): the same images load
+// and break, the same resources answer 404 (want404), and amber replay records as misses
+// exactly those the archive lacks (wantMissing; the others are archived 404s).
+func agrees(t *testing.T, chromium, dir string, rwp replayed, want404, wantMissing []string) {
+	t.Helper()
+	srv, err := replay.Open(t.Context(), replay.Config{Sources: []string{dir}, StateDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	proxy := httptest.NewServer(srv)
+	defer proxy.Close()
+	out, err := browser.Evaluate(t.Context(), browser.RenderConfig{
+		Path: chromium, URL: "http://www.example.com/", Proxy: proxy.URL, TrustSPKI: []string{srv.CASPKI()},
+		Expression: directJS, Timeout: 40 * time.Second,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got replayed
+	if err := json.Unmarshal([]byte(out), &got); err != nil {
+		t.Fatalf("%v: %s", err, out)
+	}
+	t.Logf("amber replay: %+v", got)
+	if !slices.Equal(got.Loaded, rwp.Loaded) || !slices.Equal(got.Broken, rwp.Broken) {
+		t.Errorf("amber replay loaded %v and broke %v; ReplayWeb.page loaded %v and broke %v", got.Loaded, got.Broken, rwp.Loaded, rwp.Broken)
+	}
+	if nf := notFound(got.Resources); !slices.Equal(nf, want404) {
+		t.Errorf("amber replay answered 404 for %v, want %v (resources %v)", nf, want404, got.Resources)
+	}
+	var misses []string
+	for _, m := range srv.Misses() {
+		if strings.HasPrefix(m.URL, "http://www.example.com/") && !slices.Contains(misses, m.URL) {
+			misses = append(misses, m.URL)
+		}
+	}
+	slices.Sort(misses)
+	if !slices.Equal(misses, wantMissing) {
+		t.Errorf("amber replay recorded misses %v, want %v", misses, wantMissing)
 	}
 }

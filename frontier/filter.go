@@ -7,16 +7,17 @@ import (
 	"sync/atomic"
 )
 
-// keyFilter is a Bloom filter of every URL, digest and metadata key the store holds (u/, d/
-// and m/ keys). A key it does not hold is certainly not in the store, so the look-ups that
-// find nothing, the usual case for a new outlink, a new payload digest or a new document hash,
-// read nothing from badger (no transaction, no memtable or table search). A key it holds may
-// or may not be in the store (about 1% of absent keys), and is read as before.
+// keyFilter is a Bloom filter of every URL, digest, metadata and held-capture key the store
+// holds (u/, d/, m/ and c/ keys). A key it does not hold is certainly not in the store, so the
+// look-ups that find nothing, the usual case for a new outlink, a new payload digest, a new
+// document hash or a capture not held yet, read nothing from badger (no transaction, no
+// memtable or table search). A key it holds may or may not be in the store (about 1% of absent
+// keys), and is read as before.
 //
 // Every key is added before the transaction that writes it commits (by the writer, in the
 // op's apply), and at Open for every key stored, so a key that a reader could find in the
 // store is in the filter: a reader that misses it in the filter ran before the key's commit.
-// Keys are never removed (the store never deletes u/, d/ or m/ keys); a key added by a
+// Keys are never removed (the store never deletes u/, d/, m/ or c/ keys); a key added by a
 // transaction that then failed only costs a read.
 //
 // The filter is blocked (each key's bits lie in one 512-bit block: one cache line per look-up)

@@ -1,19 +1,20 @@
 // Package frontier is amber's durable crawl frontier: the queue of URLs to fetch, the seen set,
-// the rejected set with reasons, the dedup digest index and a small metadata store, all kept in
-// one badger database (the crawl directory's state/). It hands out URLs politely: per-host delay
-// measured from the end of the host's previous response, per-host concurrency, robots
-// Crawl-delay, Retry-After backoff and per-URL retry times, with many hosts in parallel. The same
-// rules pace every other request a claim makes (robots.txt, see Pace).
+// the rejected set with reasons, the dedup digest index, the captures the crawl holds (by URL,
+// status and payload digest) and a small metadata store, all kept in one badger database (the
+// crawl directory's state/). It hands out URLs politely: per-host delay measured from the end
+// of the host's previous response, per-host concurrency, robots Crawl-delay, Retry-After
+// backoff and per-URL retry times, with many hosts in parallel. The same rules pace every
+// other request a claim makes (robots.txt, see Pace).
 //
 // Durability: a method that changes state (AddBatch, Add, Reject, Done, Failed, Retry,
-// RetryStatus, StoreDigest, PutMeta) returns only once its change is committed to badger, all
-// of it in one transaction (concurrent changes share a transaction: group commit). A commit
-// writes the change into badger's write-ahead log, a memory-mapped file, before it returns,
-// so from then on the change survives the process being killed (kill -9, a crash, an OOM
-// kill): the kernel holds the written pages and writes them back. Commits are not fsynced
-// (badger's SyncWrites is off): a power loss or a kernel crash may lose what was committed
-// since the last Sync. A claim is held only in memory, so after a crash (or a Close with
-// claims outstanding) every claimed, unfinished URL is queued again when the frontier is
+// RetryStatus, StoreDigest, StoreHeld, PutMeta) returns only once its change is committed to
+// badger, all of it in one transaction (concurrent changes share a transaction: group commit).
+// A commit writes the change into badger's write-ahead log, a memory-mapped file, before it
+// returns, so from then on the change survives the process being killed (kill -9, a crash,
+// an OOM kill): the kernel holds the written pages and writes them back. Commits are not
+// fsynced (badger's SyncWrites is off): a power loss or a kernel crash may lose what was
+// committed since the last Sync. A claim is held only in memory, so after a crash (or a Close
+// with claims outstanding) every claimed, unfinished URL is queued again when the frontier is
 // reopened.
 //
 // Errors: a method's doc says which of its errors concern one input (they wrap ErrURL or
@@ -467,7 +468,7 @@ func (f *Frontier) rebuild() error {
 				}
 			}
 			it.Close()
-			for _, prefix := range []string{prefixDigest, prefixMeta} {
+			for _, prefix := range []string{prefixDigest, prefixMeta, prefixHeld} {
 				it := txn.NewIterator(keysOnly(prefix))
 				for it.Rewind(); it.Valid(); it.Next() {
 					f.keys.add(it.Item().Key())
@@ -1419,7 +1420,7 @@ func (f *Frontier) Each(fn func(Entry) error) error {
 	return nil
 }
 
-// getLong reads the d/ or m/ entry k of key, unwrapping a hashed key's value; found is false
+// getLong reads the d/, m/ or c/ entry k of key, unwrapping a hashed key's value; found is false
 // when there is none (or, for a hashed key, when another key has it).
 func getLong(txn *badger.Txn, k []byte, key string) (val []byte, found bool, err error) {
 	item, err := txn.Get(k)
@@ -1446,7 +1447,7 @@ func getLong(txn *badger.Txn, k []byte, key string) (val []byte, found bool, err
 // errTaken says that a hashed key part is another string's.
 var errTaken = errors.New("key taken by another")
 
-// putLong stores val under key (prefix d/ or m/) in txn: verbatim, or wrapped with the full key
+// putLong stores val under key (prefix d/, m/ or c/) in txn: verbatim, or wrapped with the full key
 // when the key part is hashed. It returns errTaken when the hashed key is another key's, and
 // stores nothing when keep is set and the key has a value.
 func (f *Frontier) putLong(txn *badger.Txn, prefix, key string, val []byte, keep bool) error {
@@ -1483,7 +1484,7 @@ func (f *Frontier) putLong(txn *badger.Txn, prefix, key string, val []byte, keep
 	return txn.SetEntry(badger.NewEntry(k, encodeLong(key, val)).WithMeta(longKey))
 }
 
-// get reads a u/, d/ or m/ key in txn: badger.ErrKeyNotFound without a read when the key
+// get reads a u/, d/, m/ or c/ key in txn: badger.ErrKeyNotFound without a read when the key
 // filter does not hold it.
 func (f *Frontier) get(txn *badger.Txn, k []byte) (*badger.Item, error) {
 	if !f.keys.mayHold(k) {
@@ -1538,6 +1539,53 @@ func (f *Frontier) StoreDigest(digest, uri string, date time.Time) error {
 	}
 	if err != nil {
 		return fmt.Errorf("frontier: store digest: %w", err)
+	}
+	return nil
+}
+
+// LookupHeld reports whether StoreHeld stored key: whether the crawl holds the capture key
+// names (warc.HeldIndex). Its errors are the store's.
+func (f *Frontier) LookupHeld(key string) (bool, error) {
+	if err := f.enter(); err != nil {
+		return false, err
+	}
+	defer f.exit()
+	k := prefixed(prefixHeld, key)
+	if !f.keys.mayHold(k) {
+		return false, nil
+	}
+	var ok bool
+	err := f.db.View(func(txn *badger.Txn) error {
+		var err error
+		_, ok, err = getLong(txn, k, key)
+		return err
+	})
+	if err != nil {
+		return false, fmt.Errorf("frontier: lookup held capture: %w", err)
+	}
+	return ok, nil
+}
+
+// StoreHeld records that the crawl holds the capture key names (warc.HeldIndex: a URL, its
+// HTTP status and payload digest); storing a key twice is a no-op. An error wrapping ErrURL
+// concerns this key alone (larger than MaxRecordSize); other errors are the store's
+// (ErrNoSpace, ...).
+func (f *Frontier) StoreHeld(key string) error {
+	if n := len(key) + binary.MaxVarintLen64; n > MaxRecordSize {
+		return fmt.Errorf("%w: held capture of %d bytes exceeds %d", ErrURL, n, MaxRecordSize)
+	}
+	if err := f.enter(); err != nil {
+		return err
+	}
+	defer f.exit()
+	err := f.write(entrySize(min(len(key), hashedPart)+2, len(key)+binary.MaxVarintLen64)+txnOverhead, 1, func(txn *badger.Txn) error {
+		return f.putLong(txn, prefixHeld, key, []byte{}, true)
+	})
+	if errors.Is(err, errTaken) {
+		return fmt.Errorf("%w: held capture %.100q: %w", ErrURL, key, err)
+	}
+	if err != nil {
+		return fmt.Errorf("frontier: store held capture: %w", err)
 	}
 	return nil
 }

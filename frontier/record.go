@@ -18,6 +18,7 @@ const (
 	prefixQueue  = "q/" // q/<uvarint len(<host>)><host><prio 8><seq 8> -> record
 	prefixDigest = "d/" // d/<digest> -> <varint unix nanos><uri> (hashed: see longKey)
 	prefixMeta   = "m/" // m/<key> -> value (hashed: see longKey)
+	prefixHeld   = "c/" // c/<key> -> "" (hashed: see longKey): the captures the crawl holds (StoreHeld)
 	prefixFormat = "f/" // f/version -> the keyspace's format version (see migrate)
 )
 
@@ -37,7 +38,7 @@ const maxKeyPart = 256
 // hashedPart is the length of a hashed key part.
 const hashedPart = maxKeyPart + sha256.Size
 
-// UserMeta of a d/ or m/ entry whose key part is hashed: its value starts with the full
+// UserMeta of a d/, m/ or c/ entry whose key part is hashed: its value starts with the full
 // digest or key (varrec.AppendString), followed by the value proper.
 const longKey byte = 1
 
@@ -219,13 +220,13 @@ func parseQueueKey(k []byte) (part []byte, seq uint64, err error) {
 	return rest[:n], seq, nil
 }
 
-// encodeLong is the value of a d/ or m/ entry with a hashed key part (UserMeta longKey).
+// encodeLong is the value of a d/, m/ or c/ entry with a hashed key part (UserMeta longKey).
 func encodeLong(full string, val []byte) []byte {
 	b := make([]byte, 0, binary.MaxVarintLen64+len(full)+len(val))
 	return append(varrec.AppendString(b, full), val...)
 }
 
-// decodeLong splits the value of a d/ or m/ entry with UserMeta longKey.
+// decodeLong splits the value of a d/, m/ or c/ entry with UserMeta longKey.
 func decodeLong(b []byte) (full string, val []byte, err error) {
 	d := varrec.NewDecoder(b, errCorrupt)
 	full = d.Str()

@@ -34,6 +34,8 @@ type Store interface {
 
 	StoreDigest(digest, uri string, date time.Time) error
 	LookupDigest(digest string) (uri string, date time.Time, ok bool, err error)
+	StoreHeld(key string) error
+	LookupHeld(key string) (bool, error)
 	StorePriorDigests(ps []Prior) error
 	StorePriorURLs(ps []Prior) error
 	PriorDigest(digest string) (uri string, date time.Time, ok bool, err error)

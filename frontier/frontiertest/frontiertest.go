@@ -48,6 +48,7 @@ func Run(t *testing.T, open Opener) {
 		{"EachStats", s.testEachStats},
 		{"Meta", s.testMeta},
 		{"Digests", s.testDigests},
+		{"Held", s.testHeld},
 		{"Priors", s.testPriors},
 		{"Done", s.testDone},
 		{"ClaimErrors", s.testClaimErrors},
@@ -584,6 +585,46 @@ func (s suite) testDigests(t *testing.T) {
 			t.Errorf("LookupDigest(%s) = %s, %v, %v, %v; want %s, %v, %v", tt.digest, uri, date, ok, err, tt.uri, tt.date, tt.ok)
 		}
 	}
+}
+
+// testHeld: a held capture is found by its key alone, after a reopen too; keys differing in
+// one byte, a prefix of a key, and keys longer than a key part stored verbatim (the long form
+// of the badger store) are told apart.
+func (s suite) testHeld(t *testing.T) {
+	cfg := frontier.Config{Dir: t.TempDir()}
+	st := s.reopen(t, cfg)
+	long := "sha1:AAA 200 http://a/" + strings.Repeat("x", 600)
+	stored := []string{"sha1:AAA 200 http://a/1", long}
+	for _, k := range append(stored, stored[0]) { // storing twice is a no-op
+		if err := st.StoreHeld(k); err != nil {
+			t.Fatalf("StoreHeld(%.40s): %v", k, err)
+		}
+	}
+	check := func(st frontier.Store, when string) {
+		t.Helper()
+		for _, tt := range []struct {
+			key  string
+			want bool
+		}{
+			{stored[0], true},
+			{long, true},
+			{"sha1:AAA 200 http://a/2", false},
+			{"sha1:AAB 200 http://a/1", false},
+			{"sha1:AAA 404 http://a/1", false},
+			{"sha1:AAA 200 http://a/", false},
+			{long[:len(long)-1] + "y", false}, // same first bytes as a long key
+			{long + "x", false},
+		} {
+			if got, err := st.LookupHeld(tt.key); err != nil || got != tt.want {
+				t.Errorf("%s: LookupHeld(%.60s…) = %v, %v; want %v", when, tt.key, got, err, tt.want)
+			}
+		}
+	}
+	check(st, "open")
+	if err := st.Close(); err != nil {
+		t.Fatal(err)
+	}
+	check(s.reopen(t, cfg), "after reopen")
 }
 
 func (s suite) testPriors(t *testing.T) {

@@ -1,9 +1,9 @@
 // Package redisfront is a crawl frontier in Redis (or Valkey) that several crawler processes,
 // on several machines, share: a frontier.Store whose queue, seen set, claims, politeness,
-// retries, digest index, earlier captures, metadata and counters live in the server, so that
-// the processes working on one crawl hand out every URL once and keep every host's politeness
-// between them. It keeps the promises of frontier's package doc, except where this doc says
-// otherwise.
+// retries, digest index, held captures, earlier captures, metadata and counters live in the
+// server, so that the processes working on one crawl hand out every URL once and keep every
+// host's politeness between them. It keeps the promises of frontier's package doc, except where
+// this doc says otherwise.
 //
 // # Keys
 //
@@ -37,6 +37,7 @@
 //	P n          hash   counters: q queued, i in flight, d done, f failed, r rejected
 //	P seq, P tok, P inst   counters of queue sequence numbers, claim tokens, instances
 //	P d          hash   payload digest -> first capture (date, URI)
+//	P held       set    the captures the crawl holds (StoreHeld's keys: URL, status, payload digest)
 //	P pd, P pu   hash   earlier crawls' captures by digest, by URL
 //	P m, P mk    hash, zset   metadata key -> value; the keys, for ScanMeta's ordered scans
 //	P cnt        hash         the crawl's own counters (AddCounter: URLs reserved, bytes)
@@ -922,6 +923,40 @@ func (f *Frontier) StoreDigest(digest, uri string, date time.Time) error {
 // LookupDigest returns the first capture stored with digest; ok is false when there is none.
 func (f *Frontier) LookupDigest(digest string) (uri string, date time.Time, ok bool, err error) {
 	return f.digest("d", digest)
+}
+
+// StoreHeld records, for every process, that the crawl holds the capture key names (a URL,
+// its HTTP status and payload digest: warc.HeldIndex); storing a key twice is a no-op. An
+// error wrapping frontier.ErrURL concerns this key alone (larger than frontier.MaxRecordSize).
+func (f *Frontier) StoreHeld(key string) error {
+	if len(key) > frontier.MaxRecordSize {
+		return fmt.Errorf("%w: held capture of %d bytes exceeds %d", frontier.ErrURL, len(key), frontier.MaxRecordSize)
+	}
+	if err := f.enter(); err != nil {
+		return err
+	}
+	defer f.ops.Done()
+	ctx, cancel := background()
+	defer cancel()
+	if err := f.rdb.SAdd(ctx, f.prefix+"held", key).Err(); err != nil {
+		return wrap("store held capture", err)
+	}
+	return nil
+}
+
+// LookupHeld reports whether a process of the crawl stored key with StoreHeld.
+func (f *Frontier) LookupHeld(key string) (bool, error) {
+	if err := f.enter(); err != nil {
+		return false, err
+	}
+	defer f.ops.Done()
+	ctx, cancel := background()
+	defer cancel()
+	ok, err := f.rdb.SIsMember(ctx, f.prefix+"held", key).Result()
+	if err != nil {
+		return false, wrap("lookup held capture", err)
+	}
+	return ok, nil
 }
 
 // PriorDigest returns the earlier capture stored with digest by StorePriorDigests.

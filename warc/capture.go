@@ -26,7 +26,9 @@ import (
 // empty and the response is not truncated. Only such responses are stored in Dedup. A 304
 // answering the conditional request of a capture with NotModified set is written as a revisit
 // too (profile server-not-modified 1.1, see NotModified). The request record is left out when
-// Request is empty. Safe for concurrent use.
+// Request is empty. With Config.Held, every capture written is stored there after it is
+// written, and one marked Once that the crawl holds already is not written (Capture.Once).
+// Safe for concurrent use.
 func (w *Writer) WriteCapture(c Capture) (Result, error) {
 	if c.URL == "" {
 		return Result{}, fmt.Errorf("%w: empty URL", ErrInvalid)
@@ -55,6 +57,16 @@ func (w *Writer) WriteCapture(c Capture) (Result, error) {
 	main := &prepared{rec: resp.rec}
 	ps := []*prepared{main}
 	defer func() { w.closePrepared(ps) }()
+	key, held, claimedKey, err := w.holdOrClaim(c, resp)
+	if err != nil {
+		return Result{}, fmt.Errorf("look up held capture of %s: %w", c.URL, err)
+	}
+	if held {
+		return Result{Held: true, Status: resp.status, PayloadDigest: resp.payload.digest}, nil
+	}
+	if claimedKey {
+		defer w.releaseHeld(key)
+	}
 	res := Result{RecordID: h.respID, Status: resp.status, PayloadDigest: resp.payload.digest}
 
 	dedupable := w.dedupable(c, resp)
@@ -98,7 +110,63 @@ func (w *Writer) WriteCapture(c Capture) (Result, error) {
 			return res, fmt.Errorf("store payload digest of %s: %w", c.URL, err)
 		}
 	}
+	if claimedKey {
+		if err := w.cfg.Held.StoreHeld(key); err != nil {
+			return res, fmt.Errorf("store held capture of %s: %w", c.URL, err)
+		}
+	}
 	return res, nil
+}
+
+// heldKey is the key a capture is held by (HeldIndex): "DIGEST STATUS URL".
+func heldKey(url string, status int, digest string) string {
+	return digest + " " + strconv.Itoa(status) + " " + url
+}
+
+// holdOrClaim decides a capture c with Config.Held set, its response read (resp): held when
+// the crawl holds its key and c is marked Once (nothing is to be written); else claimed when
+// the crawl does not hold it yet, and then the caller stores the key once the capture is
+// written and calls releaseHeld in any case. While another capture of the key is being
+// written, one marked Once waits for it and decides again; one that is not is written without
+// a claim (the other stores the key).
+func (w *Writer) holdOrClaim(c Capture, resp *builtResponse) (key string, held, claimed bool, err error) {
+	if w.cfg.Held == nil {
+		return "", false, false, nil
+	}
+	key = heldKey(c.URL, resp.status, resp.payload.digest)
+	for {
+		w.heldMu.Lock()
+		busy, ok := w.holding[key]
+		if !ok {
+			if w.holding == nil {
+				w.holding = make(map[string]chan struct{})
+			}
+			w.holding[key] = make(chan struct{})
+			w.heldMu.Unlock()
+			break
+		}
+		w.heldMu.Unlock()
+		if !c.Once {
+			return key, false, false, nil
+		}
+		<-busy
+	}
+	// Claimed before the look-up, which is I/O, so that no lock is held across it: a capture
+	// of the key that comes meanwhile waits for this one.
+	ok, err := w.cfg.Held.LookupHeld(key)
+	if err != nil || ok {
+		w.releaseHeld(key)
+		return key, ok && c.Once, false, err
+	}
+	return key, false, true, nil
+}
+
+// releaseHeld ends a claim of holdOrClaim: the captures of key waiting for it decide again.
+func (w *Writer) releaseHeld(key string) {
+	w.heldMu.Lock()
+	close(w.holding[key])
+	delete(w.holding, key)
+	w.heldMu.Unlock()
 }
 
 // captureHeaders are the header values the records of one capture share.

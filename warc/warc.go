@@ -3,8 +3,9 @@
 // Every record is its own gzip member. Each file starts with a warcinfo record, followed by a
 // metadata record holding the crawl configuration as written (ConfigURI) when there is one. A
 // capture is a request, a response (or a revisit when its payload was already captured) and a
-// metadata record, tied together by WARC-Concurrent-To and always written into one file; files
-// rotate by size between captures. Files are written as NAME.warc.gz.open and renamed on close;
+// metadata record, tied together by WARC-Concurrent-To and always written into one file, or
+// nothing at all when it may be left out once the crawl holds it (Capture.Once, HeldIndex);
+// files rotate by size between captures. Files are written as NAME.warc.gz.open and renamed on close;
 // Recover closes out files left open by a killed process. Records are built and checked with
 // github.com/nlnwa/gowarc/v2.
 //
@@ -69,6 +70,18 @@ type DedupIndex interface {
 	StoreDigest(digest, uri string, date time.Time) error
 }
 
+// HeldIndex remembers the captures a crawl holds, each by its held key: its URL, the HTTP
+// status and the payload digest of its response, as "DIGEST STATUS URL" (such as
+// "sha1:BASE32 200 http://example.com/style.css"). It is what lets a capture marked
+// Capture.Once be written only once. It is implemented by *frontier.Frontier (durable across
+// resume) and the shared frontier of several processes.
+type HeldIndex interface {
+	// LookupHeld reports whether key was stored.
+	LookupHeld(key string) (bool, error)
+	// StoreHeld records key; storing a key twice is a no-op.
+	StoreHeld(key string) error
+}
+
 // Config configures a Writer. Zero values get the documented defaults.
 type Config struct {
 	Dir      string     // directory of the WARC files; created if missing. Required.
@@ -79,6 +92,11 @@ type Config struct {
 	Dedup    DedupIndex // nil = never write revisits
 	Info     Info       // content of each file's warcinfo record
 	TempDir  string     // temp files for large records (raw blocks over 1 MiB, compressed ones over 4 MiB), default os.TempDir()
+
+	// Held, when set, remembers every capture written (its held key, see HeldIndex) and
+	// keeps a capture marked Capture.Once from being written again. nil: captures are
+	// written whatever Capture.Once says, and none is remembered.
+	Held HeldIndex
 
 	// BeforeWrite, if set, is called before each capture or resource is appended, with the
 	// number of bytes about to be written (its compressed records), without the Writer's lock
@@ -132,6 +150,12 @@ type Capture struct {
 	// digest and the validators (WARC-Etag, WARC-Last-Modified), without a block, so that
 	// replay serves the original's headers and payload. Any other response is written as usual.
 	NotModified *Original
+	// Once writes the capture only if the crawl does not hold it yet: when Config.Held knows
+	// its held key (its URL, its response's status and payload digest), nothing is written
+	// (no request, response, revisit or metadata record, no CDXJ line) and Result.Held is
+	// set. A capture of the same key being written at the same moment is waited for, so two
+	// writers of one key at once write it once. No effect without Config.Held.
+	Once bool
 }
 
 // Original is the earlier capture a server-not-modified revisit stands for: the record that
@@ -161,4 +185,8 @@ type Result struct {
 	PayloadDigest string // "sha1:BASE32" (of a server-not-modified revisit: the original's, maybe "")
 	RecordID      string // WARC-Record-ID of the response/revisit/resource, "<urn:uuid:...>"
 	Status        int    // HTTP status of the response (0 for resources or unparsable responses)
+	// Held reports that nothing was written: the crawl holds the capture already
+	// (Capture.Once). Status and PayloadDigest are the response's; the place and RecordID
+	// are empty.
+	Held bool
 }

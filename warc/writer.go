@@ -57,6 +57,12 @@ type Writer struct {
 	dedupMu sync.Mutex
 	pending map[string]dedupRef
 
+	// heldMu guards holding: the held keys (Config.Held) of the captures being written right
+	// now, each with a channel closed once its capture is written and stored, or has failed,
+	// so that a capture marked Once waits for it rather than writing the same capture again.
+	heldMu  sync.Mutex
+	holding map[string]chan struct{}
+
 	// create opens a file for writing (os.OpenFile); tests replace it to make writes fail.
 	create func(name string, flag int, perm os.FileMode) (file, error)
 

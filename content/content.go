@@ -12,6 +12,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/url"
+	"slices"
 	"sync"
 
 	"github.com/amber-crawler/amber/chain"
@@ -69,7 +70,7 @@ func (rd *Reader) After(_ context.Context, r *chain.Record) (chain.Verdict, erro
 		return chain.Proceed, nil
 	}
 	if r.Result.Render != nil {
-		r.Content = rd.analyseRendered(r.Exchange(), r.Result.Render)
+		r.Content = rd.analyseRendered(r.Exchange(), r.Result.Render, r.Result.Exchanges)
 	} else {
 		r.Content = rd.analyseBody(r.URL().URL, r.Exchange())
 	}
@@ -128,15 +129,16 @@ func (rd *Reader) analyseBody(pageURL string, ex *fetch.Exchange) chain.Content 
 	p.Document, p.NoFollow, p.NoIndex, p.Dropped = r.Document, r.NoFollow, r.NoIndex, r.OutlinksDropped
 	p.Links = append(p.Links, r.Outlinks...)
 	if extract.IsHTML(ct) {
-		p.Links = rd.withFavicon(pageURL, p.Links)
+		p.Links = rd.withFavicon(pageURL, p.Links, nil)
 	}
 	return p
 }
 
 // analyseRendered returns what a rendered page points at: the links of its rendered DOM (all
-// frames; the browser fetched the embeds itself) and the inferred favicon; the robots meta and
-// the search document come from the rendered DOM of the main frame, the document of ex.
-func (rd *Reader) analyseRendered(ex *fetch.Exchange, r *fetch.Render) chain.Content {
+// frames; the browser fetched the embeds itself) and the inferred favicon, unless the page load
+// (loaded: the exchanges of the fetch) asked for it already; the robots meta and the search
+// document come from the rendered DOM of the main frame, the document of ex.
+func (rd *Reader) analyseRendered(ex *fetch.Exchange, r *fetch.Render, loaded []*fetch.Exchange) chain.Content {
 	var p chain.Content
 	for _, l := range r.Links {
 		p.Links = append(p.Links, extract.Outlink{URL: l.URL, Hop: hop.Link, Context: l.Context, NoFollow: l.NoFollow})
@@ -164,7 +166,7 @@ func (rd *Reader) analyseRendered(ex *fetch.Exchange, r *fetch.Render) chain.Con
 	if res.NoFollow && rd.cfg.IgnoreMeta {
 		p.Links = relNoFollowOnly(p.Links, res.Outlinks)
 	}
-	p.Links = rd.withFavicon(ex.URL, p.Links)
+	p.Links = rd.withFavicon(ex.URL, p.Links, loaded)
 	return p
 }
 
@@ -239,17 +241,21 @@ func releaseBody(b *bytes.Buffer) {
 }
 
 // withFavicon adds the inferred /favicon.ico of the page's host the first time the host is
-// seen in this run (the frontier's seen set makes later runs' repeats harmless).
-func (rd *Reader) withFavicon(page string, links []extract.Outlink) []extract.Outlink {
+// seen in this run (the frontier's seen set makes later runs' repeats harmless), unless one of
+// the exchanges the page was loaded with (loaded) is that favicon: a browser that asked for
+// it has it archived with the page, and a second fetch would archive it again (with
+// the browser's Accept-Encoding, or a 404, not even as a revisit).
+func (rd *Reader) withFavicon(page string, links []extract.Outlink, loaded []*fetch.Exchange) []extract.Outlink {
 	h := host(page)
 	rd.mu.Lock()
 	_, seen := rd.hosts[h]
 	rd.hosts[h] = struct{}{}
 	rd.mu.Unlock()
-	if seen {
+	fav := extract.Favicon(page)
+	if seen || slices.ContainsFunc(loaded, func(ex *fetch.Exchange) bool { return ex.URL == fav.URL }) {
 		return links
 	}
-	return append(links, extract.Favicon(page))
+	return append(links, fav)
 }
 
 // redirect reports whether code is a redirect's.

@@ -1,11 +1,14 @@
 package content
 
 import (
+	"net/http"
+	"slices"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/amber-crawler/amber/extract"
+	"github.com/amber-crawler/amber/fetch"
 	"github.com/amber-crawler/amber/hop"
 )
 
@@ -39,5 +42,47 @@ func TestRelNoFollowOnly(t *testing.T) {
 	}
 	if !rendered[0].NoFollow {
 		t.Error("relNoFollowOnly changed its argument")
+	}
+}
+
+// TestRenderedFavicon: a rendered page's host gets its /favicon.ico inferred once, unless the
+// page load asked for it itself (the browser has it archived with the page).
+func TestRenderedFavicon(t *testing.T) {
+	page := func(u string, loaded ...string) (*fetch.Exchange, []*fetch.Exchange) {
+		ex := &fetch.Exchange{URL: u, StatusCode: 200, Header: http.Header{"Content-Type": {"text/html"}}}
+		exs := []*fetch.Exchange{ex}
+		for _, l := range loaded {
+			exs = append(exs, &fetch.Exchange{URL: l, StatusCode: 200})
+		}
+		return ex, exs
+	}
+	tests := []struct {
+		name   string
+		pages  [][]string // each page: its URL, then the other URLs its load asked for
+		wantOn []bool     // whether each page infers the favicon
+	}{
+		{"not loaded: inferred with the host's first page", [][]string{
+			{"http://e.com/", "http://e.com/style.css"}, {"http://e.com/b"}}, []bool{true, false}},
+		{"loaded by the first page", [][]string{
+			{"http://e.com/", "http://e.com/style.css", "http://e.com/favicon.ico"}, {"http://e.com/b"}}, []bool{false, false}},
+		{"another host's favicon loaded", [][]string{
+			{"http://e.com/", "http://cdn.e.com/favicon.ico"}}, []bool{true}},
+		{"a favicon elsewhere on the host", [][]string{
+			{"http://e.com:8080/", "http://e.com:8080/img/favicon.ico"}}, []bool{true}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			rd := New(Config{MaxOutlinks: 100}, nil)
+			for i, p := range tt.pages {
+				ex, loaded := page(p[0], p[1:]...)
+				got := rd.analyseRendered(ex, &fetch.Render{FinalURL: p[0], HTML: "<html><body>x</body></html>"}, loaded)
+				inferred := slices.ContainsFunc(got.Links, func(o extract.Outlink) bool {
+					return o.Hop == hop.Inferred && o.URL == extract.Favicon(p[0]).URL
+				})
+				if inferred != tt.wantOn[i] {
+					t.Errorf("page %s: favicon inferred %v, want %v (links %+v)", p[0], inferred, tt.wantOn[i], got.Links)
+				}
+			}
+		})
 	}
 }

@@ -183,7 +183,8 @@ type Record struct {
 	Doc      int
 	// Content is what was read from the content of Captures[Doc]'s exchange.
 	Content Content
-	// Records are the WARC records of each exchange, set once they are written.
+	// Records are the WARC records of each exchange, set once they are written; an exchange
+	// the crawl held already (Capture.Once) has a Result with Held set and no records.
 	Records []warc.Result
 }
 
@@ -258,6 +259,11 @@ type Capture struct {
 	// NotModified is the earlier capture the request was made conditional on: a 304 is then
 	// written as a server-not-modified revisit of it.
 	NotModified *warc.Original
+	// Once archives the exchange only if the crawl does not hold it yet (warc.Capture.Once:
+	// the same URL with the same status and payload): a resource a rendered page loaded that
+	// the crawl holds already is neither written nor logged nor counted again; the page's
+	// metadata record still lists it.
+	Once bool
 }
 
 // Annotate adds crawl.log annotations to the capture. The captures of one fetch may share

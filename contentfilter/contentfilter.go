@@ -168,13 +168,16 @@ func (f *Filter) After(_ context.Context, r *chain.Record) (chain.Verdict, error
 }
 
 // Recorded writes the content-excluded event of each capture After excluded: the page's, and
-// its subresources'.
+// its subresources' (those archived: not one the crawl held already, warc.Result.Held).
 func (f *Filter) Recorded(r *chain.Record) error {
 	u := r.URL()
 	if err := f.Event(r.Captures[r.Doc], report.URLInfo{URL: r.DocURL(), Hops: u.Hops, Via: u.Via, Seed: u.Seed}); err != nil {
 		return err
 	}
 	for i := r.Doc + 1; i < len(r.Result.Exchanges); i++ {
+		if i < len(r.Records) && r.Records[i].Held {
+			continue
+		}
 		k := r.Captures[i]
 		if err := f.Event(k, report.URLInfo{URL: r.Result.Exchanges[i].URL, Hops: k.Hops, Via: k.Via, Seed: k.Seed}); err != nil {
 			return err

@@ -2,6 +2,7 @@ package crawl
 
 import (
 	"net/url"
+	"slices"
 	"strings"
 
 	"github.com/amber-crawler/amber/chain"
@@ -14,8 +15,11 @@ import (
 // first is the claimed URL itself, with the notes processors gave before the fetch
 // (Record.Notes). A rendering fetcher follows the URL's redirects inside the page load: each
 // hop continues the URL's hop path with R, via the previous hop. Everything after the chain
-// is an embed of the page, listed in the page's metadata record. Doc is the index of the end
-// of the chain: the exchange whose content the page shows.
+// is an embed of the page, listed once in the page's metadata record however often the page
+// asked for it; a rendered page's are archived only if the crawl does not hold them yet
+// (Capture.Once): a style sheet every page loads is written once, and so is an image a page
+// asks for twice. Doc is the index of the end of the chain: the exchange whose content the
+// page shows.
 func captures(r *chain.Record) {
 	u, res := r.URL(), r.Result
 	caps := make([]chain.Capture, len(res.Exchanges))
@@ -41,8 +45,10 @@ func captures(r *chain.Record) {
 			continue
 		}
 		chained = false
-		caps[i].Hops, caps[i].Via = u.Hops+string(hop.Embed), u.URL
-		caps[0].Outlinks = append(caps[0].Outlinks, warc.Outlink{URL: ex.URL, Hop: string(hop.Embed), Context: "browser"})
+		caps[i].Hops, caps[i].Via, caps[i].Once = u.Hops+string(hop.Embed), u.URL, res.Render != nil
+		if !slices.ContainsFunc(caps[0].Outlinks, func(o warc.Outlink) bool { return o.URL == ex.URL }) {
+			caps[0].Outlinks = append(caps[0].Outlinks, warc.Outlink{URL: ex.URL, Hop: string(hop.Embed), Context: "browser"})
+		}
 	}
 	r.Captures, r.Doc = caps, doc
 }

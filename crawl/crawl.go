@@ -337,6 +337,13 @@ func (c *crawler) openWARC() (*warc.Writer, error) {
 	if c.disk != nil {
 		beforeWrite = c.disk.BeforeWrite
 	}
+	// The browser archives each resource its pages load once per crawl (Capture.Once): the
+	// frontier remembers what the crawl holds, across runs and processes. A plain crawl marks
+	// nothing Once and keeps no such index.
+	var held warc.HeldIndex
+	if subcoll.UsesBrowser(cfg.Subcollections, cfg.collection()) {
+		held = c.front
+	}
 	w, err := warc.NewWriter(warc.Config{
 		BeforeWrite: beforeWrite,
 		Dir:         filepath.Join(cfg.Dir, WARCDir),
@@ -345,6 +352,7 @@ func (c *crawler) openWARC() (*warc.Writer, error) {
 		MaxSize:     cfg.WARCMaxSize,
 		CDXJPath:    filepath.Join(cfg.Dir, LiveCDXJFile),
 		Dedup:       prior.Index{Front: c.front, Priors: len(cfg.DedupFrom) > 0 || cfg.RecrawlOf != ""},
+		Held:        held,
 		Info: warc.Info{
 			Software:    cfg.Software,
 			Operator:    cfg.Operator,

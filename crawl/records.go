@@ -38,7 +38,9 @@ type records struct {
 }
 
 // Archive archives one exchange (request, response or revisit, metadata, CDXJ line) and
-// writes its events and crawl.log line. An error is fatal for the crawl.
+// writes its events and crawl.log line; an exchange the crawl holds already (Capture.Once,
+// warc.Result.Held) is not archived, logged or counted again. An error is fatal for the
+// crawl.
 func (w *records) Archive(worker int, ex *fetch.Exchange, k chain.Capture) (warc.Result, error) {
 	if err := w.challenge(worker, ex, k); err != nil {
 		return warc.Result{}, err
@@ -48,10 +50,13 @@ func (w *records) Archive(worker int, ex *fetch.Exchange, k chain.Capture) (warc
 		Response: responseReader(ex), ResponseSize: ex.ResponseSize(), Truncated: ex.Truncated,
 		Via: k.Via, Hops: k.Hops, Seed: k.Seed, Outlinks: k.Outlinks,
 		Extra:       append(captureFields(ex), k.Fields...),
-		NotModified: k.NotModified,
+		NotModified: k.NotModified, Once: k.Once,
 	})
 	if err != nil {
 		return res, fmt.Errorf("write warc: %w", err)
+	}
+	if res.Held {
+		return res, nil
 	}
 	w.budget.counted(ex.ResponseSize(), k.CountURL)
 	info := report.URLInfo{URL: ex.URL, Hops: k.Hops, Via: k.Via, Seed: k.Seed}

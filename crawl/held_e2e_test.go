@@ -230,10 +230,7 @@ func replaySharedSite(t *testing.T, chromium, dir string) {
 		t.Fatal(err)
 	}
 	client := &http.Client{Transport: &http.Transport{Proxy: http.ProxyURL(pu)}}
-	var static []string
-	for _, p := range sharedFiles {
-		static = append(static, p)
-	}
+	static := slices.Clone(sharedFiles)
 	for _, p := range sharedOwnImg {
 		static = append(static, p)
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/amber-crawler/amber/internal/warccheck"
+	"github.com/amber-crawler/amber/internal/warctest"
 	"github.com/amber-crawler/amber/warc"
 )
 
@@ -73,10 +74,10 @@ func records(t *testing.T, dir, cdxj string) []string {
 // a capture not marked Once is written whatever the crawl holds.
 func TestWriteCaptureOnce(t *testing.T) {
 	css := func(body string) []byte {
-		return rawResponse(200, "OK", [][2]string{{"Content-Type", "text/css"}, {"Content-Length", fmt.Sprint(len(body))}}, []byte(body))
+		return warctest.RawResponse(200, "OK", [][2]string{{"Content-Type", "text/css"}, {"Content-Length", fmt.Sprint(len(body))}}, []byte(body))
 	}
 	notFound := func(status int) []byte {
-		return rawResponse(status, "Gone", [][2]string{{"Content-Type", "text/plain"}, {"Content-Length", "9"}}, []byte("not found"))
+		return warctest.RawResponse(status, "Gone", [][2]string{{"Content-Type", "text/plain"}, {"Content-Length", "9"}}, []byte("not found"))
 	}
 	a, b := css("p{color:red}"), css("p{color:blue}")
 	rows := []struct {
@@ -102,7 +103,7 @@ func TestWriteCaptureOnce(t *testing.T) {
 	dir := t.TempDir()
 	cdxj := filepath.Join(t.TempDir(), "index.cdxj")
 	held := &memHeld{}
-	w := newWriter(t, warc.Config{Dir: dir, CDXJPath: cdxj, Dedup: newMemDedup(), Held: held})
+	w := newWriter(t, warc.Config{Dir: dir, CDXJPath: cdxj, Dedup: &warctest.MemDedup{}, Held: held})
 	var want []string
 	for i, row := range rows {
 		c := capture(row.url, t0.Add(time.Duration(i)*time.Second), row.resp)
@@ -142,8 +143,8 @@ func TestWriteCaptureOnce(t *testing.T) {
 // TestWriteCaptureOnceWithoutIndex: without Config.Held, Once changes nothing.
 func TestWriteCaptureOnceWithoutIndex(t *testing.T) {
 	dir := t.TempDir()
-	w := newWriter(t, warc.Config{Dir: dir, Dedup: newMemDedup()})
-	resp := rawResponse(200, "OK", [][2]string{{"Content-Type", "text/css"}, {"Content-Length", "4"}}, []byte("p{} "))
+	w := newWriter(t, warc.Config{Dir: dir, Dedup: &warctest.MemDedup{}})
+	resp := warctest.RawResponse(200, "OK", [][2]string{{"Content-Type", "text/css"}, {"Content-Length", "4"}}, []byte("p{} "))
 	for i := range 2 {
 		c := capture("http://example.com/site.css", t0.Add(time.Duration(i)*time.Second), resp)
 		c.Once = true
@@ -158,8 +159,8 @@ func TestWriteCaptureOnceWithoutIndex(t *testing.T) {
 func TestConcurrentOnce(t *testing.T) {
 	dir := t.TempDir()
 	cdxj := filepath.Join(t.TempDir(), "index.cdxj")
-	w := newWriter(t, warc.Config{Dir: dir, CDXJPath: cdxj, Dedup: newMemDedup(), Held: &memHeld{delay: 5 * time.Millisecond}})
-	resp := rawResponse(200, "OK", [][2]string{{"Content-Type", "image/png"}, {"Content-Length", "5"}}, []byte("\x89PNG!"))
+	w := newWriter(t, warc.Config{Dir: dir, CDXJPath: cdxj, Dedup: &warctest.MemDedup{}, Held: &memHeld{delay: 5 * time.Millisecond}})
+	resp := warctest.RawResponse(200, "OK", [][2]string{{"Content-Type", "image/png"}, {"Content-Length", "5"}}, []byte("\x89PNG!"))
 	const n = 16
 	results := make([]warc.Result, n)
 	var wg sync.WaitGroup

@@ -416,16 +416,10 @@ func (ct Content) engine(c *crawl.Config) error {
 // urls sets what the crawl does to the URLs it finds (urls: mirrors before the rewrite rules)
 // and its feeds (feeds).
 func (f *File) urls(c *crawl.Config) error {
-	rules, err := rewrite.ParseAll(f.URLs.RewriteRules)
-	if err != nil {
-		return fmt.Errorf("%w: urls.rewrite_rules: %w", ErrConfig, err)
-	}
-	mirrors, err := mirrorRules(f.URLs)
-	if err != nil {
+	var err error
+	if c.URLs, err = f.URLConfig(); err != nil {
 		return err
 	}
-	c.URLs = crawl.URLConfig{Rewrite: append(mirrors, rules...), SortQuery: f.URLs.SortQueryParams,
-		RefreshRedirectMax: f.URLs.MetaRefreshRedirectMax, MaxRedirects: f.URLs.MaxRedirects}
 	fd := f.Feeds
 	c.Feeds = listing.Feeds{URLs: fd.URLs, Limits: feed.Limits{MaxLinks: fd.MaxLinks, MaxBytes: c.Feeds.Limits.MaxBytes},
 		SkipItemLinks: fd.FollowLinks != nil && !*fd.FollowLinks, IgnoreRules: fd.IgnoreRules, AutoDiscover: fd.AutoDiscover}
@@ -433,6 +427,23 @@ func (f *File) urls(c *crawl.Config) error {
 		c.Feeds.Limits.MaxLinks = feed.MaxLinks
 	}
 	return nil
+}
+
+// URLConfig returns what the crawl of f does to each URL it finds before scope decides it
+// (the urls section: the mirrors' rules, then rewrite_rules; sort_query_params; meta refresh
+// and redirects), as Build gives it to the crawl. Its URLConfig.Fetched is the URL the crawl
+// takes for a URL found (amber scope check decides on it).
+func (f *File) URLConfig() (crawl.URLConfig, error) {
+	rules, err := rewrite.ParseAll(f.URLs.RewriteRules)
+	if err != nil {
+		return crawl.URLConfig{}, fmt.Errorf("%w: urls.rewrite_rules: %w", ErrConfig, err)
+	}
+	mirrors, err := mirrorRules(f.URLs)
+	if err != nil {
+		return crawl.URLConfig{}, err
+	}
+	return crawl.URLConfig{Rewrite: append(mirrors, rules...), SortQuery: f.URLs.SortQueryParams,
+		RefreshRedirectMax: f.URLs.MetaRefreshRedirectMax, MaxRedirects: f.URLs.MaxRedirects}, nil
 }
 
 // maxMirrorFile bounds a mirror file (urls.mirror_files).

@@ -307,7 +307,7 @@ func (c *crawler) policies() {
 	cfg, front := c.cfg, c.front
 	c.sites = sitelimit.New(cfg.Sites, c.env(), c.budget.ctr, cfg.RetryDelay, sitelimit.Deps{HostKey: c.politeKey,
 		URLsPerHost: func(sub frontier.URL) int64 { return c.subs.URLsPerHost(sub, cfg.Sites.URLsPerHost) }})
-	c.links = &outlinks{urls: cfg.URLs, form: c.scope.form, max: cfg.MaxOutlinks, scope: c.scope, addrs: c.addrs, subs: c.subs,
+	c.links = &outlinks{urls: cfg.URLs, flavour: cfg.Scope.Flavour, max: cfg.MaxOutlinks, scope: c.scope, addrs: c.addrs, subs: c.subs,
 		events: c.events, log: c.log, front: func() frontier.Store { return c.front }, logLine: c.rec.WriteLine, refuse: c.rec.refuse, frontierErr: c.frontierErr}
 	c.listings = listing.New(cfg.Sitemaps, cfg.Feeds, c.env(), listing.Deps{Queue: c.links.queueListed, RobotsSitemaps: c.sitemapsFromRobots})
 	c.links.listings = c.listings

@@ -75,8 +75,8 @@ const metaRewritten = "crawl/rewritten/"
 // recorded with their reason.
 type outlinks struct {
 	urls     URLConfig
-	form     canonicalForm
-	max      int // Config.MaxOutlinks
+	flavour  scope.Flavour // the scope's, for URLConfig.Fetched
+	max      int           // Config.MaxOutlinks
 	scope    *liveScope
 	addrs    *addrgate.Gate
 	subs     *subcoll.Set
@@ -111,23 +111,34 @@ type decided struct {
 	feeds []string
 }
 
-// canonical returns the URL the crawl takes for an absolute URL found on a page, in a
-// sitemap or a feed: rewritten (URLConfig.Rewrite), canonicalised, its query sorted
-// (URLConfig.SortQuery); "" when it does not canonicalise. from is raw when a rewrite rule
-// changed the URL taken, else "".
-func (o *outlinks) canonical(raw string) (cu, from string) {
+// Fetched returns the URL the crawl takes for an absolute URL raw found on a page, in a
+// sitemap or a feed, in the scope's flavour f: rewritten (Rewrite), canonicalised
+// (scope.Canonicalize), its query sorted (SortQuery). That URL is the one scope decides and
+// the crawl queues, fetches and archives. from is raw when a rewrite rule changed the URL
+// taken, else "". The error is the canonicalisation's: the crawl takes nothing for raw.
+func (u URLConfig) Fetched(raw string, f scope.Flavour) (cu, from string, err error) {
+	form := canonicalForm{flavour: f, sortQuery: u.SortQuery}
 	target := raw
-	if len(o.urls.Rewrite) > 0 {
-		target, _ = o.urls.Rewrite.Apply(raw)
+	if len(u.Rewrite) > 0 {
+		target, _ = u.Rewrite.Apply(raw)
 	}
-	cu, err := o.form.canonicalize(target)
-	if err != nil {
-		return "", ""
+	if cu, err = form.canonicalize(target); err != nil {
+		return "", "", err
 	}
 	if target != raw {
-		if orig, err := o.form.canonicalize(raw); err != nil || orig != cu {
+		if orig, err := form.canonicalize(raw); err != nil || orig != cu {
 			from = raw
 		}
+	}
+	return cu, from, nil
+}
+
+// canonical returns the URL the crawl takes for an absolute URL found (URLConfig.Fetched);
+// "" when it does not canonicalise.
+func (o *outlinks) canonical(raw string) (cu, from string) {
+	cu, from, err := o.urls.Fetched(raw, o.flavour)
+	if err != nil {
+		return "", ""
 	}
 	return cu, from
 }

@@ -14,6 +14,7 @@ import (
 	"strings"
 
 	"github.com/amber-crawler/amber/config"
+	"github.com/amber-crawler/amber/crawl"
 	"github.com/amber-crawler/amber/fetch"
 	"github.com/amber-crawler/amber/report"
 	"github.com/amber-crawler/amber/scope"
@@ -36,8 +37,12 @@ type checkInput struct {
 type checkOutput struct {
 	URL       string `json:"url"`
 	Canonical string `json:"canonical"`
-	Decision  string `json:"decision"`
-	Reason    string `json:"reason"`
+	// Fetched is the URL the crawl takes for URL when it is not Canonical: rewritten by
+	// urls.mirrors or urls.rewrite_rules, its query sorted by urls.sort_query_params
+	// (crawl.URLConfig.Fetched). The decision is the one on it, as the crawl's.
+	Fetched  string `json:"fetched,omitempty"`
+	Decision string `json:"decision"`
+	Reason   string `json:"reason"`
 	// Suggestion, for a URL left out, is the change to the config that would bring it in
 	// (report.Suggestion: a domain or crawl rule to add, a depth to raise), when there is one.
 	Suggestion string `json:"suggestion,omitempty"`
@@ -72,10 +77,13 @@ func printScopeHelp(w io.Writer) {
 Prints, for each URL (arguments, or JSON lines on stdin with "url" and optional "hops", "via",
 "via_hops_off", "via_redirect", "seed", "addr"), one JSON line: the canonical URL, "in" or
 "out", and the reason, decided with the seeds and rules of the config as the crawl would decide
-them; for a URL left out, a "suggestion" says what would bring it in, when something would (a
-domain or crawl rule to add, a depth to raise). When the rules have ip matchers, each host is
-looked up as the crawl looks it up (network.connect_to first), unless the line gives its
-"addr" or --no-resolve is set, and the address used is printed ("addr").
+them. A URL is taken as the crawl takes a URL it finds: when the config's urls section
+(mirrors, rewrite_rules, sort_query_params) makes it another URL, that one is printed as
+"fetched", and the decision is on it. For a URL left out, a "suggestion" says what would
+bring it in, when something would (a domain or crawl rule to add, a depth to raise). When the
+rules have ip matchers, each host is looked up as the crawl looks it up (network.connect_to
+first), unless the line gives its "addr" or --no-resolve is set, and the address used is
+printed ("addr").
 
 Flags:
 `, scopeUsage)
@@ -126,6 +134,7 @@ func runScope(ctx context.Context, args []string, stdin io.Reader, stdout io.Wri
 type scopeChecker struct {
 	sc        scope.Config
 	s         *scope.Scope
+	urls      crawl.URLConfig                  // the config's urls section: the URL the crawl takes
 	firstSeed string                           // canonical: the seed of a candidate without one
 	hostAddr  func(string) (netip.Addr, error) // nil: no ip rules, or --no-resolve
 }
@@ -134,11 +143,11 @@ type scopeChecker struct {
 // hosts up when the rules have ip matchers and --no-resolve is not set. Its errors are
 // usage errors.
 func newScopeChecker(f scopeFlags) (*scopeChecker, error) {
-	sc, s, connectTo, err := loadScope(f)
+	sc, s, urls, connectTo, err := loadScope(f)
 	if err != nil {
 		return nil, usageError{err}
 	}
-	k := &scopeChecker{sc: sc, s: s}
+	k := &scopeChecker{sc: sc, s: s, urls: urls}
 	if s.NeedsAddr() && !f.noResolve {
 		k.hostAddr = fetch.NewResolver(connectTo, 0).URLAddr
 	}
@@ -148,22 +157,39 @@ func newScopeChecker(f scopeFlags) (*scopeChecker, error) {
 	return k, nil
 }
 
-// check decides one candidate: hops L, the first seed and via the seed unless in says
-// otherwise, and the address of in, else the host's looked up (none when it does not
-// resolve). A URL of a scheme other than http(s) is out (scope.ReasonScheme); a URL that does
-// not parse otherwise, and a bad seed, via, via_redirect or addr, are errors.
+// check decides one candidate: the URL the crawl takes for it (crawl.URLConfig.Fetched,
+// printed as fetched when it is not the canonical URL), hops L, the first seed and via the
+// seed unless in says otherwise, and the address of in, else the host's looked up (none when
+// it does not resolve). A URL of a scheme other than http(s), or rewritten into one, is out
+// (scope.ReasonScheme); a URL that does not parse otherwise (or is rewritten into one that
+// does not), and a bad seed, via, via_redirect or addr, are errors.
 func (k *scopeChecker) check(in checkInput) (checkOutput, error) {
 	out := checkOutput{URL: in.URL, Decision: "out"}
 	flavour := k.sc.Flavour
-	canon, err := scope.Canonicalize(in.URL, flavour)
+	fetched, _, err := k.urls.Fetched(in.URL, flavour)
+	canon, cerr := scope.Canonicalize(in.URL, flavour)
+	if cerr != nil {
+		canon = strings.TrimSpace(in.URL)
+	}
+	out.Canonical = canon
 	if err != nil {
-		if u, perr := url.Parse(strings.TrimSpace(in.URL)); perr == nil && u.Scheme != "" && u.Scheme != "http" && u.Scheme != "https" {
-			out.Canonical, out.Reason = strings.TrimSpace(in.URL), scope.ReasonScheme
+		target, rewritten := k.urls.Rewrite.Apply(in.URL)
+		if rewritten {
+			out.Fetched = strings.TrimSpace(target)
+		}
+		if otherScheme(target) {
+			out.Reason = scope.ReasonScheme
 			return out, nil
+		}
+		if rewritten {
+			return out, fmt.Errorf("url %q, rewritten to %q: %w", in.URL, target, err)
 		}
 		return out, fmt.Errorf("url %q: %w", in.URL, err)
 	}
-	c := scope.Candidate{URL: canon, Hops: in.Hops, ViaHopsOff: in.ViaHopsOff}
+	if fetched != canon {
+		out.Fetched = fetched
+	}
+	c := scope.Candidate{URL: fetched, Hops: in.Hops, ViaHopsOff: in.ViaHopsOff}
 	if c.Hops == "" {
 		c.Hops = "L"
 	}
@@ -182,19 +208,25 @@ func (k *scopeChecker) check(in checkInput) (checkOutput, error) {
 			return out, fmt.Errorf("addr: %w", err)
 		}
 	case k.hostAddr != nil:
-		c.Addr, _ = k.hostAddr(canon) // none: scope says no-address where an ip rule could let it in
+		c.Addr, _ = k.hostAddr(fetched) // none: scope says no-address where an ip rule could let it in
 	}
 	d := k.s.Decide(c)
-	out.Canonical, out.Reason = canon, d.Reason
+	out.Reason = d.Reason
 	if k.s.NeedsAddr() && c.Addr.IsValid() {
 		out.Addr = c.Addr.String()
 	}
 	if d.In {
 		out.Decision = "in"
 	} else {
-		out.Suggestion = report.Suggestion(d.Reason, canon, c.Hops)
+		out.Suggestion = report.Suggestion(d.Reason, fetched, c.Hops)
 	}
 	return out, nil
+}
+
+// otherScheme reports whether raw is a URL of a scheme other than http(s).
+func otherScheme(raw string) bool {
+	u, err := url.Parse(strings.TrimSpace(raw))
+	return err == nil && u.Scheme != "" && u.Scheme != "http" && u.Scheme != "https"
 }
 
 // checkURLs writes to enc the decision for each URL of the command line. A URL check
@@ -252,28 +284,33 @@ func (k *scopeChecker) checkStdin(ctx context.Context, stdin io.Reader, enc *jso
 }
 
 // loadScope reads the config named by --config and builds its scope, with --flavour applied,
-// and returns its network.connect_to mappings (for the hosts' addresses).
-func loadScope(f scopeFlags) (scope.Config, *scope.Scope, []fetch.ConnectTo, error) {
+// and returns its urls section (what the crawl does to a URL it finds) and its
+// network.connect_to mappings (for the hosts' addresses).
+func loadScope(f scopeFlags) (scope.Config, *scope.Scope, crawl.URLConfig, []fetch.ConnectTo, error) {
+	var urls crawl.URLConfig
 	cfg, _, err := loadConfigs(f.configs, f.fastDomain, f.strict)
 	if err != nil {
-		return scope.Config{}, nil, nil, err
+		return scope.Config{}, nil, urls, nil, err
 	}
 	if f.flavour != "" {
 		cfg.Scope.Flavour = f.flavour
 	}
 	sc, err := cfg.ScopeConfig(config.DefaultFlavour(cfg.Fetcher))
 	if err != nil {
-		return sc, nil, nil, err
+		return sc, nil, urls, nil, err
 	}
 	s, err := scope.New(sc)
 	if err != nil {
-		return sc, nil, nil, fmt.Errorf("scope: %w", err)
+		return sc, nil, urls, nil, fmt.Errorf("scope: %w", err)
+	}
+	if urls, err = cfg.URLConfig(); err != nil {
+		return sc, nil, urls, nil, err
 	}
 	mappings, err := cfg.Network.Mappings()
 	if err != nil {
-		return sc, nil, nil, err
+		return sc, nil, urls, nil, err
 	}
-	return sc, s, mappings, nil
+	return sc, s, urls, mappings, nil
 }
 
 // canonicalOr canonicalises s, or returns def when s is empty.

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -204,5 +205,73 @@ network:
 	err := run(t.Context(), []string{"scope", "check", "--config", cfgPath}, strings.NewReader(`{"url": "http://a.test/", "addr": "not-an-address"}`), &stdout, &stderr)
 	if err == nil || !strings.Contains(err.Error(), "addr") {
 		t.Errorf("a bad addr: err %v, want one naming addr", err)
+	}
+}
+
+// TestScopeCheckFetched: scope check takes a URL as the crawl takes a URL it finds, with the
+// config's urls section (sort_query_params, rewrite_rules, mirrors and mirror_files): the URL
+// the crawl fetches is printed as "fetched" when it is not the canonical URL, and decided, as
+// the crawl decides it (a block rule that matches the fetched URL alone keeps it out).
+func TestScopeCheckFetched(t *testing.T) {
+	const seed = "http://www.example.com/"
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "mirrors.txt"), []byte("www.example.com filed.example.com\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name string
+		urls string // the urls section of the config
+		url  string
+		want checkOutput
+	}{
+		{"no urls section: as given", "", "http://www.example.com/a?b=2&a=1",
+			checkOutput{Canonical: "http://www.example.com/a?b=2&a=1", Decision: "in", Reason: "seed-prefix"}},
+		{"sorted", "sort_query_params: true", "http://www.example.com/a?b=2&a=1",
+			checkOutput{Canonical: "http://www.example.com/a?b=2&a=1", Fetched: "http://www.example.com/a?a=1&b=2", Decision: "in", Reason: "seed-prefix"}},
+		{"sorted already", "sort_query_params: true", "http://www.example.com/a?a=1&b=2",
+			checkOutput{Canonical: "http://www.example.com/a?a=1&b=2", Decision: "in", Reason: "seed-prefix"}},
+		{"the block rule matches the sorted URL", "sort_query_params: true", "http://www.example.com/s?z=1&y=2",
+			checkOutput{Canonical: "http://www.example.com/s?z=1&y=2", Fetched: "http://www.example.com/s?y=2&z=1", Decision: "out", Reason: `block:regex:.*\?y=2&z=1$`}},
+		{"without sorting the block rule does not match", "", "http://www.example.com/s?z=1&y=2",
+			checkOutput{Canonical: "http://www.example.com/s?z=1&y=2", Decision: "in", Reason: "seed-prefix"}},
+		{"rewritten into scope", `rewrite_rules: ["*^http://old\\.example\\.org/*http://www.example.com/*"]`, "http://old.example.org/x?b=2&a=1",
+			checkOutput{Canonical: "http://old.example.org/x?b=2&a=1", Fetched: "http://www.example.com/x?b=2&a=1", Decision: "in", Reason: "seed-prefix"}},
+		{"rewritten out of scope", `rewrite_rules: ["*^http://www\\.example\\.com/ext/*http://elsewhere.example.net/*"]`, "http://www.example.com/ext/p",
+			checkOutput{Canonical: "http://www.example.com/ext/p", Fetched: "http://elsewhere.example.net/p", Decision: "out", Reason: "out-of-scope"}},
+		{"rewritten and sorted", "sort_query_params: true\n  rewrite_rules: [\"*/old/*/new/*\"]", "http://www.example.com/old/p?b=2&a=1",
+			checkOutput{Canonical: "http://www.example.com/old/p?b=2&a=1", Fetched: "http://www.example.com/new/p?a=1&b=2", Decision: "in", Reason: "seed-prefix"}},
+		{"rewritten into another scheme", `rewrite_rules: ["#^http://www\\.example\\.com/mail/(.*)$#mailto:$1#"]`, "http://www.example.com/mail/a@example.com",
+			checkOutput{Canonical: "http://www.example.com/mail/a@example.com", Fetched: "mailto:a@example.com", Decision: "out", Reason: "scheme"}},
+		{"a mirror", "mirrors: [[www.example.com, mirror.example.com]]", "http://Mirror.example.com/y",
+			checkOutput{Canonical: "http://mirror.example.com/y", Fetched: "http://www.example.com/y", Decision: "in", Reason: "seed-prefix"}},
+		{"a mirror file's mirror", "mirror_files: [mirrors.txt]", "http://filed.example.com/z",
+			checkOutput{Canonical: "http://filed.example.com/z", Fetched: "http://www.example.com/z", Decision: "in", Reason: "seed-prefix"}},
+		{"the mirror before the rewrite rules", "mirrors: [[www.example.com, mirror.example.com]]\n  rewrite_rules: [\"*^http://www\\\\.example\\\\.com/m/*http://elsewhere.example.net/*\"]", "http://mirror.example.com/m/1",
+			checkOutput{Canonical: "http://mirror.example.com/m/1", Fetched: "http://elsewhere.example.net/1", Decision: "out", Reason: "out-of-scope"}},
+	}
+	for i, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			yaml := "seeds: [\"" + seed + "\"]\nscope:\n  block: [\"regex:.*\\\\?y=2&z=1$\"]\n"
+			if tt.urls != "" {
+				yaml += "urls:\n  " + tt.urls + "\n"
+			}
+			cfgPath := filepath.Join(dir, fmt.Sprintf("c%d.yaml", i))
+			if err := os.WriteFile(cfgPath, []byte(yaml), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			var stdout, stderr bytes.Buffer
+			if err := run(t.Context(), []string{"scope", "check", "--config", cfgPath, tt.url}, nil, &stdout, &stderr); err != nil {
+				t.Fatalf("%v\n%s", err, stderr.String())
+			}
+			want := tt.want
+			want.URL = tt.url
+			got := decodeOutputs(t, stdout.String())
+			if diff := cmp.Diff([]checkOutput{want}, got, cmpopts.IgnoreFields(checkOutput{}, "Suggestion")); diff != "" {
+				t.Errorf("decision (-want +got):\n%s", diff)
+			}
+			if hasKey := strings.Contains(stdout.String(), `"fetched":`); hasKey != (want.Fetched != "") {
+				t.Errorf("output %s: a fetched key %v, want %v", stdout.String(), hasKey, want.Fetched != "")
+			}
+		})
 	}
 }

@@ -47,6 +47,14 @@ type Request struct {
 	// browser's subresources and the redirects it follows; Client makes none) about each of
 	// them before it is sent; a request it gives a reason for is not made (Result.Blocked).
 	Admit Admit
+	// FetchBody, when set, is asked whether to read the body of the final response once its
+	// head has arrived, with its status and header fields (which it must not change); only for
+	// a response that has a body by its framing (not a HEAD's, 1xx, 204 or 304). When it says
+	// no, the body is not read and the connection is closed: the exchange holds the response's
+	// head alone (Exchange.BodyNotFetched). Client asks it about each response it reads for
+	// the request (the 401 of an answered challenge too); a browser's requests of its own do
+	// not carry it. Heritrix's FetchHTTP shouldFetchBodyRule.
+	FetchBody func(status int, header http.Header) bool
 }
 
 // Client is the recording HTTP/1.1 client. It is safe for concurrent use.
@@ -148,6 +156,7 @@ type target struct {
 	jarURL     *url.URL // the URL as the cookie jar sees it (normalised host)
 	key        string
 	request    []byte
+	fetchBody  func(int, http.Header) bool // Request.FetchBody
 }
 
 // Do performs one request. No redirect is followed (a 3xx is a result) and any HTTP status
@@ -237,7 +246,7 @@ func (c *Client) prepare(req Request, answer string) (*target, error) {
 		}
 		return nil, fmt.Errorf("%w: %w", ErrInvalidURL, err)
 	}
-	t := &target{url: req.URL, method: req.Method}
+	t := &target{url: req.URL, method: req.Method, fetchBody: req.FetchBody}
 	if t.method == "" {
 		t.method = http.MethodGet
 	}
@@ -636,10 +645,16 @@ func (c *Client) roundTrip(ctx context.Context, cn *conn, t *target, deadline ti
 	f := bodyFraming(t.method, h)
 	ex.chunked = f.chunked
 
-	complete, berr := w.readBody(f)
-	if !complete {
-		if ex.Truncated, err = truncation(ctx, t.url, berr); err != nil {
-			return nil, false, err
+	complete := false
+	if !f.noBody && t.fetchBody != nil && !t.fetchBody(h.status, h.header) {
+		// Left unread: the connection is closed under whatever of the body is on its way.
+		ex.BodyNotFetched, ex.NotFetchedSize = true, f.length
+	} else {
+		var berr error
+		if complete, berr = w.readBody(f); !complete {
+			if ex.Truncated, err = truncation(ctx, t.url, berr); err != nil {
+				return nil, false, err
+			}
 		}
 	}
 	if err := raw.finish(); err != nil {

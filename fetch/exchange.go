@@ -39,6 +39,13 @@ type Exchange struct {
 	// exchange answered (the same request, sent again with the realm's credential); nil
 	// otherwise. It was made first: archive it before this one. Close closes it too.
 	Challenge *Exchange
+	// BodyNotFetched says the body was not read: Request.FetchBody said no once the head had
+	// arrived. The raw response is then the head alone (any interim responses, the status
+	// line and the header fields), Body is empty and BodySize 0; the connection was closed.
+	// NotFetchedSize is the length of the body its head declared (Content-Length), -1 when it
+	// declared none (chunked, or until the connection closes).
+	BodyNotFetched bool
+	NotFetchedSize int64
 
 	raw       *rawStore
 	bodyStart int64 // offset of the final response's body in raw
@@ -78,10 +85,14 @@ func (e *Exchange) ResponseSize() int64 {
 // are left as they are. At most MaxResponseSize decoded bytes are returned, then the reader
 // fails with ErrBodyLimit, so a decompression bomb stops there. A body labelled gzip that is
 // not gzip is returned as is. For a truncated exchange decoding ends quietly (io.EOF) where
-// the data ends. Responses without a body (HEAD, 1xx, 204, 304) give an empty body.
+// the data ends. Responses without a body (HEAD, 1xx, 204, 304), and one whose body was not
+// fetched (BodyNotFetched), give an empty body.
 func (e *Exchange) Body() (io.ReadCloser, error) {
 	if e.raw == nil {
 		return nil, fmt.Errorf("fetch: exchange closed")
+	}
+	if e.BodyNotFetched {
+		return io.NopCloser(bytes.NewReader(nil)), nil
 	}
 	var r io.Reader = e.raw.section(e.bodyStart)
 	var br *bufio.Reader

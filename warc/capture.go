@@ -93,7 +93,7 @@ func (w *Writer) WriteCapture(c Capture) (Result, error) {
 	}
 	if len(c.Request) > 0 {
 		// Chronological order: request, response, metadata.
-		ps = []*prepared{{rec: w.buildRequest(c, h)}, main}
+		ps = []*prepared{{rec: w.buildRequest(c, h, newRecordID(), h.respID)}, main}
 	}
 	ps = append(ps, &prepared{rec: w.buildCaptureMetadata(c, h, meta)})
 
@@ -169,10 +169,45 @@ func (w *Writer) releaseHeld(key string) {
 	w.heldMu.Unlock()
 }
 
+// WriteRequest writes a capture whose response is not archived (a response whose body the
+// crawl did not fetch, say): its request record and its metadata record, WARC-Concurrent-To
+// the request, whose lines (Capture.Extra) say why there is no response. c.Response,
+// ResponseSize, Truncated and NotModified are not used; c.Request is required. No CDXJ line
+// is written: there is nothing to replay. The Result is the request record's (Status 0, no
+// payload digest). Safe for concurrent use.
+func (w *Writer) WriteRequest(c Capture) (Result, error) {
+	if c.URL == "" {
+		return Result{}, fmt.Errorf("%w: empty URL", ErrInvalid)
+	}
+	if len(c.Request) == 0 {
+		return Result{}, fmt.Errorf("%w: no request for %s", ErrInvalid, c.URL)
+	}
+	meta, err := metadataBlock(c)
+	if err != nil {
+		return Result{}, err
+	}
+	infoID, err := w.currentInfoID()
+	if err != nil {
+		return Result{}, err
+	}
+	date := c.Date
+	if date.IsZero() {
+		date = w.now()
+	}
+	h := captureHeaders{date: date.UTC().Format(dateLayout), respID: newRecordID(), infoID: infoID}
+	ps := []*prepared{{rec: w.buildRequest(c, h, h.respID, "")}, {rec: w.buildCaptureMetadata(c, h, meta)}}
+	defer w.closePrepared(ps)
+	res := Result{RecordID: h.respID}
+	if err := w.commit(ps, infoID, 0, &res, nil); err != nil {
+		return Result{}, err
+	}
+	return res, nil
+}
+
 // captureHeaders are the header values the records of one capture share.
 type captureHeaders struct {
 	date   string // WARC-Date, dateLayout
-	respID string // WARC-Record-ID of the response or revisit, the target of WARC-Concurrent-To
+	respID string // WARC-Record-ID of the response or revisit (the request without one), the target of WARC-Concurrent-To
 	infoID string // WARC-Warcinfo-ID
 }
 
@@ -285,13 +320,15 @@ func headerValue(header []byte, name string) string {
 	return ""
 }
 
-// buildRequest builds the request record of a capture. Its payload is what follows the
-// request's header block: the body of a POST, nothing for a GET.
-func (w *Writer) buildRequest(c Capture, h captureHeaders) *record {
-	fields := commonFields(newRecordID(), h.date, c.URL, c.IP, h.infoID)
-	fields = append(fields,
-		field{gowarc.WarcConcurrentTo, h.respID},
-		field{gowarc.ContentType, contentTypeRequest})
+// buildRequest builds the request record of a capture, its WARC-Record-ID id, concurrent to
+// the record concurrentTo ("": none). Its payload is what follows the request's header block:
+// the body of a POST, nothing for a GET.
+func (w *Writer) buildRequest(c Capture, h captureHeaders, id, concurrentTo string) *record {
+	fields := commonFields(id, h.date, c.URL, c.IP, h.infoID)
+	if concurrentTo != "" {
+		fields = append(fields, field{gowarc.WarcConcurrentTo, concurrentTo})
+	}
+	fields = append(fields, field{gowarc.ContentType, contentTypeRequest})
 	bd, pd := httpDigests(c.Request)
 	return &record{typ: "request", fields: fields, block: bytesBlock(c.Request), blockDigest: bd, payloadDigest: pd}
 }

@@ -284,7 +284,7 @@ func (w *Writer) currentInfoID() (string, error) {
 }
 
 // commit appends the prepared records (compressing them first when needed) to the current
-// file and the CDXJ line for ps[mainIdx]. It is all or nothing: when a write fails (a full disk)
+// file and the CDXJ line for ps[mainIdx] (none when line is nil); res gets ps[mainIdx]'s place. It is all or nothing: when a write fails (a full disk)
 // the file is cut back to where the capture started and closed, and the index keeps no part of
 // the line (see failLocked).
 func (w *Writer) commit(ps []*prepared, infoID string, mainIdx int, res *Result, line *cdxLine) error {
@@ -327,8 +327,10 @@ func (w *Writer) commit(ps []*prepared, infoID string, mainIdx int, res *Result,
 		return w.failLocked(start, fmt.Errorf("write %s: %w", w.name, err))
 	}
 	name, offset, length := w.name, offsets[mainIdx], ps[mainIdx].sp.Size()
-	if err := w.appendCDXLocked(line, name, offset, length); err != nil {
-		return w.failLocked(start, err)
+	if line != nil {
+		if err := w.appendCDXLocked(line, name, offset, length); err != nil {
+			return w.failLocked(start, err)
+		}
 	}
 	w.writes++
 	res.Filename, res.Offset, res.Length = name, offset, length

@@ -4,28 +4,40 @@ import (
 	"bufio"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 )
 
 // The crawl.log annotations of the content filters and of POST requests (crawl's content
 // section and post_payloads): a response archived but not read for its type
-// (type-excluded:TYPE) or a header field (header-excluded:NAME), a page whose links were not
+// (type-excluded:TYPE) or a header field (header-excluded:NAME), a response whose body was
+// not fetched for the type its head gave (type-not-fetched:TYPE, with
+// bytes-not-fetched:N|unknown, the length its head declared), a page whose links were not
 // searched for its type (links-not-searched:TYPE), a URL requested with a POST (post).
 const (
-	notePrefixTypeExcluded   = "type-excluded:"
-	notePrefixHeaderExcluded = "header-excluded:"
-	notePrefixLinksNotRead   = "links-not-searched:"
-	notePost                 = "post"
+	notePrefixTypeExcluded    = "type-excluded:"
+	notePrefixHeaderExcluded  = "header-excluded:"
+	notePrefixTypeNotFetched  = "type-not-fetched:"
+	notePrefixBytesNotFetched = "bytes-not-fetched:"
+	notePrefixLinksNotRead    = "links-not-searched:"
+	notePost                  = "post"
 )
 
 // ContentCounts counts the crawl.log lines of a host, a seed or the crawl that the content
-// filters and POSTs annotate. Each counted line is a capture, counted as captured too; a line
-// may count in several (a POST whose answer is excluded).
+// filters and POSTs annotate. Each counted line got a response, counted as captured too; a
+// line may count in several (a POST whose answer is excluded).
 type ContentCounts struct {
 	TypeExcluded     int64 `json:"type_excluded"`      // archived, not read: content.types leaves its type out
 	HeaderExcluded   int64 `json:"header_excluded"`    // archived, not read: a content.exclude_headers pattern matched
 	LinksNotSearched int64 `json:"links_not_searched"` // read, but its links not followed: content.link_types leaves its type out
 	Post             int64 `json:"post"`               // requested with a POST of a post_payloads body
+	// TypeNotFetched counts the responses whose body was not fetched: content.types leaves
+	// out the type their head gave, and only their request is archived. BytesNotFetched adds
+	// up the lengths of those bodies their heads declared (Content-Length); SizeUnknown
+	// counts those whose head declared none, which BytesNotFetched leaves out.
+	TypeNotFetched  int64 `json:"type_not_fetched"`
+	BytesNotFetched int64 `json:"bytes_not_fetched"`
+	SizeUnknown     int64 `json:"not_fetched_size_unknown"`
 }
 
 // SeedContent is ContentCounts of the URLs of one seed.
@@ -39,6 +51,9 @@ func (c *ContentCounts) add(o ContentCounts) {
 	c.HeaderExcluded += o.HeaderExcluded
 	c.LinksNotSearched += o.LinksNotSearched
 	c.Post += o.Post
+	c.TypeNotFetched += o.TypeNotFetched
+	c.BytesNotFetched += o.BytesNotFetched
+	c.SizeUnknown += o.SizeUnknown
 }
 
 func (c ContentCounts) isZero() bool { return c == ContentCounts{} }
@@ -63,6 +78,14 @@ func lineContent(l *Line) ContentCounts {
 			c.LinksNotSearched = 1
 		case a == notePost:
 			c.Post = 1
+		case strings.HasPrefix(a, notePrefixTypeNotFetched):
+			c.TypeNotFetched = 1
+		case strings.HasPrefix(a, notePrefixBytesNotFetched):
+			if n, err := strconv.ParseInt(strings.TrimPrefix(a, notePrefixBytesNotFetched), 10, 64); err == nil && n >= 0 {
+				c.BytesNotFetched = n
+			} else {
+				c.SizeUnknown = 1
+			}
 		}
 	}
 	return c
@@ -144,7 +167,7 @@ func (s *summary) contentSeeds() []SeedContent {
 }
 
 // contentHeader heads the content tables of scope-report.txt.
-const contentHeader = "[#type-excluded] [#header-excluded] [#links-not-searched] [#post]"
+const contentHeader = "[#type-excluded] [#header-excluded] [#links-not-searched] [#post] [#type-not-fetched] [bytes-not-fetched] [#not-fetched-size-unknown]"
 
 // writeContentText writes the content tables of scope-report.txt, by host and by seed, when
 // the crawl has content counts.
@@ -153,9 +176,10 @@ func (s *summary) writeContentText(w *bufio.Writer) {
 		return
 	}
 	row := func(name string, c ContentCounts) {
-		fmt.Fprintf(w, "%s %d %d %d %d\n", field(name), c.TypeExcluded, c.HeaderExcluded, c.LinksNotSearched, c.Post)
+		fmt.Fprintf(w, "%s %d %d %d %d %d %d %d\n", field(name), c.TypeExcluded, c.HeaderExcluded, c.LinksNotSearched, c.Post,
+			c.TypeNotFetched, c.BytesNotFetched, c.SizeUnknown)
 	}
-	w.WriteString("\ncontent filters and POSTs (crawl.log lines)\n[host] " + contentHeader + "\n")
+	w.WriteString("\ncontent filters and POSTs (crawl.log lines; bytes-not-fetched: the Content-Length of the bodies not fetched)\n[host] " + contentHeader + "\n")
 	for _, h := range s.contentHosts() {
 		row(h.Host, *h.Content)
 	}
@@ -178,6 +202,9 @@ func (s *summary) contentReportLines() []string {
 		fmt.Sprintf("header-excluded URIs: %d", c.HeaderExcluded),
 		fmt.Sprintf("links-not-searched URIs: %d", c.LinksNotSearched),
 		fmt.Sprintf("POST URIs: %d", c.Post),
+		fmt.Sprintf("type-not-fetched URIs: %d", c.TypeNotFetched),
+		fmt.Sprintf("bytes not fetched: %d", c.BytesNotFetched),
+		fmt.Sprintf("type-not-fetched URIs of unknown size: %d", c.SizeUnknown),
 	}
 }
 
@@ -193,5 +220,7 @@ func (s *summary) htmlContentFigures() []htmlFigure {
 		{ID: "header-excluded", Label: "header excluded", Value: i64(c.HeaderExcluded)},
 		{ID: "links-not-searched", Label: "links not searched", Value: i64(c.LinksNotSearched)},
 		{ID: "post", Label: "POST requests", Value: i64(c.Post)},
+		{ID: "type-not-fetched", Label: "type not fetched", Value: i64(c.TypeNotFetched)},
+		{ID: "bytes-not-fetched", Label: "bytes not fetched", Value: displayBytes(c.BytesNotFetched)},
 	}
 }

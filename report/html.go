@@ -652,21 +652,21 @@ code{background:#f3f3f3;padding:0 .2em}
 
 {{- if .ContentTotal}}
 <h2 id="content">Content filters and POSTs</h2>
-<p>crawl.log lines of captures archived but not read for their type or a header field, of pages whose links were not searched for their type, and of URLs requested with a POST.</p>
+<p>crawl.log lines of captures archived but not read for their type or a header field, of pages whose links were not searched for their type, of URLs requested with a POST, and of responses whose body was not fetched for the type their head gave (only their request is archived; bytes not fetched: the Content-Length of those bodies, size unknown: those without one).</p>
 <table id="content-hosts">
-<thead><tr><th>host</th><th class="n">type excluded</th><th class="n">header excluded</th><th class="n">links not searched</th><th class="n">POST</th></tr></thead>
+<thead><tr><th>host</th><th class="n">type excluded</th><th class="n">header excluded</th><th class="n">links not searched</th><th class="n">POST</th><th class="n">type not fetched</th><th class="n">bytes not fetched</th><th class="n">size unknown</th></tr></thead>
 <tbody>
 {{- range .ContentHosts}}
-<tr data-host="{{.Host}}"><td>{{.Host}}</td><td class="n">{{.Content.TypeExcluded}}</td><td class="n">{{.Content.HeaderExcluded}}</td><td class="n">{{.Content.LinksNotSearched}}</td><td class="n">{{.Content.Post}}</td></tr>
+<tr data-host="{{.Host}}"><td>{{.Host}}</td><td class="n">{{.Content.TypeExcluded}}</td><td class="n">{{.Content.HeaderExcluded}}</td><td class="n">{{.Content.LinksNotSearched}}</td><td class="n">{{.Content.Post}}</td><td class="n">{{.Content.TypeNotFetched}}</td><td class="n">{{.Content.BytesNotFetched}}</td><td class="n">{{.Content.SizeUnknown}}</td></tr>
 {{- end}}
 </tbody>
-<tfoot><tr><th>total</th><th class="n">{{.ContentTotal.TypeExcluded}}</th><th class="n">{{.ContentTotal.HeaderExcluded}}</th><th class="n">{{.ContentTotal.LinksNotSearched}}</th><th class="n">{{.ContentTotal.Post}}</th></tr></tfoot>
+<tfoot><tr><th>total</th><th class="n">{{.ContentTotal.TypeExcluded}}</th><th class="n">{{.ContentTotal.HeaderExcluded}}</th><th class="n">{{.ContentTotal.LinksNotSearched}}</th><th class="n">{{.ContentTotal.Post}}</th><th class="n">{{.ContentTotal.TypeNotFetched}}</th><th class="n">{{.ContentTotal.BytesNotFetched}}</th><th class="n">{{.ContentTotal.SizeUnknown}}</th></tr></tfoot>
 </table>
 <table id="content-seeds">
-<thead><tr><th>seed</th><th class="n">type excluded</th><th class="n">header excluded</th><th class="n">links not searched</th><th class="n">POST</th></tr></thead>
+<thead><tr><th>seed</th><th class="n">type excluded</th><th class="n">header excluded</th><th class="n">links not searched</th><th class="n">POST</th><th class="n">type not fetched</th><th class="n">bytes not fetched</th><th class="n">size unknown</th></tr></thead>
 <tbody>
 {{- range .ContentSeeds}}
-<tr><td class="u">{{.Seed}}</td><td class="n">{{.TypeExcluded}}</td><td class="n">{{.HeaderExcluded}}</td><td class="n">{{.LinksNotSearched}}</td><td class="n">{{.Post}}</td></tr>
+<tr><td class="u">{{.Seed}}</td><td class="n">{{.TypeExcluded}}</td><td class="n">{{.HeaderExcluded}}</td><td class="n">{{.LinksNotSearched}}</td><td class="n">{{.Post}}</td><td class="n">{{.TypeNotFetched}}</td><td class="n">{{.BytesNotFetched}}</td><td class="n">{{.SizeUnknown}}</td></tr>
 {{- end}}
 </tbody>
 </table>

@@ -49,11 +49,11 @@ type Request struct {
 	Admit Admit
 	// FetchBody, when set, is asked whether to read the body of the final response once its
 	// head has arrived, with its status and header fields (which it must not change); only for
-	// a response that has a body by its framing (not a HEAD's, 1xx, 204 or 304). When it says
+	// a response that has a body by its framing (not a HEAD's, 1xx, 204 or 304), and not for
+	// a 401 whose challenge Client answers (Exchange.Challenge is read whole). When it says
 	// no, the body is not read and the connection is closed: the exchange holds the response's
-	// head alone (Exchange.BodyNotFetched). Client asks it about each response it reads for
-	// the request (the 401 of an answered challenge too); a browser's requests of its own do
-	// not carry it. Heritrix's FetchHTTP shouldFetchBodyRule.
+	// head alone (Exchange.BodyNotFetched). A browser's requests of its own do not carry it.
+	// Heritrix's FetchHTTP shouldFetchBodyRule.
 	FetchBody func(status int, header http.Header) bool
 }
 
@@ -175,13 +175,13 @@ func (c *Client) Do(ctx context.Context, req Request) (*Exchange, error) {
 		return nil, &Error{Kind: InvalidURL, URL: req.URL, Err: err}
 	}
 	ex, err := c.do(ctx, t)
-	if err != nil || ex.StatusCode != http.StatusUnauthorized || t.ownAuth || !c.authAllowed(t) {
+	if err != nil {
 		return ex, err
 	}
 	// A challenge for a realm of Config.Auth: answered once, and remembered for the
 	// directory of the URL.
-	value, ok := c.auth.answer(t.origin, t.reqTarget, ex.Header.Values("WWW-Authenticate"))
-	if !ok || value == t.auth {
+	value, ok := c.challengeAnswer(t, ex.StatusCode, ex.Header)
+	if !ok {
 		return ex, nil
 	}
 	t2, err := c.prepare(req, value)
@@ -201,6 +201,17 @@ func (c *Client) Do(ctx context.Context, req Request) (*Exchange, error) {
 		c.auth.learn(t.origin, t.reqTarget, value)
 	}
 	return again, nil
+}
+
+// challengeAnswer returns the Authorization value Do answers a response to t with: a 401
+// whose Basic challenge names the realm of a Config.Auth credential covering the URL, when t
+// had no Authorization of its own and sent another value; ok is false for any other response.
+func (c *Client) challengeAnswer(t *target, status int, h http.Header) (value string, ok bool) {
+	if status != http.StatusUnauthorized || t.ownAuth || !c.authAllowed(t) {
+		return "", false
+	}
+	value, ok = c.auth.answer(t.origin, t.reqTarget, h.Values("WWW-Authenticate"))
+	return value, ok && value != t.auth
 }
 
 // authAllowed reports whether Config.Auth credentials may go with t: over https, or over
@@ -646,7 +657,7 @@ func (c *Client) roundTrip(ctx context.Context, cn *conn, t *target, deadline ti
 	ex.chunked = f.chunked
 
 	complete := false
-	if !f.noBody && t.fetchBody != nil && !t.fetchBody(h.status, h.header) {
+	if c.refusesBody(t, f, h) {
 		// Left unread: the connection is closed under whatever of the body is on its way.
 		ex.BodyNotFetched, ex.NotFetchedSize = true, f.length
 	} else {
@@ -664,6 +675,19 @@ func (c *Client) roundTrip(ctx context.Context, cn *conn, t *target, deadline ti
 	reusable = complete && f.keepAlive && cn.br.Buffered() == 0 && ctx.Err() == nil
 	ok = true
 	return ex, false, nil
+}
+
+// refusesBody reports whether t's Request.FetchBody refuses the body of the response whose
+// head is h and framing f: asked about a response that has a body, unless it is a challenge
+// Do answers.
+func (c *Client) refusesBody(t *target, f framing, h *head) bool {
+	if f.noBody || t.fetchBody == nil {
+		return false
+	}
+	if _, answered := c.challengeAnswer(t, h.status, h.header); answered {
+		return false
+	}
+	return !t.fetchBody(h.status, h.header)
 }
 
 // newExchange returns the exchange of t's request on cn, before the request is sent: its

@@ -146,3 +146,60 @@ func TestFetchBody(t *testing.T) {
 		})
 	}
 }
+
+// TestFetchBodyChallenge: Request.FetchBody is asked about the response Do returns: a 401
+// whose challenge a realm credential answers is read whole (the exchange's Challenge), the
+// answer's body refused; a 401 no credential answers is the response, and asked about.
+func TestFetchBodyChallenge(t *testing.T) {
+	site := &bodySite{}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("Authorization") == "" {
+			w.Header().Set("WWW-Authenticate", `Basic realm="r"`)
+			w.Header().Set("Content-Type", "application/zip")
+			w.WriteHeader(http.StatusUnauthorized)
+			io.WriteString(w, "denied")
+			return
+		}
+		r.URL.Path = "/length"
+		site.ServeHTTP(w, r)
+	}))
+	defer srv.Close()
+	tests := []struct {
+		name      string
+		realm     string // of the credential
+		asked     string
+		status    int
+		challenge string // the Challenge's body; "" for none
+	}{
+		{"answered", "r", "200 application/zip", 200, "denied"},
+		{"not answered", "other", "401 application/zip", 401, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c := newTestClient(t, Config{AllowPrivate: true, HTTPAuthAllowed: true,
+				Auth: []OriginAuth{{Origin: srv.URL, Realm: tt.realm, Basic: &BasicAuth{Username: "u", Password: "pw"}}}})
+			var asked []string
+			ex, err := c.Do(t.Context(), Request{URL: srv.URL + "/", FetchBody: func(status int, h http.Header) bool {
+				asked = append(asked, fmt.Sprintf("%d %s", status, h.Get("Content-Type")))
+				return false
+			}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer ex.Close()
+			if fmt.Sprint(asked) != fmt.Sprint([]string{tt.asked}) || ex.StatusCode != tt.status || !ex.BodyNotFetched {
+				t.Errorf("asked %q, status %d, body not fetched %v; want [%s], %d, not fetched", asked, ex.StatusCode, ex.BodyNotFetched, tt.asked, tt.status)
+			}
+			switch {
+			case tt.challenge == "" && ex.Challenge != nil:
+				t.Errorf("a challenge %d, want none", ex.Challenge.StatusCode)
+			case tt.challenge != "" && ex.Challenge == nil:
+				t.Errorf("no challenge, want the 401")
+			case tt.challenge != "":
+				if body := readAll(t, ex.Challenge.Body); string(body) != tt.challenge || ex.Challenge.BodyNotFetched {
+					t.Errorf("challenge body %q (not fetched %v), want %q read", body, ex.Challenge.BodyNotFetched, tt.challenge)
+				}
+			}
+		})
+	}
+}

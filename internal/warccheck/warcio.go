@@ -76,21 +76,58 @@ for (const file of files) {
 // what it makes of the payload of each response record, in file order. The error is non-nil
 // when node fails (an unreadable file, say) or its output cannot be read.
 func RunWarcio(node, pkg string, files ...string) ([]WarcioPayload, error) {
+	return runNode[WarcioPayload](node, pkg, warcioScript, files)
+}
+
+// WarcioRecord is one record as warcio.js's WARCParser reads it.
+type WarcioRecord struct {
+	File         string
+	Type         string // WARC-Type
+	TargetURI    string
+	RecordID     string
+	ConcurrentTo string // WARC-Concurrent-To, the first one
+	ContentType  string // the record's Content-Type
+}
+
+// warcioRecordsScript reads the WARC files named after the warcio.js package directory and
+// prints one JSON line per record (WarcioRecord's fields).
+const warcioRecordsScript = `
+const [pkg, ...files] = process.argv.slice(1);
+const {WARCParser} = await import(pkg + "/dist/index.js");
+const {createReadStream} = await import("node:fs");
+for (const file of files) {
+  for await (const record of new WARCParser(createReadStream(file))) {
+    await record.readFully();
+    console.log(JSON.stringify({File: file, Type: record.warcType, TargetURI: record.warcTargetURI || "",
+      RecordID: record.warcHeader("WARC-Record-ID") || "", ConcurrentTo: record.warcHeader("WARC-Concurrent-To") || "",
+      ContentType: record.warcContentType || ""}));
+  }
+}
+`
+
+// RunWarcioRecords reads WARC files with warcio.js (node, and the package directory pkg) and
+// returns every record it reads, in file order; errors as RunWarcio's.
+func RunWarcioRecords(node, pkg string, files ...string) ([]WarcioRecord, error) {
+	return runNode[WarcioRecord](node, pkg, warcioRecordsScript, files)
+}
+
+// runNode runs a warcio.js script with node on files and reads a T from each line it prints.
+func runNode[T any](node, pkg, script string, files []string) ([]T, error) {
 	var stdout, stderr bytes.Buffer
-	cmd := exec.Command(node, append([]string{"--input-type=module", "-e", warcioScript, pkg}, files...)...)
+	cmd := exec.Command(node, append([]string{"--input-type=module", "-e", script, pkg}, files...)...)
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	if err := cmd.Run(); err != nil {
 		return nil, fmt.Errorf("run warcio.js: %w: %s", err, stderr.String())
 	}
-	var out []WarcioPayload
+	var out []T
 	sc := bufio.NewScanner(&stdout)
 	sc.Buffer(nil, 1<<20)
 	for sc.Scan() {
-		var p WarcioPayload
-		if err := json.Unmarshal(sc.Bytes(), &p); err != nil {
+		var v T
+		if err := json.Unmarshal(sc.Bytes(), &v); err != nil {
 			return out, fmt.Errorf("read warcio.js output %q: %w", sc.Text(), err)
 		}
-		out = append(out, p)
+		out = append(out, v)
 	}
 	return out, sc.Err()
 }
@@ -100,7 +137,30 @@ func RunWarcio(node, pkg string, files ...string) ([]WarcioPayload, error) {
 // except in CI (CI=true), where that is a failure: run `make tools` (npm install).
 func WarcioPayloads(t testing.TB, files ...string) []WarcioPayload {
 	t.Helper()
-	pkg := filepath.Join(moduleRoot(), filepath.FromSlash(WarcioDir))
+	node, pkg := warcioJS(t)
+	out, err := RunWarcio(node, pkg, files...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// WarcioRecords runs RunWarcioRecords on WARC files as WarcioPayloads runs RunWarcio.
+func WarcioRecords(t testing.TB, files ...string) []WarcioRecord {
+	t.Helper()
+	node, pkg := warcioJS(t)
+	out, err := RunWarcioRecords(node, pkg, files...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// warcioJS returns the node on PATH and the module's warcio.js package directory, skipping
+// the test without them (failing it in CI).
+func warcioJS(t testing.TB) (node, pkg string) {
+	t.Helper()
+	pkg = filepath.Join(moduleRoot(), filepath.FromSlash(WarcioDir))
 	node, nodeErr := exec.LookPath("node")
 	_, pkgErr := os.Stat(filepath.Join(pkg, "dist", "index.js"))
 	if nodeErr != nil || pkgErr != nil {
@@ -110,11 +170,7 @@ func WarcioPayloads(t testing.TB, files ...string) []WarcioPayload {
 		}
 		t.Skip(msg)
 	}
-	out, err := RunWarcio(node, pkg, files...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return out
+	return node, pkg
 }
 
 // moduleRoot is the directory of amber's go.mod, found from this file's place in it.

@@ -155,13 +155,17 @@ type PostPayloadSpec struct {
 	Body   string `yaml:"body"`
 }
 
-// Content says which responses the crawl reads; every response fetched is archived, and a
-// response left out is logged with its reason (contentfilter.Config has the details). MIME
-// types are "type/subtype", "*" standing for a whole field ("text/*", "*/*").
+// Content says which responses the crawl reads; every response fetched is archived (a body
+// of a type left out is not fetched), and a response left out is logged with its reason
+// (contentfilter.Config has the details). MIME types are "type/subtype", "*" standing for a
+// whole field ("text/*", "*/*").
 type Content struct {
 	// Types are the types of the responses used: a response of another type (a redirect
-	// excepted) is archived, but its links are not followed and it has no search document
-	// (crawl.log type-excluded:TYPE; FAST's allowed_types). Default: every type.
+	// excepted) is not used, its links not followed and no search document written (FAST's
+	// allowed_types). When its Content-Type says so, the HTTP client does not fetch its body
+	// and only its request is archived (crawl.log type-not-fetched:TYPE,
+	// bytes-not-fetched:N|unknown); otherwise (the type sniffed from the body, a page the
+	// browser loaded) it is archived (type-excluded:TYPE). Default: every type.
 	Types []string `yaml:"types,omitempty"`
 	// LinkTypes are the types whose links are followed (FAST's uri_search_mime); a page or
 	// style sheet of another type gives none (links-not-searched:TYPE). Default: every type

@@ -1,8 +1,10 @@
 // Package contentfilter decides which responses a crawl reads (FAST's allowed_types,
 // uri_search_mime and exclude_headers, and limits.oversize: drop): a response it leaves out
 // is archived as it came, but the crawl follows none of its links and writes no search
-// document for it, and its capture says why. Its Filter and LinkTypes are processors of the
-// crawl's chain (package chain), before and after the content is read.
+// document for it, and its capture says why; a response of a type allowed_types leaves out is
+// not even fetched when its head says so: its body is not read, and only its request is
+// archived. Its Filter and LinkTypes are processors of the crawl's chain (package chain):
+// before the fetch, and before and after the content is read.
 package contentfilter
 
 import (
@@ -13,6 +15,7 @@ import (
 	"net/http"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 
 	"golang.org/x/net/http/httpguts"
@@ -27,21 +30,27 @@ import (
 var ErrConfig = errors.New("contentfilter: invalid config")
 
 // Config says which responses the crawl reads (FAST's allowed_types, uri_search_mime
-// and exclude_headers). It never keeps a response out of the archive: a response's type and
-// header fields are known only once it has been fetched, and an archive keeps what it
-// fetched. What it decides is whether the crawl uses a response: follows its links and
-// writes its search document. It applies to a URL's own response (with the browser fetcher,
-// the page's document at the end of its redirects) and to each subresource a browser loads
-// with a page (whose capture then says it was excluded; the crawl reads no links from those),
-// not to robots.txt, sitemaps and feeds; and not to a redirect (3xx), whose target is followed
-// whatever its type and fields.
+// and exclude_headers). What it decides is whether the crawl uses a response: follows its
+// links and writes its search document; and, for a type Types leaves out that the response's
+// head names, whether its body is fetched at all. It applies to a URL's own response (with
+// the browser fetcher, the page's document at the end of its redirects) and to each
+// subresource a browser loads with a page (whose capture then says it was excluded; the crawl
+// reads no links from those), not to robots.txt, sitemaps and feeds; and not to a redirect
+// (3xx), whose target is followed whatever its type and fields.
 type Config struct {
 	// Types are the MIME types of the responses the crawl uses, each "type/subtype" (any
-	// case) with "*" standing for a whole field ("text/*", "*/*"): a response of another type
-	// (its Content-Type; without one, the type sniffed from its first 512 bytes) is archived
-	// as it came, but its links are not followed and it has no search document; its crawl.log
-	// line says type-excluded:TYPE, its metadata record "excluded: type:TYPE", and a
-	// content-excluded event is written. Default none: every type.
+	// case) with "*" standing for a whole field ("text/*", "*/*"). A response of another
+	// type is not used: its links are not followed and it has no search document, and a
+	// content-excluded event is written. When its head names the type (Content-Type) and the
+	// HTTP client fetches it (not the browser, which loads a page whole), its body is not
+	// fetched (Heritrix's shouldFetchBodyRule): the connection is closed once the head has
+	// arrived, only the request is archived, with a metadata record "notFetched: type:TYPE",
+	// "notFetchedBytes: N" (the Content-Length, or "unknown") and "responseStatus: S", and its
+	// crawl.log line says type-not-fetched:TYPE and bytes-not-fetched:N|unknown. Otherwise
+	// (a response without a Content-Type, whose type is sniffed from the first 512 bytes of
+	// its body; what a browser loaded) it is archived as it came, its crawl.log line says
+	// type-excluded:TYPE and its metadata record "excluded: type:TYPE". Default none: every
+	// type.
 	Types []string
 	// LinkTypes are the MIME types (written as Types) of the responses whose links the crawl
 	// follows: a response amber would read links from (HTML, XHTML or CSS; a page the browser
@@ -80,14 +89,17 @@ func NewHeaderRule(name, pattern string) (HeaderRule, error) {
 
 // Crawl.log annotations and metadata of the content filter (Config).
 const (
-	noteTypeExcluded   = "type-excluded:"      // + the response's type
-	noteHeaderExcluded = "header-excluded:"    // + the field's name
-	noteLinksNotRead   = "links-not-searched:" // + the response's type
+	noteTypeExcluded    = "type-excluded:"      // + the response's type
+	noteHeaderExcluded  = "header-excluded:"    // + the field's name
+	noteTypeNotFetched  = "type-not-fetched:"   // + the type the response's head gave
+	noteBytesNotFetched = "bytes-not-fetched:"  // + the body's Content-Length, or "unknown"
+	noteLinksNotRead    = "links-not-searched:" // + the response's type
 	// NoteOversize is the crawl.log annotation of a page dropped because it was cut at the
 	// response size limit (chain.Settings.DropOversize).
 	NoteOversize = "dropped:oversize"
-	// ActionExcluded is the event of a response Config excluded: archived, not used. Its
-	// reason is "type-excluded" or "header-excluded", its labels the type or the field's name.
+	// ActionExcluded is the event of a response Config excluded: not used, and archived
+	// (reason "type-excluded" or "header-excluded") or not fetched (reason "type-not-fetched").
+	// Its labels are the type or the field's name, and for one not fetched its bytes.
 	ActionExcluded = "content-excluded"
 )
 
@@ -137,9 +149,10 @@ func MatchType(patterns []string, mt string) bool {
 	})
 }
 
-// Filter is the chain's content filter before the content is read: a page cut at the
-// response size limit whose settings drop such pages (chain.Settings.DropOversize), or of a
-// type Types leaves out, or with a field ExcludeHeaders names, is archived but not read.
+// Filter is the chain's content filter before the fetch and before the content is read: a
+// response whose head gives a type Types leaves out has its body left unfetched; a page cut
+// at the response size limit whose settings drop such pages (chain.Settings.DropOversize), or
+// of a type Types leaves out, or with a field ExcludeHeaders names, is archived but not read.
 type Filter struct {
 	cfg    Config
 	events *report.Events
@@ -150,21 +163,65 @@ func New(cfg Config, events *report.Events) *Filter { return &Filter{cfg: cfg, e
 
 func (*Filter) Name() string { return "content" }
 
-// After marks the content of the page unread when it is dropped or excluded, and the captures
-// of the subresources a browser loaded with it that Types or ExcludeHeaders leave out (the
-// crawl reads nothing of those: only their captures say so).
+// Before has the URL's request ask the filter about its response's head before the body is
+// read (fetch.Request.FetchBody), when Types is set and the URL is not a listing document (a
+// sitemap file or a feed).
+func (f *Filter) Before(_ context.Context, r *chain.Record) (chain.Verdict, error) {
+	if len(f.cfg.Types) > 0 && !r.URL().Sitemap {
+		r.Request.FetchBody = f.fetchBody
+	}
+	return chain.Proceed, nil
+}
+
+// fetchBody reports whether to read the body of a response with status and header: not when
+// its Content-Type is a type Types leaves out. A redirect's is read whatever its type, and so
+// is one without a Content-Type (its type is sniffed from its body).
+func (f *Filter) fetchBody(status int, header http.Header) bool {
+	mt := extract.MediaType(header.Get("Content-Type"))
+	return isRedirect(status) || mt == "" || MatchType(f.cfg.Types, mt)
+}
+
+// After marks the content of the page unread when its body was not fetched (its capture
+// marked so), or it is dropped or excluded, and the captures of the subresources a browser
+// loaded with it that Types or ExcludeHeaders leave out (the crawl reads nothing of those:
+// only their captures say so).
 func (f *Filter) After(_ context.Context, r *chain.Record) (chain.Verdict, error) {
 	for i := r.Doc + 1; i < len(r.Result.Exchanges); i++ {
 		f.Excluded(r.Result.Exchanges[i], &r.Captures[i])
 	}
+	ex, k := r.Exchange(), &r.Captures[r.Doc]
+	if notFetched(ex, k) {
+		r.Content.Unread = true
+		return chain.Proceed, nil
+	}
 	if r.Content.Unread || r.Content.Listed {
 		return chain.Proceed, nil
 	}
-	ex, k := r.Exchange(), &r.Captures[r.Doc]
 	if r.Settings.DropOversize && DropOversize(ex, k) || f.Excluded(ex, k) {
 		r.Content.Unread = true
 	}
 	return chain.Proceed, nil
+}
+
+// notFetched reports whether the body of ex was not fetched, its head giving a type Types
+// leaves out (fetch.Exchange.BodyNotFetched: Filter.Before asked the fetch so). Its capture k
+// is then marked so: crawl.log annotations type-not-fetched:TYPE and bytes-not-fetched:N (the
+// length its head declared) or bytes-not-fetched:unknown, and metadata record lines
+// notFetched: type:TYPE, notFetchedBytes: N or unknown, and responseStatus: the status.
+func notFetched(ex *fetch.Exchange, k *chain.Capture) bool {
+	if !ex.BodyNotFetched {
+		return false
+	}
+	mt := extract.MediaType(ex.Header.Get("Content-Type"))
+	size := "unknown"
+	if ex.NotFetchedSize >= 0 {
+		size = strconv.FormatInt(ex.NotFetchedSize, 10)
+	}
+	k.AddField("notFetched", "type:"+mt)
+	k.AddField("notFetchedBytes", size)
+	k.AddField("responseStatus", strconv.Itoa(ex.StatusCode))
+	k.Annotate(noteTypeNotFetched+mt, noteBytesNotFetched+size)
+	return true
 }
 
 // Recorded writes the content-excluded event of each capture After excluded: the page's, and
@@ -186,24 +243,44 @@ func (f *Filter) Recorded(r *chain.Record) error {
 	return nil
 }
 
-// Event writes the content-excluded event of a capture Excluded marked; info names its URL.
+// Event writes the content-excluded event of a capture Excluded or After marked; info
+// names its URL.
 func (f *Filter) Event(k chain.Capture, info report.URLInfo) error {
 	for _, a := range k.Annotations {
-		reason, label, msg := "type-excluded", "type", "of type %s, which content.types leaves out"
-		what, ok := strings.CutPrefix(a, noteTypeExcluded)
-		if !ok {
-			reason, label, msg = "header-excluded", "header", "with a %s field that content.exclude_headers excludes"
-			if what, ok = strings.CutPrefix(a, noteHeaderExcluded); !ok {
-				continue
+		var ev report.Event
+		if what, ok := strings.CutPrefix(a, noteTypeExcluded); ok {
+			ev = report.Event{Reason: "type-excluded", Labels: map[string]string{"type": what},
+				Message: info.URL + ": archived, of type " + what + ", which content.types leaves out; its links are not followed and it has no search document"}
+		} else if what, ok := strings.CutPrefix(a, noteHeaderExcluded); ok {
+			ev = report.Event{Reason: "header-excluded", Labels: map[string]string{"header": what},
+				Message: info.URL + ": archived, with a " + what + " field that content.exclude_headers excludes; its links are not followed and it has no search document"}
+		} else if what, ok := strings.CutPrefix(a, noteTypeNotFetched); ok {
+			size := notFetchedBytes(k.Annotations)
+			of := size + " bytes"
+			if size == "unknown" {
+				of = "of unknown length"
 			}
+			ev = report.Event{Reason: "type-not-fetched", Labels: map[string]string{"type": what, "bytes": size},
+				Message: info.URL + ": not fetched, of type " + what + ", which content.types leaves out: its body (" + of + ") was not read and only its request is archived"}
+		} else {
+			continue
 		}
-		if err := f.events.Event(report.Event{Action: ActionExcluded, Type: "denied", Outcome: "success",
-			Reason: reason, URL: &info, Labels: map[string]string{label: what},
-			Message: info.URL + ": archived, " + fmt.Sprintf(msg, what) + "; its links are not followed and it has no search document"}); err != nil {
+		ev.Action, ev.Type, ev.Outcome, ev.URL = ActionExcluded, "denied", "success", &info
+		if err := f.events.Event(ev); err != nil {
 			return fmt.Errorf("write content event: %w", err)
 		}
 	}
 	return nil
+}
+
+// notFetchedBytes is the value of the bytes-not-fetched annotation among notes.
+func notFetchedBytes(notes []string) string {
+	for _, a := range notes {
+		if v, ok := strings.CutPrefix(a, noteBytesNotFetched); ok {
+			return v
+		}
+	}
+	return "unknown"
 }
 
 // DropOversize reports whether the capture ex, the page's content, was cut at the response

@@ -32,7 +32,7 @@ func (c *crawler) processors() []chain.Processor {
 	add(true, later)                                                             // a response to try again later
 	add(len(cfg.URLs.Rewrite) > 0, rewrites{c.links})                            // the URL as found, when a rule rewrote it
 	add(true, c.listings)                                                        // a sitemap file or a feed: the URLs it lists
-	add(true, contentfilter.New(cfg.Content, c.events))                          // a page dropped or excluded: not read
+	add(true, contentfilter.New(cfg.Content, c.events))                          // a type left out: its body not fetched; a page dropped or excluded: not read
 	add(true, c.reader)                                                          // the content read: links, search document
 	add(len(cfg.Content.LinkTypes) > 0, contentfilter.NewLinkTypes(cfg.Content)) // link types
 	add(!cfg.IgnoreRobots, robots.NewMeta(cfg.Robots))                           // robots meta and rel=nofollow

@@ -3,6 +3,7 @@ package crawl_test
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"net/http"
 	"path/filepath"
 	"slices"
@@ -71,6 +72,22 @@ func (contentSite) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
+// unfetchedNotes are the notes and events of TestContentFilter's case with the plain fetcher:
+// those of the paths whose body it does not fetch are type-not-fetched.
+func unfetchedNotes(notes map[string]string, events, unfetched []string) (map[string]string, []string, []string) {
+	out := maps.Clone(notes)
+	evs := slices.Clone(events)
+	for _, p := range unfetched {
+		out[p] = strings.Replace(out[p], "type-excluded:", "type-not-fetched:", 1)
+		for i, e := range evs {
+			if path, rest, _ := strings.Cut(e, " "); path == p {
+				evs[i] = path + " " + strings.Replace(rest, "type-excluded", "type-not-fetched", 1)
+			}
+		}
+	}
+	return out, evs, unfetched
+}
+
 func headerRule(t *testing.T, name, pattern string) contentfilter.HeaderRule {
 	t.Helper()
 	r, err := contentfilter.NewHeaderRule(name, pattern)
@@ -84,7 +101,9 @@ func headerRule(t *testing.T, name, pattern string) contentfilter.HeaderRule {
 // uri_search_mime (Content.LinkTypes) and exclude_headers (Content.ExcludeHeaders), with both
 // fetchers: a response left out is archived and logged with its reason (crawl.log
 // annotation, metadata record, content-excluded event), its links are not followed and it has
-// no search document; a redirect is followed whatever its type.
+// no search document; a redirect is followed whatever its type. With the plain fetcher, a
+// response whose Content-Type is a type Types leaves out is not fetched: no response record,
+// its request and a metadata record saying so (notFetched), type-not-fetched:TYPE.
 func TestContentFilter(t *testing.T) {
 	const home = "http://www.example.com/"
 	all := []string{"", "after.html", "from-after", "from-header", "from-untyped", "from-xhtml", "header.html", "moved", "page.xhtml", "text.txt", "untyped"}
@@ -97,6 +116,9 @@ func TestContentFilter(t *testing.T) {
 		notes   map[string]string
 		noDoc   []string // pages whose search document is not written (all the others are)
 		events  []string // content-excluded events: "path reason label"
+		// unfetched are the paths of notes whose body the plain fetcher does not fetch: their
+		// note type-excluded:TYPE is type-not-fetched:TYPE then, and so is their event's reason.
+		unfetched []string
 	}{
 		{name: "none", content: func(*testing.T) contentfilter.Config { return contentfilter.Config{} }, fetched: all},
 		{name: "all-types", content: func(*testing.T) contentfilter.Config {
@@ -105,19 +127,21 @@ func TestContentFilter(t *testing.T) {
 		{name: "types", content: func(*testing.T) contentfilter.Config {
 			return contentfilter.Config{Types: []string{"TEXT/HTML", "text/css", "image/*"}}
 		},
-			fetched: []string{"", "after.html", "from-after", "from-header", "from-untyped", "header.html", "moved", "page.xhtml", "text.txt", "untyped"},
-			notes:   map[string]string{"page.xhtml": "type-excluded:application/xhtml+xml", "text.txt": "type-excluded:text/plain"},
-			noDoc:   []string{"page.xhtml"},
-			events:  []string{"page.xhtml type-excluded application/xhtml+xml", "text.txt type-excluded text/plain"},
+			fetched:   []string{"", "after.html", "from-after", "from-header", "from-untyped", "header.html", "moved", "page.xhtml", "text.txt", "untyped"},
+			notes:     map[string]string{"page.xhtml": "type-excluded:application/xhtml+xml", "text.txt": "type-excluded:text/plain"},
+			noDoc:     []string{"page.xhtml"},
+			events:    []string{"page.xhtml type-excluded application/xhtml+xml", "text.txt type-excluded text/plain"},
+			unfetched: []string{"page.xhtml", "text.txt"},
 		},
 		{name: "untyped-sniffed", content: func(*testing.T) contentfilter.Config {
 			return contentfilter.Config{Types: []string{"text/plain", "text/css", "image/png", "application/xhtml+xml"}}
 		},
 			// / itself is HTML: nothing beyond it.
-			fetched: []string{""},
-			notes:   map[string]string{"": "type-excluded:text/html"},
-			noDoc:   []string{""},
-			events:  []string{" type-excluded text/html"},
+			fetched:   []string{""},
+			notes:     map[string]string{"": "type-excluded:text/html"},
+			noDoc:     []string{""},
+			events:    []string{" type-excluded text/html"},
+			unfetched: []string{""},
 		},
 		{name: "headers", content: func(t *testing.T) contentfilter.Config {
 			return contentfilter.Config{ExcludeHeaders: []contentfilter.HeaderRule{headerRule(t, "x-amber-class", `\bsecret\b`)}}
@@ -153,6 +177,11 @@ func TestContentFilter(t *testing.T) {
 				t.Cleanup(func() { ts.Close() })
 				cfg := fastConfig(t, ts, fetcher)
 				cfg.Content = tt.content(t)
+				notes, events := tt.notes, tt.events
+				var unfetched []string
+				if fetcher == crawl.FetcherHTTP {
+					notes, events, unfetched = unfetchedNotes(tt.notes, tt.events, tt.unfetched)
+				}
 				lines := runFAST(t, cfg)
 				var fetched []string
 				for _, l := range lines {
@@ -161,10 +190,10 @@ func TestContentFilter(t *testing.T) {
 						continue
 					}
 					fetched = append(fetched, path)
-					note, want := tt.notes[path]
+					note, want := notes[path]
 					var got []string
 					for _, a := range l.Annotations {
-						if strings.Contains(a, "excluded:") || strings.HasPrefix(a, "links-not-searched:") {
+						if strings.Contains(a, "excluded:") || strings.HasPrefix(a, "links-not-searched:") || strings.HasPrefix(a, "type-not-fetched:") {
 							got = append(got, a)
 						}
 					}
@@ -187,26 +216,26 @@ func TestContentFilter(t *testing.T) {
 						t.Errorf("document of %q written: %v, want %v", p, got, want)
 					}
 				}
-				var events []string
+				var gotEvents []string
 				for _, e := range crawltest.ReadEvents(t, filepath.Join(cfg.Dir, crawl.EventsFile)) {
 					if e["event.action"] == contentfilter.ActionExcluded {
 						label := e["labels.type"]
 						if label == nil {
 							label = e["labels.header"]
 						}
-						events = append(events, fmt.Sprintf("%s %v %v", strings.TrimPrefix(fmt.Sprint(e["url.full"]), home), e["event.reason"], label))
+						gotEvents = append(gotEvents, fmt.Sprintf("%s %v %v", strings.TrimPrefix(fmt.Sprint(e["url.full"]), home), e["event.reason"], label))
 					}
 				}
-				sort.Strings(events)
-				if !slices.Equal(events, tt.events) {
-					t.Errorf("content-excluded events %q, want %q", events, tt.events)
+				sort.Strings(gotEvents)
+				if !slices.Equal(gotEvents, events) {
+					t.Errorf("content-excluded events %q, want %q", gotEvents, events)
 				}
 				reports, err := warccheck.ValidateDir(filepath.Join(cfg.Dir, crawl.WARCDir))
 				if err != nil {
 					t.Fatal(err)
 				}
-				marked := map[string]string{}
-				responses := map[string]bool{}
+				marked, notFetched := map[string]string{}, map[string]string{}
+				responses, requests := map[string]bool{}, map[string]bool{}
 				for _, r := range reports {
 					if !r.OK() {
 						t.Errorf("%s: %v", r.Path, r.Errors)
@@ -216,26 +245,37 @@ func TestContentFilter(t *testing.T) {
 						switch rec.Type {
 						case "response":
 							responses[path] = true
+						case "request":
+							requests[path] = true
 						case "metadata":
 							if v := rec.Field("excluded"); v != "" {
 								marked[path] = v
+							}
+							if v := rec.Field("notFetched"); v != "" {
+								notFetched[path] = v
 							}
 						}
 					}
 				}
 				for _, p := range tt.fetched {
-					if !responses[p] {
-						t.Errorf("no response record of %q", p)
+					if got, want := responses[p], !slices.Contains(unfetched, p); got != want || !requests[p] {
+						t.Errorf("%q: a response record %v, want %v; a request record %v", p, got, want, requests[p])
 					}
 				}
-				wantMarked := map[string]string{}
-				for p, n := range tt.notes {
+				wantMarked, wantNotFetched := map[string]string{}, map[string]string{}
+				for p, n := range notes {
 					if kind, what, ok := strings.Cut(n, "-excluded:"); ok {
 						wantMarked[p] = kind + ":" + what
+					}
+					if what, ok := strings.CutPrefix(n, "type-not-fetched:"); ok {
+						wantNotFetched[p] = "type:" + what
 					}
 				}
 				if fmt.Sprint(marked) != fmt.Sprint(wantMarked) {
 					t.Errorf("metadata excluded: %v, want %v", marked, wantMarked)
+				}
+				if fmt.Sprint(notFetched) != fmt.Sprint(wantNotFetched) {
+					t.Errorf("metadata notFetched: %v, want %v", notFetched, wantNotFetched)
 				}
 			})
 		}

@@ -39,19 +39,28 @@ type records struct {
 
 // Archive archives one exchange (request, response or revisit, metadata, CDXJ line) and
 // writes its events and crawl.log line; an exchange the crawl holds already (Capture.Once,
-// warc.Result.Held) is not archived, logged or counted again. An error is fatal for the
-// crawl.
+// warc.Result.Held) is not archived, logged or counted again. An exchange whose body was not
+// fetched (fetch.Exchange.BodyNotFetched, its capture marked why by the content filter) has
+// no response to archive: its request and metadata records are written. An error is fatal
+// for the crawl.
 func (w *records) Archive(worker int, ex *fetch.Exchange, k chain.Capture) (warc.Result, error) {
 	if err := w.challenge(worker, ex, k); err != nil {
 		return warc.Result{}, err
 	}
-	res, err := w.warc.WriteCapture(warc.Capture{
+	c := warc.Capture{
 		URL: ex.URL, Date: ex.Started, IP: ex.RemoteIP, Request: ex.Request,
 		Response: responseReader(ex), ResponseSize: ex.ResponseSize(), Truncated: ex.Truncated,
 		Via: k.Via, Hops: k.Hops, Seed: k.Seed, Outlinks: k.Outlinks,
 		Extra:       append(captureFields(ex), k.Fields...),
 		NotModified: k.NotModified, Once: k.Once,
-	})
+	}
+	var res warc.Result
+	var err error
+	if ex.BodyNotFetched {
+		res, err = w.warc.WriteRequest(c)
+	} else {
+		res, err = w.warc.WriteCapture(c)
+	}
 	if err != nil {
 		return res, fmt.Errorf("write warc: %w", err)
 	}

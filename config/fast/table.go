@@ -88,7 +88,7 @@ var rows = []Row{
 	{Name: "fetch_timeout", Kind: KindAttrib, Type: Integer, Default: "300", Status: Mapped, Amber: "network.response_timeout", Spec: "2.2.3",
 		Note: "amber keeps what arrived in time, marked WARC-Truncated: time; its connect (10s) and first-byte (30s) timeouts apply too"},
 	{Name: "allowed_types", Kind: KindAttrib, Type: ListString, Default: "text/html, text/plain, application/msword, application/msexcel, application/pt, application/pdf", Status: Mapped, Amber: "content.types", Spec: "2.2.3",
-		Note: "a response of another type is archived all the same (its type is known only once it was fetched, and an archive keeps what it fetched), with crawl.log type-excluded:TYPE, but its links are not followed and it has no search document; a redirect is followed whatever its type; the browser fetcher has loaded the page, and archived its embeds, by then"},
+		Note: "a response whose Content-Type is of another type is not fetched: the HTTP client closes the connection once the head has arrived, only the request is archived, with a metadata record saying why (notFetched), and crawl.log says type-not-fetched:TYPE and bytes-not-fetched:N (its Content-Length, or unknown); one without a Content-Type (its type sniffed from its body), and a page the browser fetcher loaded, are archived all the same, with crawl.log type-excluded:TYPE; either way its links are not followed and it has no search document; a redirect is followed whatever its type"},
 	{Name: "force_mimetype_detection", Kind: KindAttrib, Type: Boolean, Default: "no", Status: Ignored, Spec: "2.2.3", Note: whyFeeding},
 	{Name: "allowed_schemes", Kind: KindAttrib, Type: ListString, Default: "http", Status: Mapped, Amber: "scope.block", Spec: "2.2.3",
 		Note: "http or https left out becomes a block rule; other schemes are refused: " + whyFTP},
@@ -381,7 +381,7 @@ var rows = []Row{
 
 	// §2.2.4.22-2.2.4.23: header exclusion, variable delay.
 	{Name: "exclude_headers", Kind: KindSection, Status: Mapped, Amber: "content.exclude_headers", Spec: "2.2.4.22",
-		Note: "a response with a matching field is archived all the same, with crawl.log header-excluded:NAME, but its links are not followed and it has no search document, as a type allowed_types leaves out"},
+		Note: "a response with a matching field is archived all the same, with crawl.log header-excluded:NAME, but its links are not followed and it has no search document, as a type allowed_types leaves out that is known only from the body"},
 	{Section: "exclude_headers", Name: "<header>", Kind: KindAttrib, Type: ListString, Status: Mapped, Amber: "content.exclude_headers", Spec: "2.2.4.22",
 		Note: "patterns are Go (RE2) regular expressions matched anywhere in each value of the field: what RE2 lacks of .NET's (lookaround, backreferences) is refused; a response without the field is not excluded"},
 	{Name: "variable_delay", Kind: KindSection, Status: Mapped, Amber: "politeness.delay_schedule", Spec: "2.2.4.23"},

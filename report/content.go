@@ -23,6 +23,13 @@ const (
 	notePost                  = "post"
 )
 
+// BodyNotFetched reports whether l is the line of a response whose body was not fetched for
+// its type (annotation type-not-fetched:TYPE): only its request is archived, and there is no
+// response to replay.
+func (l Line) BodyNotFetched() bool {
+	return slices.ContainsFunc(l.Annotations, func(a string) bool { return strings.HasPrefix(a, notePrefixTypeNotFetched) })
+}
+
 // ContentCounts counts the crawl.log lines of a host, a seed or the crawl that the content
 // filters and POSTs annotate. Each counted line got a response, counted as captured too; a
 // line may count in several (a POST whose answer is excluded).

@@ -14,6 +14,7 @@ import (
 
 	"github.com/amber-crawler/amber/crawl"
 	"github.com/amber-crawler/amber/extract"
+	"github.com/amber-crawler/amber/report"
 )
 
 // TestCrawlDirLayout: the paths wacz reads are the crawl package's.
@@ -274,4 +275,29 @@ func FuzzDocKeys(f *testing.F) {
 			t.Fatalf("docKeys(%s)\n= %+v\nwant %+v", other, got2, want2)
 		}
 	})
+}
+
+// TestIsPage: a page of pages.jsonl is a seed or a 2xx HTML page found by a link or a
+// redirect, captured with its response: not one whose body was not fetched for its type.
+func TestIsPage(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		l    report.Line
+		want bool
+	}{
+		{"a seed", report.Line{Status: 404, MIME: "application/pdf"}, true},
+		{"a linked page", report.Line{Status: 200, Hops: "L", MIME: "text/html"}, true},
+		{"XHTML", report.Line{Status: 200, Hops: "LR", MIME: "application/xhtml+xml"}, true},
+		{"no response", report.Line{Status: -2, Hops: "L", MIME: "text/html"}, false},
+		{"a 404 page", report.Line{Status: 404, Hops: "L", MIME: "text/html"}, false},
+		{"an image", report.Line{Status: 200, Hops: "L", MIME: "image/png"}, false},
+		{"an embed", report.Line{Status: 200, Hops: "LE", MIME: "text/html"}, false},
+		{"archived though left unread", report.Line{Status: 200, Hops: "L", MIME: "text/html", Annotations: []string{"type-excluded:text/html"}}, true},
+		{"a seed not fetched", report.Line{Status: 200, MIME: "application/zip", Annotations: []string{"type-not-fetched:application/zip", "bytes-not-fetched:9"}}, false},
+		{"a page not fetched", report.Line{Status: 200, Hops: "L", MIME: "text/html", Annotations: []string{"type-not-fetched:text/html", "bytes-not-fetched:unknown"}}, false},
+	} {
+		if got := isPage(tc.l); got != tc.want {
+			t.Errorf("%s: isPage = %v, want %v", tc.name, got, tc.want)
+		}
+	}
 }

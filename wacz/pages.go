@@ -59,8 +59,9 @@ type pagesResult struct {
 // writePages writes the page list from crawl.log: one line per URL captured into a packaged
 // WARC file that is a seed (whatever its status and type: the archivist chose it) or an HTML
 // page with a 2xx status that is not an embed (an iframe's document), a prerequisite or an
-// inferred URL; noindex pages included, since a page list is not a search index. The first
-// capture of a URL counts. title and text come from the page's search document when there is
+// inferred URL, and whose body was fetched (content.types: a response not fetched has only
+// its request archived); noindex pages included, since a page list is not a search index.
+// The first capture of a URL counts. title and text come from the page's search document when there is
 // one. seeds are crawl.yaml's, in order, for mainPageUrl.
 //
 // Up to limit pages, pages/pages.jsonl lists them all, the seeds first. Above it, it lists the
@@ -238,9 +239,10 @@ func newPage(l report.Line) Page {
 	return p
 }
 
-// isPage reports whether a captured crawl.log line is a page of pages.jsonl.
+// isPage reports whether a captured crawl.log line is a page of pages.jsonl: not one whose
+// body was not fetched (only its request is archived: there is nothing to replay).
 func isPage(l report.Line) bool {
-	if l.Status <= 0 {
+	if l.Status <= 0 || l.BodyNotFetched() {
 		return false
 	}
 	if l.Hops == "" {

@@ -20,6 +20,7 @@ import (
 	"github.com/amber-crawler/amber/internal/testsite"
 	"github.com/amber-crawler/amber/internal/warccheck"
 	"github.com/amber-crawler/amber/report"
+	"github.com/amber-crawler/amber/warc"
 )
 
 // bigSize is the length of the large bodies of bigSite: 50 MiB, made as they are written.
@@ -214,6 +215,23 @@ func TestContentTypeNotFetched(t *testing.T) {
 		if d := cmp.Diff(want, records[p]); d != "" {
 			t.Errorf("%s: records (-want +got):\n%s", p, d)
 		}
+	}
+
+	// The place crawl.log gives for a URL not fetched is its request record (warc.ReadRecord).
+	zip := last[home+"big.zip"]
+	name, _ := zip.Extra["warcFilename"].(string)
+	offset, _ := zip.Extra["warcFileOffset"].(float64)
+	f, err := os.Open(filepath.Join(warcDir, name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	rec, err := warc.ReadRecord(f, int64(offset), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rec.Type != "request" || rec.TargetURI != home+"big.zip" || rec.HTTP != nil {
+		t.Errorf("crawl.log's record of big.zip: %s of %s (HTTP response %v), want its request", rec.Type, rec.TargetURI, rec.HTTP)
 	}
 
 	// warcio.js reads the same records, and finds no response of a URL not fetched.

@@ -34,6 +34,10 @@ type Prior struct {
 	// Digest is the payload digest ("sha1:BASE32", "" unknown), ETag and LastModified the
 	// response's validators ("" none). StorePriorURLs only.
 	Digest, ETag, LastModified string
+	// Mime is the media type of the response's Content-Type, lowercase, without parameters;
+	// "" when the capture's record does not say (a server-not-modified revisit, which has no
+	// HTTP headers, or an entry stored before amber kept it). StorePriorURLs only.
+	Mime string
 }
 
 // StorePriorDigests stores earlier captures by payload digest (Prior.Key), for PriorDigest. Of
@@ -177,15 +181,17 @@ func (f *Frontier) getPrior(prefix, key string) (val []byte, ok bool, err error)
 }
 
 // encodePrior is the value of a p/ entry: captured and date (varint unix nanos), then URI,
-// digest, ETag and Last-Modified.
+// digest, ETag, Last-Modified and media type. An entry written before the media type was
+// stored ends after Last-Modified: its media type is "".
 func encodePrior(p *Prior) []byte {
-	b := make([]byte, 0, 2*binary.MaxVarintLen64+len(p.URI)+len(p.Digest)+len(p.ETag)+len(p.LastModified)+4*binary.MaxVarintLen64)
+	b := make([]byte, 0, 2*binary.MaxVarintLen64+len(p.URI)+len(p.Digest)+len(p.ETag)+len(p.LastModified)+len(p.Mime)+5*binary.MaxVarintLen64)
 	b = binary.AppendVarint(b, p.Captured.UnixNano())
 	b = binary.AppendVarint(b, p.Date.UnixNano())
 	b = varrec.AppendString(b, p.URI)
 	b = varrec.AppendString(b, p.Digest)
 	b = varrec.AppendString(b, p.ETag)
-	return varrec.AppendString(b, p.LastModified)
+	b = varrec.AppendString(b, p.LastModified)
+	return varrec.AppendString(b, p.Mime)
 }
 
 func decodePrior(b []byte) (Prior, error) {
@@ -193,6 +199,9 @@ func decodePrior(b []byte) (Prior, error) {
 	captured, date := d.Varint(), d.Varint()
 	p := Prior{Captured: time.Unix(0, captured).UTC(), Date: time.Unix(0, date).UTC()}
 	p.URI, p.Digest, p.ETag, p.LastModified = d.Str(), d.Str(), d.Str(), d.Str()
+	if d.Err() == nil && len(d.Rest()) > 0 {
+		p.Mime = d.Str()
+	}
 	if err := d.Err(); err != nil {
 		return Prior{}, err
 	}

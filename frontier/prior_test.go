@@ -69,7 +69,7 @@ func TestPriorURLs(t *testing.T) {
 	day := func(d int) time.Time { return time.Date(2025, 1, d, 0, 0, 0, 0, time.UTC) }
 	long := "http://a.test/" + strings.Repeat("x", 400)
 	in := []Prior{
-		{Key: "http://a.test/", URI: "http://a.test/", Date: day(2), Captured: day(2), Digest: "sha1:A", ETag: `"2"`},
+		{Key: "http://a.test/", URI: "http://a.test/", Date: day(2), Captured: day(2), Digest: "sha1:A", ETag: `"2"`, Mime: "text/html"},
 		{Key: "http://a.test/", URI: "http://a.test/", Date: day(1), Captured: day(1), Digest: "sha1:Z", ETag: `"1"`}, // older
 		{Key: "http://b.test/", URI: "http://b.test/orig", Date: day(1), Captured: day(3), LastModified: "Mon, 01 Jan 2024 00:00:00 GMT"},
 		{Key: long, URI: long, Date: day(4), Captured: day(4), ETag: `"long"`},

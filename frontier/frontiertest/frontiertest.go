@@ -643,7 +643,7 @@ func (s suite) testPriors(t *testing.T) {
 	if _, _, ok, err := st.PriorDigest("sha1:Y"); ok || err != nil {
 		t.Errorf("PriorDigest(unknown) = %v, %v", ok, err)
 	}
-	later := frontier.Prior{Key: "http://a/", URI: "http://a/", Date: t0, Captured: t0.Add(2 * time.Hour), Digest: "sha1:X", ETag: `"e"`, LastModified: "Mon, 02 Jan 2006 15:04:05 GMT"}
+	later := frontier.Prior{Key: "http://a/", URI: "http://a/", Date: t0, Captured: t0.Add(2 * time.Hour), Digest: "sha1:X", ETag: `"e"`, LastModified: "Mon, 02 Jan 2006 15:04:05 GMT", Mime: "text/css"}
 	ps := []frontier.Prior{
 		{Key: "http://a/", URI: "http://a/", Date: t0, Captured: t0.Add(time.Hour)},
 		later,

@@ -114,14 +114,16 @@ func decodeDigest(v string) (uri string, date time.Time, err error) {
 
 // encodePrior is the value of an earlier capture by URL (pu): the capture time as 20 decimal
 // digits (unix nanoseconds plus 2^63, so that the scripts compare them as strings), then the
-// date (varint), URI, digest, ETag and Last-Modified.
+// date (varint), URI, digest, ETag, Last-Modified and media type. A value written before the
+// media type was stored ends after Last-Modified: its media type is "".
 func encodePrior(p *frontier.Prior) string {
 	b := fmt.Appendf(nil, "%020d", uint64(p.Captured.UnixNano())+1<<63)
 	b = binary.AppendVarint(b, p.Date.UnixNano())
 	b = varrec.AppendString(b, p.URI)
 	b = varrec.AppendString(b, p.Digest)
 	b = varrec.AppendString(b, p.ETag)
-	return string(varrec.AppendString(b, p.LastModified))
+	b = varrec.AppendString(b, p.LastModified)
+	return string(varrec.AppendString(b, p.Mime))
 }
 
 func decodePrior(v string) (frontier.Prior, error) {
@@ -135,6 +137,9 @@ func decodePrior(v string) (frontier.Prior, error) {
 	d := varrec.NewDecoder([]byte(v[20:]), errCorrupt)
 	p := frontier.Prior{Captured: time.Unix(0, int64(c-1<<63)).UTC(), Date: time.Unix(0, d.Varint()).UTC()}
 	p.URI, p.Digest, p.ETag, p.LastModified = d.Str(), d.Str(), d.Str(), d.Str()
+	if d.Err() == nil && len(d.Rest()) > 0 {
+		p.Mime = d.Str()
+	}
 	if err := d.Err(); err != nil {
 		return frontier.Prior{}, err
 	}

@@ -90,13 +90,13 @@ func TestPriorGolden(t *testing.T) {
 		{
 			"all fields",
 			frontier.Prior{URI: "http://a.test/", Date: time.Unix(1700000000, 5).UTC(), Captured: time.Unix(1800000000, 7).UTC(),
-				Digest: "sha1:ABC", ETag: `"e"`, LastModified: "Tue, 14 Nov 2023 22:13:20 GMT"},
-			"11023372036854775815\x8a\x80\xd0\xe2\xc6\xbf\xce\x97/\x0ehttp://a.test/\x08sha1:ABC\x03\"e\"\x1dTue, 14 Nov 2023 22:13:20 GMT",
+				Digest: "sha1:ABC", ETag: `"e"`, LastModified: "Tue, 14 Nov 2023 22:13:20 GMT", Mime: "text/html"},
+			"11023372036854775815\x8a\x80\xd0\xe2\xc6\xbf\xce\x97/\x0ehttp://a.test/\x08sha1:ABC\x03\"e\"\x1dTue, 14 Nov 2023 22:13:20 GMT\x09text/html",
 		},
 		{
 			"no validators",
 			frontier.Prior{URI: "u", Date: time.Unix(0, 0).UTC(), Captured: time.Unix(0, 1).UTC()},
-			"09223372036854775809\x00\x01u\x00\x00\x00",
+			"09223372036854775809\x00\x01u\x00\x00\x00\x00",
 		},
 	}
 	for _, tt := range tests {
@@ -111,10 +111,18 @@ func TestPriorGolden(t *testing.T) {
 			if diff := cmp.Diff(tt.p, got); diff != "" {
 				t.Errorf("decodePrior (-want +got):\n%s", diff)
 			}
+			// Cut before the media type, the value is one written before it was stored.
+			old := len(tt.enc) - 1 - len(tt.p.Mime)
 			for n := range len(tt.enc) {
-				if _, err := decodePrior(tt.enc[:n]); !errors.Is(err, errCorrupt) {
+				if _, err := decodePrior(tt.enc[:n]); n != old && !errors.Is(err, errCorrupt) {
 					t.Errorf("decodePrior of %d/%d bytes: %v, want errCorrupt", n, len(tt.enc), err)
 				}
+			}
+			want := tt.p
+			want.Mime = ""
+			got, err = decodePrior(tt.enc[:old])
+			if diff := cmp.Diff(want, got); err != nil || diff != "" {
+				t.Errorf("decodePrior of a value without a media type: %v (-want +got):\n%s", err, diff)
 			}
 		})
 	}

@@ -33,9 +33,9 @@ var errNotFound = errors.New("not in the archive")
 
 // search returns the index entries of every source whose lines start with prefix, at most
 // limit of them (0: no limit). Lines that do not parse are skipped.
-func (s *Server) search(prefix string, limit int) ([]candidate, error) {
+func (a *Archive) search(prefix string, limit int) ([]candidate, error) {
 	var out []candidate
-	for _, src := range s.sources {
+	for _, src := range a.sources {
 		for _, ix := range src.indexes {
 			err := ix.search([]byte(prefix), func(line []byte) bool {
 				e, err := warc.ParseIndexLine(line)
@@ -75,7 +75,7 @@ func dedupe(cs []candidate) []candidate {
 // those of the key, else those of the same path that a fuzzy rule matches. get is whether
 // the request is a GET or HEAD. at is the time aimed at.
 func (s *Server) lookup(u *url.URL, key string, get bool, at time.Time) ([]candidate, error) {
-	exact, err := s.search(key+" ", 0)
+	exact, err := s.archive.search(key+" ", 0)
 	if err != nil {
 		return nil, err
 	}
@@ -89,7 +89,7 @@ func (s *Server) lookup(u *url.URL, key string, get bool, at time.Time) ([]candi
 	base, _ := splitKey(key)
 	var all []candidate
 	for _, prefix := range []string{base + " ", base + "?"} {
-		cs, err := s.search(prefix, fuzzyLimit)
+		cs, err := s.archive.search(prefix, fuzzyLimit)
 		if err != nil {
 			return nil, err
 		}
@@ -188,10 +188,10 @@ func sameURL(a *url.URL, b *url.URL) bool {
 
 // digestIndex returns the first response of each payload digest in the sources, read from
 // their indexes once, for revisits that name no original (or one that cannot be found).
-func (s *Server) digestIndex() (map[string]candidate, error) {
-	s.digestOnce.Do(func() {
+func (a *Archive) digestIndex() (map[string]candidate, error) {
+	a.digestOnce.Do(func() {
 		m := map[string]candidate{}
-		for _, src := range s.sources {
+		for _, src := range a.sources {
 			for _, ix := range src.indexes {
 				err := ix.each(func(line []byte) bool {
 					e, err := warc.ParseIndexLine(line)
@@ -204,12 +204,12 @@ func (s *Server) digestIndex() (map[string]candidate, error) {
 					return true
 				})
 				if err != nil {
-					s.digestErr = fmt.Errorf("replay: %s: %w", src.path, err)
+					a.digestErr = fmt.Errorf("replay: %s: %w", src.path, err)
 					return
 				}
 			}
 		}
-		s.digests = m
+		a.digests = m
 	})
-	return s.digests, s.digestErr
+	return a.digests, a.digestErr
 }

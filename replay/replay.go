@@ -1,6 +1,9 @@
 // Package replay serves the captures of crawl directories and WACZ files to a browser, as an
 // HTTP proxy (pywb's proxy mode): a browser whose proxy is the Server gets, for each URL it
 // asks for, the archived response, and a 404 that says so for what the archive does not hold.
+// The sources are an Archive, which also opens the captures of earlier crawls for a recrawl
+// (package prior): the response that holds a capture's payload, found as a revisit's
+// original is.
 //
 // The response is chosen from the CDXJ indexes: the captures of the URL's CDX key (so http
 // and https, a leading "www." and the order of query parameters do not matter; a POST is
@@ -111,11 +114,10 @@ type Miss struct {
 // Server is the replay proxy: an http.Handler for proxy requests (absolute URLs and CONNECT)
 // and for requests to its own address (the start page). It is safe for concurrent use.
 type Server struct {
-	sources  []*source
+	archive  *Archive  // the sources
 	at       time.Time // Config.At, or zero
 	crawlAt  time.Time // the earliest capture of the first source
 	stateDir string
-	work     string // temporary files (a killed crawl's index, sorted), removed by Close
 	ca       *authority
 	log      *slog.Logger
 	mitm     *mitm
@@ -127,10 +129,6 @@ type Server struct {
 	pagesOnce sync.Once
 	pages     []page
 	pagesErr  error
-
-	digestOnce sync.Once
-	digests    map[string]candidate // payload digest -> the first response captured with it
-	digestErr  error
 }
 
 // Open opens the sources and the certificate authority (made on first use) and returns a
@@ -151,21 +149,14 @@ func Open(ctx context.Context, cfg Config) (_ *Server, err error) {
 			s.Close()
 		}
 	}()
-	if s.work, err = os.MkdirTemp("", "amber-replay-"); err != nil {
-		return nil, fmt.Errorf("replay: %w", err)
-	}
-	for _, p := range cfg.Sources {
-		src, err := openSource(ctx, p, s.work)
-		if err != nil {
-			return nil, err
-		}
-		s.sources = append(s.sources, src)
+	if s.archive, err = OpenArchive(ctx, cfg.Sources); err != nil {
+		return nil, err
 	}
 	// Made once the sources are known to be there.
 	if err := os.MkdirAll(s.stateDir, 0o755); err != nil {
 		return nil, fmt.Errorf("replay: state directory: %w", err)
 	}
-	if s.crawlAt, err = s.sources[0].earliest(); err != nil {
+	if s.crawlAt, err = s.archive.sources[0].earliest(); err != nil {
 		return nil, err
 	}
 	if s.ca, err = loadAuthority(s.stateDir, filepath.Base(filepath.Clean(cfg.Sources[0]))); err != nil {
@@ -184,14 +175,11 @@ func (s *Server) Close() error {
 	if s.mitm != nil {
 		errs = append(errs, s.mitm.close())
 	}
-	for _, src := range s.sources {
-		errs = append(errs, src.closeAll())
+	if s.archive != nil {
+		errs = append(errs, s.archive.Close())
 	}
 	if s.missFile != nil {
 		errs = append(errs, s.missFile.Close())
-	}
-	if s.work != "" {
-		errs = append(errs, os.RemoveAll(s.work))
 	}
 	return errors.Join(errs...)
 }
@@ -245,7 +233,7 @@ type page struct {
 // loadPages reads the pages of every source once.
 func (s *Server) loadPages(ctx context.Context) ([]page, error) {
 	s.pagesOnce.Do(func() {
-		for _, src := range s.sources {
+		for _, src := range s.archive.sources {
 			ps, err := src.pages(context.WithoutCancel(ctx))
 			if err != nil {
 				s.pagesErr = fmt.Errorf("%s: %w", src.path, err)

@@ -40,7 +40,7 @@ var errUnreplayable = errors.New("cannot be replayed")
 
 // open reads the record of a capture as archived; a revisit is joined to its original.
 func (s *Server) open(c candidate) (*archived, error) {
-	r, reopen, err := s.readRecord(c)
+	r, reopen, err := readRecord(c)
 	if err != nil {
 		return nil, err
 	}
@@ -75,7 +75,7 @@ func (s *Server) open(c candidate) (*archived, error) {
 }
 
 // readRecord opens the record of an index entry, and returns a function that opens it again.
-func (s *Server) readRecord(c candidate) (*warc.Record, func() (*warc.Record, error), error) {
+func readRecord(c candidate) (*warc.Record, func() (*warc.Record, error), error) {
 	reopen := func() (*warc.Record, error) {
 		f, err := c.src.warc(c.Filename)
 		if err != nil {
@@ -107,7 +107,14 @@ func (s *Server) original(c candidate, rv *warc.Record) (*warc.Record, func() (*
 	if when.IsZero() {
 		when = c.Time
 	}
-	found, err := s.search(warc.CDXKey(uri)+" ", 0)
+	return s.archive.original(uri, when, digest, true)
+}
+
+// original finds the response record of uri with payload digest (any, when "") captured
+// closest to when; when byDigest is set and there is none, the first response with that
+// digest in any source (read from every index once, and kept in memory).
+func (a *Archive) original(uri string, when time.Time, digest string, byDigest bool) (*warc.Record, func() (*warc.Record, error), error) {
+	found, err := a.search(warc.CDXKey(uri)+" ", 0)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -128,8 +135,8 @@ func (s *Server) original(c candidate, rv *warc.Record) (*warc.Record, func() (*
 		origs = append(origs, o)
 	}
 	sortCandidates(origs)
-	if digest != "" {
-		m, err := s.digestIndex()
+	if digest != "" && byDigest {
+		m, err := a.digestIndex()
 		if err != nil {
 			return nil, nil, err
 		}
@@ -141,13 +148,13 @@ func (s *Server) original(c candidate, rv *warc.Record) (*warc.Record, func() (*
 		if i == tryLimit {
 			break
 		}
-		r, reopen, err := s.readRecord(o)
+		r, reopen, err := readRecord(o)
 		if err != nil || r.Type != "response" || r.HTTP == nil || digest != "" && r.PayloadDigest != "" && r.PayloadDigest != digest {
 			continue
 		}
 		return r, reopen, nil
 	}
-	return nil, nil, fmt.Errorf("%w: revisit of %s (%s, payload %s): the original is not in the archive", errUnreplayable, uri, when.UTC().Format(time.RFC3339), digest)
+	return nil, nil, fmt.Errorf("%w: the original of %s (%s, payload %s) is not in the archive", errUnreplayable, uri, when.UTC().Format(time.RFC3339), digest)
 }
 
 // hopByHop are the fields that belong to one connection, not to the response (RFC 9110

@@ -101,7 +101,7 @@ func (s *Server) start(w http.ResponseWriter, r *http.Request) {
 		MissesPath: s.stateDir + string(os.PathSeparator) + MissesFile,
 		PerPage:    pagesPerPage,
 	}
-	for _, src := range s.sources {
+	for _, src := range s.archive.sources {
 		v.Sources = append(v.Sources, src.path)
 	}
 	if a, ok := r.Context().Value(http.LocalAddrContextKey).(net.Addr); ok {

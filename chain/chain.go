@@ -21,6 +21,7 @@ package chain
 import (
 	"context"
 	"errors"
+	"net/http"
 	"slices"
 	"strconv"
 	"strings"
@@ -29,6 +30,7 @@ import (
 	"github.com/amber-crawler/amber/extract"
 	"github.com/amber-crawler/amber/fetch"
 	"github.com/amber-crawler/amber/frontier"
+	"github.com/amber-crawler/amber/hop"
 	"github.com/amber-crawler/amber/report"
 	"github.com/amber-crawler/amber/warc"
 )
@@ -168,6 +170,11 @@ type Record struct {
 	// NotModified is the earlier capture the request was made conditional on: a 304 is
 	// written as a revisit of it.
 	NotModified *warc.Original
+	// Earlier is that earlier capture read back from the earlier crawl, when the crawl reads
+	// its content (a page, a style sheet): a 304 has no content, so the crawl reads Earlier's
+	// in its place (Shown), and finds the links and search document a 200 with it would have
+	// had. The processor that sets it closes it when the URL is finished.
+	Earlier *fetch.Exchange
 	// Notes are crawl.log annotations of the URL's own capture that processors give before
 	// there are captures (a POST, a wait for the address); they go on Captures[0].
 	Notes []string
@@ -206,6 +213,25 @@ func (r *Record) Exchange() *fetch.Exchange {
 	return r.Result.Exchanges[r.Doc]
 }
 
+// Shown returns the exchange whose content the crawl reads for the page: Earlier when the
+// page's exchange is a 304 that stands for it, else the page's exchange (Exchange); nil
+// before the fetch.
+func (r *Record) Shown() *fetch.Exchange {
+	ex := r.Exchange()
+	if r.Earlier != nil && ex != nil && ex.StatusCode == http.StatusNotModified {
+		return r.Earlier
+	}
+	return ex
+}
+
+// Rendered reports whether the URL's fetch loads it in the browser: its settings render, and
+// a browser would navigate to it (not a sitemap file, nor a POST). The crawl's fetch decides
+// by it.
+func (r *Record) Rendered() bool {
+	u := r.URL()
+	return r.Settings != nil && r.Settings.Render && !u.Sitemap && hop.Navigates(u.Hops) && r.Request.Method != http.MethodPost
+}
+
 // DocURL is the URL of the content the page shows: the claimed URL, or the end of the
 // redirect chain a browser followed to it.
 func (r *Record) DocURL() string {
@@ -218,10 +244,10 @@ func (r *Record) DocURL() string {
 // AttemptsNote is the crawl.log annotation of a URL's n-th attempt, Heritrix's "3t".
 func AttemptsNote(n int) string { return strconv.Itoa(n) + "t" }
 
-// Content is what the crawl read from a fetched URL's content.
+// Content is what the crawl read from a fetched URL's content (Record.Shown's).
 type Content struct {
-	// Unread says the content is not read (a 304, a page dropped or excluded): no links, no
-	// document.
+	// Unread says the content is not read (a 304 without Record.Earlier, a page dropped or
+	// excluded): no links, no document.
 	Unread bool
 	// Links are the URLs it points at, as found, before scope decides them.
 	Links []extract.Outlink

@@ -64,7 +64,8 @@ func New(cfg Config, log *slog.Logger) *Reader {
 // Name is the processor's name.
 func (*Reader) Name() string { return "read" }
 
-// After reads the content of the exchange the page shows (Record.Doc).
+// After reads the content of the exchange the page shows (Record.Shown: a 304's earlier
+// capture, read back, is read as the 200 with it would have been).
 func (rd *Reader) After(_ context.Context, r *chain.Record) (chain.Verdict, error) {
 	if r.Content.Unread || r.Content.Listed {
 		return chain.Proceed, nil
@@ -72,9 +73,17 @@ func (rd *Reader) After(_ context.Context, r *chain.Record) (chain.Verdict, erro
 	if r.Result.Render != nil {
 		r.Content = rd.analyseRendered(r.Exchange(), r.Result.Render, r.Result.Exchanges)
 	} else {
-		r.Content = rd.analyseBody(r.URL().URL, r.Exchange())
+		r.Content = rd.analyseBody(r.URL().URL, r.Shown())
 	}
 	return chain.Proceed, nil
+}
+
+// Reads reports whether the Reader reads the content of a plain fetch's response of media
+// type mt (lowercase, without parameters) for more than its Location and Refresh fields:
+// the links of HTML and CSS, the search document of a binary type the documents' settings
+// list; and a response without a Content-Type (""), whose type is sniffed.
+func (rd *Reader) Reads(mt string) bool {
+	return mt == "" || extract.Reads(mt) || !rd.cfg.NoDocuments && rd.cfg.Documents.ExtractsBinary(mt)
 }
 
 // analyseBody returns everything a plain capture points at: the redirect target, the Refresh

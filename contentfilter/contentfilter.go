@@ -197,6 +197,8 @@ func (f *Filter) After(_ context.Context, r *chain.Record) (chain.Verdict, error
 	if r.Content.Unread || r.Content.Listed {
 		return chain.Proceed, nil
 	}
+	// A 304 read back from its earlier capture is judged on the capture shown in its place.
+	ex = r.Shown()
 	if r.Settings.DropOversize && DropOversize(ex, k) || f.Excluded(ex, k) {
 		r.Content.Unread = true
 	}
@@ -363,7 +365,7 @@ func (LinkTypes) Name() string { return "content.link_types" }
 // After takes the links out of the content read from the page's exchange when its type is
 // not one of the types.
 func (l LinkTypes) After(_ context.Context, r *chain.Record) (chain.Verdict, error) {
-	ex := r.Exchange()
+	ex := r.Shown()
 	if len(l.types) == 0 || r.Content.Unread || r.Content.Listed || isRedirect(ex.StatusCode) {
 		return chain.Proceed, nil
 	}

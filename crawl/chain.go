@@ -4,7 +4,6 @@ import (
 	"github.com/amber-crawler/amber/chain"
 	"github.com/amber-crawler/amber/contentfilter"
 	"github.com/amber-crawler/amber/post"
-	"github.com/amber-crawler/amber/prior"
 	"github.com/amber-crawler/amber/retry"
 	"github.com/amber-crawler/amber/robots"
 )
@@ -26,7 +25,7 @@ func (c *crawler) processors() []chain.Processor {
 	add(true, c.sites)                                                           // per-site limits: given-up hosts, URLs per host
 	add(!cfg.IgnoreRobots, c.robots)                                             // robots.txt
 	add(len(cfg.PostPayloads) > 0, post.Payloads(cfg.PostPayloads))              // a POST body for the URL
-	add(cfg.RecrawlOf != "", prior.Recrawl{Front: c.front})                      // a conditional request; a 304 a revisit
+	add(c.recrawl != nil, c.recrawl)                                             // a conditional request; a 304 a revisit, its content read back
 	add(true, c.addrs)                                                           // around the fetch: the address's turn, the ip rules
 	add(c.logins != nil, c.logins)                                               // around the fetch: a form login first
 	add(true, later)                                                             // a response to try again later

@@ -118,6 +118,9 @@ type crawler struct {
 
 	sched  *schedule.Follower // Config.DelaySchedule
 	reader *content.Reader    // the content of pages: links and documents
+	// recrawl makes the requests of a recrawl conditional and reads back the earlier
+	// captures of pages that answer 304; nil without Config.RecrawlOf.
+	recrawl *prior.Recrawl
 }
 
 // Run runs the crawl described by cfg (start from DefaultConfig; cfg must pass Validate) until it finishes, reaches a limit, or ctx is cancelled,
@@ -220,6 +223,9 @@ func open(ctx context.Context, cfg Config, front frontier.Store) (c *crawler, er
 	c.front, c.tally.obs = &watchedStore{Store: front, obs: &c.obs}, &c.obs
 	c.reader = content.New(content.Config{Documents: cfg.Documents, NoDocuments: cfg.NoDocuments, MaxOutlinks: cfg.MaxOutlinks,
 		RefreshRedirectMax: cfg.URLs.RefreshRedirectMax, IgnoreMeta: cfg.Robots.IgnoreMeta}, c.log)
+	if cfg.RecrawlOf != "" {
+		c.recrawl = prior.NewRecrawl(ctx, c.priorConfig(), c.reader.Reads)
+	}
 	// The budget uses a shared frontier's Counters, beyond its Store.
 	if c.budget, err = newBudget(front, cfg, func() int64 { return c.h.Limit() }); err != nil {
 		return c, err
@@ -443,6 +449,12 @@ func (c *crawler) close() error {
 		c.client = nil
 	}
 	c.subs.Close()
+	if c.recrawl != nil {
+		if err := c.recrawl.Close(); err != nil {
+			c.log.Warn("close earlier crawl", "err", err)
+		}
+		c.recrawl = nil
+	}
 	var errs [3]error
 	var wg sync.WaitGroup
 	if w := c.warc; w != nil {

@@ -210,11 +210,10 @@ func (c *crawler) capture(r *chain.Record, subs *subRequests) error {
 // are loaded as pages; everything else (sitemap files too, and URLs requested with a POST),
 // and everything with the plain fetcher, is one HTTP exchange of the URL's client.
 func (c *crawler) fetchURL(ctx context.Context, r *chain.Record) (*fetch.Result, error) {
-	u, s := r.URL(), r.Settings
-	if c.browser != nil && s.Render && !u.Sitemap && hop.Navigates(u.Hops) && r.Request.Method != http.MethodPost {
+	if c.browser != nil && r.Rendered() {
 		return c.browser.Fetch(ctx, r.Request)
 	}
-	return s.Client.Fetch(ctx, r.Request)
+	return r.Settings.Client.Fetch(ctx, r.Request)
 }
 
 // annotations are a capture's crawl.log annotations: "browser" for what the browser fetched,

@@ -1,9 +1,10 @@
 // Package prior reads earlier crawls that a crawl builds on into its state (the frontier's
 // store, on disk): their captures by payload digest, for deduplication (DedupFrom), and for a
-// recrawl (RecrawlOf) their captures by URL with the validators of each response (ETag,
-// Last-Modified). It gives the crawl's WARC writer the digest index that looks in them after
-// the crawl's own (Index), and the chain the processor that makes a recrawl's requests
-// conditional (Recrawl).
+// recrawl (RecrawlOf) their captures by URL with the validators (ETag, Last-Modified) and
+// media type of each response. It gives the crawl's WARC writer the digest index that looks
+// in them after the crawl's own (Index), and the chain the processor that makes a recrawl's
+// requests conditional and reads back, for a page or a style sheet that answers 304, the
+// earlier crawl's capture of it (Recrawl).
 package prior
 
 import (
@@ -20,6 +21,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -30,7 +32,9 @@ import (
 	"github.com/amber-crawler/amber/chain"
 	"github.com/amber-crawler/amber/crawldir"
 	"github.com/amber-crawler/amber/extract"
+	"github.com/amber-crawler/amber/fetch"
 	"github.com/amber-crawler/amber/frontier"
+	"github.com/amber-crawler/amber/replay"
 	"github.com/amber-crawler/amber/warc"
 )
 
@@ -42,14 +46,10 @@ import (
 // files of the crawl directory or the WACZ. A crawl directory is read in the order of its live
 // index, which is the order of its WARC files, so the heads are read front to back.
 //
-// A recrawl asks conditionally only for what the crawl finds no links in: not for pages and
-// style sheets (conditionalType). A 304 has no body, and the earlier capture's links are not
-// at hand without reading its payload back: Heritrix extracts nothing from a 304, so a recrawl
-// of a site that serves its pages with validators stops at its seeds. Pages are fetched whole
-// instead, and one that did not change is a revisit of the earlier capture all the same
-// (identical-payload-digest); images, scripts, documents and media, the bulk of the bytes, are
-// what comes back 304. It also keeps the browser fetcher from rendering a 304: a page it loads
-// is never asked for conditionally.
+// A recrawl asks for everything it has validators of conditionally (Recrawl), pages and style
+// sheets too, and keeps the media type of each capture for it: a 304 has no body, so the
+// content of a page or a style sheet that answers 304 is read back from the earlier crawl's
+// record of it, found through its index (replay.Archive), and read as the 200 would have been.
 //
 // Keys of what was loaded, in the meta store, + the earlier crawl's path: a resumed crawl does
 // not read it again. Loading is idempotent (the last capture of a payload read, the latest
@@ -598,7 +598,7 @@ func (l *priorLoader) takeHead(e warc.IndexEntry, r headResult) error {
 		return nil
 	}
 	h := r.h
-	p := frontier.Prior{Captured: h.Date, Digest: h.PayloadDigest, ETag: validator(h.ETag), LastModified: validator(h.LastModified)}
+	p := frontier.Prior{Captured: h.Date, Digest: h.PayloadDigest, ETag: validator(h.ETag), LastModified: validator(h.LastModified), Mime: h.Mime}
 	ok2xx := h.Status >= 200 && h.Status <= 299
 	switch {
 	case h.Type == "response" && ok2xx:
@@ -614,7 +614,7 @@ func (l *priorLoader) takeHead(e warc.IndexEntry, r headResult) error {
 	default:
 		return nil
 	}
-	if p.URI == "" || p.Date.IsZero() || (p.ETag == "" && p.LastModified == "") || !conditionalType(h) {
+	if p.URI == "" || p.Date.IsZero() || (p.ETag == "" && p.LastModified == "") {
 		return nil
 	}
 	key, err := l.canonical(h.TargetURI)
@@ -633,7 +633,8 @@ func (l *priorLoader) flush() error { return l.readHeads() }
 // tables that barely overlap, and its compactions rewrite each key a few times instead of
 // once per overlapping table, which made loading 10 million digests in the order of the
 // index several times slower. Lines are "d" or "u" (by digest, by URL), the key, then the
-// other fields, separated by 0x1f.
+// other fields (date, captured, URI, digest, ETag, Last-Modified, media type), separated by
+// 0x1f.
 type priorSpool struct {
 	f   *os.File
 	w   *bufio.Writer
@@ -657,7 +658,7 @@ func newPriorSpool(dir string) (*priorSpool, error) {
 // add spools one capture (kind 'd' or 'u'); one with a field that cannot be written on one line
 // is left out (no URL, digest or validator has a newline).
 func (s *priorSpool) add(kind byte, p frontier.Prior) error {
-	fields := []string{p.Key, p.URI, p.Digest, p.ETag, p.LastModified}
+	fields := []string{p.Key, p.URI, p.Digest, p.ETag, p.LastModified, p.Mime}
 	for _, f := range fields {
 		if strings.ContainsAny(f, "\n\x1f") {
 			return nil
@@ -715,7 +716,7 @@ func (s *priorSpool) store(ctx context.Context, front frontier.Store, n *priorCo
 			continue
 		}
 		parts := strings.Split(line[1:], string(spoolSep))
-		if len(parts) != 7 {
+		if len(parts) != 8 {
 			return fmt.Errorf("spool line %.80q", line)
 		}
 		date, err1 := strconv.ParseInt(parts[1], 10, 64)
@@ -723,7 +724,7 @@ func (s *priorSpool) store(ctx context.Context, front frontier.Store, n *priorCo
 		if err1 != nil || err2 != nil {
 			return fmt.Errorf("spool line %.80q", line)
 		}
-		p := frontier.Prior{Key: parts[0], Date: time.Unix(0, date).UTC(), URI: parts[3], Digest: parts[4], ETag: parts[5], LastModified: parts[6]}
+		p := frontier.Prior{Key: parts[0], Date: time.Unix(0, date).UTC(), URI: parts[3], Digest: parts[4], ETag: parts[5], LastModified: parts[6], Mime: parts[7]}
 		if line[0] == 'd' {
 			byDigest = append(byDigest, p)
 		} else {
@@ -749,18 +750,6 @@ func (s *priorSpool) store(ctx context.Context, front frontier.Store, n *priorCo
 func (s *priorSpool) close() {
 	s.f.Close()
 	os.Remove(s.f.Name())
-}
-
-// conditionalType reports whether the capture of a record head may be asked for again
-// conditionally: not a page or a style sheet (nor a capture whose type is unknown), which the
-// crawl reads links and embeds from, and a 304 has no body to read them in; a server-not-modified
-// revisit, which has no HTTP headers, stands for a capture that was asked for conditionally
-// before.
-func conditionalType(h warc.RecordHead) bool {
-	if h.Type == "revisit" && strings.HasSuffix(h.Profile, "/revisit/server-not-modified") && h.Status == 0 {
-		return true
-	}
-	return h.Mime != "" && !extract.Reads(h.Mime)
 }
 
 // isKnownRevisit reports whether a revisit profile is one of WARC 1.0's and 1.1's.
@@ -804,24 +793,94 @@ func (d Index) StoreDigest(digest, uri string, date time.Time) error {
 // Recrawl is the chain's step of a recrawl (Config.RecrawlOf): the request of a URL the
 // earlier crawl captured (2xx) with an ETag or a Last-Modified is made conditional
 // (If-None-Match, If-Modified-Since), and a 304 is written as a server-not-modified revisit
-// of that capture, its content not read (a 304 has no body: Heritrix extracts nothing from
-// it). Sitemap files are never asked for conditionally: a 304 would hide the URLs they list
-// (robots.txt files are fetched elsewhere, never conditionally either).
-type Recrawl struct{ Front frontier.Store }
+// of that capture. The crawl reads the content of a page or a style sheet (whatever its
+// Reader reads, Reads): for those the earlier capture is read back first, from the earlier
+// crawls' WARC files through their indexes (replay.Archive.Original: the earlier crawl, then
+// those it deduplicated against), and on a 304 the crawl reads it in the 304's place
+// (chain.Record.Earlier), so that the links followed and the search document are those a 200
+// would have given. A page whose earlier capture cannot be read back (not in the earlier
+// crawls given, a WARC file missing) is asked for unconditionally, as is a page the browser
+// loads, which it renders. The content of anything else that answers 304 is not read (an
+// image, a script; Heritrix extracts nothing from a 304). Listing documents (sitemap files,
+// feeds: frontier.URL.Sitemap) are never asked for conditionally: a 304 would hide the URLs
+// they list, which the listing step reads from the response itself (robots.txt files are
+// fetched elsewhere, never conditionally either). It is safe for concurrent use; Close
+// closes the earlier crawls.
+type Recrawl struct {
+	front   frontier.Store
+	archive *replay.Archive // the earlier crawls, read back; nil when they could not be opened
+	reads   func(mediaType string) bool
+	log     *slog.Logger
+}
 
-func (Recrawl) Name() string { return "recrawl_of" }
+// NewRecrawl returns the step of the recrawl of cfg.RecrawlOf, whose captures cfg.Front holds
+// (Load). reads says whether the crawl reads the content of a response of a media type
+// (lowercase, without parameters). The earlier crawls (RecrawlOf, then the crawl
+// directories and WACZ files of DedupFrom) are opened to read back what they captured; when
+// they cannot be (a resumed run's earlier crawl was moved away), a warning is logged and
+// pages and style sheets are asked for unconditionally. The caller closes it.
+func NewRecrawl(ctx context.Context, cfg Config, reads func(mediaType string) bool) *Recrawl {
+	p := &Recrawl{front: cfg.Front, reads: reads, log: cfg.Log}
+	if p.log == nil {
+		p.log = slog.New(slog.DiscardHandler)
+	}
+	var paths []string
+	for _, s := range append([]string{cfg.RecrawlOf}, cfg.DedupFrom...) {
+		if isArchive(s) && !slices.Contains(paths, s) {
+			paths = append(paths, s)
+		}
+	}
+	a, err := replay.OpenArchive(ctx, paths)
+	if err != nil {
+		p.log.Warn("earlier crawl cannot be read back: pages and style sheets are asked for unconditionally", "path", cfg.RecrawlOf, "err", err)
+		return p
+	}
+	p.archive = a
+	return p
+}
 
-// Before makes the request conditional on the earlier capture of the URL, when there is one.
-func (p Recrawl) Before(_ context.Context, r *chain.Record) (chain.Verdict, error) {
+// isArchive reports whether p is a crawl directory or a WACZ file (a zip), not an index.
+func isArchive(p string) bool {
+	fi, err := os.Stat(p)
+	if err != nil || fi.IsDir() {
+		return err == nil
+	}
+	f, err := os.Open(p)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	var magic [4]byte
+	n, _ := io.ReadFull(f, magic[:])
+	return n == 4 && string(magic[:]) == "PK\x03\x04"
+}
+
+// Close closes the earlier crawls.
+func (p *Recrawl) Close() error {
+	if p.archive == nil {
+		return nil
+	}
+	return p.archive.Close()
+}
+
+func (*Recrawl) Name() string { return "recrawl_of" }
+
+// Before makes the request conditional on the earlier capture of the URL, when there is one
+// and, for content the crawl reads, it was read back (Record.Earlier).
+func (p *Recrawl) Before(ctx context.Context, r *chain.Record) (chain.Verdict, error) {
 	u := r.URL()
 	if u.Sitemap {
 		return chain.Proceed, nil
 	}
-	e, ok, err := p.Front.PriorURL(u.URL)
+	e, ok, err := p.front.PriorURL(u.URL)
 	if err != nil {
 		return chain.Verdict{}, fmt.Errorf("look up earlier capture: %w", err)
 	}
 	if !ok {
+		return chain.Proceed, nil
+	}
+	earlier, conditional := p.readBack(ctx, r, e)
+	if !conditional {
 		return chain.Proceed, nil
 	}
 	req := &r.Request
@@ -835,16 +894,85 @@ func (p Recrawl) Before(_ context.Context, r *chain.Record) (chain.Verdict, erro
 		req.Header.Set("If-Modified-Since", e.LastModified)
 	}
 	r.NotModified = &warc.Original{URI: e.URI, Date: e.Date, PayloadDigest: e.Digest, ETag: e.ETag, LastModified: e.LastModified}
+	r.Earlier = earlier
 	return chain.Proceed, nil
 }
 
-// After makes a 304 to a conditional request a revisit of the earlier capture, unread.
-func (Recrawl) After(_ context.Context, r *chain.Record) (chain.Verdict, error) {
-	if r.NotModified != nil && r.Result.Exchanges[0].StatusCode == 304 {
-		r.Captures[0].NotModified = r.NotModified
+// readBack says whether the request for the earlier capture e may be conditional, and returns
+// e read back when a 304's content is to be read in its place: when the crawl reads content
+// of e's type (or of no known type), e is read back, and without it the request is not
+// conditional.
+func (p *Recrawl) readBack(ctx context.Context, r *chain.Record, e frontier.Prior) (*fetch.Exchange, bool) {
+	mt := e.Mime
+	switch {
+	case mt != "" && !p.reads(mt):
+		return nil, true
+	case mt != "" && r.Rendered(), p.archive == nil:
+		return nil, false
+	}
+	u := r.URL().URL
+	orig, err := p.archive.Original(e.URI, e.Date, e.Digest)
+	if err != nil {
+		p.log.Debug("earlier capture not read back: asked for unconditionally", "url", u, "err", err)
+		return nil, false
+	}
+	if mt == "" {
+		// A server-not-modified revisit has no type of its own: its original's is the type.
+		if mt = extract.MediaType(orig.HTTP.Get("Content-Type")); mt != "" && !p.reads(mt) {
+			return nil, true
+		}
+	}
+	if r.Rendered() {
+		return nil, false
+	}
+	ex, err := r.Settings.Client.ReadResponse(ctx, u, recordedResponse(orig), orig.Truncated)
+	if err != nil {
+		p.log.Debug("earlier capture not read back: asked for unconditionally", "url", u, "err", err)
+		return nil, false
+	}
+	return ex, true
+}
+
+// recordedResponse returns the response a response record holds, as it crossed the wire: its
+// HTTP head as recorded (the fields in their order, each on a line of its own), then its body.
+func recordedResponse(rec *warc.Record) io.Reader {
+	h := rec.HTTP
+	var b bytes.Buffer
+	b.WriteString(h.Proto + " " + strconv.Itoa(h.Status))
+	if h.Reason != "" {
+		b.WriteString(" " + h.Reason)
+	}
+	b.WriteString("\r\n")
+	for _, f := range h.Fields {
+		b.WriteString(f.Name + ": " + f.Value + "\r\n")
+	}
+	b.WriteString("\r\n")
+	return io.MultiReader(&b, rec.Body())
+}
+
+// After makes a 304 to a conditional request a revisit of the earlier capture, whose content
+// read back, if any, is read in the 304's place; any other response is read as usual.
+func (p *Recrawl) After(_ context.Context, r *chain.Record) (chain.Verdict, error) {
+	if r.NotModified == nil {
+		return chain.Proceed, nil
+	}
+	if r.Result.Exchanges[0].StatusCode != http.StatusNotModified {
+		p.Release(r)
+		return chain.Proceed, nil
+	}
+	r.Captures[0].NotModified = r.NotModified
+	if r.Earlier == nil {
 		r.Content.Unread = true
 	}
 	return chain.Proceed, nil
+}
+
+// Release closes the earlier capture read back.
+func (*Recrawl) Release(r *chain.Record) {
+	if r.Earlier != nil {
+		r.Earlier.Close()
+		r.Earlier = nil
+	}
 }
 
 // NoteNotModified is the crawl.log annotation of a server-not-modified revisit, Heritrix's.

@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net/http"
 	"os"
 	"path/filepath"
 	"slices"
@@ -22,11 +23,17 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/amber-crawler/amber/chain"
 	"github.com/amber-crawler/amber/crawldir"
+	"github.com/amber-crawler/amber/extract"
+	"github.com/amber-crawler/amber/fetch"
 	"github.com/amber-crawler/amber/frontier"
 	"github.com/amber-crawler/amber/scope"
 	"github.com/amber-crawler/amber/warc"
 )
+
+// zippedPage is the page of the prior crawl sent gzip-compressed in chunks.
+var zippedPage = []byte(`<html><title>zipped</title><a href="/linked.html">linked</a></html>`)
 
 // priorCrawl is an earlier crawl written for the tests: a crawl directory with its WARC file
 // and its live and sorted indexes, and what loading it must give.
@@ -88,21 +95,30 @@ func writePriorCrawl(t *testing.T) priorCrawl {
 		return b.Bytes()
 	}
 	oldOrig := warc.Original{URI: "http://a.test/old.png", Date: at(-86400), PayloadDigest: sha1Of([]byte("old")), ETag: `"o1"`}
+	// A page sent gzip-compressed in chunks: its payload is the compressed body.
+	var zipped bytes.Buffer
+	zw := gzip.NewWriter(&zipped)
+	zw.Write(zippedPage)
+	zw.Close()
+	chunked := fmt.Sprintf("HTTP/1.1 200 OK\r\nContent-Type: text/html; charset=utf-8\r\nContent-Encoding: gzip\r\nETag: \"z1\"\r\n"+
+		"Transfer-Encoding: chunked\r\n\r\n%x\r\n%s\r\n%x\r\n%s\r\n0\r\n\r\n", 10, zipped.Bytes()[:10], zipped.Len()-10, zipped.Bytes()[10:])
 	caps := []struct {
 		url  string
 		resp []byte
 		orig *warc.Original
 	}{
-		{"http://a.test/page.html", resp(200, "text/html", "ETag: \"p1\"\r\n", page), nil},
+		{"http://a.test/page.html", resp(200, "text/html", "ETag: \"p1\"\r\n", page), nil}, // read for links
 		{"http://a.test/img.png", resp(200, "image/png", "ETag: \"i1\"\r\nLast-Modified: "+lm+"\r\n", png), nil},
 		{"http://a.test/copy.png", resp(200, "image/png", "ETag: \"c1\"\r\n", png), nil},                                 // identical revisit of img.png
 		{"http://a.test/old.png", []byte("HTTP/1.1 304 Not Modified\r\nETag: \"o1\"\r\n\r\n"), &oldOrig},                 // server-not-modified revisit
 		{"http://a.test/missing.png", resp(404, "image/png", "ETag: \"m\"\r\n", []byte("gone")), nil},                    // not 2xx
 		{"http://a.test/plain.png", resp(200, "image/png", "", plain), nil},                                              // no validators
 		{"http://a.test/empty.png", resp(200, "image/png", "ETag: \"e\"\r\n", nil), nil},                                 // empty payload
-		{"https://a.test/style.css", resp(200, "text/css; charset=utf-8", "Last-Modified: "+lm+"\r\n", css), nil},        // parsed for embeds
+		{"https://a.test/style.css", resp(200, "text/css; charset=utf-8", "Last-Modified: "+lm+"\r\n", css), nil},        // read for embeds
 		{"http://a.test/untyped", resp(200, "", "ETag: \"u\"\r\n", []byte("what am I")), nil},                            // type unknown
 		{"http://A.test:80/x/../Canon.PNG?b=2&a=1", resp(200, "image/png", "ETag: \"k\"\r\n", []byte("\x89PNG k")), nil}, // stored canonical
+		{"http://a.test/copy.html", resp(200, "text/html", "ETag: \"p2\"\r\n", page), nil},                               // identical revisit of page.html
+		{"http://a.test/zipped.html", []byte(chunked), nil},
 	}
 	dates := map[string]time.Time{}
 	for i, c := range caps {
@@ -129,22 +145,34 @@ func writePriorCrawl(t *testing.T) priorCrawl {
 	for _, p := range []frontier.Prior{
 		d("http://a.test/page.html", page), d("http://a.test/img.png", png), d("http://a.test/plain.png", plain),
 		d("https://a.test/style.css", css), d("http://a.test/untyped", []byte("what am I")),
-		d("http://A.test:80/x/../Canon.PNG?b=2&a=1", []byte("\x89PNG k")),
+		d("http://A.test:80/x/../Canon.PNG?b=2&a=1", []byte("\x89PNG k")), d("http://a.test/zipped.html", zipped.Bytes()),
 	} {
 		pc.digests[p.Key] = p
 	}
+	own := func(u string, body []byte) frontier.Prior {
+		return frontier.Prior{Key: u, URI: u, Date: dates[u], Captured: dates[u], Digest: sha1Of(body)}
+	}
+	with := func(p frontier.Prior, etag, lastMod, mime string) frontier.Prior {
+		p.ETag, p.LastModified, p.Mime = etag, lastMod, mime
+		return p
+	}
 	for _, p := range []frontier.Prior{
-		{Key: "http://a.test/img.png", URI: "http://a.test/img.png", Date: dates["http://a.test/img.png"], Captured: dates["http://a.test/img.png"],
-			Digest: sha1Of(png), ETag: `"i1"`, LastModified: lm},
+		with(own("http://a.test/page.html", page), `"p1"`, "", "text/html"),
+		with(own("http://a.test/img.png", png), `"i1"`, lm, "image/png"),
 		{Key: "http://a.test/copy.png", URI: "http://a.test/img.png", Date: dates["http://a.test/img.png"], Captured: dates["http://a.test/copy.png"],
-			Digest: sha1Of(png), ETag: `"c1"`},
+			Digest: sha1Of(png), ETag: `"c1"`, Mime: "image/png"},
+		// A server-not-modified revisit says neither the type nor the payload: its original does.
 		{Key: "http://a.test/old.png", URI: oldOrig.URI, Date: oldOrig.Date, Captured: dates["http://a.test/old.png"],
 			Digest: oldOrig.PayloadDigest, ETag: `"o1"`},
+		with(own("https://a.test/style.css", css), "", lm, "text/css"),
+		with(own("http://a.test/untyped", []byte("what am I")), `"u"`, "", ""),
 		{Key: canonical(t, "http://A.test:80/x/../Canon.PNG?b=2&a=1"), URI: "http://A.test:80/x/../Canon.PNG?b=2&a=1",
 			Date: dates["http://A.test:80/x/../Canon.PNG?b=2&a=1"], Captured: dates["http://A.test:80/x/../Canon.PNG?b=2&a=1"],
-			Digest: sha1Of([]byte("\x89PNG k")), ETag: `"k"`},
-		{Key: "http://a.test/empty.png", URI: "http://a.test/empty.png", Date: dates["http://a.test/empty.png"], Captured: dates["http://a.test/empty.png"],
-			Digest: sha1Of(nil), ETag: `"e"`},
+			Digest: sha1Of([]byte("\x89PNG k")), ETag: `"k"`, Mime: "image/png"},
+		with(own("http://a.test/empty.png", nil), `"e"`, "", "image/png"),
+		{Key: "http://a.test/copy.html", URI: "http://a.test/page.html", Date: dates["http://a.test/page.html"], Captured: dates["http://a.test/copy.html"],
+			Digest: sha1Of(page), ETag: `"p2"`, Mime: "text/html"},
+		with(own("http://a.test/zipped.html", zipped.Bytes()), `"z1"`, "", "text/html"),
 	} {
 		pc.urls[p.Key] = p
 	}
@@ -152,7 +180,8 @@ func writePriorCrawl(t *testing.T) priorCrawl {
 }
 
 // writeWACZ packs the crawl directory as a WACZ: the WARC file stored, the index as index.cdxj
-// (deflated) or as index.cdx.gz (gzip members of a few lines each) with an index.idx.
+// (deflated) or as index.cdx.gz (gzip members of a few lines each) with an index.idx that
+// gives each member's first key and place.
 func writeWACZ(t *testing.T, pc priorCrawl, compressedIndex bool) string {
 	t.Helper()
 	p := filepath.Join(t.TempDir(), "crawl.wacz")
@@ -182,14 +211,18 @@ func writeWACZ(t *testing.T, pc priorCrawl, compressedIndex bool) string {
 	index := read(filepath.Join(pc.dir, crawldir.CDXJFile))
 	if compressedIndex {
 		var gz bytes.Buffer
-		lines := strings.SplitAfter(string(index), "\n")
+		idx := "!meta 0 {\"format\": \"cdxj-gzip-1.0\"}\n"
+		lines := strings.SplitAfter(strings.TrimSuffix(string(index), "\n"), "\n")
 		for i := 0; i < len(lines); i += 3 {
+			off := gz.Len()
 			zw := gzip.NewWriter(&gz)
 			zw.Write([]byte(strings.Join(lines[i:min(i+3, len(lines))], "")))
 			zw.Close()
+			first, _, _ := strings.Cut(lines[i], " {")
+			idx += fmt.Sprintf("%s {\"offset\": %d, \"length\": %d, \"filename\": \"index.cdx.gz\"}\n", first, off, gz.Len()-off)
 		}
 		add("indexes/index.cdx.gz", zip.Store, gz.Bytes())
-		add("indexes/index.idx", zip.Deflate, []byte("!meta 0 {\"format\": \"cdxj-gzip-1.0\"}\n"))
+		add("indexes/index.idx", zip.Deflate, []byte(idx))
 	} else {
 		add("indexes/index.cdxj", zip.Deflate, index)
 	}
@@ -290,7 +323,8 @@ func TestLoadPriors(t *testing.T) {
 			got := map[string]frontier.Prior{}
 			for _, u := range []string{"http://a.test/page.html", "http://a.test/img.png", "http://a.test/copy.png", "http://a.test/old.png",
 				"http://a.test/missing.png", "http://a.test/plain.png", "http://a.test/empty.png", "https://a.test/style.css",
-				"http://a.test/untyped", canonical(t, "http://A.test:80/x/../Canon.PNG?b=2&a=1")} {
+				"http://a.test/untyped", canonical(t, "http://A.test:80/x/../Canon.PNG?b=2&a=1"), "http://a.test/copy.html",
+				"http://a.test/zipped.html"} {
 				p, ok, err := c.Front.PriorURL(u)
 				if err != nil {
 					t.Fatal(err)
@@ -433,4 +467,154 @@ func unpackWACZ(t *testing.T, pc priorCrawl) string {
 		}
 	}
 	return dir
+}
+
+// TestRecrawlReadBack: the request of each earlier capture with validators is made
+// conditional; for content the crawl reads (a page, a style sheet, a response of no known
+// type) the earlier capture is read back first, from a crawl directory or a WACZ, a revisit
+// from the response it refers to, and a 304 is read as it (Record.Shown); what cannot be read
+// back, and a page the browser renders, is asked for unconditionally.
+func TestRecrawlReadBack(t *testing.T) {
+	pc := writePriorCrawl(t)
+	client, err := fetch.NewClient(fetch.Config{UserAgent: "amber-test/1.0"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer client.Close()
+	reads := func(mt string) bool { return mt == "" || extract.Reads(mt) }
+	const lm = "Mon, 02 Feb 2026 00:00:00 GMT"
+	type row struct {
+		name    string
+		url     string
+		render  bool // the browser loads it
+		sitemap bool
+		asked   http.Header // the conditional fields; nil: none
+		earlier string      // the content read back (decoded); "": none
+	}
+	rows := []row{
+		{name: "page", url: "http://a.test/page.html", asked: http.Header{"If-None-Match": {`"p1"`}}, earlier: "<html>page</html>"},
+		{name: "revisit of a page", url: "http://a.test/copy.html", asked: http.Header{"If-None-Match": {`"p2"`}}, earlier: "<html>page</html>"},
+		{name: "page sent gzip in chunks", url: "http://a.test/zipped.html", asked: http.Header{"If-None-Match": {`"z1"`}}, earlier: string(zippedPage)},
+		{name: "style sheet", url: "https://a.test/style.css", asked: http.Header{"If-Modified-Since": {lm}}, earlier: "p { color: red }"},
+		{name: "no type", url: "http://a.test/untyped", asked: http.Header{"If-None-Match": {`"u"`}}, earlier: "what am I"},
+		{name: "image", url: "http://a.test/img.png", asked: http.Header{"If-None-Match": {`"i1"`}, "If-Modified-Since": {lm}}},
+		{name: "revisit of an image", url: "http://a.test/copy.png", asked: http.Header{"If-None-Match": {`"c1"`}}},
+		// Its type is its original's, which is in no crawl given.
+		{name: "304 whose original is not given", url: "http://a.test/old.png"},
+		{name: "page the browser renders", url: "http://a.test/page.html", render: true},
+		{name: "image the browser loads", url: "http://a.test/img.png", render: true, asked: http.Header{"If-None-Match": {`"i1"`}, "If-Modified-Since": {lm}}},
+		{name: "sitemap file", url: "http://a.test/page.html", sitemap: true},
+		{name: "not captured with validators", url: "http://a.test/plain.png"},
+	}
+	moved := filepath.Join(t.TempDir(), "moved")
+	for _, src := range []struct {
+		name string
+		path string
+		gone bool // moved away after loading: nothing can be read back
+	}{
+		{name: "crawl directory", path: pc.dir},
+		{name: "wacz", path: writeWACZ(t, pc, false)},
+		{name: "wacz with index.cdx.gz", path: writeWACZ(t, pc, true)},
+		{name: "moved away", path: pc.dir, gone: true},
+	} {
+		t.Run(src.name, func(t *testing.T) {
+			c := testConfig(t, Config{RecrawlOf: src.path})
+			if err := Load(t.Context(), c); err != nil {
+				t.Fatal(err)
+			}
+			if src.gone {
+				if err := os.Rename(src.path, moved); err != nil {
+					t.Fatal(err)
+				}
+				defer os.Rename(moved, src.path)
+			}
+			p := NewRecrawl(t.Context(), c, reads)
+			defer p.Close()
+			for _, tc := range rows {
+				if src.gone && tc.earlier != "" {
+					tc.asked, tc.earlier = nil, ""
+				}
+				t.Run(tc.name, func(t *testing.T) {
+					checkReadBack(t, p, client, tc.url, tc.render, tc.sitemap, tc.asked, tc.earlier)
+				})
+			}
+		})
+	}
+}
+
+// checkReadBack takes a record of rawURL through Recrawl's Before, a 304 and its After, and a
+// second one through Before, a 200 and After, and checks what they made of it.
+func checkReadBack(t *testing.T, p *Recrawl, client *fetch.Client, rawURL string, render, sitemap bool, asked http.Header, earlier string) {
+	t.Helper()
+	record := func() *chain.Record {
+		return &chain.Record{Claim: &frontier.Claim{URL: frontier.URL{URL: rawURL, Sitemap: sitemap}},
+			Settings: &chain.Settings{Client: client, Render: render}, Request: fetch.Request{URL: rawURL}}
+	}
+	answer := func(r *chain.Record, resp string) {
+		ex, err := client.ReadResponse(t.Context(), rawURL, strings.NewReader(resp), "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		r.Result = &fetch.Result{Exchanges: []*fetch.Exchange{ex}}
+		r.Captures = make([]chain.Capture, 1)
+		if v, err := p.After(t.Context(), r); err != nil || v.Done {
+			t.Fatalf("After: %+v, %v", v, err)
+		}
+	}
+
+	r := record()
+	if v, err := p.Before(t.Context(), r); err != nil || v.Done {
+		t.Fatalf("Before: %+v, %v", v, err)
+	}
+	got := http.Header{}
+	for _, k := range []string{"If-None-Match", "If-Modified-Since"} {
+		if v := r.Request.Header.Values(k); len(v) > 0 {
+			got[k] = v
+		}
+	}
+	if len(got) == 0 {
+		got = nil
+	}
+	if d := cmp.Diff(asked, got); d != "" {
+		t.Errorf("conditional fields (-want +got):\n%s", d)
+	}
+	if (r.NotModified != nil) != (asked != nil) {
+		t.Errorf("NotModified = %+v with fields %v", r.NotModified, got)
+	}
+	if (r.Earlier != nil) != (earlier != "") {
+		t.Fatalf("Earlier = %v, want one: %v", r.Earlier, earlier != "")
+	}
+	answer(r, "HTTP/1.1 304 Not Modified\r\n\r\n")
+	if asked != nil && r.Captures[0].NotModified != r.NotModified {
+		t.Errorf("the 304's capture is not a revisit of %+v", r.NotModified)
+	}
+	if r.Content.Unread != (asked != nil && earlier == "") {
+		t.Errorf("Content.Unread = %v", r.Content.Unread)
+	}
+	if earlier != "" {
+		shown := r.Shown()
+		if shown != r.Earlier || shown.StatusCode != http.StatusOK || shown.URL != rawURL {
+			t.Errorf("Shown = %p %d %s, want Earlier %p, a 200 of %s", shown, shown.StatusCode, shown.URL, r.Earlier, rawURL)
+		}
+		if b, err := shown.ReadBody(1 << 20); err != nil || string(b) != earlier {
+			t.Errorf("earlier content %q, %v; want %q", b, err, earlier)
+		}
+	}
+	p.Release(r)
+	r.Result.Close()
+	if r.Earlier != nil {
+		t.Error("Earlier kept after Release")
+	}
+
+	// Changed: the 200 is read, the capture read back is let go.
+	r = record()
+	if _, err := p.Before(t.Context(), r); err != nil {
+		t.Fatal(err)
+	}
+	answer(r, "HTTP/1.1 200 OK\r\nContent-Length: 3\r\n\r\nnew")
+	defer r.Result.Close()
+	if r.Earlier != nil || r.Shown() != r.Result.Exchanges[0] || r.Captures[0].NotModified != nil || r.Content.Unread {
+		t.Errorf("after a 200: Earlier %v, Shown %p (the 200 %p), NotModified %v, Unread %v", r.Earlier, r.Shown(), r.Result.Exchanges[0],
+			r.Captures[0].NotModified, r.Content.Unread)
+	}
 }

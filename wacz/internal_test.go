@@ -12,21 +12,23 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/amber-crawler/amber/crawl"
+	"github.com/amber-crawler/amber/crawldir"
 	"github.com/amber-crawler/amber/extract"
 	"github.com/amber-crawler/amber/report"
 )
 
-// TestCrawlDirLayout: the paths wacz reads are the crawl package's.
+// TestCrawlDirLayout: the paths wacz reads are those the crawl writes (package crawldir,
+// whose names the crawl's are; this test cannot import the crawl, which imports wacz through
+// replay).
 func TestCrawlDirLayout(t *testing.T) {
 	for _, tc := range []struct{ wacz, crawl string }{
-		{crawlConfigFile, crawl.ConfigFile},
-		{crawlStateDir, crawl.StateDir},
-		{crawlWARCDir, crawl.WARCDir},
-		{crawlSortedCDXJ, crawl.CDXJFile},
-		{crawlLiveCDXJ, crawl.LiveCDXJFile},
-		{crawlLogFile, crawl.CrawlLogFile},
-		{crawlDocuments, crawl.DocumentsFile},
+		{crawlConfigFile, crawldir.ConfigFile},
+		{crawlStateDir, crawldir.StateDir},
+		{crawlWARCDir, crawldir.WARCDir},
+		{crawlSortedCDXJ, crawldir.CDXJFile},
+		{crawlLiveCDXJ, crawldir.LiveCDXJFile},
+		{crawlLogFile, crawldir.CrawlLogFile},
+		{crawlDocuments, crawldir.DocumentsFile},
 	} {
 		if tc.wacz != tc.crawl {
 			t.Errorf("wacz reads %q where the crawl writes %q", tc.wacz, tc.crawl)

@@ -290,6 +290,9 @@ type Capture struct {
 	// the crawl holds already is neither written nor logged nor counted again; the page's
 	// metadata record still lists it.
 	Once bool
+	// Type is the media type crawl.log gives the capture when its response has no
+	// Content-Type: a 304's revisit has the type of the earlier capture it stands for.
+	Type string
 }
 
 // Annotate adds crawl.log annotations to the capture. The captures of one fetch may share

@@ -82,9 +82,13 @@ func (w *records) Archive(worker int, ex *fetch.Exchange, k chain.Capture) (warc
 	if ex.Truncated != "" {
 		ann = append(ann, "truncated:"+ex.Truncated)
 	}
+	mime := extract.MediaType(ex.Header.Get("Content-Type"))
+	if mime == "" {
+		mime = k.Type
+	}
 	return res, w.WriteLine(report.Line{
 		Status: ex.StatusCode, Size: ex.BodySize(), URL: ex.URL, Hops: k.Hops, Via: k.Via,
-		MIME: extract.MediaType(ex.Header.Get("Content-Type")), Thread: worker,
+		MIME: mime, Thread: worker,
 		FetchStart: ex.Started, FetchDur: ex.Duration, Digest: res.PayloadDigest, Seed: k.Seed,
 		Annotations: ann,
 		Extra:       map[string]any{"warcFilename": res.Filename, "warcFileOffset": res.Offset, report.ExtraContentSize: ex.ResponseSize()},

@@ -23,6 +23,7 @@ import (
 	"github.com/amber-crawler/amber/internal/crawltest"
 	"github.com/amber-crawler/amber/internal/warccheck"
 	"github.com/amber-crawler/amber/replay"
+	"github.com/amber-crawler/amber/wacz"
 )
 
 // TestRecrawlUnchanged crawls the site twice with the plain fetcher, the second time with
@@ -32,8 +33,9 @@ import (
 // without validators and the one whose server ignores them (identical revisits) and the
 // favicon's 404 (no capture to ask about). The links of the pages and style sheets that came
 // back 304 are read from the first crawl's captures: the second crawl fetches exactly the
-// URLs of the first, each with the same hop path, via and outlinks, and writes the search
-// document of each page again, as it was. The files pass gowarc, warc verify and warcio.js;
+// URLs of the first, each with the same hop path, via, type (crawl.log gives a 304's revisit
+// the type of the capture it stands for) and outlinks, lists the same pages in a package, and
+// writes the search document of each page again, as it was. The files pass gowarc, warc verify and warcio.js;
 // replayed with the first crawl (package replay), each of the second crawl's revisits is
 // served with the first crawl's payload.
 func TestRecrawlUnchanged(t *testing.T) {
@@ -91,9 +93,25 @@ func TestRecrawlUnchanged(t *testing.T) {
 		}
 	}
 
-	// The same URLs, found the same way, with the same links.
+	// The same URLs, found the same way, of the same types, with the same links; the same
+	// pages for ReplayWeb.page's list.
 	if d := cmp.Diff(fetchedURLs(t, first), fetchedURLs(t, second)); d != "" {
-		t.Errorf("URLs fetched, hop path and via (-first +second):\n%s", d)
+		t.Errorf("URLs fetched: hop path, via and type (-first +second):\n%s", d)
+	}
+	pages := func(dir string) []string {
+		ps, err := wacz.ListPages(t.Context(), []string{dir})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for _, p := range ps {
+			out = append(out, p.URL)
+		}
+		slices.Sort(out)
+		return out
+	}
+	if p1, p2 := pages(first), pages(second); len(p1) != 3 || !slices.Equal(p1, p2) {
+		t.Errorf("pages: first crawl %v, second crawl %v; want the 3 HTML pages in each", p1, p2)
 	}
 	if d := cmp.Diff(outlinks(t, first), outlinks(t, second)); d != "" {
 		t.Errorf("outlinks of each capture (-first +second):\n%s", d)
@@ -192,12 +210,12 @@ func checkRecrawlReplay(t *testing.T, dir, earlier string, recs map[string][]war
 	}
 }
 
-// fetchedURLs lists a crawl's crawl.log lines as "URL hops via", sorted.
+// fetchedURLs lists a crawl's crawl.log lines as "URL hops via MIME", sorted.
 func fetchedURLs(t *testing.T, dir string) []string {
 	t.Helper()
 	var out []string
 	for _, l := range crawltest.ReadCrawlLog(t, filepath.Join(dir, crawl.CrawlLogFile)) {
-		out = append(out, fmt.Sprintf("%s %s %s", l.URL, l.Hops, l.Via))
+		out = append(out, fmt.Sprintf("%s %s %s %s", l.URL, l.Hops, l.Via, l.MIME))
 	}
 	slices.Sort(out)
 	return out

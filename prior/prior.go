@@ -950,8 +950,9 @@ func recordedResponse(rec *warc.Record) io.Reader {
 	return io.MultiReader(&b, rec.Body())
 }
 
-// After makes a 304 to a conditional request a revisit of the earlier capture, whose content
-// read back, if any, is read in the 304's place; any other response is read as usual.
+// After makes a 304 to a conditional request a revisit of the earlier capture, of its type
+// (chain.Capture.Type), whose content read back, if any, is read in the 304's place; any
+// other response is read as usual.
 func (p *Recrawl) After(_ context.Context, r *chain.Record) (chain.Verdict, error) {
 	if r.NotModified == nil {
 		return chain.Proceed, nil
@@ -960,9 +961,19 @@ func (p *Recrawl) After(_ context.Context, r *chain.Record) (chain.Verdict, erro
 		p.Release(r)
 		return chain.Proceed, nil
 	}
-	r.Captures[0].NotModified = r.NotModified
-	if r.Earlier == nil {
-		r.Content.Unread = true
+	k := &r.Captures[0]
+	k.NotModified = r.NotModified
+	if r.Earlier != nil {
+		k.Type = extract.MediaType(r.Earlier.Header.Get("Content-Type"))
+		return chain.Proceed, nil
+	}
+	r.Content.Unread = true
+	e, ok, err := p.front.PriorURL(r.URL().URL)
+	if err != nil {
+		return chain.Verdict{}, fmt.Errorf("look up earlier capture: %w", err)
+	}
+	if ok {
+		k.Type = e.Mime
 	}
 	return chain.Proceed, nil
 }

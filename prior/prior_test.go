@@ -490,19 +490,20 @@ func TestRecrawlReadBack(t *testing.T) {
 		sitemap bool
 		asked   http.Header // the conditional fields; nil: none
 		earlier string      // the content read back (decoded); "": none
+		typ     string      // the type of a 304's revisit
 	}
 	rows := []row{
-		{name: "page", url: "http://a.test/page.html", asked: http.Header{"If-None-Match": {`"p1"`}}, earlier: "<html>page</html>"},
-		{name: "revisit of a page", url: "http://a.test/copy.html", asked: http.Header{"If-None-Match": {`"p2"`}}, earlier: "<html>page</html>"},
-		{name: "page sent gzip in chunks", url: "http://a.test/zipped.html", asked: http.Header{"If-None-Match": {`"z1"`}}, earlier: string(zippedPage)},
-		{name: "style sheet", url: "https://a.test/style.css", asked: http.Header{"If-Modified-Since": {lm}}, earlier: "p { color: red }"},
+		{name: "page", url: "http://a.test/page.html", asked: http.Header{"If-None-Match": {`"p1"`}}, earlier: "<html>page</html>", typ: "text/html"},
+		{name: "revisit of a page", url: "http://a.test/copy.html", asked: http.Header{"If-None-Match": {`"p2"`}}, earlier: "<html>page</html>", typ: "text/html"},
+		{name: "page sent gzip in chunks", url: "http://a.test/zipped.html", asked: http.Header{"If-None-Match": {`"z1"`}}, earlier: string(zippedPage), typ: "text/html"},
+		{name: "style sheet", url: "https://a.test/style.css", asked: http.Header{"If-Modified-Since": {lm}}, earlier: "p { color: red }", typ: "text/css"},
 		{name: "no type", url: "http://a.test/untyped", asked: http.Header{"If-None-Match": {`"u"`}}, earlier: "what am I"},
-		{name: "image", url: "http://a.test/img.png", asked: http.Header{"If-None-Match": {`"i1"`}, "If-Modified-Since": {lm}}},
-		{name: "revisit of an image", url: "http://a.test/copy.png", asked: http.Header{"If-None-Match": {`"c1"`}}},
+		{name: "image", url: "http://a.test/img.png", asked: http.Header{"If-None-Match": {`"i1"`}, "If-Modified-Since": {lm}}, typ: "image/png"},
+		{name: "revisit of an image", url: "http://a.test/copy.png", asked: http.Header{"If-None-Match": {`"c1"`}}, typ: "image/png"},
 		// Its type is its original's, which is in no crawl given.
 		{name: "304 whose original is not given", url: "http://a.test/old.png"},
 		{name: "page the browser renders", url: "http://a.test/page.html", render: true},
-		{name: "image the browser loads", url: "http://a.test/img.png", render: true, asked: http.Header{"If-None-Match": {`"i1"`}, "If-Modified-Since": {lm}}},
+		{name: "image the browser loads", url: "http://a.test/img.png", render: true, asked: http.Header{"If-None-Match": {`"i1"`}, "If-Modified-Since": {lm}}, typ: "image/png"},
 		{name: "sitemap file", url: "http://a.test/page.html", sitemap: true},
 		{name: "not captured with validators", url: "http://a.test/plain.png"},
 	}
@@ -535,7 +536,7 @@ func TestRecrawlReadBack(t *testing.T) {
 					tc.asked, tc.earlier = nil, ""
 				}
 				t.Run(tc.name, func(t *testing.T) {
-					checkReadBack(t, p, client, tc.url, tc.render, tc.sitemap, tc.asked, tc.earlier)
+					checkReadBack(t, p, client, tc.url, tc.render, tc.sitemap, tc.asked, tc.earlier, tc.typ)
 				})
 			}
 		})
@@ -543,8 +544,9 @@ func TestRecrawlReadBack(t *testing.T) {
 }
 
 // checkReadBack takes a record of rawURL through Recrawl's Before, a 304 and its After, and a
-// second one through Before, a 200 and After, and checks what they made of it.
-func checkReadBack(t *testing.T, p *Recrawl, client *fetch.Client, rawURL string, render, sitemap bool, asked http.Header, earlier string) {
+// second one through Before, a 200 and After, and checks what they made of it: the fields
+// asked, the content read back and the 304's type.
+func checkReadBack(t *testing.T, p *Recrawl, client *fetch.Client, rawURL string, render, sitemap bool, asked http.Header, earlier, typ string) {
 	t.Helper()
 	record := func() *chain.Record {
 		return &chain.Record{Claim: &frontier.Claim{URL: frontier.URL{URL: rawURL, Sitemap: sitemap}},
@@ -585,8 +587,8 @@ func checkReadBack(t *testing.T, p *Recrawl, client *fetch.Client, rawURL string
 		t.Fatalf("Earlier = %v, want one: %v", r.Earlier, earlier != "")
 	}
 	answer(r, "HTTP/1.1 304 Not Modified\r\n\r\n")
-	if asked != nil && r.Captures[0].NotModified != r.NotModified {
-		t.Errorf("the 304's capture is not a revisit of %+v", r.NotModified)
+	if asked != nil && (r.Captures[0].NotModified != r.NotModified || r.Captures[0].Type != typ) {
+		t.Errorf("the 304's capture: a revisit of %+v of type %q, want of %+v, %q", r.Captures[0].NotModified, r.Captures[0].Type, r.NotModified, typ)
 	}
 	if r.Content.Unread != (asked != nil && earlier == "") {
 		t.Errorf("Content.Unread = %v", r.Content.Unread)

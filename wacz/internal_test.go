@@ -36,6 +36,37 @@ func TestCrawlDirLayout(t *testing.T) {
 	}
 }
 
+// TestIsPage: a page is a seed, or what a browser navigates to that is an HTML page answered
+// 2xx, or 304 to a recrawl (a revisit of the earlier capture, of its type); not one whose
+// body was not fetched for its type.
+func TestIsPage(t *testing.T) {
+	nm := []string{"duplicate:server-not-modified"}
+	for _, tc := range []struct {
+		name string
+		l    report.Line
+		want bool
+	}{
+		{"seed", report.Line{Status: 404, Hops: "", MIME: "text/plain"}, true},
+		{"page", report.Line{Status: 200, Hops: "L", MIME: "text/html"}, true},
+		{"xhtml after a redirect", report.Line{Status: 203, Hops: "LR", MIME: "application/xhtml+xml"}, true},
+		{"image", report.Line{Status: 200, Hops: "L", MIME: "image/png"}, false},
+		{"embedded page", report.Line{Status: 200, Hops: "LE", MIME: "text/html"}, false},
+		{"redirect", report.Line{Status: 301, Hops: "L", MIME: "text/html"}, false},
+		{"not found", report.Line{Status: 404, Hops: "L", MIME: "text/html"}, false},
+		{"recrawl's 304", report.Line{Status: 304, Hops: "L", MIME: "text/html", Annotations: nm}, true},
+		{"recrawl's 304 of an image", report.Line{Status: 304, Hops: "L", MIME: "image/png", Annotations: nm}, false},
+		{"304 to a plain request", report.Line{Status: 304, Hops: "L", MIME: "text/html"}, false},
+		{"no response", report.Line{Status: -2, Hops: "", MIME: ""}, false},
+		{"archived though left unread", report.Line{Status: 200, Hops: "L", MIME: "text/html", Annotations: []string{"type-excluded:text/html"}}, true},
+		{"a seed not fetched", report.Line{Status: 200, MIME: "application/zip", Annotations: []string{"type-not-fetched:application/zip", "bytes-not-fetched:9"}}, false},
+		{"a page not fetched", report.Line{Status: 200, Hops: "L", MIME: "text/html", Annotations: []string{"type-not-fetched:text/html", "bytes-not-fetched:unknown"}}, false},
+	} {
+		if got := isPage(tc.l); got != tc.want {
+			t.Errorf("%s: isPage = %v, want %v", tc.name, got, tc.want)
+		}
+	}
+}
+
 func TestNormURL(t *testing.T) {
 	for _, tc := range []struct{ a, b string }{
 		{"http://www.example.com", "http://www.example.com/"},
@@ -277,29 +308,4 @@ func FuzzDocKeys(f *testing.F) {
 			t.Fatalf("docKeys(%s)\n= %+v\nwant %+v", other, got2, want2)
 		}
 	})
-}
-
-// TestIsPage: a page of pages.jsonl is a seed or a 2xx HTML page found by a link or a
-// redirect, captured with its response: not one whose body was not fetched for its type.
-func TestIsPage(t *testing.T) {
-	for _, tc := range []struct {
-		name string
-		l    report.Line
-		want bool
-	}{
-		{"a seed", report.Line{Status: 404, MIME: "application/pdf"}, true},
-		{"a linked page", report.Line{Status: 200, Hops: "L", MIME: "text/html"}, true},
-		{"XHTML", report.Line{Status: 200, Hops: "LR", MIME: "application/xhtml+xml"}, true},
-		{"no response", report.Line{Status: -2, Hops: "L", MIME: "text/html"}, false},
-		{"a 404 page", report.Line{Status: 404, Hops: "L", MIME: "text/html"}, false},
-		{"an image", report.Line{Status: 200, Hops: "L", MIME: "image/png"}, false},
-		{"an embed", report.Line{Status: 200, Hops: "LE", MIME: "text/html"}, false},
-		{"archived though left unread", report.Line{Status: 200, Hops: "L", MIME: "text/html", Annotations: []string{"type-excluded:text/html"}}, true},
-		{"a seed not fetched", report.Line{Status: 200, MIME: "application/zip", Annotations: []string{"type-not-fetched:application/zip", "bytes-not-fetched:9"}}, false},
-		{"a page not fetched", report.Line{Status: 200, Hops: "L", MIME: "text/html", Annotations: []string{"type-not-fetched:text/html", "bytes-not-fetched:unknown"}}, false},
-	} {
-		if got := isPage(tc.l); got != tc.want {
-			t.Errorf("%s: isPage = %v, want %v", tc.name, got, tc.want)
-		}
-	}
 }

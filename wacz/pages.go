@@ -12,6 +12,7 @@ import (
 	"io"
 	"net/url"
 	"os"
+	"slices"
 	"strings"
 	"time"
 
@@ -239,8 +240,11 @@ func newPage(l report.Line) Page {
 	return p
 }
 
-// isPage reports whether a captured crawl.log line is a page of pages.jsonl: not one whose
-// body was not fetched (only its request is archived: there is nothing to replay).
+// isPage reports whether a captured crawl.log line is a page of pages.jsonl: a seed, or what
+// a browser navigates to (not an embed, a prerequisite or an inferred URL) that is an HTML
+// page answered 2xx, or answered 304 to a recrawl that wrote it as a revisit of the earlier
+// capture (crawl.log gives it that capture's type); not one whose body was not
+// fetched (only its request is archived: there is nothing to replay).
 func isPage(l report.Line) bool {
 	if l.Status <= 0 || l.BodyNotFetched() {
 		return false
@@ -252,7 +256,13 @@ func isPage(l report.Line) bool {
 	case hop.Embed, hop.Prerequisite, hop.Inferred:
 		return false
 	}
-	return l.Status >= 200 && l.Status < 300 && (l.MIME == "text/html" || l.MIME == "application/xhtml+xml")
+	return (l.Status >= 200 && l.Status < 300 || notModified(l)) && (l.MIME == "text/html" || l.MIME == "application/xhtml+xml")
+}
+
+// notModified reports whether a crawl.log line is a recrawl's 304, written as a revisit of the
+// earlier capture (annotated as prior.NoteNotModified), which replays as that capture.
+func notModified(l report.Line) bool {
+	return l.Status == 304 && slices.Contains(l.Annotations, "duplicate:server-not-modified")
 }
 
 // warcLocation returns the WARC file name and offset of a crawl.log line's record.

@@ -152,12 +152,87 @@ func TestRecrawlUnchanged(t *testing.T) {
 		100*float64(sizes[1])/float64(sizes[0]), res1.Bytes, res2.Bytes, 100*float64(res2.Bytes)/float64(res1.Bytes))
 }
 
-// checkRecrawlReplay replays the crawl dir (a recrawl of earlier) with earlier, through the
-// replay proxy, and checks that each URL recs has a 304's revisit for is served as the
-// revisit (its time) with the earlier crawl's payload, the site's first version.
-func checkRecrawlReplay(t *testing.T, dir, earlier string, recs map[string][]warccheck.Record) {
+// TestRecrawlOfRecrawl crawls the unchanged site three times, each crawl a recrawl of the one
+// before (--recrawl-of it alone, its crawl.yaml naming the one it recrawled, as amber crawl
+// writes it). The second crawl's captures of the pages and images are server-not-modified
+// revisits of the first's, which say neither their type nor their content: the third crawl
+// reads them back from the first crawl, which the second's crawl.yaml names, and writes the
+// same revisits of the first crawl's captures, following the same links; the three crawls
+// replay together. (What the second crawl has as an identical revisit the third stores
+// whole: it deduplicates against the second crawl's responses only.) With the first crawl moved away, what the second has as such a revisit is
+// fetched whole (it may be a page), and the same links are followed all the same.
+func TestRecrawlOfRecrawl(t *testing.T) {
+	site := startRecrawlSite(t)
+	tmp := t.TempDir()
+	dirs := []string{filepath.Join(tmp, "first"), filepath.Join(tmp, "second"), filepath.Join(tmp, "third"), filepath.Join(tmp, "fourth")}
+	run := func(i int) {
+		t.Helper()
+		cfg := recrawlConfig(t, site, crawl.FetcherHTTP, dirs[i])
+		cfg.EffectiveConfig = []byte("collection: recrawl\n")
+		if i > 0 {
+			earlier := dirs[min(i-1, 1)] // the fourth crawl recrawls the second too
+			cfg.RecrawlOf = earlier
+			cfg.EffectiveConfig = fmt.Appendf(nil, "collection: recrawl\nrecrawl_of: %q\n", earlier)
+		}
+		if res, err := crawl.Run(t.Context(), cfg); err != nil || res.End != crawl.EndFinished {
+			t.Fatalf("crawl %d: %+v, %v", i+1, res, err)
+		}
+		// Replay tells captures apart by their CDXJ timestamps, to the second.
+		time.Sleep(time.Until(time.Now().Truncate(time.Second).Add(time.Second)))
+	}
+	for i := range 3 {
+		run(i)
+	}
+	one, two, three := crawlRecords(t, dirs[0]), crawlRecords(t, dirs[1]), crawlRecords(t, dirs[2])
+	want := kindsOf(two)
+	for p, k := range want {
+		if k == identical {
+			// Its payload is the first crawl's, whose digests the third crawl does not
+			// deduplicate against (the second has it as a revisit only).
+			want[p] = response
+		}
+	}
+	if d := cmp.Diff(want, kindsOf(three)); d != "" {
+		t.Errorf("third crawl's records (-want +got):\n%s", d)
+	}
+	for u, rs := range three {
+		if r := rs[0]; kindOf(r) == notModified && (kindOf(two[u][0]) != notModified || r.RefersToURI != u || r.RefersToDate != one[u][0].Date) {
+			t.Errorf("%s refers to %s %s, want the first crawl's capture %s", u, r.RefersToURI, r.RefersToDate, one[u][0].Date)
+		}
+	}
+	if d := cmp.Diff(fetchedURLs(t, dirs[0]), fetchedURLs(t, dirs[2])); d != "" {
+		t.Errorf("URLs fetched (-first +third):\n%s", d)
+	}
+	if d := cmp.Diff(outlinks(t, dirs[0]), outlinks(t, dirs[2])); d != "" {
+		t.Errorf("outlinks of each capture (-first +third):\n%s", d)
+	}
+	checkRecrawlReplay(t, dirs[2], dirs[0], three, dirs[1])
+
+	moved := dirs[0] + ".moved"
+	if err := os.Rename(dirs[0], moved); err != nil {
+		t.Fatal(err)
+	}
+	run(3)
+	four := kindsOf(crawlRecords(t, dirs[3]))
+	for p, k := range kindsOf(two) {
+		if k == notModified && four[p] == notModified {
+			t.Errorf("fourth crawl: %s came back 304, whose type its earlier capture does not say", p)
+		}
+	}
+	if err := os.Rename(moved, dirs[0]); err != nil {
+		t.Fatal(err)
+	}
+	if d := cmp.Diff(fetchedURLs(t, dirs[0]), fetchedURLs(t, dirs[3])); d != "" {
+		t.Errorf("URLs fetched (-first +fourth):\n%s", d)
+	}
+}
+
+// checkRecrawlReplay replays the crawl dir (a recrawl of earlier) with earlier and more,
+// through the replay proxy, and checks that each URL recs has a 304's revisit for is served as
+// the revisit (its time) with the earlier crawl's payload, the site's first version.
+func checkRecrawlReplay(t *testing.T, dir, earlier string, recs map[string][]warccheck.Record, more ...string) {
 	t.Helper()
-	s, err := replay.Open(t.Context(), replay.Config{Sources: []string{dir, earlier}, StateDir: t.TempDir()})
+	s, err := replay.Open(t.Context(), replay.Config{Sources: append([]string{dir, earlier}, more...), StateDir: t.TempDir()})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -35,6 +35,7 @@ import (
 	"github.com/amber-crawler/amber/fetch"
 	"github.com/amber-crawler/amber/frontier"
 	"github.com/amber-crawler/amber/replay"
+	"github.com/amber-crawler/amber/wacz"
 	"github.com/amber-crawler/amber/warc"
 )
 
@@ -790,47 +791,69 @@ func (d Index) StoreDigest(digest, uri string, date time.Time) error {
 	return d.Front.StoreDigest(digest, uri, date)
 }
 
-// Recrawl is the chain's step of a recrawl (Config.RecrawlOf): the request of a URL the
-// earlier crawl captured (2xx) with an ETag or a Last-Modified is made conditional
-// (If-None-Match, If-Modified-Since), and a 304 is written as a server-not-modified revisit
-// of that capture. The crawl reads the content of a page or a style sheet (whatever its
-// Reader reads, Reads): for those the earlier capture is read back first, from the earlier
-// crawls' WARC files through their indexes (replay.Archive.Original: the earlier crawl, then
-// those it deduplicated against), and on a 304 the crawl reads it in the 304's place
+// Recrawl is the chain's step of a recrawl (Config.RecrawlOf): the request of a URL the earlier
+// crawl captured (2xx) with an ETag or a Last-Modified is made conditional (If-None-Match,
+// If-Modified-Since), and a 304 is written as a server-not-modified revisit of that capture.
+// The crawl reads the content of a page or a style sheet (whatever its Reader reads, Reads):
+// for those the earlier capture is read back first, from the earlier crawls' WARC files through
+// their indexes (replay.Archive.Original: the earlier crawl, those deduplicated against and
+// those they built on; see NewRecrawl), and on a 304 the crawl reads it in the 304's place
 // (chain.Record.Earlier), so that the links followed and the search document are those a 200
-// would have given. A page whose earlier capture cannot be read back (not in the earlier
-// crawls given, a WARC file missing) is asked for unconditionally, as is a page the browser
-// loads, which it renders. The content of anything else that answers 304 is not read (an
-// image, a script; Heritrix extracts nothing from a 304). Listing documents (sitemap files,
-// feeds: frontier.URL.Sitemap) are never asked for conditionally: a 304 would hide the URLs
-// they list, which the listing step reads from the response itself (robots.txt files are
-// fetched elsewhere, never conditionally either). It is safe for concurrent use; Close
-// closes the earlier crawls.
+// would have given. A page whose earlier capture cannot be read back (not in the earlier crawls
+// given, a WARC file missing) is asked for unconditionally, as is a page the browser loads,
+// which it renders, and a capture of no known type whose original cannot be read back (a
+// server-not-modified revisit has the type of its original: it may be a page). The content of
+// anything else that answers 304 is not read (an image, a script; Heritrix extracts nothing
+// from a 304). Listing documents (sitemap files, feeds: frontier.URL.Sitemap) are never asked
+// for conditionally: a 304 would hide the URLs they list, which the listing step reads from the
+// response itself (robots.txt files are fetched elsewhere, never conditionally either). It is
+// safe for concurrent use; Close closes the earlier crawls.
 type Recrawl struct {
 	front   frontier.Store
 	archive *replay.Archive // the earlier crawls, read back; nil when they could not be opened
 	reads   func(mediaType string) bool
 	log     *slog.Logger
+	types   sync.Map // *frontier.Claim -> string: the media type of the earlier capture asked about
 }
 
 // NewRecrawl returns the step of the recrawl of cfg.RecrawlOf, whose captures cfg.Front holds
 // (Load). reads says whether the crawl reads the content of a response of a media type
-// (lowercase, without parameters). The earlier crawls (RecrawlOf, then the crawl
-// directories and WACZ files of DedupFrom) are opened to read back what they captured; when
-// they cannot be (a resumed run's earlier crawl was moved away), a warning is logged and
-// pages and style sheets are asked for unconditionally. The caller closes it.
+// (lowercase, without parameters). The earlier crawls are opened to read back what they
+// captured: RecrawlOf, the crawl directories and WACZ files of DedupFrom, and the crawls that
+// the crawl directories among them built on in turn (their crawl.yaml's recrawl_of and
+// dedup_from, those still there), which hold the originals of their revisits (a recrawl of a
+// recrawl: the pages that came back 304 to the last one are revisits of the one before).
+// When they cannot be opened (a resumed run's earlier crawl was moved away), a warning is
+// logged and pages and style sheets are asked for unconditionally. The caller closes it.
 func NewRecrawl(ctx context.Context, cfg Config, reads func(mediaType string) bool) *Recrawl {
 	p := &Recrawl{front: cfg.Front, reads: reads, log: cfg.Log}
 	if p.log == nil {
 		p.log = slog.New(slog.DiscardHandler)
 	}
 	var paths []string
-	for _, s := range append([]string{cfg.RecrawlOf}, cfg.DedupFrom...) {
-		if isArchive(s) && !slices.Contains(paths, s) {
+	add := func(s string) {
+		if s != "" && !slices.Contains(paths, s) && isArchive(s) {
 			paths = append(paths, s)
 		}
 	}
+	for _, s := range append([]string{cfg.RecrawlOf}, cfg.DedupFrom...) {
+		add(s)
+	}
+	given := len(paths)
+	for i := 0; i < len(paths); i++ {
+		earlier, err := wacz.EarlierCrawls(paths[i])
+		if err != nil {
+			p.log.Debug("earlier crawl's own earlier crawls not read", "path", paths[i], "err", err)
+		}
+		for _, s := range earlier {
+			add(s)
+		}
+	}
 	a, err := replay.OpenArchive(ctx, paths)
+	if err != nil && len(paths) > given {
+		p.log.Debug("earlier crawls of the earlier crawl cannot be read back", "paths", paths[given:], "err", err)
+		a, err = replay.OpenArchive(ctx, paths[:given])
+	}
 	if err != nil {
 		p.log.Warn("earlier crawl cannot be read back: pages and style sheets are asked for unconditionally", "path", cfg.RecrawlOf, "err", err)
 		return p
@@ -879,10 +902,11 @@ func (p *Recrawl) Before(ctx context.Context, r *chain.Record) (chain.Verdict, e
 	if !ok {
 		return chain.Proceed, nil
 	}
-	earlier, conditional := p.readBack(ctx, r, e)
+	earlier, mt, conditional := p.readBack(ctx, r, e)
 	if !conditional {
 		return chain.Proceed, nil
 	}
+	p.types.Store(r.Claim, mt)
 	req := &r.Request
 	if req.Header == nil {
 		req.Header = http.Header{}
@@ -899,38 +923,38 @@ func (p *Recrawl) Before(ctx context.Context, r *chain.Record) (chain.Verdict, e
 }
 
 // readBack says whether the request for the earlier capture e may be conditional, and returns
-// e read back when a 304's content is to be read in its place: when the crawl reads content
-// of e's type (or of no known type), e is read back, and without it the request is not
-// conditional.
-func (p *Recrawl) readBack(ctx context.Context, r *chain.Record, e frontier.Prior) (*fetch.Exchange, bool) {
-	mt := e.Mime
+// the capture's media type and, when a 304's content is to be read in its place, the capture
+// read back: when the crawl reads content of e's type (or of no known type), e is read back,
+// and without it the request is not conditional.
+func (p *Recrawl) readBack(ctx context.Context, r *chain.Record, e frontier.Prior) (earlier *fetch.Exchange, mt string, conditional bool) {
+	mt = e.Mime
 	switch {
 	case mt != "" && !p.reads(mt):
-		return nil, true
+		return nil, mt, true
 	case mt != "" && r.Rendered(), p.archive == nil:
-		return nil, false
+		return nil, mt, false
 	}
 	u := r.URL().URL
 	orig, err := p.archive.Original(e.URI, e.Date, e.Digest)
 	if err != nil {
 		p.log.Debug("earlier capture not read back: asked for unconditionally", "url", u, "err", err)
-		return nil, false
+		return nil, mt, false
 	}
 	if mt == "" {
 		// A server-not-modified revisit has no type of its own: its original's is the type.
 		if mt = extract.MediaType(orig.HTTP.Get("Content-Type")); mt != "" && !p.reads(mt) {
-			return nil, true
+			return nil, mt, true
 		}
 	}
 	if r.Rendered() {
-		return nil, false
+		return nil, mt, false
 	}
 	ex, err := r.Settings.Client.ReadResponse(ctx, u, recordedResponse(orig), orig.Truncated)
 	if err != nil {
 		p.log.Debug("earlier capture not read back: asked for unconditionally", "url", u, "err", err)
-		return nil, false
+		return nil, mt, false
 	}
-	return ex, true
+	return ex, mt, true
 }
 
 // recordedResponse returns the response a response record holds, as it crossed the wire: its
@@ -957,29 +981,22 @@ func (p *Recrawl) After(_ context.Context, r *chain.Record) (chain.Verdict, erro
 	if r.NotModified == nil {
 		return chain.Proceed, nil
 	}
+	mt, _ := p.types.LoadAndDelete(r.Claim)
 	if r.Result.Exchanges[0].StatusCode != http.StatusNotModified {
 		p.Release(r)
 		return chain.Proceed, nil
 	}
 	k := &r.Captures[0]
-	k.NotModified = r.NotModified
-	if r.Earlier != nil {
-		k.Type = extract.MediaType(r.Earlier.Header.Get("Content-Type"))
-		return chain.Proceed, nil
-	}
-	r.Content.Unread = true
-	e, ok, err := p.front.PriorURL(r.URL().URL)
-	if err != nil {
-		return chain.Verdict{}, fmt.Errorf("look up earlier capture: %w", err)
-	}
-	if ok {
-		k.Type = e.Mime
+	k.NotModified, k.Type = r.NotModified, mt.(string)
+	if r.Earlier == nil {
+		r.Content.Unread = true
 	}
 	return chain.Proceed, nil
 }
 
 // Release closes the earlier capture read back.
-func (*Recrawl) Release(r *chain.Record) {
+func (p *Recrawl) Release(r *chain.Record) {
+	p.types.Delete(r.Claim)
 	if r.Earlier != nil {
 		r.Earlier.Close()
 		r.Earlier = nil

@@ -71,6 +71,23 @@ func readCrawlConfig(path string) (crawlConfig, error) {
 	return c, nil
 }
 
+// EarlierCrawls returns the earlier crawls the crawl in dir built on, as its crawl.yaml names
+// them: recrawl_of, then dedup_from in order (absolute paths, as amber crawl writes them),
+// each once. A directory without crawl.yaml has none.
+func EarlierCrawls(dir string) ([]string, error) {
+	c, err := readCrawlConfig(filepath.Join(dir, crawlConfigFile))
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, p := range append([]string{c.RecrawlOf}, c.DedupFrom...) {
+		if p != "" && !slices.Contains(out, p) {
+			out = append(out, p)
+		}
+	}
+	return out, nil
+}
+
 // DefaultPath is where a package of the crawl in dir goes when no other place is given:
 // dir/COLLECTION.wacz, COLLECTION being the collection named in dir's crawl.yaml, or "crawl"
 // when it names none or one that is not a plain file name.

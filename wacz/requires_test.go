@@ -147,3 +147,36 @@ func sha256Of(t *testing.T, path string) string {
 	sum := sha256.Sum256(data)
 	return "sha256:" + hex.EncodeToString(sum[:])
 }
+
+// TestEarlierCrawls: the earlier crawls a crawl directory's crawl.yaml names, recrawl_of first,
+// each once; none without crawl.yaml.
+func TestEarlierCrawls(t *testing.T) {
+	for _, tc := range []struct {
+		name, yaml string // "": no crawl.yaml
+		want       []string
+		err        bool
+	}{
+		{"recrawl and dedup", "collection: c\nrecrawl_of: /crawls/may\ndedup_from: [/crawls/april, /crawls/may, /crawls/m.wacz]\n",
+			[]string{"/crawls/may", "/crawls/april", "/crawls/m.wacz"}, false},
+		{"dedup only", "dedup_from: [/crawls/april]\n", []string{"/crawls/april"}, false},
+		{"neither", "collection: c\n", nil, false},
+		{"no crawl.yaml", "", nil, false},
+		{"not yaml", "recrawl_of: [\n", nil, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			if tc.yaml != "" {
+				if err := os.WriteFile(filepath.Join(dir, crawl.ConfigFile), []byte(tc.yaml), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			got, err := wacz.EarlierCrawls(dir)
+			if (err != nil) != tc.err {
+				t.Fatalf("err = %v, want one: %v", err, tc.err)
+			}
+			if d := cmp.Diff(tc.want, got); d != "" {
+				t.Errorf("EarlierCrawls (-want +got):\n%s", d)
+			}
+		})
+	}
+}

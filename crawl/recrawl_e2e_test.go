@@ -333,8 +333,14 @@ func TestRecrawl(t *testing.T) {
 				if err != nil || res.End != crawl.EndFinished {
 					t.Fatalf("second crawl, resumed: %+v, %v", res, err)
 				}
-			} else if res, err := crawl.Run(t.Context(), cfg); err != nil || res.End != crawl.EndFinished {
-				t.Fatalf("second crawl: %+v, %v", res, err)
+			} else {
+				res2, err := crawl.Run(t.Context(), cfg)
+				if err != nil || res2.End != crawl.EndFinished {
+					t.Fatalf("second crawl: %+v, %v", res2, err)
+				}
+				a, b := warcBytes(t, first), warcBytes(t, second)
+				t.Logf("WARC bytes: first crawl %d, second crawl %d (%.1f%%); bytes received: %d, %d (%.1f%%)", a, b,
+					100*float64(b)/float64(a), res.Bytes, res2.Bytes, 100*float64(res2.Bytes)/float64(res.Bytes))
 			}
 
 			two := crawlRecords(t, second)

@@ -2,8 +2,9 @@
 // a page: it loads the page in Chromium (driven with chromedp), runs behaviours (scroll to
 // the bottom a viewport per animation frame so that lazy content loads, and on while the
 // page grows; wait for the network to go idle), and returns every request the browser made
-// as a recorded exchange, the outlinks of the rendered DOM of every frame, the rendered HTML
-// and a screenshot. Its waits end on signals (DOMContentLoaded and the load event, animation
+// as a recorded exchange (with the kind of request Chromium made), the outlinks of the
+// rendered DOM of every frame, the rendered HTML, a screenshot and the errors the page
+// reported on its console. Its waits end on signals (DOMContentLoaded and the load event, animation
 // frames, the start and end of the requests it performs); the only timers are bounds and
 // the optional quiet period of Config.NetworkIdle.
 //
@@ -224,6 +225,12 @@ type Page struct {
 	// resources, scripts, styles, images, fonts, media, XHR/fetch, redirect hops). The
 	// caller must Close them.
 	Exchanges []*fetch.Exchange
+	// Types gives the kind of each of Exchanges, as Chromium names the resource type of the
+	// request: Document, Stylesheet, Image, Media, Font, Script, TextTrack, XHR, Fetch,
+	// Prefetch, EventSource, WebSocket, Manifest, SignedExchange, Ping,
+	// CSPViolationReport, Preflight, FedCM, Other. A redirect's hops have the type of the
+	// request that was redirected.
+	Types []string
 	// Blocked lists the request URLs the page's admission (fetch.Request.Admit) refused, in
 	// order, without duplicates.
 	Blocked []fetch.Refusal
@@ -245,6 +252,12 @@ type Page struct {
 	Screenshot []byte
 	// TimedOut reports that Config.PageTimeout was reached; what was captured is kept.
 	TimedOut bool
+	// Console lists the errors the page reported on its console, in order, from the commit
+	// of its document on: calls of console.error, failed console.assert calls, and
+	// exceptions its scripts did not catch (promise rejections nothing handled too); at
+	// most MaxConsole of them, the text of each cut at MaxConsoleText bytes. Chromium's own
+	// messages (a resource that failed to load, a refused request) are not among them.
+	Console []ConsoleMessage
 }
 
 // Close closes every exchange of the page.

@@ -20,6 +20,7 @@ import (
 
 	"github.com/amber-crawler/amber/internal/crawltest"
 
+	"github.com/google/go-cmp/cmp"
 	"go.uber.org/goleak"
 
 	"github.com/amber-crawler/amber/fetch"
@@ -64,6 +65,10 @@ func newSite(t testing.TB) *site {
 	})
 	mux.HandleFunc("/redirect.png", func(w http.ResponseWriter, r *http.Request) {
 		http.Redirect(w, r, "/img/target.png", http.StatusFound)
+	})
+	mux.HandleFunc("/console.html", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		w.Write([]byte(consolePage))
 	})
 	mux.HandleFunc("/protected.png", func(w http.ResponseWriter, r *http.Request) {
 		if c, err := r.Cookie("amber_session"); err != nil || c.Value != "ok" {
@@ -357,6 +362,63 @@ func TestFetchPage(t *testing.T) {
 			t.Errorf("FinalURL = %q", p.FinalURL)
 		}
 	})
+}
+
+// consolePage reports errors on its console in every way a page can, and messages that are
+// not errors.
+const consolePage = `<!DOCTYPE html>
+<html><head><title>console</title></head><body>
+<script>
+console.log('not an error');
+console.warn('not an error either');
+console.error('failed to', 42, {a: 1});
+console.assert(1 === 2, 'one is not two');
+console.assert(true, 'holds');
+null.property;
+</script>
+<script>Promise.reject(new TypeError('nobody handles this'));</script>
+<script>Promise.reject(new Error('handled')).catch(() => {});</script>
+</body></html>`
+
+// TestPageTypesConsole: each exchange of a page has its resource type, and the page its
+// console errors (not its logs and warnings, nor those of the page before it in the tab).
+func TestPageTypesConsole(t *testing.T) {
+	s := newSite(t)
+	f := newFetcher(t, nil)
+	p := fetchPage(t, f, s.URL+"/console.html")
+	want := []ConsoleMessage{
+		{Kind: ConsoleError, Text: "failed to 42 Object", URL: s.URL + "/console.html", Line: 6},
+		{Kind: ConsoleAssert, Text: "one is not two", URL: s.URL + "/console.html", Line: 7},
+		{Kind: ConsoleException, Text: "Uncaught TypeError: Cannot read properties of null (reading 'property')", URL: s.URL + "/console.html", Line: 9},
+		{Kind: ConsoleException, Text: "Uncaught (in promise) TypeError: nobody handles this", URL: s.URL + "/console.html", Line: 11},
+	}
+	if d := cmp.Diff(want, p.Console); d != "" {
+		t.Errorf("console (-want +got):\n%s", d)
+	}
+	if len(p.Types) != len(p.Exchanges) || p.Types[0] != "Document" {
+		t.Fatalf("types %v of %v", p.Types, urls(p.Exchanges))
+	}
+
+	// The next page in the same tab: its own types, none of the console errors above.
+	p = fetchPage(t, f, s.URL+"/")
+	if len(p.Console) != 0 {
+		t.Errorf("console of the index page: %+v", p.Console)
+	}
+	types := map[string]string{}
+	for i, ex := range p.Exchanges {
+		types[strings.TrimPrefix(ex.URL, s.URL)] = p.Types[i]
+	}
+	for path, want := range map[string]string{
+		"/": "Document", "/style.css": "Stylesheet", "/app.js": "Script",
+		// fetch(), which the interception stage reports as XHR.
+		"/data.json":    "XHR",
+		"/img/logo.png": "Image", "/img/observed.png": "Image", "/fonts/test.woff2": "Font",
+		"/frame.html": "Document", "/redirect.png": "Image", "/img/target.png": "Image",
+	} {
+		if got := types[path]; got != want {
+			t.Errorf("%s: type %q, want %q", path, got, want)
+		}
+	}
 }
 
 // TestDefaultBinary captures the test site's page with the Chromium New picks when

@@ -19,6 +19,7 @@ import (
 	"github.com/chromedp/cdproto/log"
 	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/cdproto/page"
+	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
 )
 
@@ -315,7 +316,7 @@ func (t *tab) onEvent(ev any) {
 		r := t.rec
 		if r != nil {
 			v := t.verdictLocked(r, ev)
-			slot := r.begin(ev.NetworkID)
+			slot := r.begin(ev.NetworkID, string(ev.ResourceType))
 			t.mu.Unlock()
 			go r.handle(ev, slot, v)
 			return
@@ -384,8 +385,28 @@ func (t *tab) onEvent(ev any) {
 			default:
 			}
 		}
+	case *runtime.EventConsoleAPICalled:
+		if m, ok := consoleCall(ev); ok {
+			t.console(m)
+		}
+	case *runtime.EventExceptionThrown:
+		t.console(consoleException(ev))
 	case *inspector.EventTargetCrashed:
 		t.crashed.Store(true)
+	}
+}
+
+// console keeps a console error of the page being captured, once its document committed:
+// the previous page's, which runs on until then, are not the page's.
+func (t *tab) console(m ConsoleMessage) {
+	t.mu.Lock()
+	r := t.rec
+	if r != nil && r.epoch == 0 {
+		r = nil
+	}
+	t.mu.Unlock()
+	if r != nil {
+		r.addConsole(m)
 	}
 }
 

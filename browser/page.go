@@ -42,6 +42,7 @@ type recorder struct {
 
 	mu      sync.Mutex // guards the fields below
 	slots   []*fetch.Exchange
+	kinds   []string  // one per slot: Chromium's resource type of the request
 	flights []*flight // one per slot
 	byNet   map[network.RequestID][]int
 	// announced holds the requests the renderer announced (Network.requestWillBeSent) that
@@ -49,6 +50,7 @@ type recorder struct {
 	announced map[network.RequestID]*time.Timer
 	blocked   []fetch.Refusal
 	failed    []fetch.Failure
+	console   []ConsoleMessage // the page's console errors, at most maxConsole
 	inflight  int
 	landAfter time.Duration // landBound; shorter in tests
 	changed   time.Time     // last request start or end
@@ -135,13 +137,15 @@ func (r *recorder) unannounceLocked(net network.RequestID) {
 }
 
 // begin reserves the next exchange slot for a paused request whose network request ID is
-// net. It is called in event order, so the slots are in the order Chromium made the
-// requests, and before Chromium's events of its end.
-func (r *recorder) begin(net network.RequestID) int {
+// net and whose resource type (Document, Image, Script, ...) is kind. It is called in event
+// order, so the slots are in the order Chromium made the requests, and before Chromium's
+// events of its end.
+func (r *recorder) begin(net network.RequestID, kind string) int {
 	r.wg.Add(1)
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.slots = append(r.slots, nil)
+	r.kinds = append(r.kinds, kind)
 	r.flights = append(r.flights, &flight{net: net})
 	slot := len(r.slots) - 1
 	if net != "" {
@@ -870,13 +874,15 @@ func (v *visit) collect(ctx context.Context) error {
 func (v *visit) result(navErr error) (*Page, error) {
 	r, p := v.r, v.p
 	v.t.keepCookies(r.slots)
-	for _, ex := range r.slots {
+	for i, ex := range r.slots {
 		if ex != nil {
 			p.Exchanges = append(p.Exchanges, ex)
+			p.Types = append(p.Types, r.kinds[i])
 		}
 	}
 	p.Blocked = r.blocked
 	p.Failed = r.failed
+	p.Console = r.console
 	if !r.mainSeen {
 		closeAll(p.Exchanges)
 		switch {

@@ -67,7 +67,7 @@ func TestWaitIdle(t *testing.T) {
 			r := &recorder{moved: make(chan struct{}), changed: time.Now().Add(-time.Hour), calm: tc.calm}
 			var open []int // slots begun and not ended
 			for range tc.open {
-				open = append(open, r.begin(""))
+				open = append(open, r.begin("", ""))
 			}
 			ctx, cancel := context.WithCancel(t.Context())
 			defer cancel()
@@ -103,7 +103,7 @@ func TestWaitIdle(t *testing.T) {
 				done.Store(int64(i + 1))
 				switch s.op {
 				case "begin":
-					open = append(open, r.begin(""))
+					open = append(open, r.begin("", ""))
 				case "end":
 					r.end(open[0])
 					open = open[1:]
@@ -167,7 +167,7 @@ func TestLanding(t *testing.T) {
 				op, arg, _ := strings.Cut(s, " ")
 				switch op {
 				case "pause":
-					slots = append(slots, r.begin(network.RequestID(arg)))
+					slots = append(slots, r.begin(network.RequestID(arg), ""))
 				case "announce":
 					r.announce(network.RequestID(arg))
 				case "end":

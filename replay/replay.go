@@ -36,6 +36,7 @@
 // made on first use; CAKeyFile at mode 0600), which the browser must trust. A CORS preflight
 // (OPTIONS with Access-Control-Request-Method) that the archive does not answer is allowed.
 //
+// Capture reads a capture whole for Go code (amber qa reads the crawl's screenshots with it).
 // Every miss is recorded (Misses, and a line in MissesFile in the state directory). The
 // host amber.replay (StartHost), and a request to the Server's own address, get a start page
 // that lists the pages of the sources with their capture times; /ca.pem there is the

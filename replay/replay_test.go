@@ -473,3 +473,55 @@ func TestTunnel(t *testing.T) {
 		})
 	}
 }
+
+// TestCapture reads captures whole, in every kind of source: a resource record (the
+// screenshot), a response de-chunked and still gzip, a revisit with its original's payload,
+// the capture closest to the time asked; and says what is missing or too large. It records
+// no miss.
+func TestCapture(t *testing.T) {
+	for name, src := range sources(t) {
+		t.Run(name, func(t *testing.T) {
+			s, err := replay.Open(t.Context(), replay.Config{Sources: []string{src}, StateDir: t.TempDir()})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer s.Close()
+			for _, tc := range []struct {
+				uri        string
+				at         time.Time
+				wantStatus int
+				wantTime   time.Time
+				wantType   string
+				wantBody   []byte
+			}{
+				{uri: "urn:screenshot:http://example.com/", wantStatus: 200, wantTime: t0, wantType: "image/png", wantBody: pngBody},
+				{uri: "http://example.com/", wantStatus: 200, wantTime: t0, wantType: "text/html; charset=utf-8", wantBody: homeBody},
+				{uri: "http://example.com/app.js", wantStatus: 200, wantTime: t0, wantType: "application/javascript", wantBody: gzipped(t, scriptBody)},
+				{uri: "http://example.com/copy.html", wantStatus: 200, wantTime: t0.Add(time.Second), wantType: "text/html; charset=utf-8", wantBody: homeBody},
+				{uri: "http://example.com/news", wantStatus: 200, wantTime: t0, wantType: "text/html; charset=utf-8", wantBody: newsV1},
+				{uri: "http://example.com/news", at: t0.Add(47 * time.Hour), wantStatus: 200, wantTime: t0.Add(48 * time.Hour), wantType: "text/html; charset=utf-8", wantBody: newsV2},
+			} {
+				c, err := s.Capture(tc.uri, tc.at, 1<<20)
+				if err != nil {
+					t.Errorf("%s: %v", tc.uri, err)
+					continue
+				}
+				if c.Status != tc.wantStatus || !c.Time.Equal(tc.wantTime) || c.Header.Get("Content-Type") != tc.wantType || !bytes.Equal(c.Body, tc.wantBody) {
+					t.Errorf("%s: status %d, time %v, type %q, %d bytes; want %d, %v, %q, %d bytes", tc.uri,
+						c.Status, c.Time, c.Header.Get("Content-Type"), len(c.Body), tc.wantStatus, tc.wantTime, tc.wantType, len(tc.wantBody))
+				}
+			}
+			for _, uri := range []string{"urn:screenshot:http://example.com/nothere", "http://example.com/api/data.json", "https://loop.example.com/"} {
+				if _, err := s.Capture(uri, time.Time{}, 1<<20); !errors.Is(err, replay.ErrNotFound) {
+					t.Errorf("%s: %v, want ErrNotFound (no fuzzy rules, no redirect to itself)", uri, err)
+				}
+			}
+			if _, err := s.Capture("http://example.com/", time.Time{}, int64(len(homeBody)-1)); !errors.Is(err, replay.ErrTooLarge) {
+				t.Errorf("a payload over max: %v, want ErrTooLarge", err)
+			}
+			if m := s.Misses(); len(m) != 0 {
+				t.Errorf("misses recorded: %+v", m)
+			}
+		})
+	}
+}

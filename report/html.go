@@ -94,6 +94,8 @@ type htmlPage struct {
 	// Indexes are the search-index records of the crawl directories (IndexFile); none: no
 	// section.
 	Indexes []htmlIndex
+	// QA is what amber qa found (QAFile in the reports directory); nil: no section.
+	QA *htmlQA
 }
 
 // htmlIndex is what a search index took of one crawl directory's documents.
@@ -234,6 +236,13 @@ func (s *summary) htmlPage() (htmlPage, error) {
 	p.Settings = settings(s.reportsDir, dirs)
 	p.Outputs = outputs(s.reportsDir, dirs)
 	p.Indexes = indexes(s.reportsDir, dirs)
+	if s.reportsDir != "" {
+		qa, err := readQA(s.reportsDir, s.ended)
+		if err != nil {
+			return htmlPage{}, err
+		}
+		p.QA = qa
+	}
 	return p, nil
 }
 
@@ -564,6 +573,7 @@ rect.bar{fill:#5b7db1}rect.ok{fill:#3a8a3a}rect.redir{fill:#3a6fb0}rect.client{f
 span.ok{color:#2c6e2c}span.redir{color:#2c5a94}span.client{color:#a86c0f}span.server,span.other{color:#b03a2e}
 .filters{display:flex;gap:1em;align-items:center;margin:.5em 0}
 code{background:#f3f3f3;padding:0 .2em}
+img.thumb{width:160px;height:auto;border:1px solid #ccc;display:block}.qa-error{color:#b03a2e}
 </style>
 </head>
 <body>
@@ -744,6 +754,50 @@ code{background:#f3f3f3;padding:0 .2em}
 </tbody>
 </table>
 {{- end}}
+{{- end}}
+{{- end}}
+
+{{- with .QA}}
+<h2 id="qa">Quality assurance</h2>
+<p>amber qa loaded the crawl's pages in headless Chromium through a replay of the crawl and compared each with its capture ({{.Checked}}{{if .Prev}}; the previous run in parentheses{{end}}): <a href="{{.File}}">{{.File}}</a> has every page.{{if .Stale}} <b class="qa-stale">The crawl ran again after this (a patch crawl?): run amber qa again to check it as it is now.</b>{{end}}</p>
+<div class="figures" id="qa-figures">
+<div class="figure" id="qa-pages"><div class="v">{{.Figures.Pages}}{{with .Previous}} ({{.Pages}}){{end}}</div><div class="l">pages checked</div></div>
+<div class="figure" id="qa-failed"><div class="v">{{.Figures.Failed}}{{with .Previous}} ({{.Failed}}){{end}}</div><div class="l">could not be loaded</div></div>
+<div class="figure" id="qa-text"><div class="v">{{if .Figures.TextN}}{{printf "%.3f" .Figures.TextMean}}{{else}}-{{end}}{{with .Previous}}{{if .TextN}} ({{printf "%.3f" .TextMean}}){{end}}{{end}}</div><div class="l">mean text score of {{.Figures.TextN}} pages; {{.Figures.TextBelow}} under 0.95</div></div>
+<div class="figure" id="qa-pixel"><div class="v">{{if .Figures.PixelN}}{{printf "%.3f" .Figures.PixelMean}}{{else}}-{{end}}{{with .Previous}}{{if .PixelN}} ({{printf "%.3f" .PixelMean}}){{end}}{{end}}</div><div class="l">mean pixel score of {{.Figures.PixelN}} pages; {{.Figures.PixelBelow}} under 0.95</div></div>
+<div class="figure" id="qa-missing"><div class="v">{{.Figures.Missing}}{{with .Previous}} ({{.Missing}}){{end}}</div><div class="l">URLs missing, on {{.Figures.WithMissing}} pages</div></div>
+<div class="figure" id="qa-console"><div class="v">{{.Figures.Console}}{{with .Previous}} ({{.Console}}){{end}}</div><div class="l">console errors, on {{.Figures.WithConsole}} pages</div></div>
+</div>
+<h3>The worst pages first</h3>
+<div class="scroll">
+<table id="qa-pages-table" class="fixed">
+<colgroup><col style="width:170px"><col style="width:170px"><col><col style="width:5em"><col style="width:5em"><col style="width:5em"><col style="width:5em"></colgroup>
+<thead><tr><th>capture</th><th>replay</th><th>page</th><th class="n">text</th><th class="n">pixels</th><th class="n">missing</th><th class="n">console</th></tr></thead>
+<tbody>
+{{- range .Worst}}
+<tr><td>{{if .CaptureImg}}<img class="thumb" src="{{.CaptureImg}}" alt="at capture">{{else}}<span class="note">none</span>{{end}}</td><td>{{if .ReplayImg}}<img class="thumb" src="{{.ReplayImg}}" alt="in replay">{{else}}<span class="note">none</span>{{end}}</td><td class="u">{{.URL}}{{if .Error}}<div class="qa-error">{{.Error}}</div>{{end}}{{if .DiffHref}}<div><a href="{{.DiffHref}}">difference</a></div>{{end}}</td><td class="n">{{.TextText}}</td><td class="n">{{.PixelText}}</td><td class="n">{{len .Missing}}</td><td class="n">{{len .Console}}</td></tr>
+{{- end}}
+</tbody>
+</table>
+</div>
+{{- if .WorstMore}}
+<p>{{.WorstMore}} more pages in <a href="{{.File}}">{{.File}}</a>.</p>
+{{- end}}
+<h3>Missing URLs by host and type</h3>
+{{- if .Groups}}
+<div class="scroll">
+<table id="qa-missing-table" class="fixed">
+<colgroup><col style="width:18%"><col style="width:8em"><col style="width:5em"><col style="width:5em"><col></colgroup>
+<thead><tr><th>host</th><th>type</th><th class="n">URLs</th><th class="n">pages</th><th>URLs (the page that asked; what the crawl did)</th></tr></thead>
+<tbody>
+{{- range .Groups}}
+<tr data-host="{{.Host}}" data-type="{{.Type}}"><td class="c" title="{{.Host}}">{{.Host}}</td><td class="c">{{.Type}}</td><td class="n">{{.Count}}</td><td class="n">{{.Pages}}</td><td class="u">{{range .URLs}}<div>{{.URL}} <span class="note">({{.Page}}{{if gt .Pages 1}} and {{.Pages}} pages in all{{end}}{{if .Crawl}}; crawl: {{.Crawl}}{{else}}; never seen by the crawl{{end}})</span></div>{{end}}{{if .More}}<div class="note">and {{.More}} more</div>{{end}}</td></tr>
+{{- end}}
+</tbody>
+</table>
+</div>
+{{- else}}
+<p id="qa-missing-none">None: the archive answered every request of every page checked.</p>
 {{- end}}
 {{- end}}
 

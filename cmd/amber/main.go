@@ -9,6 +9,7 @@
 //	amber index [flags] DIR                       send a crawl's documents to a search index
 //	amber index --purge|--process [--dry-run] DIR purge phase and process crawl of an index
 //	amber replay [flags] DIR|FILE.wacz...         replay crawls through an HTTP proxy
+//	amber qa [flags] DIR                          replay a crawl's pages and score them
 //	amber help [COMMAND]                          print help
 //	amber version
 //
@@ -120,7 +121,10 @@ Usage:
   amber replay [--listen ADDR] [--at TIMESTAMP] DIR|FILE.wacz...
                                                 replay crawls through an HTTP(S) proxy for a
                                                 browser: the archived responses, a 404 for the rest
-  amber help [COMMAND]                          print help (COMMAND: crawl, scope, report, wacz, config, ctl, index, replay)
+  amber qa [flags] DIR                          load every page of a crawl in Chromium through
+                                                amber replay: missing URLs, console errors, text
+                                                and pixel scores (reports/qa.jsonl, report.html)
+  amber help [COMMAND]                          print help (COMMAND: crawl, scope, report, wacz, config, ctl, index, replay, qa)
   amber version                                 print the version
 
 Run 'amber help crawl' for the crawl flags and exit statuses.
@@ -150,6 +154,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return runIndex(ctx, args[1:], stdout)
 	case "replay":
 		return runReplay(ctx, args[1:], stdout, stderr)
+	case "qa":
+		return runQA(ctx, args[1:], stdout, stderr)
 	case "version", "--version", "-version":
 		fmt.Fprintln(stdout, "amber", version)
 		return nil
@@ -186,12 +192,14 @@ func runHelp(args []string, stdout io.Writer) error {
 		return runIndex(context.Background(), []string{"--help"}, stdout)
 	case "replay":
 		fmt.Fprint(stdout, replayHelp)
+	case "qa":
+		fmt.Fprint(stdout, qaHelp)
 	case "version":
 		fmt.Fprintln(stdout, "usage: amber version\n\nPrints amber's version.")
 	case "help":
 		fmt.Fprint(stdout, usage)
 	default:
-		return usagef("no help for %q: want crawl, scope, report, wacz, config, ctl, index or replay", args[0])
+		return usagef("no help for %q: want crawl, scope, report, wacz, config, ctl, index, replay or qa", args[0])
 	}
 	return nil
 }

@@ -3,6 +3,7 @@ package crawl
 import (
 	"github.com/amber-crawler/amber/chain"
 	"github.com/amber-crawler/amber/contentfilter"
+	"github.com/amber-crawler/amber/patch"
 	"github.com/amber-crawler/amber/post"
 	"github.com/amber-crawler/amber/retry"
 	"github.com/amber-crawler/amber/robots"
@@ -36,6 +37,7 @@ func (c *crawler) processors() []chain.Processor {
 	add(len(cfg.Content.LinkTypes) > 0, contentfilter.NewLinkTypes(cfg.Content)) // link types
 	add(!cfg.IgnoreRobots, robots.NewMeta(cfg.Robots))                           // robots meta and rel=nofollow
 	add(true, c.listings.Pages())                                                // a page's feeds; a feed item's links
+	add(c.patch, patch.Links{})                                                  // a patch crawl: redirects only
 	return ps
 }
 

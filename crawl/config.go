@@ -35,6 +35,7 @@ import (
 	"github.com/amber-crawler/amber/frontier"
 	"github.com/amber-crawler/amber/listing"
 	"github.com/amber-crawler/amber/login"
+	"github.com/amber-crawler/amber/patch"
 	"github.com/amber-crawler/amber/post"
 	"github.com/amber-crawler/amber/retry"
 	"github.com/amber-crawler/amber/robots"
@@ -311,6 +312,15 @@ type Config struct {
 	// Redis, redisfront.Shared), opened in place of the crawl's own. Default nil: the crawl's
 	// own frontier in D/state.
 	Shared frontier.Shared
+
+	// Patch, when not empty, makes the run a patch crawl of the crawl in Dir (docs/qa.md): each
+	// URL is decided by the scope as an embed of its page (hop E after the page's hops, the
+	// page as via, its seed) and queued if the crawl does not know it; the run captures them
+	// politely into new WARC files, with their redirects but nothing they link to or embed
+	// (patch.Links), unbound by LimitURLs and LimitBytes. The crawl must have nothing queued
+	// (ErrPatchQueued) nor be Shared; a finished crawl is reopened and finished again, an
+	// interrupted patch resumes as one. Result.Patch says what was queued. Default none.
+	Patch []patch.URL
 
 	// Services run beside each run and act on it through its Handle (Service): live control,
 	// the status server. They start in order once the run is open, before its first claim.

@@ -25,6 +25,7 @@ import (
 	"github.com/amber-crawler/amber/frontier"
 	"github.com/amber-crawler/amber/listing"
 	"github.com/amber-crawler/amber/login"
+	"github.com/amber-crawler/amber/patch"
 	"github.com/amber-crawler/amber/prior"
 	"github.com/amber-crawler/amber/report"
 	"github.com/amber-crawler/amber/robots"
@@ -80,6 +81,7 @@ type Result struct {
 	Fetched int64          // URLs with a response, over all runs of this crawl
 	Bytes   int64          // raw response bytes, over all runs
 	Stats   frontier.Stats // the frontier's counts at the end of the run
+	Patch   *patch.Result  // what a patch crawl (Config.Patch) made of its URLs; nil for another run
 }
 
 // crawler is one run of a crawl: the components and the counters the workers share.
@@ -121,6 +123,9 @@ type crawler struct {
 	// recrawl makes the requests of a recrawl conditional and reads back the earlier
 	// captures of pages that answer 304; nil without Config.RecrawlOf.
 	recrawl *prior.Recrawl
+
+	patch    bool          // the run crawls a patch (isPatching): patch.Links in the chain
+	patchRes *patch.Result // what the run's Config.Patch became
 }
 
 // Run runs the crawl described by cfg (start from DefaultConfig; cfg must pass Validate) until it finishes, reaches a limit, or ctx is cancelled,
@@ -161,9 +166,16 @@ func Run(ctx context.Context, cfg Config) (res Result, err error) {
 		}
 	}()
 
+	if len(cfg.Patch) > 0 {
+		if err := preparePatch(cfg, front); err != nil {
+			return Result{}, err
+		}
+		// The crawl may have stopped at its limits: the patch is what the archivist asks for now.
+		cfg.LimitURLs, cfg.LimitBytes = 0, 0
+	}
 	if v, ok, err := front.Meta(metaFinished); err != nil {
 		return Result{}, fmt.Errorf("read crawl state: %w", err)
-	} else if ok && cfg.Shared == nil {
+	} else if ok && len(v) > 0 && cfg.Shared == nil {
 		// A shared crawl that finished still runs in a process that did not see it finish
 		// (killed, restarted since): it finds nothing to claim, and recovers, indexes and
 		// reports what its own directory holds.
@@ -221,6 +233,9 @@ func makeDirs(dir string) error {
 func open(ctx context.Context, cfg Config, front frontier.Store) (c *crawler, err error) {
 	c = &crawler{cfg: cfg, log: cfg.Logger, started: time.Now()}
 	c.front, c.tally.obs = &watchedStore{Store: front, obs: &c.obs}, &c.obs
+	if c.patch, err = isPatching(cfg, front); err != nil {
+		return c, fmt.Errorf("read crawl state: %w", err)
+	}
 	c.reader = content.New(content.Config{Documents: cfg.Documents, NoDocuments: cfg.NoDocuments, MaxOutlinks: cfg.MaxOutlinks,
 		RefreshRedirectMax: cfg.URLs.RefreshRedirectMax, IgnoreMeta: cfg.Robots.IgnoreMeta}, c.log)
 	if cfg.RecrawlOf != "" {
@@ -314,7 +329,8 @@ func (c *crawler) policies() {
 	c.sites = sitelimit.New(cfg.Sites, c.env(), c.budget.ctr, cfg.RetryDelay, sitelimit.Deps{HostKey: c.politeKey,
 		URLsPerHost: func(sub frontier.URL) int64 { return c.subs.URLsPerHost(sub, cfg.Sites.URLsPerHost) }})
 	c.links = &outlinks{urls: cfg.URLs, flavour: cfg.Scope.Flavour, max: cfg.MaxOutlinks, scope: c.scope, addrs: c.addrs, subs: c.subs,
-		events: c.events, log: c.log, front: func() frontier.Store { return c.front }, logLine: c.rec.WriteLine, refuse: c.rec.refuse, frontierErr: c.frontierErr}
+		events: c.events, log: c.log, front: func() frontier.Store { return c.front }, logLine: c.rec.WriteLine, refuse: c.rec.refuse, frontierErr: c.frontierErr,
+		patch: c.patch}
 	c.listings = listing.New(cfg.Sitemaps, cfg.Feeds, c.env(), listing.Deps{Queue: c.links.queueListed, RobotsSitemaps: c.sitemapsFromRobots})
 	c.links.listings = c.listings
 	c.robots = robots.New(cfg.Robots, c.env(), robots.Deps{UserAgent: cfg.Fetch.UserAgent, Attempts: cfg.MaxAttempts,
@@ -506,6 +522,11 @@ func (c *crawler) endRun(end string, runErr error) (Result, error) {
 		if err := c.front.PutMeta(metaFinished, []byte(now.Format(time.RFC3339))); err != nil {
 			keep(fmt.Errorf("record crawl end: %w", err))
 		}
+		if c.patch {
+			if err := c.front.PutMeta(metaPatch, nil); err != nil {
+				keep(fmt.Errorf("record crawl end: %w", err))
+			}
+		}
 	}
 	endReason := end
 	switch {
@@ -550,7 +571,7 @@ func (c *crawler) diskFull(err error) error {
 }
 
 func (c *crawler) result(end string) Result {
-	return Result{End: end, Fetched: c.budget.fetched.Load(), Bytes: c.budget.bytes.Load(), Stats: c.front.Stats()}
+	return Result{End: end, Fetched: c.budget.fetched.Load(), Bytes: c.budget.bytes.Load(), Stats: c.front.Stats(), Patch: c.patchRes}
 }
 
 // run seeds the frontier and runs the workers until the crawl ends.
@@ -568,6 +589,9 @@ func (c *crawler) run(ctx context.Context) (string, error) {
 		return "", err
 	}
 	if err := c.addSeeds(); err != nil {
+		return "", err
+	}
+	if err := c.queuePatch(); err != nil {
 		return "", err
 	}
 	if err := c.listings.Start(c.cfg.canonicalSeeds()); err != nil {

@@ -90,6 +90,8 @@ type outlinks struct {
 	logLine     func(report.Line) error
 	refuse      func(worker int, page, u frontier.URL, o chain.Outcome) error
 	frontierErr func(error) error
+	// patch: the run is a patch crawl, whose listings queue nothing (patch.Links).
+	patch bool
 }
 
 // decision is what scope said about one distinct outlink of a page.
@@ -416,6 +418,9 @@ func (o *outlinks) reject(worker int, page frontier.URL, x decision) error {
 // queueListed decides the URLs a listing document (or robots.txt, or the configuration)
 // lists, found at from, and queues those in scope (listing.Deps.Queue).
 func (o *outlinks) queueListed(worker int, from frontier.URL, content chain.Content) error {
+	if o.patch {
+		return nil
+	}
 	return o.enqueue(worker, from, o.decide(from, content))
 }
 

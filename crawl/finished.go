@@ -24,12 +24,13 @@ func Finished(dir string) (bool, error) {
 	if err != nil {
 		return false, fmt.Errorf("open frontier: %w", err)
 	}
-	_, ok, err := front.Meta(metaFinished)
+	v, ok, err := front.Meta(metaFinished)
 	if cerr := front.Close(); err == nil {
 		err = cerr
 	}
 	if err != nil {
 		return false, fmt.Errorf("read crawl state: %w", err)
 	}
-	return ok, nil
+	// Empty: a patch crawl reopened the crawl (preparePatch).
+	return ok && len(v) > 0, nil
 }

@@ -96,7 +96,8 @@ func crawlConfig(t testing.TB, site *testsite.Server, dir string, browserFetcher
 	cfg.HostConcurrency = 2
 	cfg.MaxAttempts = 1
 	cfg.ProgressEvery = -1
-	cfg.Fetch = fetch.Config{UserAgent: "amber-test/1.0", AllowPrivate: true, ConnectTo: []fetch.ConnectTo{ct}}
+	// Cookies kept, as amber crawl keeps them: the protected image needs the page's.
+	cfg.Fetch = fetch.Config{UserAgent: "amber-test/1.0", AllowPrivate: true, ConnectTo: []fetch.ConnectTo{ct}, Jar: fetch.NewJar()}
 	if browserFetcher {
 		cfg.Fetcher = crawl.FetcherBrowser
 		cfg.Scope.Flavour = scope.Brozzler

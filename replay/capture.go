@@ -43,7 +43,7 @@ func (s *Server) Capture(uri string, at time.Time, max int64) (*Capture, error) 
 	if at.IsZero() {
 		at = s.At()
 	}
-	cands, err := s.search(warc.CDXKey(uri)+" ", 0)
+	cands, err := s.archive.search(warc.CDXKey(uri)+" ", 0)
 	if err != nil {
 		return nil, err
 	}

@@ -69,7 +69,7 @@ type crawlFlags struct {
 	dedupFrom                                    stringList
 	recrawlOf                                    string
 	fastDomain                                   string
-	strict, wacz                                 bool
+	strict, wacz, patch                          bool
 	frontier, crawlID, process                   string
 	retries                                      stringList
 	clientCert, clientKey                        string
@@ -138,6 +138,7 @@ func newCrawlFlagSet(f *crawlFlags) *flag.FlagSet {
 	fs.BoolVar(&f.screenshot, "screenshot", d.Browser.Screenshot, "store a screenshot of each browser page as a WARC resource record")
 	fs.BoolVar(&f.noDocuments, "no-documents", d.NoDocuments, "do not write documents.jsonl (search documents)")
 	fs.BoolVar(&f.wacz, "wacz", false, "at the end of a run that finishes or stops at a limit, package the crawl as DIR/COLLECTION.wacz (see 'amber help wacz')")
+	fs.BoolVar(&f.patch, "patch", false, "a patch crawl of --dir: capture the URLs amber qa found missing (DIR/reports/qa.jsonl) as embeds of their pages, with the crawl's crawl.yaml (see 'amber help patch')")
 	fs.Var(&f.dedupFrom, "dedup-from", "do not store again what this earlier crawl captured (a crawl directory, CDXJ file or WACZ `PATH`): write revisits; repeatable")
 	fs.StringVar(&f.recrawlOf, "recrawl-of", "", "request what this earlier crawl (a crawl directory or WACZ `PATH`) captured with If-None-Match/If-Modified-Since, write a 304 as a revisit, and deduplicate against it")
 	fs.BoolVar(&f.quiet, "quiet", false, "print only warnings and errors (no progress)")
@@ -224,6 +225,18 @@ func runCrawl(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return usagef("%w (see 'amber help crawl')", err)
 	}
+	return crawlParsed(ctx, a, stdout, stderr)
+}
+
+// crawlParsed is `amber crawl` once its command line is parsed.
+func crawlParsed(ctx context.Context, a crawlArgs, stdout, stderr io.Writer) error {
+	patchURLs, err := patchOf(a)
+	if err != nil || (a.flags.patch && len(patchURLs) == 0) {
+		if err == nil {
+			fmt.Fprintf(stdout, "amber qa found nothing missing in %s: nothing to patch.\n", a.flags.dir)
+		}
+		return err
+	}
 	cfg, files, err := buildConfig(a)
 	if err != nil {
 		return finishedOr(a, stdout, usageError{err})
@@ -233,6 +246,7 @@ func runCrawl(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return finishedOr(a, stdout, usageError{err})
 	}
+	ccfg.Patch = patchURLs
 	mem, err := config.ParseMemoryLimit(cfg.Limits.Memory) // as memoryLimit recorded it
 	if err != nil {
 		return usageError{err}
@@ -267,6 +281,7 @@ func runCrawl(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return err
 	}
 	printSummary(stdout, ccfg, res)
+	printPatch(stdout, ccfg, res)
 	if err := indexSummary(stdout, ccfg, res); err != nil {
 		return err
 	}
@@ -301,7 +316,7 @@ func buildConfig(a crawlArgs) (*config.File, []configFile, error) {
 // its crawl.yaml lacks (the secrets it holds as ***), and it says so as a finished crawl does.
 func finishedOr(a crawlArgs, stdout io.Writer, err error) error {
 	f := a.flags
-	if len(f.configs) > 0 || len(a.positional) > 0 || len(f.seedFiles) > 0 || f.dir == "" {
+	if len(f.configs) > 0 || len(a.positional) > 0 || len(f.seedFiles) > 0 || f.dir == "" || f.patch {
 		return err
 	}
 	if fin, ferr := crawl.Finished(f.dir); ferr != nil || !fin {

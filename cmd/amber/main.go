@@ -10,6 +10,7 @@
 //	amber index --purge|--process [--dry-run] DIR purge phase and process crawl of an index
 //	amber replay [flags] DIR|FILE.wacz...         replay crawls through an HTTP proxy
 //	amber qa [flags] DIR                          replay a crawl's pages and score them
+//	amber patch [flags] DIR                       capture what amber qa found missing
 //	amber help [COMMAND]                          print help
 //	amber version
 //
@@ -124,7 +125,9 @@ Usage:
   amber qa [flags] DIR                          load every page of a crawl in Chromium through
                                                 amber replay: missing URLs, console errors, text
                                                 and pixel scores (reports/qa.jsonl, report.html)
-  amber help [COMMAND]                          print help (COMMAND: crawl, scope, report, wacz, config, ctl, index, replay, qa)
+  amber patch [flags] DIR                       capture the URLs amber qa found missing into the
+                                                crawl (amber crawl --dir DIR --patch)
+  amber help [COMMAND]                          print help (COMMAND: crawl, scope, report, wacz, config, ctl, index, replay, qa, patch)
   amber version                                 print the version
 
 Run 'amber help crawl' for the crawl flags and exit statuses.
@@ -156,6 +159,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return runReplay(ctx, args[1:], stdout, stderr)
 	case "qa":
 		return runQA(ctx, args[1:], stdout, stderr)
+	case "patch":
+		return runPatch(ctx, args[1:], stdout, stderr)
 	case "version", "--version", "-version":
 		fmt.Fprintln(stdout, "amber", version)
 		return nil
@@ -194,12 +199,14 @@ func runHelp(args []string, stdout io.Writer) error {
 		fmt.Fprint(stdout, replayHelp)
 	case "qa":
 		fmt.Fprint(stdout, qaHelp)
+	case "patch":
+		fmt.Fprint(stdout, patchHelp)
 	case "version":
 		fmt.Fprintln(stdout, "usage: amber version\n\nPrints amber's version.")
 	case "help":
 		fmt.Fprint(stdout, usage)
 	default:
-		return usagef("no help for %q: want crawl, scope, report, wacz, config, ctl, index, replay or qa", args[0])
+		return usagef("no help for %q: want crawl, scope, report, wacz, config, ctl, index, replay, qa or patch", args[0])
 	}
 	return nil
 }

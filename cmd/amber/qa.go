@@ -33,7 +33,7 @@ would have asked for. docs/qa.md says how each score is made.
 
 It writes DIR/reports/qa.jsonl (one line per page; the previous run's kept as
 qa-previous.jsonl), the images in DIR/reports/qa/, and rewrites DIR/reports/report.html with
-a Quality assurance section.
+a Quality assurance section. 'amber patch DIR' then captures the missing URLs.
 
 Flags:
   --limit N             check the first N pages of the list (seeds first)
@@ -203,6 +203,9 @@ func printQASummary(w io.Writer, dir string, s qa.Summary) {
 	fmt.Fprintf(w, "  console errors: %s%s\n", console(s.Figures), prev(console))
 	fmt.Fprintf(w, "  Report:  %s\n", filepath.Join(dir, crawl.ReportsDir, report.HTMLReportFile))
 	fmt.Fprintf(w, "  Pages:   %s\n", s.File)
+	if s.Missing > 0 {
+		fmt.Fprintf(w, "  The missing URLs are captured by: amber patch %s\n", dir)
+	}
 }
 
 // qaProgress shows how far a run has got: a status line rewritten in place on a terminal,

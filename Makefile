@@ -75,6 +75,7 @@ bench: build
 	$(GO) test -run '^$$' -bench 'LoadPrior|LoadRecrawl' -benchtime 1x ./prior/
 	$(GO) test -run '^$$' -bench AddClaimDone -benchtime 50000x ./frontier/redisfront/
 	$(GO) test -run '^$$' -bench SharedCrawl -benchtime 1x ./cmd/amber/
+	$(GO) test -run '^$$' -bench 'QA|Compare' -benchtime 2x ./qa/
 
 # amber on a generated 1,000,000-page site (SCALE_PAGES=N) of 5 KB pages (PAGE_SIZE=N bytes; 0
 # for the small pages), pages/s and RSS every 10 s, stopped at 15 minutes (SCALE_LIMIT) if not

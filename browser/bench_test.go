@@ -1,11 +1,9 @@
 package browser
 
 import (
-	"bufio"
 	"context"
 	"fmt"
 	"os"
-	"path/filepath"
 	"runtime"
 	"strconv"
 	"strings"
@@ -16,6 +14,7 @@ import (
 	"time"
 
 	"github.com/amber-crawler/amber/fetch"
+	"github.com/amber-crawler/amber/internal/proctree"
 )
 
 // BenchmarkFetch (full Chromium, /usr/bin/chromium) loads the test site's index page (script text, fetch(), lazy images, an
@@ -81,7 +80,7 @@ func benchFetch(b *testing.B, path string) {
 				tick := time.NewTicker(time.Second)
 				defer tick.Stop()
 				for {
-					rss, pss := treeMemory(pid)
+					rss, pss := proctree.TreeMemory(pid)
 					if rss > peak.Load() {
 						peak.Store(rss)
 					}
@@ -137,86 +136,6 @@ func benchFetch(b *testing.B, path string) {
 	}
 }
 
-// treeMemory sums the RSS and PSS (bytes) of pid and all its descendants.
-func treeMemory(pid int) (rss, pss int64) {
-	for _, p := range tree(pid) {
-		r, s := processMemory(p)
-		rss += r
-		pss += s
-	}
-	return rss, pss
-}
-
-// tree lists pid and all its descendants.
-func tree(pid int) []int {
-	if pid == 0 {
-		return nil
-	}
-	parent := map[int]int{}
-	dirs, _ := filepath.Glob("/proc/[0-9]*")
-	for _, d := range dirs {
-		p, err := strconv.Atoi(filepath.Base(d))
-		if err != nil {
-			continue
-		}
-		stat, err := os.ReadFile(filepath.Join(d, "stat"))
-		if err != nil {
-			continue
-		}
-		// The command name is in parentheses and may hold spaces; fields follow the last ')'.
-		i := strings.LastIndexByte(string(stat), ')')
-		if i < 0 {
-			continue
-		}
-		fields := strings.Fields(string(stat[i+1:]))
-		if len(fields) > 1 {
-			if pp, err := strconv.Atoi(fields[1]); err == nil {
-				parent[p] = pp
-			}
-		}
-	}
-	var out []int
-	for p := range parent {
-		for q := p; q != 0; q = parent[q] {
-			if q == pid {
-				out = append(out, p)
-				break
-			}
-			if _, ok := parent[q]; !ok {
-				break
-			}
-		}
-	}
-	return out
-}
-
-// processMemory reads Rss and Pss (bytes) from /proc/PID/smaps_rollup.
-func processMemory(pid int) (rss, pss int64) {
-	f, err := os.Open(fmt.Sprintf("/proc/%d/smaps_rollup", pid))
-	if err != nil {
-		return 0, 0
-	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		name, v, ok := strings.Cut(sc.Text(), ":")
-		if !ok {
-			continue
-		}
-		kb, err := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(v), " kB"), 10, 64)
-		if err != nil {
-			continue
-		}
-		switch name {
-		case "Rss":
-			rss = kb << 10
-		case "Pss":
-			pss = kb << 10
-		}
-	}
-	return rss, pss
-}
-
 // settle waits until the processes of pid use less than a tenth of a core, for at most 10 s.
 func settle(pid int) {
 	const step = 250 * time.Millisecond
@@ -251,7 +170,7 @@ var processKinds = []string{"browser", "renderer", "gpu", "utility"}
 // that ended counts in its parent's kind (its parent waited for it).
 func treeCPUByKind(pid int) map[string]time.Duration {
 	out := map[string]time.Duration{}
-	for _, p := range tree(pid) {
+	for _, p := range proctree.Tree(pid) {
 		stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", p))
 		if err != nil {
 			continue

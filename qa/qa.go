@@ -6,7 +6,7 @@
 // and records per page what the archive could not answer (the URL, the type of request, the
 // document that asked), the page's console errors, how far its rendered text is from the
 // text at capture (TextScore) and, where the crawl took a screenshot of it, how far the
-// replay's screenshot is from that one (ComparePNG, with a difference image). It writes
+// replay's screenshot is from that one (Compare, with a difference image). It writes
 // report.QAFile (one report.QAPage a line) and the images of report.QADir into the crawl's
 // reports directory, and keeps the previous run's file as report.QAPreviousFile; report.html's
 // QA section is made from them by package report.
@@ -29,6 +29,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"image"
 	"io"
 	"log"
 	"log/slog"
@@ -552,10 +553,16 @@ func (r *run) compare(q *report.QAPage, pg wacz.Page, page *browser.Page) error 
 		src, at = r.ref, time.Time{}
 	}
 	id := pageID(pg)
+	var replayShot *image.RGBA
 	if len(page.Screenshot) > 0 {
-		thumb, err := Thumbnail(page.Screenshot)
+		img, err := Decode(page.Screenshot)
 		if err != nil {
 			return fmt.Errorf("replay screenshot: %w", err)
+		}
+		replayShot = img
+		thumb, err := Thumbnail(img)
+		if err != nil {
+			return err
 		}
 		if q.ReplayThumb, err = r.writeImage(id+"-replay.png", thumb); err != nil {
 			return err
@@ -581,20 +588,21 @@ func (r *run) compare(q *report.QAPage, pg wacz.Page, page *browser.Page) error 
 		}
 	}
 	shot, err := src.screenshot(append([]string{pg.URL}, src.redirects[pg.URL]...), at)
-	if err != nil || shot == nil || len(page.Screenshot) == 0 {
+	if err != nil || shot == nil || replayShot == nil {
 		return err
 	}
-	score, diff, err := ComparePNG(shot, page.Screenshot)
+	captureShot, err := Decode(shot)
 	if err != nil {
-		return err
+		return fmt.Errorf("capture screenshot: %w", err)
 	}
+	score, diff := Compare(captureShot, replayShot)
 	q.Pixel, q.PixelSource = &score, "capture"
 	if r.ref != nil {
 		q.PixelSource = "reference"
 	}
-	thumb, err := Thumbnail(shot)
+	thumb, err := Thumbnail(captureShot)
 	if err != nil {
-		return fmt.Errorf("capture screenshot: %w", err)
+		return err
 	}
 	if q.CaptureThumb, err = r.writeImage(id+"-capture.png", thumb); err != nil {
 		return err

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"image"
+	"image/color"
 	"image/draw"
 	"image/png"
 	"strings"
@@ -44,8 +45,8 @@ func TextScore(capture, replay string) (score float64, captureWords, replayWords
 	return 2 * float64(shared) / float64(len(a)+len(b)), len(a), len(b)
 }
 
-// maxPixels bounds the images ComparePNG and Thumbnail decode (a screenshot of a viewport is
-// about a million pixels).
+// maxPixels bounds the images Decode reads (a screenshot of a viewport is about a million
+// pixels).
 const maxPixels = 40 << 20
 
 // Threshold is the colour difference, as a share of the largest, above which two pixels
@@ -55,8 +56,8 @@ const Threshold = 0.1
 // ErrImage is wrapped by the errors of images that cannot be compared.
 var ErrImage = errors.New("qa: image")
 
-// decodePNG decodes a PNG of at most maxPixels pixels.
-func decodePNG(b []byte) (image.Image, error) {
+// Decode decodes a screenshot (PNG, at most 40 Mi pixels) into RGBA.
+func Decode(b []byte) (*image.RGBA, error) {
 	cfg, err := png.DecodeConfig(bytes.NewReader(b))
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrImage, err)
@@ -68,48 +69,54 @@ func decodePNG(b []byte) (image.Image, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrImage, err)
 	}
-	return img, nil
+	if rgba, ok := img.(*image.RGBA); ok && rgba.Rect.Min == (image.Point{}) {
+		return rgba, nil
+	}
+	rgba := image.NewRGBA(image.Rect(0, 0, cfg.Width, cfg.Height))
+	draw.Draw(rgba, rgba.Rect, img, img.Bounds().Min, draw.Src)
+	return rgba, nil
 }
 
-// ComparePNG compares the screenshot taken at capture with the one taken in replay, both
-// PNG: at their size when they have the same, else both scaled (each output pixel the mean
-// of the pixels it covers) to the smaller width and the smaller height. It returns the share
-// of pixels that match (their colour difference, YIQ as pixelmatch measures it, is at most
-// Threshold of the largest possible) and the difference as an image of the compared size:
-// the capture's pixels faded to light grey where they match, red where they differ.
-func ComparePNG(capture, replay []byte) (score float64, diff *image.RGBA, err error) {
-	a, err := decodePNG(capture)
-	if err != nil {
-		return 0, nil, fmt.Errorf("capture screenshot: %w", err)
+// diffPalette is the palette of the difference images: red for a pixel that differs, and the
+// light greys a matching pixel is drawn in (the capture's brightness blended with white to a
+// tenth: 229 to 255).
+var diffPalette = func() color.Palette {
+	p := color.Palette{color.RGBA{255, 0, 0, 255}}
+	for v := 229; v <= 255; v++ {
+		p = append(p, color.RGBA{uint8(v), uint8(v), uint8(v), 255})
 	}
-	b, err := decodePNG(replay)
-	if err != nil {
-		return 0, nil, fmt.Errorf("replay screenshot: %w", err)
-	}
-	w := min(a.Bounds().Dx(), b.Bounds().Dx())
-	h := min(a.Bounds().Dy(), b.Bounds().Dy())
-	ra, rb := resample(a, w, h), resample(b, w, h)
-	diff = image.NewRGBA(image.Rect(0, 0, w, h))
+	return p
+}()
+
+// Compare compares the screenshot taken at capture with the one taken in replay: at their
+// size when they have the same, else both scaled (each output pixel the mean of the pixels it
+// covers) to the smaller width and the smaller height. It returns the share of pixels that
+// match (their colour difference, YIQ as pixelmatch measures it, is at most Threshold of the
+// largest possible) and the difference as an image of the compared size: the capture's pixels
+// faded to light grey where they match, red where they differ.
+func Compare(capture, replay *image.RGBA) (score float64, diff *image.Paletted) {
+	w := min(capture.Rect.Dx(), replay.Rect.Dx())
+	h := min(capture.Rect.Dy(), replay.Rect.Dy())
+	a, b := resample(capture, w, h), resample(replay, w, h)
+	diff = image.NewPaletted(image.Rect(0, 0, w, h), diffPalette)
 	maxDelta := 35215 * Threshold * Threshold
 	same := 0
-	for i := 0; i < len(ra.Pix); i += 4 {
-		pa, pb := ra.Pix[i:i+4:i+4], rb.Pix[i:i+4:i+4]
-		if colorDelta(pa, pb) <= maxDelta {
+	for i, j := 0, 0; i < len(a.Pix); i, j = i+4, j+1 {
+		pa, pb := a.Pix[i:i+4:i+4], b.Pix[i:i+4:i+4]
+		if [4]uint8(pa) == [4]uint8(pb) || colorDelta(pa, pb) <= maxDelta {
 			same++
 			// Faded: the capture's brightness blended with white, as pixelmatch draws it.
-			y := 255 + (luma(pa)-255)*0.1
-			v := uint8(y + 0.5)
-			copy(diff.Pix[i:i+4], []uint8{v, v, v, 255})
+			diff.Pix[j] = uint8(255+(luma(pa)-255)*0.1+0.5) - 229 + 1
 		} else {
-			copy(diff.Pix[i:i+4], []uint8{255, 0, 0, 255})
+			diff.Pix[j] = 0
 		}
 	}
-	return float64(same) / float64(w*h), diff, nil
+	return float64(same) / float64(w*h), diff
 }
 
-// colorDelta is pixelmatch's squared YIQ difference of two opaque RGBA pixels (Kotsarenko and
-// Ramos, "Measuring perceived color difference using YIQ NTSC transmission color space in
-// mobile applications", 2010), at most 35215; a translucent pixel is blended with white first.
+// colorDelta is pixelmatch's squared YIQ difference of two RGBA pixels (Kotsarenko and Ramos,
+// "Measuring perceived color difference using YIQ NTSC transmission color space in mobile
+// applications", 2010), at most 35215; a translucent pixel is blended with white first.
 func colorDelta(a, b []uint8) float64 {
 	ar, ag, ab := blend(a)
 	br, bg, bb := blend(b)
@@ -135,56 +142,77 @@ func luma(p []uint8) float64 {
 	return yOf(r, g, b)
 }
 
-// resample returns img as RGBA (premultiplied) at w x h: copied when it has that size, else
-// each output pixel the mean of the source pixels it covers (a box filter, partial pixels
-// weighted by their share).
-func resample(img image.Image, w, h int) *image.RGBA {
-	src := image.NewRGBA(image.Rect(0, 0, img.Bounds().Dx(), img.Bounds().Dy()))
-	draw.Draw(src, src.Bounds(), img, img.Bounds().Min, draw.Src)
-	sw, sh := src.Bounds().Dx(), src.Bounds().Dy()
+// resample returns src at w x h: src itself when it has that size, else each output pixel
+// the mean of the source pixels it covers (a box filter, partial pixels weighted by their
+// share), one axis after the other.
+func resample(src *image.RGBA, w, h int) *image.RGBA {
+	sw, sh := src.Rect.Dx(), src.Rect.Dy()
 	if sw == w && sh == h {
 		return src
 	}
-	dst := image.NewRGBA(image.Rect(0, 0, w, h))
-	fx, fy := float64(sw)/float64(w), float64(sh)/float64(h)
-	for y := range h {
-		y0, y1 := float64(y)*fy, float64(y+1)*fy
-		for x := range w {
-			x0, x1 := float64(x)*fx, float64(x+1)*fx
+	// Across: sw x sh to w x sh, in floats; then down: to w x h.
+	xs := boxWeights(sw, w)
+	row := make([]float64, w*sh*4)
+	for y := range sh {
+		line := src.Pix[y*src.Stride : y*src.Stride+sw*4]
+		for x, ws := range xs {
 			var sum [4]float64
-			var area float64
-			for sy := int(y0); sy < sh && float64(sy) < y1; sy++ {
-				wy := min(y1, float64(sy+1)) - max(y0, float64(sy))
-				for sx := int(x0); sx < sw && float64(sx) < x1; sx++ {
-					wx := min(x1, float64(sx+1)) - max(x0, float64(sx))
-					wgt := wx * wy
-					o := src.PixOffset(sx, sy)
-					for c := range 4 {
-						sum[c] += wgt * float64(src.Pix[o+c])
-					}
-					area += wgt
+			for _, t := range ws {
+				p := line[t.i*4 : t.i*4+4 : t.i*4+4]
+				for c := range 4 {
+					sum[c] += t.w * float64(p[c])
 				}
 			}
-			o := dst.PixOffset(x, y)
+			copy(row[(y*w+x)*4:], sum[:])
+		}
+	}
+	dst := image.NewRGBA(image.Rect(0, 0, w, h))
+	for y, ws := range boxWeights(sh, h) {
+		for x := range w {
+			var sum [4]float64
+			for _, t := range ws {
+				for c := range 4 {
+					sum[c] += t.w * row[(t.i*w+x)*4+c]
+				}
+			}
+			o := y*dst.Stride + x*4
 			for c := range 4 {
-				dst.Pix[o+c] = uint8(sum[c]/area + 0.5)
+				dst.Pix[o+c] = uint8(min(255, sum[c]+0.5))
 			}
 		}
 	}
 	return dst
 }
 
+// tap is a source pixel and its weight in an output pixel.
+type tap struct {
+	i int
+	w float64
+}
+
+// boxWeights gives, for each of n output pixels along an axis of src source pixels, the
+// source pixels it covers and their shares (summing to 1).
+func boxWeights(src, n int) [][]tap {
+	out := make([][]tap, n)
+	f := float64(src) / float64(n)
+	for o := range n {
+		lo, hi := float64(o)*f, float64(o+1)*f
+		for i := int(lo); i < src && float64(i) < hi; i++ {
+			if w := min(hi, float64(i+1)) - max(lo, float64(i)); w > 0 {
+				out[o] = append(out[o], tap{i, w / f})
+			}
+		}
+	}
+	return out
+}
+
 // ThumbnailWidth is the width of the thumbnails of report.html.
 const ThumbnailWidth = 320
 
-// Thumbnail returns a PNG of the screenshot png scaled to ThumbnailWidth pixels wide, keeping
-// its proportions (a narrower one is kept as it is).
-func Thumbnail(b []byte) ([]byte, error) {
-	img, err := decodePNG(b)
-	if err != nil {
-		return nil, err
-	}
-	w, h := img.Bounds().Dx(), img.Bounds().Dy()
+// Thumbnail returns a PNG of img scaled to ThumbnailWidth pixels wide, keeping its
+// proportions (a narrower one is kept as it is).
+func Thumbnail(img *image.RGBA) ([]byte, error) {
+	w, h := img.Rect.Dx(), img.Rect.Dy()
 	if w > ThumbnailWidth {
 		h = max(1, (h*ThumbnailWidth+w/2)/w)
 		w = ThumbnailWidth

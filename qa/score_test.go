@@ -49,7 +49,7 @@ func TestTextScore(t *testing.T) {
 }
 
 // pngOf draws a w x h PNG: the colour of each pixel is paint's.
-func pngOf(t *testing.T, w, h int, paint func(x, y int) color.Color) []byte {
+func pngOf(t testing.TB, w, h int, paint func(x, y int) color.Color) []byte {
 	t.Helper()
 	img := image.NewNRGBA(image.Rect(0, 0, w, h))
 	for y := range h {
@@ -64,7 +64,22 @@ func pngOf(t *testing.T, w, h int, paint func(x, y int) color.Color) []byte {
 	return b.Bytes()
 }
 
-func TestComparePNG(t *testing.T) {
+// compare decodes two PNGs and compares them.
+func compare(t *testing.T, capture, replay []byte) (float64, *image.Paletted, error) {
+	t.Helper()
+	a, err := Decode(capture)
+	if err != nil {
+		return 0, nil, err
+	}
+	b, err := Decode(replay)
+	if err != nil {
+		return 0, nil, err
+	}
+	score, diff := Compare(a, b)
+	return score, diff, nil
+}
+
+func TestCompare(t *testing.T) {
 	white := func(int, int) color.Color { return color.White }
 	red := color.RGBA{255, 0, 0, 255}
 	base := pngOf(t, 40, 20, white)
@@ -98,7 +113,7 @@ func TestComparePNG(t *testing.T) {
 			want: 1, wantW: 40, wantH: 20},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			got, diff, err := ComparePNG(tc.capture, tc.replay)
+			got, diff, err := compare(t, tc.capture, tc.replay)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -108,15 +123,15 @@ func TestComparePNG(t *testing.T) {
 			if diff.Bounds().Dx() != tc.wantW || diff.Bounds().Dy() != tc.wantH {
 				t.Errorf("difference %v, want %dx%d", diff.Bounds(), tc.wantW, tc.wantH)
 			}
-			if c := diff.RGBAAt(tc.redAt.X, tc.redAt.Y); tc.checkRed && c != red {
+			if c := color.RGBAModel.Convert(diff.At(tc.redAt.X, tc.redAt.Y)); tc.checkRed && c != red {
 				t.Errorf("a pixel that differs is %v, want red", c)
 			}
-			if c := diff.RGBAAt(tc.greyAt.X, tc.greyAt.Y); tc.checkG && (c.R != c.G || c.G != c.B || c.R < 240) {
+			if c := color.RGBAModel.Convert(diff.At(tc.greyAt.X, tc.greyAt.Y)).(color.RGBA); tc.checkG && (c.R != c.G || c.G != c.B || c.R < 240) {
 				t.Errorf("a pixel that matches is %v, want light grey", c)
 			}
 		})
 	}
-	if _, _, err := ComparePNG([]byte("not a png"), base); !errors.Is(err, ErrImage) {
+	if _, err := Decode([]byte("not a png")); !errors.Is(err, ErrImage) {
 		t.Errorf("not a PNG: %v, want ErrImage", err)
 	}
 }
@@ -129,7 +144,11 @@ func TestThumbnail(t *testing.T) {
 		{640, 4000, 320, 2000},
 		{200, 100, 200, 100},
 	} {
-		b, err := Thumbnail(pngOf(t, tc.w, tc.h, func(x, _ int) color.Color { return color.Gray{uint8(x)} }))
+		img, err := Decode(pngOf(t, tc.w, tc.h, func(x, _ int) color.Color { return color.Gray{uint8(x)} }))
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := Thumbnail(img)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -139,6 +158,65 @@ func TestThumbnail(t *testing.T) {
 		}
 		if cfg.Width != tc.wantW || cfg.Height != tc.wantH {
 			t.Errorf("%dx%d: thumbnail %dx%d, want %dx%d", tc.w, tc.h, cfg.Width, cfg.Height, tc.wantW, tc.wantH)
+		}
+	}
+}
+
+// TestResample: a box filter keeps the mean: a 2-pixel-wide stripe pattern scaled to half is
+// its mean grey, a third of a uniform image is that colour.
+func TestResample(t *testing.T) {
+	src := image.NewRGBA(image.Rect(0, 0, 6, 3))
+	for y := range 3 {
+		for x := range 6 {
+			v := uint8(0)
+			if x%2 == 1 {
+				v = 200
+			}
+			src.SetRGBA(x, y, color.RGBA{v, v, v, 255})
+		}
+	}
+	got := resample(src, 3, 3)
+	for x := range 3 {
+		if c := got.RGBAAt(x, 1); c != (color.RGBA{100, 100, 100, 255}) {
+			t.Errorf("pixel %d: %v, want the mean", x, c)
+		}
+	}
+	got = resample(src, 2, 1) // three columns each: 0, 200, 0 and 200, 0, 200
+	if a, b := got.RGBAAt(0, 0), got.RGBAAt(1, 0); a.R != 67 || b.R != 133 {
+		t.Errorf("%v %v, want 67 and 133", a, b)
+	}
+}
+
+// BenchmarkCompare is the work qa does per page with a screenshot taken at capture: decode two
+// screenshots of the default viewport, compare them, make two thumbnails and encode the
+// difference.
+func BenchmarkCompare(b *testing.B) {
+	shot := pngOf(b, 1366, 768, func(x, y int) color.Color { return color.RGBA{uint8(x), uint8(y), uint8(x ^ y), 255} })
+	other := pngOf(b, 1366, 768, func(x, y int) color.Color {
+		if y > 400 {
+			return color.White
+		}
+		return color.RGBA{uint8(x), uint8(y), uint8(x ^ y), 255}
+	})
+	b.ResetTimer()
+	for range b.N {
+		a, err := Decode(shot)
+		if err != nil {
+			b.Fatal(err)
+		}
+		r, err := Decode(other)
+		if err != nil {
+			b.Fatal(err)
+		}
+		_, diff := Compare(a, r)
+		if _, err := Thumbnail(a); err != nil {
+			b.Fatal(err)
+		}
+		if _, err := Thumbnail(r); err != nil {
+			b.Fatal(err)
+		}
+		if _, err := encodePNG(diff); err != nil {
+			b.Fatal(err)
 		}
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/amber-crawler/amber/internal/warctest"
 	"github.com/amber-crawler/amber/replay"
 )
 
@@ -29,14 +30,14 @@ func TestArchiveOriginal(t *testing.T) {
 				want   []byte // the payload; nil: an error
 				when   time.Time
 			}{
-				{"response", "http://example.com/", t0, warcDigest(homeBody), homeBody, t0},
-				{"the digest picks the capture", "http://example.com/news", t0, warcDigest(newsV2), newsV2, t0.Add(48 * time.Hour)},
+				{"response", "http://example.com/", t0, warctest.Digest(homeBody), homeBody, t0},
+				{"the digest picks the capture", "http://example.com/news", t0, warctest.Digest(newsV2), newsV2, t0.Add(48 * time.Hour)},
 				{"no digest: the closest in time", "http://example.com/news", t0.Add(47 * time.Hour), "", newsV2, t0.Add(48 * time.Hour)},
 				{"no digest: the closest in time, earlier", "http://example.com/news", t0.Add(time.Hour), "", newsV1, t0},
-				{"a 304's revisit is passed over", "http://example.com/img.png", t0.Add(time.Hour), warcDigest(pngBody), pngBody, t0},
-				{"a revisit, not under its own URL", "http://example.com/copy.html", t0.Add(time.Second), warcDigest(homeBody), nil, time.Time{}},
-				{"a revisit whose original is in no source", "http://example.com/needs-gone", t0, warcDigest(goneBody), nil, time.Time{}},
-				{"another payload", "http://example.com/", t0, warcDigest(newsV1), nil, time.Time{}},
+				{"a 304's revisit is passed over", "http://example.com/img.png", t0.Add(time.Hour), warctest.Digest(pngBody), pngBody, t0},
+				{"a revisit, not under its own URL", "http://example.com/copy.html", t0.Add(time.Second), warctest.Digest(homeBody), nil, time.Time{}},
+				{"a revisit whose original is in no source", "http://example.com/needs-gone", t0, warctest.Digest(goneBody), nil, time.Time{}},
+				{"another payload", "http://example.com/", t0, warctest.Digest(newsV1), nil, time.Time{}},
 				{"not captured", "http://example.com/never", t0, "", nil, time.Time{}},
 			} {
 				t.Run(tc.name, func(t *testing.T) {

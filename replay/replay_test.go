@@ -23,6 +23,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"go.uber.org/goleak"
 
+	"github.com/amber-crawler/amber/internal/warctest"
 	"github.com/amber-crawler/amber/replay"
 )
 
@@ -496,7 +497,7 @@ func TestCapture(t *testing.T) {
 			}{
 				{uri: "urn:screenshot:http://example.com/", wantStatus: 200, wantTime: t0, wantType: "image/png", wantBody: pngBody},
 				{uri: "http://example.com/", wantStatus: 200, wantTime: t0, wantType: "text/html; charset=utf-8", wantBody: homeBody},
-				{uri: "http://example.com/app.js", wantStatus: 200, wantTime: t0, wantType: "application/javascript", wantBody: gzipped(t, scriptBody)},
+				{uri: "http://example.com/app.js", wantStatus: 200, wantTime: t0, wantType: "application/javascript", wantBody: warctest.Gzip(t, scriptBody)},
 				{uri: "http://example.com/copy.html", wantStatus: 200, wantTime: t0.Add(time.Second), wantType: "text/html; charset=utf-8", wantBody: homeBody},
 				{uri: "http://example.com/news", wantStatus: 200, wantTime: t0, wantType: "text/html; charset=utf-8", wantBody: newsV1},
 				{uri: "http://example.com/news", at: t0.Add(47 * time.Hour), wantStatus: 200, wantTime: t0.Add(48 * time.Hour), wantType: "text/html; charset=utf-8", wantBody: newsV2},

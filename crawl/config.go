@@ -316,7 +316,7 @@ type Config struct {
 	// Patch, when not empty, makes the run a patch crawl of the crawl in Dir (docs/qa.md): each
 	// URL is decided by the scope as an embed of its page (hop E after the page's hops, the
 	// page as via, its seed) and queued if the crawl does not know it; the run captures them
-	// politely into new WARC files, with their redirects but nothing they link to or embed
+	// politely into new WARC files, with their redirects and embeds but nothing they link to
 	// (patch.Links), unbound by LimitURLs and LimitBytes. The crawl must have nothing queued
 	// (ErrPatchQueued) nor be Shared; a finished crawl is reopened and finished again, an
 	// interrupted patch resumes as one. Result.Patch says what was queued. Default none.

@@ -38,6 +38,9 @@ func patchSite(t *testing.T) *testsite.Server {
 	serve("/static.png", "image/png", string(pngBody))
 	serve("/landing.png", "image/png", string(pngBody)+" landing")
 	serve("/extra.css", "text/css", `@import url(/font.css); body { background: url(/bg2.png) }`)
+	serve("/font.css", "text/css", `h1 { background: url(/bg3.png) }`)
+	serve("/bg2.png", "image/png", string(pngBody)+" bg2")
+	serve("/bg3.png", "image/png", string(pngBody)+" bg3")
 	mux.HandleFunc("GET /go", func(w http.ResponseWriter, r *http.Request) {
 		http.Redirect(w, r, "/landing.png", http.StatusFound)
 	})
@@ -49,10 +52,10 @@ func patchSite(t *testing.T) *testsite.Server {
 	return site
 }
 
-// TestPatch: a patch crawl of a finished plain crawl captures exactly the URLs it is given
-// (and what they redirect to), as embeds of their pages, into new WARC files of the crawl,
-// indexed; it leaves out what the scope refuses and what the crawl already has, and what the
-// patched URLs embed; the crawl is finished again. An interrupted patch crawl resumes as one.
+// TestPatch: a patch crawl of a finished plain crawl captures the URLs it is given, what they
+// redirect to and what they embed (as far as the scope lets embeds of embeds in), as embeds of their pages, into new WARC files of the crawl, indexed; it leaves
+// out what the scope refuses and what the crawl already has; the crawl is finished again. An
+// interrupted patch crawl resumes as one.
 func TestPatch(t *testing.T) {
 	site := patchSite(t)
 	cfg := basicConfig(t, site, t.TempDir())
@@ -116,14 +119,17 @@ func TestPatch(t *testing.T) {
 		base + "/landing.png": {200, "ER", base + "/go", ""},
 		base + "/extra.css":   {200, "E", page, ""},
 		base + "/ads/x.png":   {-5000, "E", page, "scope:block:contains:/ads/"},
+		base + "/font.css":    {200, "EE", base + "/extra.css", ""},
+		base + "/bg2.png":     {200, "EE", base + "/extra.css", ""},
+		base + "/bg3.png":     {200, "EEE", base + "/font.css", ""}, // in by the seed's prefix
 	} {
 		if g := got[u]; g != w {
 			t.Errorf("%s: crawl.log %+v, want %+v", u, g, w)
 		}
 	}
-	for _, u := range []string{base + "/bg2.png", base + "/font.css", base + "/more.json"} {
+	for _, u := range []string{base + "/more.json"} {
 		if _, ok := got[u]; ok {
-			t.Errorf("%s in crawl.log: a patch captures what it is given and its redirects only", u)
+			t.Errorf("%s in crawl.log: its page is not in the crawl", u)
 		}
 	}
 	if n := site.Hits("www.example.com", "/static.png"); n != 1 {

@@ -70,20 +70,22 @@ func ByPage(urls []URL) (pages []string, byPage map[string][]URL, distinct int) 
 }
 
 // Links is the chain's step of a patch crawl: of what a captured URL points at, it keeps the
-// redirects (hop R: the resource the browser asked for is where the URL sends it) and drops
-// the rest, so the crawl queues nothing else. It belongs after the processors that read the
-// content.
+// redirects (hop R: the resource the browser asked for is where the URL sends it) and the
+// embeds (hop E: a style sheet's imports, fonts and images, which its replay needs as much as
+// it), each decided by the scope as any embed, and drops the rest (links, speculative and
+// inferred URLs, listings), so the crawl queues nothing a replay of the page does not need.
+// It belongs after the processors that read the content.
 type Links struct{}
 
 // Name is the processor's name.
 func (Links) Name() string { return "patch" }
 
-// After drops the links of the captured URL that are not redirects.
+// After drops the links of the captured URL that are not redirects or embeds.
 func (Links) After(_ context.Context, r *chain.Record) (chain.Verdict, error) {
 	c := &r.Content
 	kept := c.Links[:0:0]
 	for _, l := range c.Links {
-		if l.Hop == hop.Redirect {
+		if l.Hop == hop.Redirect || l.Hop == hop.Embed {
 			kept = append(kept, l)
 		}
 	}

@@ -53,12 +53,13 @@ func TestRead(t *testing.T) {
 func TestLinks(t *testing.T) {
 	r := &chain.Record{Content: chain.Content{Files: true, Feeds: true, Links: []extract.Outlink{
 		{URL: "http://a.example/x.css", Hop: hop.Embed}, {URL: "http://a.example/to", Hop: hop.Redirect},
-		{URL: "http://a.example/l", Hop: hop.Link},
+		{URL: "http://a.example/l", Hop: hop.Link}, {URL: "http://a.example/s.js", Hop: hop.Speculative},
+		{URL: "http://a.example/favicon.ico", Hop: hop.Inferred},
 	}}}
 	if v, err := (Links{}).After(t.Context(), r); err != nil || v.Done {
 		t.Fatal(v, err)
 	}
-	if want := []extract.Outlink{{URL: "http://a.example/to", Hop: hop.Redirect}}; !cmp.Equal(want, r.Content.Links) || r.Content.Files || r.Content.Feeds {
+	if want := []extract.Outlink{{URL: "http://a.example/x.css", Hop: hop.Embed}, {URL: "http://a.example/to", Hop: hop.Redirect}}; !cmp.Equal(want, r.Content.Links) || r.Content.Files || r.Content.Feeds {
 		t.Errorf("content after: %+v", r.Content)
 	}
 }

@@ -22,8 +22,9 @@ new WARC files of the same crawl, whose index, reports and WACZ package then inc
 Each URL is decided by the crawl's scope as an embed of the page that needed it (hop E after
 the page's hop path, the page as its via) and fetched with the crawl's politeness and
 robots.txt, as the crawl's own embeds are; a URL the crawl already knows (captured, failed or
-refused) is not fetched again. Their redirects are followed; what they link to or embed is
-not (run amber qa again: it finds what is still missing). The crawl's crawl.yaml is the
+refused) is not fetched again. Their redirects and what they embed (a style sheet's imports,
+fonts and images, as far as the scope lets embeds in) are followed; what they link to is not
+(run amber qa again: it finds what is still missing). The crawl's crawl.yaml is the
 configuration, and the crawl flags override it (--connect-to, --time-limit, --wacz, ...); its
 URL and byte limits do not hold a patch.
 

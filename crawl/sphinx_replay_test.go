@@ -4,8 +4,6 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -18,24 +16,6 @@ import (
 	"github.com/amber-crawler/amber/replay"
 	"github.com/amber-crawler/amber/scope"
 )
-
-// sphinxDocs returns the HTML of Python's documentation as Debian's python3-doc installs it
-// (Sphinx output: a search page whose script fetches a JSON file), or skips the test without
-// it (fails in CI, which installs it).
-func sphinxDocs(t *testing.T) string {
-	t.Helper()
-	dirs, _ := filepath.Glob("/usr/share/doc/python3*/html")
-	for _, d := range dirs {
-		if _, err := os.Stat(filepath.Join(d, "search.html")); err == nil {
-			return d
-		}
-	}
-	if os.Getenv("CI") == "true" {
-		t.Fatal("Python's documentation is required in CI (Debian package python3-doc)")
-	}
-	t.Skip("no Python documentation (apt-get install python3-doc)")
-	return ""
-}
 
 // sphinxSearchJS waits until the replayed search page has settled: loaded, and its script's
 // request of the glossary JSON answered (found or not); then returns what the page loaded
@@ -54,7 +34,7 @@ const sphinxSearchJS = `(() => {
 // asked. A browser crawl captures it, and the same replay misses nothing.
 func TestReplaySphinxSearch(t *testing.T) {
 	chromium := crawltest.Chromium(t)
-	docs := sphinxDocs(t)
+	docs := crawltest.SphinxDocs(t)
 	const page = "http://www.example.com/search.html"
 	for _, tc := range []struct {
 		fetcher     string

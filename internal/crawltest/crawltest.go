@@ -147,3 +147,21 @@ func ReadEvents(t testing.TB, path string) []map[string]any {
 	}
 	return evs
 }
+
+// SphinxDocs returns the HTML of Python's documentation as Debian's python3-doc installs it
+// (Sphinx output: a search page whose script fetches a JSON file), or skips the test without
+// it (fails in CI, which installs it).
+func SphinxDocs(t testing.TB) string {
+	t.Helper()
+	dirs, _ := filepath.Glob("/usr/share/doc/python3*/html")
+	for _, d := range dirs {
+		if _, err := os.Stat(filepath.Join(d, "search.html")); err == nil {
+			return d
+		}
+	}
+	if os.Getenv("CI") == "true" {
+		t.Fatal("Python's documentation is required in CI (Debian package python3-doc)")
+	}
+	t.Skip("no Python documentation (apt-get install python3-doc)")
+	return ""
+}

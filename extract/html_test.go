@@ -125,6 +125,7 @@ func TestHTMLOutlinks(t *testing.T) {
 		{name: "spaces and non-ASCII encoded", html: `<a href="/a b/é?q=a b&r=é&s=&quot;">`, want: []Outlink{l("http://example.com/a%20b/%C3%A9?q=a%20b&r=%C3%A9&s=%22", "a/@href")}},
 		{name: "IDN host mapped as browsers do", html: `<a href="http://ｅ_x.example/"><a href="http://a` + "\u200c" + `bé.example/"><a href="http://ok.example/">`, want: []Outlink{l("http://e_x.example/", "a/@href"), l("http://ok.example/", "a/@href")}},
 		{name: "IDN host to punycode", html: `<a href="http://Bücher.ch:8080/ü"><a href="//b%C3%BCcher.de/">`, want: []Outlink{l("http://xn--bcher-kva.ch:8080/%C3%BC", "a/@href"), l("http://xn--bcher-kva.de/", "a/@href")}},
+		{name: "IDN host that maps to no host name", html: "<a href=\"//\xff::\"><a href=\"http://ok.example/\">", want: []Outlink{l("http://ok.example/", "a/@href")}},
 		{name: "bad host characters", html: `<a href='//"'><a href="http://a<b/"><a href="http://a%20b/"><a href="http://a!b/"><a href="http://:80/"><a href="http://a_b.example.com/">`, want: []Outlink{l("http://a_b.example.com/", "a/@href")}},
 		{name: "whitespace trimmed", html: "<a href=\" \n\t/x \f\r\n\">", want: []Outlink{l("http://example.com/x", "a/@href")}},
 		{name: "newlines and tabs inside removed", html: "<a href=\"/lo\nng/pa\tth\">", want: []Outlink{l("http://example.com/long/path", "a/@href")}},

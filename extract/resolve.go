@@ -134,8 +134,10 @@ func (r *resolver) resolveParsed(ref string) (string, bool) {
 	if !isASCII(abs.Host) {
 		// net/url would percent-encode a Unicode host, which no one can canonicalise or
 		// dial; its IDNA (punycode) form is the host browsers look up.
+		// A mapped host can hold what no host name may (`//\xff::` maps to "xn--:-p10i",
+		// whose ':' would read as a port): refused, not joined to a port.
 		host, err := weburl.ASCIIHost(abs.Hostname())
-		if err != nil {
+		if err != nil || !weburl.IsHostname(host) {
 			return "", false
 		}
 		if port := abs.Port(); port != "" {

@@ -31,6 +31,7 @@ import (
 	"github.com/amber-crawler/amber/fetch"
 	"github.com/amber-crawler/amber/frontier"
 	"github.com/amber-crawler/amber/hop"
+	"github.com/amber-crawler/amber/novelty"
 	"github.com/amber-crawler/amber/report"
 	"github.com/amber-crawler/amber/warc"
 )
@@ -257,6 +258,8 @@ type Content struct {
 	Document *extract.Document
 	// NoFollow and NoIndex are the page's robots meta.
 	NoFollow, NoIndex bool
+	// Generator is the page's <meta name=generator> ("MediaWiki 1.39.17"); "" without one.
+	Generator string
 	// Listed marks the content of a listing document (a sitemap file, a feed): Links are the
 	// URLs it lists, decided as such (no outlink cap), and the page has no document.
 	Listed bool
@@ -293,6 +296,9 @@ type Capture struct {
 	// Type is the media type crawl.log gives the capture when its response has no
 	// Content-Type: a 304's revisit has the type of the earlier capture it stands for.
 	Type string
+	// Text is how much of the page's text was new to the crawl (package novelty), for its
+	// crawl.log line; nil when it was not measured (not a page with a search document).
+	Text *novelty.Measure
 }
 
 // Annotate adds crawl.log annotations to the capture. The captures of one fetch may share

@@ -136,6 +136,7 @@ func (rd *Reader) analyseBody(pageURL string, ex *fetch.Exchange) chain.Content 
 	}
 	r := rd.parse(pageURL, ctHeader, body, ok2xx && ct != "text/css")
 	p.Document, p.NoFollow, p.NoIndex, p.Dropped = r.Document, r.NoFollow, r.NoIndex, r.OutlinksDropped
+	p.Generator = r.Generator
 	p.Links = append(p.Links, r.Outlinks...)
 	if extract.IsHTML(ct) {
 		p.Links = rd.withFavicon(pageURL, p.Links, nil)
@@ -161,7 +162,7 @@ func (rd *Reader) analyseRendered(ex *fetch.Exchange, r *fetch.Render, loaded []
 		html = html[:maxExtractBytes]
 	}
 	res := rd.parse(ex.URL, "text/html; charset=utf-8", []byte(html), ok2xx)
-	p.Document, p.NoFollow, p.NoIndex = res.Document, res.NoFollow, res.NoIndex
+	p.Document, p.NoFollow, p.NoIndex, p.Generator = res.Document, res.NoFollow, res.NoIndex, res.Generator
 	// Chromium's links have neither a <meta http-equiv=refresh> target nor the feeds a page
 	// names (<link rel=alternate type=application/rss+xml>): they come from the rendered DOM,
 	// as the plain fetcher has them (a refresh's hop R, or L above URLs.RefreshRedirectMax).

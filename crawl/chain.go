@@ -2,6 +2,7 @@ package crawl
 
 import (
 	"github.com/amber-crawler/amber/chain"
+	"github.com/amber-crawler/amber/content"
 	"github.com/amber-crawler/amber/contentfilter"
 	"github.com/amber-crawler/amber/patch"
 	"github.com/amber-crawler/amber/post"
@@ -34,6 +35,7 @@ func (c *crawler) processors() []chain.Processor {
 	add(true, c.listings)                                                        // a sitemap file or a feed: the URLs it lists
 	add(true, contentfilter.New(cfg.Content, c.events))                          // a type left out: its body not fetched; a page dropped or excluded: not read
 	add(true, c.reader)                                                          // the content read: links, search document
+	add(true, content.NewNovelty())                                              // how much of the page's text is new
 	add(len(cfg.Content.LinkTypes) > 0, contentfilter.NewLinkTypes(cfg.Content)) // link types
 	add(!cfg.IgnoreRobots, robots.NewMeta(cfg.Robots))                           // robots meta and rel=nofollow
 	add(true, c.listings.Pages())                                                // a page's feeds; a feed item's links

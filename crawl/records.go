@@ -86,12 +86,15 @@ func (w *records) Archive(worker int, ex *fetch.Exchange, k chain.Capture) (warc
 	if mime == "" {
 		mime = k.Type
 	}
+	extra := map[string]any{"warcFilename": res.Filename, "warcFileOffset": res.Offset, report.ExtraContentSize: ex.ResponseSize()}
+	if k.Text != nil {
+		extra[report.ExtraTextShingles], extra[report.ExtraTextNew] = k.Text.Shingles, k.Text.New
+	}
 	return res, w.WriteLine(report.Line{
 		Status: ex.StatusCode, Size: ex.BodySize(), URL: ex.URL, Hops: k.Hops, Via: k.Via,
 		MIME: mime, Thread: worker,
 		FetchStart: ex.Started, FetchDur: ex.Duration, Digest: res.PayloadDigest, Seed: k.Seed,
-		Annotations: ann,
-		Extra:       map[string]any{"warcFilename": res.Filename, "warcFileOffset": res.Offset, report.ExtraContentSize: ex.ResponseSize()},
+		Annotations: ann, Extra: extra,
 	})
 }
 

@@ -85,6 +85,9 @@ type Result struct {
 	Title    string // text of the first <title> outside SVG, spaces collapsed and trimmed
 	NoFollow bool   // <meta name=robots> content has "nofollow" or "none"
 	NoIndex  bool   // <meta name=robots> content has "noindex" or "none"
+	// Generator is the content of the first <meta name=generator> (the software that made
+	// the page: "MediaWiki 1.39.17", "WordPress 6.1.9"), spaces collapsed and trimmed.
+	Generator string
 
 	// Document is the search document of an HTML page, set by ParseDocument only. It is
 	// extracted for noindex pages too; a crawl that obeys robots writes none for them.

@@ -65,6 +65,8 @@ func parseHTML(pageURL, contentType string, body []byte, cfg *DocConfig, maxLink
 		Title:    strings.ToValidUTF8(collapseSpace(title), "\uFFFD"),
 		NoFollow: p.noFollow,
 		NoIndex:  p.noIndex,
+		// The generator is shown to reports and matched by rules: valid UTF-8, bounded.
+		Generator: strings.ToValidUTF8(collapseSpace(truncate(p.generator, maxGenerator)), "\uFFFD"),
 	}
 	r := page
 	if p.baseSeen {
@@ -101,6 +103,8 @@ type htmlParser struct {
 	svgDepth  int  // open <svg> elements: their <title> is not the page's
 
 	noFollow, noIndex bool
+	generator         string // content of the first <meta name=generator>
+	generatorSeen     bool
 	refreshMax        *int // Options.RefreshRedirectMax
 
 	canonicalSeen bool
@@ -427,8 +431,11 @@ func (p *htmlParser) form() {
 	p.add(action, hop.Link, "form/@action")
 }
 
-// meta handles <meta http-equiv=refresh> and <meta name=robots>, and for the search
-// document the description, keywords and custom field metas.
+// maxGenerator bounds Result.Generator: a generator names software and a version.
+const maxGenerator = 256
+
+// meta handles <meta http-equiv=refresh>, <meta name=robots> and <meta name=generator>, and
+// for the search document the description, keywords and custom field metas.
 func (p *htmlParser) meta(nesting int) {
 	if eq, ok := p.get("http-equiv"); ok && strings.EqualFold(strings.TrimSpace(eq), "refresh") {
 		if content, ok := p.get("content"); ok {
@@ -448,6 +455,11 @@ func (p *htmlParser) meta(nesting int) {
 	name, _ := p.get("name")
 	if p.doc != nil {
 		p.doc.meta(p, name)
+	}
+	if !p.generatorSeen && strings.EqualFold(strings.TrimSpace(name), "generator") {
+		p.generatorSeen = true
+		p.generator, _ = p.get("content")
+		return
 	}
 	if !strings.EqualFold(strings.TrimSpace(name), "robots") {
 		return

@@ -2,6 +2,7 @@ package extract
 
 import (
 	"errors"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -173,6 +174,7 @@ func TestHTMLMeta(t *testing.T) {
 	type meta struct {
 		Base, Title       string
 		NoFollow, NoIndex bool
+		Generator         string
 	}
 	tests := []struct {
 		name string
@@ -193,6 +195,11 @@ func TestHTMLMeta(t *testing.T) {
 		{name: "robots none", html: `<meta name=robots content=none>`, want: meta{Base: page, NoFollow: true, NoIndex: true}},
 		{name: "other robots name ignored", html: `<meta name=googlebot content=noindex>`, want: meta{Base: page}},
 		{name: "robots in noscript ignored", html: `<noscript><meta name=robots content=noindex></noscript>`, want: meta{Base: page}},
+		{name: "generator", html: `<meta name="generator" content="MediaWiki 1.39.17"/>`, want: meta{Base: page, Generator: "MediaWiki 1.39.17"}},
+		{name: "generator capitalised, spaces collapsed", html: `<META NAME=Generator CONTENT=" Drupal 7  (http://drupal.org) ">`, want: meta{Base: page, Generator: "Drupal 7 (http://drupal.org)"}},
+		{name: "first generator wins", html: `<meta name=generator content="WordPress 6.1.9"><meta name=generator content="WooCommerce 8.0">`, want: meta{Base: page, Generator: "WordPress 6.1.9"}},
+		{name: "generator in noscript ignored", html: `<noscript><meta name=generator content=Joomla!></noscript>`, want: meta{Base: page}},
+		{name: "long generator cut", html: `<meta name=generator content="` + strings.Repeat("x", 300) + `">`, want: meta{Base: page, Generator: strings.Repeat("x", 256)}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -200,7 +207,7 @@ func TestHTMLMeta(t *testing.T) {
 			if err != nil {
 				t.Fatalf("HTML: %v", err)
 			}
-			got := meta{Base: res.Base, Title: res.Title, NoFollow: res.NoFollow, NoIndex: res.NoIndex}
+			got := meta{Base: res.Base, Title: res.Title, NoFollow: res.NoFollow, NoIndex: res.NoIndex, Generator: res.Generator}
 			if diff := cmp.Diff(tt.want, got); diff != "" {
 				t.Errorf("(-want +got):\n%s", diff)
 			}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/amber-crawler/amber/hop"
 	"github.com/amber-crawler/amber/internal/jsonstr"
+	"github.com/amber-crawler/amber/novelty"
 )
 
 // ErrMalformedLine is wrapped by ParseLine's errors.
@@ -34,6 +35,14 @@ const (
 // ExtraContentSize is the key of Line.Extra that holds Heritrix's content size: the whole
 // recorded response, status line and headers included. See Line.ContentSize.
 const ExtraContentSize = "contentSize"
+
+// ExtraTextShingles and ExtraTextNew are the keys of Line.Extra that hold how much of a
+// page's text was new to the crawl when it was captured (novelty.Measure: its sampled
+// shingles, and how many of them were new), on the lines of pages with a search document.
+const (
+	ExtraTextShingles = "textShingles"
+	ExtraTextNew      = "textNew"
+)
 
 // Line is one crawl.log line: Heritrix 3's columns, written as its UriProcessingFormatter
 // writes them. Empty strings are written "-" and read back as "".
@@ -85,6 +94,30 @@ func (l Line) ContentSize() int64 {
 		return int64(n)
 	}
 	return l.Size
+}
+
+// Text returns the line's text measure (ExtraTextShingles, ExtraTextNew) and whether it has
+// one.
+func (l Line) Text() (novelty.Measure, bool) {
+	sh, ok1 := extraInt(l.Extra[ExtraTextShingles])
+	nw, ok2 := extraInt(l.Extra[ExtraTextNew])
+	if !ok1 || !ok2 || sh < 0 || nw < 0 || nw > sh {
+		return novelty.Measure{}, false
+	}
+	return novelty.Measure{Shingles: int(sh), New: int(nw)}, true
+}
+
+// extraInt reads a number of Line.Extra (a float64 once parsed, an int when set in Go).
+func extraInt(v any) (int64, bool) {
+	switch n := v.(type) {
+	case float64:
+		return int64(n), n == float64(int64(n))
+	case int64:
+		return n, true
+	case int:
+		return int64(n), true
+	}
+	return 0, false
 }
 
 func undash(s string) string {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/amber-crawler/amber/novelty"
 	"github.com/amber-crawler/amber/status"
 )
 
@@ -146,6 +147,36 @@ func TestContentSize(t *testing.T) {
 	for _, tt := range tests {
 		if got := tt.line.ContentSize(); got != tt.want {
 			t.Errorf("%s: ContentSize() = %d, want %d", tt.name, got, tt.want)
+		}
+	}
+}
+
+// TestLineText: the text measure of a line, as written by the crawl and as read back; lines
+// without one, or with numbers that cannot be a measure, have none.
+func TestLineText(t *testing.T) {
+	written := Line{Status: 200, Size: 10, URL: "http://example.com/", Extra: map[string]any{ExtraTextShingles: 40, ExtraTextNew: 3}}
+	read, err := ParseLine(written.Format())
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name   string
+		line   Line
+		want   novelty.Measure
+		wantOK bool
+	}{
+		{"as written", written, novelty.Measure{Shingles: 40, New: 3}, true},
+		{"as read back", read, novelty.Measure{Shingles: 40, New: 3}, true},
+		{"none", Line{Extra: map[string]any{ExtraContentSize: 5}}, novelty.Measure{}, false},
+		{"one of two", Line{Extra: map[string]any{ExtraTextShingles: 40}}, novelty.Measure{}, false},
+		{"more new than shingles", Line{Extra: map[string]any{ExtraTextShingles: 4, ExtraTextNew: 5}}, novelty.Measure{}, false},
+		{"not whole", Line{Extra: map[string]any{ExtraTextShingles: 4.5, ExtraTextNew: float64(1)}}, novelty.Measure{}, false},
+		{"a string", Line{Extra: map[string]any{ExtraTextShingles: "4", ExtraTextNew: 1}}, novelty.Measure{}, false},
+	}
+	for _, tt := range tests {
+		got, ok := tt.line.Text()
+		if got != tt.want || ok != tt.wantOK {
+			t.Errorf("%s: Text() = %+v, %v, want %+v, %v", tt.name, got, ok, tt.want, tt.wantOK)
 		}
 	}
 }

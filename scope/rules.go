@@ -1,5 +1,7 @@
 package scope
 
+import "github.com/amber-crawler/amber/hop"
+
 // Rules is a list of rules compiled to be matched on their own, outside a scope decision
 // (platform rules, say, which apply once scope has let a URL in): against a canonical URL
 // alone, with no via (a parent_regex matcher never holds) and no address (an ip matcher never
@@ -59,4 +61,21 @@ func (r *Rules) First(u string) int {
 		}
 	}
 	return -1
+}
+
+// Embed reports whether a URL with the hop path hops is an embed of the page it was found on
+// (what the page needs to show), as the flavour f takes embeds: Standard, the transclusion
+// rule of spec/scope.md §4.1 step 5 (E, LE, LEE, LX, LR, LRE, ...); Brozzler, a last hop E, R
+// or I (§4.2: not an outlink); Elastic, a last hop E. A seed ("") is not one.
+func Embed(f Flavour, hops string) bool {
+	if hops == "" {
+		return false
+	}
+	switch last := hops[len(hops)-1]; f {
+	case Brozzler:
+		return last == hop.Embed || last == hop.Redirect || last == hop.Inferred
+	case Elastic:
+		return last == hop.Embed
+	}
+	return transcluded(hops)
 }

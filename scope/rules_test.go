@@ -76,3 +76,34 @@ func TestCompileRulesErrors(t *testing.T) {
 		t.Errorf("no rules: First = %d, Len = %d, want -1, 0", got, rs.Len())
 	}
 }
+
+// TestEmbed: which hop paths are a page's embeds in each flavour.
+func TestEmbed(t *testing.T) {
+	tests := []struct {
+		hops                      string
+		standard, brozzler, elast bool
+	}{
+		{"", false, false, false},
+		{"L", false, false, false},
+		{"LE", true, true, true},
+		{"LLEE", true, true, true},
+		{"LEEE", false, true, true},
+		{"LX", true, false, false},
+		{"LXX", false, false, false},
+		{"LR", true, true, false},
+		{"LRE", true, true, true},
+		{"LI", true, true, false},
+		{"P", true, false, false},
+		{"LM", false, false, false},
+	}
+	for _, tt := range tests {
+		for _, f := range []struct {
+			fl   scope.Flavour
+			want bool
+		}{{scope.Standard, tt.standard}, {scope.Brozzler, tt.brozzler}, {scope.Elastic, tt.elast}} {
+			if got := scope.Embed(f.fl, tt.hops); got != f.want {
+				t.Errorf("Embed(%s, %q) = %v, want %v", f.fl, tt.hops, got, f.want)
+			}
+		}
+	}
+}

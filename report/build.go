@@ -16,6 +16,7 @@ import (
 
 	"github.com/amber-crawler/amber/hop"
 	"github.com/amber-crawler/amber/internal/varrec"
+	"github.com/amber-crawler/amber/novelty"
 	"github.com/amber-crawler/amber/status"
 )
 
@@ -32,6 +33,10 @@ type record struct {
 	logged          bool         // has a crawl.log line
 	kind            Outcome
 	rank            rank // where the URL was first met
+	// text is how much of the response's text was new (crawl.log's textShingles, textNew),
+	// when hasText.
+	text    novelty.Measure
+	hasText bool
 }
 
 // rank orders URLs by where they were first met: frontier entries (in the order given) before
@@ -166,6 +171,10 @@ type summary struct {
 	content contentStats
 	// subs counts the captures of each subcollection (lines annotated sub:NAME; subcoll.go).
 	subs map[string]*subStats
+	// waste is the waste report (waste.go); textMeasured says some capture's text was
+	// measured.
+	waste        Waste
+	textMeasured bool
 }
 
 // failedURL is a URL that failed (OutcomeFailed).
@@ -215,7 +224,7 @@ const (
 //
 // The fields, length-prefixed or varints: of a frontier entry host, state, status, reason,
 // hops, via, seed; of a line status, content size, MIME, duplicate (1 byte), hops, via, seed,
-// scope reason.
+// scope reason, the text measure's shingles and new shingles (-1 and -1 for none).
 
 func encodeURLItem(b []byte, seq uint64, u *URLState) []byte {
 	b = appendItemKey(b, u.URL, srcURL, seq)
@@ -241,7 +250,13 @@ func encodeLineItem(b []byte, seq uint64, l *Line) []byte {
 	b = varrec.AppendString(b, l.Hops)
 	b = varrec.AppendString(b, l.Via)
 	b = varrec.AppendString(b, l.Seed)
-	return varrec.AppendString(b, lineReason(*l))
+	b = varrec.AppendString(b, lineReason(*l))
+	m, ok := l.Text()
+	if !ok {
+		m = novelty.Measure{Shingles: -1, New: -1}
+	}
+	b = binary.AppendVarint(b, int64(m.Shingles))
+	return binary.AppendVarint(b, int64(m.New))
 }
 
 func appendItemKey(b []byte, u string, src byte, seq uint64) []byte {
@@ -360,6 +375,8 @@ func (r *record) addLine(d *varrec.Decoder, in interner) {
 	r.status, r.size, r.mime = int(d.Varint()), d.Varint(), in.str(d)
 	r.dup = d.Byte() == 1
 	hops, via, seed, why := in.str(d), d.Str(), in.str(d), in.str(d)
+	sh, nw := d.Varint(), d.Varint()
+	r.text, r.hasText = novelty.Measure{Shingles: int(max(sh, 0)), New: int(max(nw, 0))}, sh >= 0
 	// crawl.log abbreviates a long hop path ("N+…"); the frontier's is whole.
 	if hops != "" && (r.hops == "" || !strings.Contains(hops, "+")) {
 		r.hops = hops
@@ -401,6 +418,7 @@ type accumulator struct {
 	byURL  map[string]*record // records of seeds and of redirect chains from seeds
 	chains []*record          // records on a redirect chain, reached from a seed
 	left   *sorter            // leftRecords
+	waste  *sorter            // waste items of the captures (waste.go)
 	failed *os.File           // the summary's failedList
 	failW  *bufio.Writer      // on failed
 	tmp    string
@@ -411,7 +429,7 @@ func newAccumulator(s *summary, tmp string, budget int) (*accumulator, error) {
 	a := &accumulator{
 		s: s, hosts: map[string]*hostStats{}, mimes: map[string]*tally{}, codes: map[int]*tally{},
 		seeds: map[string]bool{}, byURL: map[string]*record{}, tmp: tmp,
-		left: newSorter(tmp, budget, sortFanIn),
+		left: newSorter(tmp, budget, sortFanIn), waste: newSorter(tmp, budget, sortFanIn),
 	}
 	for _, sd := range s.in.Seeds {
 		a.seeds[sd.URL] = true
@@ -444,6 +462,11 @@ func (a *accumulator) add(r *record) error {
 		addTally(a.mimes, normMIME(r.mime), normMIME(r.mime), size)
 		addTally(a.codes, r.status, itoa(r.status), size)
 		h.inFrontier = true
+		s.textMeasured = s.textMeasured || r.hasText
+		a.buf = encodeWasteItem(a.buf[:0], r)
+		if err := a.waste.add(a.buf); err != nil {
+			return err
+		}
 	case OutcomeFailed:
 		h.inFrontier = true
 		if len(s.failedFirst) < htmlMaxFailed {
@@ -492,6 +515,14 @@ func (a *accumulator) finish() error {
 	s.seeds = seedRows(s.in.Seeds, a.byURL, a.chains)
 	if err := a.failW.Flush(); err != nil {
 		return fmt.Errorf("report: %w", err)
+	}
+	items, err := a.waste.sorted()
+	if err != nil {
+		return err
+	}
+	defer items.Close()
+	if s.waste, err = (&wasteAnalysis{tmp: a.tmp}).analyse(items, s.textMeasured); err != nil {
+		return err
 	}
 	return a.writeLeft()
 }

@@ -96,7 +96,17 @@ type htmlPage struct {
 	Indexes []htmlIndex
 	// QA is what amber qa found (QAFile in the reports directory); nil: no section.
 	QA *htmlQA
+	// PlatformRules are the platform rules that left URLs out; none: no table.
+	PlatformRules []ScopePlatformRule
+	// Waste are the first htmlMaxWaste proposals of the waste report; none: no section.
+	Waste         []WasteProposal
+	WasteMeasured bool
+	WasteMore     int // proposals not shown
 }
+
+// htmlMaxWaste bounds the waste report's rules shown in report.html; scope-report.txt and
+// scope-report.json list them all.
+const htmlMaxWaste = 10
 
 // htmlIndex is what a search index took of one crawl directory's documents.
 type htmlIndex struct {
@@ -242,6 +252,15 @@ func (s *summary) htmlPage() (htmlPage, error) {
 			return htmlPage{}, err
 		}
 		p.QA = qa
+	}
+	for _, r := range s.platformRules() {
+		if r.LeftOut > 0 {
+			p.PlatformRules = append(p.PlatformRules, r)
+		}
+	}
+	p.Waste, p.WasteMeasured = s.waste.Proposals, s.waste.TextMeasured
+	if len(p.Waste) > htmlMaxWaste {
+		p.Waste, p.WasteMore = p.Waste[:htmlMaxWaste], len(p.Waste)-htmlMaxWaste
 	}
 	return p, nil
 }
@@ -695,6 +714,40 @@ img.thumb{width:160px;height:auto;border:1px solid #ccc;display:block}.qa-error{
 <tfoot><tr><th>total</th><th class="n">{{.Totals.Captured}}</th><th class="n">{{.Totals.OutOfScope}}</th><th class="n">{{.Totals.Robots}}</th><th class="n">{{.Totals.Blocked}}</th><th class="n">{{.Totals.Queued}}</th><th class="n">{{.Totals.Failed}}</th><th></th></tr></tfoot>
 </table>
 </div>
+
+{{- if .PlatformRules}}
+<h3 id="platform-rules">Platform rules</h3>
+<p>URLs of recognised web platforms (MediaWiki, WordPress, ...) that hold no content, left out by the built-in rules (<code>scope.platform_rules</code> switches them).</p>
+<div class="scroll">
+<table id="platform-rules-table" class="fixed">
+<colgroup><col style="width:22%"><col style="width:10%"><col></colgroup>
+<thead><tr><th>rule</th><th class="n">left out</th><th>why</th></tr></thead>
+<tbody>
+{{- range .PlatformRules}}
+<tr><td class="c"><code>{{.ID}}</code></td><td class="n">{{.LeftOut}}</td><td>{{.Why}}</td></tr>
+{{- end}}
+</tbody>
+</table>
+</div>
+{{- end}}
+{{- if .Waste}}
+<h3 id="waste">Waste: URL families with many fetches and little new content</h3>
+<p>Each block rule would have left out the families under it; the fetches it matches are the fetches it would have saved.{{if not .WasteMeasured}} No text was measured: only duplicates and responses without content count as waste.{{end}}{{if .WasteMore}} {{.WasteMore}} more in scope-report.txt.{{end}}</p>
+<div class="scroll">
+<table id="waste-table" class="fixed">
+<colgroup><col style="width:40%"><col><col><col><col><col><col style="width:25%"></colgroup>
+<thead><tr><th>host, block rule / family</th><th class="n">fetches</th><th class="n">new content</th><th class="n">duplicate</th><th class="n">near-duplicate</th><th class="n">no content</th><th>example</th></tr></thead>
+<tbody>
+{{- range .Waste}}
+<tr class="waste-rule"><td class="u">{{.Host}}: {{if .Rule}}<code>{{.Rule}}</code>{{else}}no rule found{{end}}</td><td class="n">{{.Fetches}}</td><td class="n">{{.New}}</td><td colspan="3" class="n">{{.Wasted}} without new content</td><td></td></tr>
+{{- range .Families}}
+<tr class="waste-family"><td class="u">&nbsp;&nbsp;{{.Pattern}}</td><td class="n">{{.Fetches}}</td><td class="n">{{.New}}</td><td class="n">{{.Duplicates}}</td><td class="n">{{.NearDuplicates}}</td><td class="n">{{.NoContent}}</td><td class="u">{{.Example}}</td></tr>
+{{- end}}
+{{- end}}
+</tbody>
+</table>
+</div>
+{{- end}}
 
 <h3>URLs left out</h3>
 <div class="filters">

@@ -7,6 +7,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"slices"
 	"strings"
 	"time"
 
@@ -40,9 +41,20 @@ type Input struct {
 	// directory whose reports/ it is.
 	Dirs []string
 	URLs []URLState // URLs the frontier knows, including rejected ones
+	// PlatformRules are the crawl's platform rules (package platform), listed in the scope
+	// report with the URLs each left out (scope reason "platform:" + ID); nil: only the rules
+	// that left some out are listed.
+	PlatformRules []PlatformRule
 	// EachURL, when not nil, calls fn for every further URL the frontier knows (after URLs)
 	// and returns fn's first error, stopping there, or its own.
 	EachURL func(fn func(URLState) error) error
+}
+
+// PlatformRule is one platform rule of a crawl, as the scope report lists it.
+type PlatformRule struct {
+	ID  string // "mediawiki/edit"
+	On  bool   // the crawl applied it
+	Why string // what it leaves out and why
 }
 
 // SeedInfo is one seed as the archivist listed it.
@@ -205,7 +217,7 @@ func eachLine(r io.Reader, fn func(Line) error) error {
 // named; the start the earliest; the end the latest, and the end reason theirs when they
 // agree, else the first that is not "finished" (none while one has not ended); the seeds all
 // of theirs, each once, in order; the crawl.logs all of theirs, read merged by time; the URLs
-// theirs in order; Dirs theirs.
+// theirs in order; Dirs theirs; the platform rules the first's of each id.
 func Merge(ins ...Input) Input {
 	var m Input
 	seeds := map[string]bool{}
@@ -240,6 +252,11 @@ func Merge(ins ...Input) Input {
 		m.CrawlLogs = append(m.CrawlLogs, in.CrawlLogs...)
 		m.URLs = append(m.URLs, in.URLs...)
 		m.Dirs = append(m.Dirs, in.Dirs...)
+		for _, r := range in.PlatformRules {
+			if !slices.ContainsFunc(m.PlatformRules, func(x PlatformRule) bool { return x.ID == r.ID }) {
+				m.PlatformRules = append(m.PlatformRules, r)
+			}
+		}
 	}
 	if !ended {
 		m.Ended, m.EndReason = time.Time{}, ""

@@ -49,9 +49,10 @@ func TestItemsGolden(t *testing.T) {
 		{
 			name: "line item",
 			enc: encodeLineItem(nil, 3, &Line{URL: "http://a.test/p", Status: 200, Size: 10, MIME: "text/html", Hops: "L",
-				Via: "http://a.test/", Seed: "http://a.test/", Annotations: []string{"duplicate:digest"}}),
+				Via: "http://a.test/", Seed: "http://a.test/", Annotations: []string{"duplicate:digest"},
+				Extra: map[string]any{ExtraTextShingles: 40.0, ExtraTextNew: 3.0}}),
 			want: "http://a.test/p\x00\x01\x01\x00\x00\x00\x00\x00\x00\x00\x03\x90\x03\x14\x09text/html\x01\x01L" +
-				"\x0ehttp://a.test/\x0ehttp://a.test/\x00",
+				"\x0ehttp://a.test/\x0ehttp://a.test/\x00P\x06",
 			read: func(d *varrec.Decoder, in interner) itemFields {
 				f := itemFields{Key: readKey(d), Src: d.Byte()}
 				for range 8 {
@@ -61,10 +62,36 @@ func TestItemsGolden(t *testing.T) {
 				f.Strs = append(f.Strs, in.str(d))
 				f.Ints = append(f.Ints, int64(d.Byte()))
 				f.Strs = append(f.Strs, in.str(d), d.Str(), in.str(d), in.str(d))
+				f.Ints = append(f.Ints, d.Varint(), d.Varint())
 				return f
 			},
-			got: itemFields{Key: "http://a.test/p", Src: srcLine, Ints: []int64{0, 0, 0, 0, 0, 0, 0, 3, 200, 10, 1},
+			got: itemFields{Key: "http://a.test/p", Src: srcLine, Ints: []int64{0, 0, 0, 0, 0, 0, 0, 3, 200, 10, 1, 40, 3},
 				Strs: []string{"text/html", "L", "http://a.test/", "http://a.test/", ""}},
+		},
+		{
+			name: "line item without text",
+			enc:  encodeLineItem(nil, 0, &Line{URL: "u", Status: 404, Size: 1}),
+			want: "u\x00\x01\x01\x00\x00\x00\x00\x00\x00\x00\x00\xa8\x06\x02\x00\x00\x00\x00\x00\x00\x01\x01",
+			read: func(d *varrec.Decoder, in interner) itemFields {
+				f := itemFields{Key: readKey(d), Src: d.Byte()}
+				d.Next(8)
+				f.Ints = append(f.Ints, d.Varint(), d.Varint())
+				f.Strs = append(f.Strs, in.str(d))
+				f.Ints = append(f.Ints, int64(d.Byte()))
+				f.Strs = append(f.Strs, in.str(d), d.Str(), in.str(d), in.str(d))
+				f.Ints = append(f.Ints, d.Varint(), d.Varint())
+				return f
+			},
+			got: itemFields{Key: "u", Src: srcLine, Ints: []int64{404, 1, 0, -1, -1}, Strs: []string{"", "", "", "", ""}},
+		},
+		{
+			name: "waste item",
+			enc:  encodeWasteItem(nil, &record{host: "a.test", url: "http://a.test/x", status: 200, size: 300, dup: true}),
+			want: "a.test\x00\x01http://a.test/x\x00\x01\x01\xd8\x04",
+			read: func(d *varrec.Decoder, _ interner) itemFields {
+				return itemFields{Key: readKey(d), Key2: readKey(d), Src: d.Byte(), Ints: []int64{d.Varint()}}
+			},
+			got: itemFields{Key: "a.test", Key2: "http://a.test/x", Src: gaveDuplicate, Ints: []int64{300}},
 		},
 		{
 			name: "left record",

@@ -26,6 +26,11 @@ type ScopeReport struct {
 	Hosts      []ScopeHost `json:"hosts"` // by number of URLs, descending, then by name
 	// ContentBySeed are the content counts of the seeds that have some, by seed.
 	ContentBySeed []SeedContent `json:"content_by_seed,omitempty"`
+	// PlatformRules are the crawl's platform rules with the URLs each left out, most first.
+	PlatformRules []ScopePlatformRule `json:"platform_rules,omitempty"`
+	// Waste is the waste report: the block rules that would have saved fetches that gave
+	// little new content; nil when there are none.
+	Waste *Waste `json:"waste,omitempty"`
 }
 
 // ScopeCounts counts the URLs of a host (or of the crawl) by what became of them. Each URL
@@ -294,6 +299,18 @@ func (s *summary) writeScopeReportJSON(w *bufio.Writer) error {
 			return err
 		}
 	}
+	if rules := s.platformRules(); len(rules) > 0 {
+		w.WriteString(",\n  \"platform_rules\": ")
+		if err := put(rules, "  "); err != nil {
+			return err
+		}
+	}
+	if len(s.waste.Proposals) > 0 {
+		w.WriteString(",\n  \"waste\": ")
+		if err := put(s.waste, "  "); err != nil {
+			return err
+		}
+	}
 	_, err = w.WriteString("\n}\n")
 	return err
 }
@@ -328,6 +345,8 @@ func (s *summary) writeScopeReportText(w *bufio.Writer) error {
 	fmt.Fprintf(w, "total %d %d %d %d %d %d %s\n", s.captured, s.outOfScope, s.robots, s.blocked,
 		s.queued, s.failed, reasonList(s.reasons))
 	s.writeContentText(w)
+	s.writePlatformRulesText(w)
+	s.writeWasteText(w)
 	lr, err := s.openLeft()
 	if err != nil {
 		return err

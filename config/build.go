@@ -123,11 +123,15 @@ func (f *File) setDefaults() {
 	setNil(&f.Cookies, true)
 }
 
-// settle completes what depends on the keys as Override left them: a browser crawl names the
+// settle completes what depends on the keys as Override left them: every platform rule listed
+// in scope.platform_rules with its value (an unknown one is an error); a browser crawl names the
 // Chromium it runs (the one chosen, or the default New picks) and whether it takes
 // screenshots; the earlier crawls and the client certificate are named by absolute paths, so
 // that crawl.yaml names the same files wherever a resumed crawl is started from.
 func (f *File) settle() error {
+	if err := f.settlePlatformRules(); err != nil {
+		return err
+	}
 	if f.Fetcher == crawl.FetcherBrowser {
 		setString(&f.Browser.Path, browser.DefaultPath())
 		setNil(&f.Browser.Screenshot, crawl.DefaultConfig().Browser.Screenshot)
@@ -201,6 +205,7 @@ func (f *File) engine(c *crawl.Config, lookupEnv func(string) (string, bool)) er
 		func() error { return f.subcollections(c, lookupEnv) },
 		func() error { return f.shared(c, lookupEnv) },
 		func() error { return f.scope(c) },
+		func() error { return f.platformRules(c) },
 		func() error { return f.index(c, lookupEnv) },
 	}
 	for _, step := range steps {

@@ -335,6 +335,9 @@ type ScopeSpec struct {
 	Domains []DomainSpec `yaml:"domains,omitempty"`
 	// MaxCrawlDepth bounds the elastic flavour's depth (seeds and sitemap entries are depth 1).
 	MaxCrawlDepth *int `yaml:"max_crawl_depth,omitempty"`
+	// PlatformRules switches the built-in platform rules (package platform): on unless
+	// given; false turns them all off; a map turns rules or platforms on or off by id or name.
+	PlatformRules PlatformRules `yaml:"platform_rules,omitempty"`
 }
 
 // RuleSpec is a scope rule as written: a "kind:value" string or a map of matchers.

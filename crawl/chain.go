@@ -23,6 +23,7 @@ func (c *crawler) processors() []chain.Processor {
 	}
 	later := retry.Later{Policy: cfg.retryPolicy(), Backoff: c.backoff, HostBackoff: c.front.HostBackoff}
 	add(true, blockRefuser{c.h})                                                 // block rules added while the crawl runs (ctl block)
+	add(!cfg.Platforms.Off, c.platforms)                                         // platform rules of hosts recognised since the URL was queued
 	add(c.subs != nil, c.subs)                                                   // the URL's subcollection: its settings
 	add(true, c.sites)                                                           // per-site limits: given-up hosts, URLs per host
 	add(!cfg.IgnoreRobots, c.robots)                                             // robots.txt
@@ -36,6 +37,7 @@ func (c *crawler) processors() []chain.Processor {
 	add(true, contentfilter.New(cfg.Content, c.events))                          // a type left out: its body not fetched; a page dropped or excluded: not read
 	add(true, c.reader)                                                          // the content read: links, search document
 	add(true, content.NewNovelty())                                              // how much of the page's text is new
+	add(!cfg.Platforms.Off, c.platforms.Recognizer())                            // the platform of the page's host
 	add(len(cfg.Content.LinkTypes) > 0, contentfilter.NewLinkTypes(cfg.Content)) // link types
 	add(!cfg.IgnoreRobots, robots.NewMeta(cfg.Robots))                           // robots meta and rel=nofollow
 	add(true, c.listings.Pages())                                                // a page's feeds; a feed item's links

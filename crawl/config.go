@@ -36,6 +36,7 @@ import (
 	"github.com/amber-crawler/amber/listing"
 	"github.com/amber-crawler/amber/login"
 	"github.com/amber-crawler/amber/patch"
+	"github.com/amber-crawler/amber/platform"
 	"github.com/amber-crawler/amber/post"
 	"github.com/amber-crawler/amber/retry"
 	"github.com/amber-crawler/amber/robots"
@@ -125,6 +126,10 @@ type Config struct {
 	// Scope is the scope configuration, seeds included. Scope.Seeds are the crawl's seeds; at
 	// least one is required.
 	Scope scope.Config
+	// Platforms are the platform rules (package platform): hosts recognised as MediaWiki,
+	// WordPress, ... from their responses, and their no-content URLs left out (reason
+	// platform:ID). Default: every built-in rule on. Platforms.Flavour is Scope.Flavour's.
+	Platforms platform.Config
 
 	// Workers is the number of URLs fetched at once. Default 8; must be positive.
 	Workers int

@@ -26,6 +26,7 @@ import (
 	"github.com/amber-crawler/amber/listing"
 	"github.com/amber-crawler/amber/login"
 	"github.com/amber-crawler/amber/patch"
+	"github.com/amber-crawler/amber/platform"
 	"github.com/amber-crawler/amber/prior"
 	"github.com/amber-crawler/amber/report"
 	"github.com/amber-crawler/amber/robots"
@@ -86,27 +87,28 @@ type Result struct {
 
 // crawler is one run of a crawl: the components and the counters the workers share.
 type crawler struct {
-	cfg      Config
-	log      *slog.Logger
-	scope    *liveScope // the scope now: swapped by the Handle (add-seed, block, unblock), widened by seed redirects
-	links    *outlinks  // what a fetched URL points at, decided and queued (decide.go)
-	rec      *records   // what the crawl keeps: captures, documents, crawl.log, URLs kept out (records.go)
-	h        *Handle    // live changes: pause gate, URL limit, scope, host delays (handle.go)
-	front    frontier.Store
-	client   *fetch.Client
-	warc     *warc.Writer
-	clog     *report.CrawlLog
-	events   *report.Events
-	docs     *documents.Stream // nil when documents are off
-	browser  *browser.Fetcher  // nil with the plain HTTP fetcher
-	robots   *robots.Gate
-	listings *listing.Listings  // sitemaps and feeds
-	sites    *sitelimit.Limiter // per-host limits; robots.txt requests count too
-	logins   *login.Gate        // nil without Config.Logins
-	addrs    *addrgate.Gate     // addresses: ip scope rules, Config.PerIP
-	resolver *fetch.Resolver    // the one name resolution of the crawl
-	subs     *subcoll.Set       // nil without Config.Subcollections
-	disk     *diskspace.Monitor // nil when MinFreeSpace is negative
+	cfg       Config
+	log       *slog.Logger
+	scope     *liveScope // the scope now: swapped by the Handle (add-seed, block, unblock), widened by seed redirects
+	links     *outlinks  // what a fetched URL points at, decided and queued (decide.go)
+	rec       *records   // what the crawl keeps: captures, documents, crawl.log, URLs kept out (records.go)
+	h         *Handle    // live changes: pause gate, URL limit, scope, host delays (handle.go)
+	front     frontier.Store
+	client    *fetch.Client
+	warc      *warc.Writer
+	clog      *report.CrawlLog
+	events    *report.Events
+	docs      *documents.Stream // nil when documents are off
+	browser   *browser.Fetcher  // nil with the plain HTTP fetcher
+	robots    *robots.Gate
+	listings  *listing.Listings  // sitemaps and feeds
+	sites     *sitelimit.Limiter // per-host limits; robots.txt requests count too
+	platforms *platform.Guard    // platform rules: hosts recognised, their no-content URLs left out
+	logins    *login.Gate        // nil without Config.Logins
+	addrs     *addrgate.Gate     // addresses: ip scope rules, Config.PerIP
+	resolver  *fetch.Resolver    // the one name resolution of the crawl
+	subs      *subcoll.Set       // nil without Config.Subcollections
+	disk      *diskspace.Monitor // nil when MinFreeSpace is negative
 
 	chain    hooks           // the chain every claimed URL goes through (chain.go)
 	settings *chain.Settings // the collection's settings: a URL's unless its subcollection's
@@ -316,20 +318,29 @@ func open(ctx context.Context, cfg Config, front frontier.Store) (c *crawler, er
 			return c, err
 		}
 	}
-	c.policies()
+	if err := c.policies(); err != nil {
+		return c, err
+	}
 	c.startN = c.budget.fetched.Load()
 	return c, nil
 }
 
 // policies builds the processors of the chain that need the crawl's own parts (its
-// environment, records, outlink decisions, clients): per-site limits, listings, robots.txt,
-// the delay schedule, logins, and the collection's settings.
-func (c *crawler) policies() {
+// environment, records, outlink decisions, clients): per-site limits, platform rules,
+// listings, robots.txt, the delay schedule, logins, and the collection's settings.
+func (c *crawler) policies() error {
 	cfg, front := c.cfg, c.front
+	pc := cfg.Platforms
+	pc.Flavour = cfg.Scope.Flavour
+	platforms, err := platform.New(pc, c.env())
+	if err != nil {
+		return &FieldError{Field: "Platforms", Err: err}
+	}
+	c.platforms = platforms
 	c.sites = sitelimit.New(cfg.Sites, c.env(), c.budget.ctr, cfg.RetryDelay, sitelimit.Deps{HostKey: c.politeKey,
 		URLsPerHost: func(sub frontier.URL) int64 { return c.subs.URLsPerHost(sub, cfg.Sites.URLsPerHost) }})
 	c.links = &outlinks{urls: cfg.URLs, flavour: cfg.Scope.Flavour, max: cfg.MaxOutlinks, scope: c.scope, addrs: c.addrs, subs: c.subs,
-		events: c.events, log: c.log, front: func() frontier.Store { return c.front }, logLine: c.rec.WriteLine, refuse: c.rec.refuse, frontierErr: c.frontierErr,
+		platforms: platforms, events: c.events, log: c.log, front: func() frontier.Store { return c.front }, logLine: c.rec.WriteLine, refuse: c.rec.refuse, frontierErr: c.frontierErr,
 		patch: c.patch}
 	c.listings = listing.New(cfg.Sitemaps, cfg.Feeds, c.env(), listing.Deps{Queue: c.links.queueListed, RobotsSitemaps: c.sitemapsFromRobots})
 	c.links.listings = c.listings
@@ -340,6 +351,7 @@ func (c *crawler) policies() {
 	c.logins = login.NewGate(cfg.Logins, c.env(), login.Deps{Client: c.client, HostKey: c.politeKey, ArchiveAside: c.rec.aside})
 	c.settings = &chain.Settings{Render: cfg.Fetcher == FetcherBrowser, Client: c.client, DropOversize: cfg.DropOversize,
 		HostClient: c.client, URLsPerHost: cfg.Sites.URLsPerHost, SitemapsRobots: cfg.Sitemaps.Robots}
+	return nil
 }
 
 // openWARC recovers the WARC files an earlier run left open and opens the writer.

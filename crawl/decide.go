@@ -15,6 +15,7 @@ import (
 	"github.com/amber-crawler/amber/frontier"
 	"github.com/amber-crawler/amber/hop"
 	"github.com/amber-crawler/amber/listing"
+	"github.com/amber-crawler/amber/platform"
 	"github.com/amber-crawler/amber/report"
 	"github.com/amber-crawler/amber/rewrite"
 	"github.com/amber-crawler/amber/scope"
@@ -74,15 +75,17 @@ const metaRewritten = "crawl/rewritten/"
 // limit), a seed's redirect promoted, the URLs in scope added to the frontier and the others
 // recorded with their reason.
 type outlinks struct {
-	urls     URLConfig
-	flavour  scope.Flavour // the scope's, for URLConfig.Fetched
-	max      int           // Config.MaxOutlinks
-	scope    *liveScope
-	addrs    *addrgate.Gate
-	subs     *subcoll.Set
-	listings *listing.Listings
-	events   *report.Events
-	log      *slog.Logger
+	urls    URLConfig
+	flavour scope.Flavour // the scope's, for URLConfig.Fetched
+	max     int           // Config.MaxOutlinks
+	scope   *liveScope
+	addrs   *addrgate.Gate
+	// platforms leaves out the links of a recognised platform's no-content families.
+	platforms *platform.Guard
+	subs      *subcoll.Set
+	listings  *listing.Listings
+	events    *report.Events
+	log       *slog.Logger
 	// front is the crawl's frontier as its observers watch it (Handle.Watch).
 	front func() frontier.Store
 	// logLine writes a crawl.log line; refuse records a URL left out (crawler.refuse);
@@ -280,6 +283,11 @@ func (o *outlinks) decideOne(u frontier.URL, l extract.Outlink, cu string, conte
 	}
 	dec := o.scope.load().Decide(scope.Candidate{URL: cu, Hops: hops, Via: u.URL, ViaHopsOff: u.HopsOff, Seed: u.Seed, Addr: o.addrs.Addr(cu)})
 	dec = o.subs.Decide(cu, hops, dec) // Config.Subcollections: its schemes and hops
+	if dec.In {
+		if reason, out := o.platforms.Decide(cu, hops); out {
+			dec = scope.Decision{Reason: reason}
+		}
+	}
 	if l.Hop == hop.Redirect && o.tooManyRedirects(hops) {
 		dec = scope.Decision{Reason: reasonMaxRedirects}
 	}
@@ -304,10 +312,12 @@ func (d *decided) addIn(x decision) {
 }
 
 // ruleReason reports whether a scope reason is one of the rules listing.Feeds.IgnoreRules sets
-// aside for feed items: not in scope, out of the domains, a block rule, a crawl rule.
+// aside for feed items: not in scope, out of the domains, a block rule, a crawl rule, a
+// platform rule.
 func ruleReason(reason string) bool {
 	return reason == scope.ReasonOutOfScope || reason == scope.ReasonOutOfDomain ||
-		strings.HasPrefix(reason, scope.ReasonBlockPrefix) || strings.HasPrefix(reason, scope.ReasonCrawlRulePrefix)
+		strings.HasPrefix(reason, scope.ReasonBlockPrefix) || strings.HasPrefix(reason, scope.ReasonCrawlRulePrefix) ||
+		strings.HasPrefix(reason, platform.ReasonPrefix)
 }
 
 // keep returns the distinct canonical URLs (canon[i] of links[i]; "" for none) a page keeps

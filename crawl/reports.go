@@ -9,6 +9,7 @@ import (
 
 	"github.com/amber-crawler/amber/crawldir"
 	"github.com/amber-crawler/amber/frontier"
+	"github.com/amber-crawler/amber/platform"
 	"github.com/amber-crawler/amber/report"
 )
 
@@ -24,6 +25,8 @@ const (
 	metaStarted    = "crawl/started"
 	metaSeeds      = "crawl/seeds" // "URL TYPE" lines
 	metaEnd        = "crawl/end"   // how the last run ended
+	// metaPlatformRules holds the platform rules of the last run, "ID on" or "ID off" lines.
+	metaPlatformRules = "crawl/platform-rules"
 )
 
 // ErrInUse is returned by WriteReports when a running crawl holds the crawl directory.
@@ -51,6 +54,17 @@ func (c *crawler) describe() error {
 	}
 	if err := c.front.PutMeta(metaCollection, []byte(c.cfg.Collection)); err != nil {
 		return fmt.Errorf("record collection: %w", err)
+	}
+	var rules []string
+	for _, r := range c.platforms.Rules() {
+		state := "off"
+		if r.On {
+			state = "on"
+		}
+		rules = append(rules, r.ID+" "+state)
+	}
+	if err := c.front.PutMeta(metaPlatformRules, []byte(strings.Join(rules, "\n"))); err != nil {
+		return fmt.Errorf("record platform rules: %w", err)
 	}
 	return nil
 }
@@ -115,6 +129,7 @@ func ReportInput(dir string, front frontier.Store) report.Input {
 			in.Seeds = append(in.Seeds, report.SeedInfo{URL: u, Type: t})
 		}
 	}
+	in.PlatformRules = platformRules(meta(metaPlatformRules))
 	in.CrawlLog = filepath.Join(dir, CrawlLogFile)
 	in.Dirs = []string{dir}
 	in.EachURL = func(fn func(report.URLState) error) error {
@@ -126,4 +141,24 @@ func ReportInput(dir string, front frontier.Store) report.Input {
 		})
 	}
 	return in
+}
+
+// platformRules reads the platform rules recorded in metaPlatformRules, each with the why of
+// the built-in rule of its id.
+func platformRules(v string) []report.PlatformRule {
+	why := map[string]string{}
+	if ps, err := platform.Builtin(); err == nil {
+		for _, p := range ps {
+			for _, r := range p.Rules {
+				why[r.ID] = r.Why
+			}
+		}
+	}
+	var out []report.PlatformRule
+	for _, l := range strings.Split(v, "\n") {
+		if id, state, ok := strings.Cut(l, " "); ok {
+			out = append(out, report.PlatformRule{ID: id, On: state == "on", Why: why[id]})
+		}
+	}
+	return out
 }

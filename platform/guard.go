@@ -48,6 +48,7 @@ type Guard struct {
 	flavour scope.Flavour
 	plats   []*compiled
 	env     chain.Env
+	rules   []RuleState // every rule, on or off
 
 	mu    sync.RWMutex     // guards hosts
 	hosts map[string]*host // by host[:port] as in URLs (the frontier's politeness key)
@@ -95,6 +96,11 @@ func New(cfg Config, env chain.Env) (*Guard, error) {
 		}
 		off[id] = true
 	}
+	for _, p := range ps {
+		for _, r := range p.Rules {
+			g.rules = append(g.rules, RuleState{ID: r.ID, On: !cfg.Off && !off[p.Name] && !off[r.ID]})
+		}
+	}
 	if cfg.Off {
 		return g, nil
 	}
@@ -123,6 +129,15 @@ func New(cfg Config, env chain.Env) (*Guard, error) {
 	}
 	return g, nil
 }
+
+// RuleState is a rule of the Guard and whether it is on.
+type RuleState struct {
+	ID string
+	On bool
+}
+
+// Rules returns every rule of the Guard's platforms, on or off, in the platforms' order.
+func (g *Guard) Rules() []RuleState { return slices.Clone(g.rules) }
 
 // restore reads the hosts recognised by earlier runs.
 func (g *Guard) restore() error {
@@ -212,12 +227,23 @@ func (g *Guard) Before(_ context.Context, r *chain.Record) (chain.Verdict, error
 		Denied: report.DenyOutOfScope, ScopeReason: reason}), nil
 }
 
+// Recognizer returns the chain's step that recognises the platforms of hosts from their
+// responses (After), for a place in the chain after the content is read; the Guard itself is
+// the step that leaves out claimed URLs (Before), for a place before anything is reserved
+// or fetched for them.
+func (g *Guard) Recognizer() chain.After { return recognizer{g} }
+
+type recognizer struct{ g *Guard }
+
+func (recognizer) Name() string { return "platform recognition" }
+
 // After looks at a response for the platforms of its host (and the traits of those
 // recognised): the page's generator, the response's header, the paths of the URLs of its own
 // host that it links and embeds. A host is recognised once, kept in the frontier's metadata
 // and logged with an event (platform-recognised); a host whose first responses show no
 // platform is no longer looked at.
-func (g *Guard) After(_ context.Context, r *chain.Record) (chain.Verdict, error) {
+func (rc recognizer) After(_ context.Context, r *chain.Record) (chain.Verdict, error) {
+	g := rc.g
 	if len(g.plats) == 0 || r.Result == nil || g.env.Front == nil {
 		return chain.Proceed, nil
 	}

@@ -72,7 +72,7 @@ func (p page) record() *chain.Record {
 
 func (g *Guard) see(t *testing.T, p page) {
 	t.Helper()
-	if _, err := g.After(context.Background(), p.record()); err != nil {
+	if _, err := g.Recognizer().After(context.Background(), p.record()); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -342,6 +342,19 @@ func TestConfig(t *testing.T) {
 			}
 			if _, out := g.Decide(hist, "LL"); out != tt.hist {
 				t.Errorf("history left out %v, want %v", out, tt.hist)
+			}
+			// Rules lists every rule, on or off, for crawl.yaml and the scope report.
+			for _, r := range g.Rules() {
+				switch r.ID {
+				case "mediawiki/edit":
+					if r.On != tt.edit {
+						t.Errorf("Rules: %+v, want on %v", r, tt.edit)
+					}
+				case "mediawiki/history":
+					if r.On != tt.hist {
+						t.Errorf("Rules: %+v, want on %v", r, tt.hist)
+					}
+				}
 			}
 		})
 	}

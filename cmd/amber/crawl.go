@@ -70,6 +70,7 @@ type crawlFlags struct {
 	recrawlOf                                    string
 	fastDomain                                   string
 	strict, wacz, patch                          bool
+	noPlatformRules                              bool
 	frontier, crawlID, process                   string
 	retries                                      stringList
 	clientCert, clientKey                        string
@@ -113,6 +114,7 @@ func newCrawlFlagSet(f *crawlFlags) *flag.FlagSet {
 	fs.BoolVar(&f.verifyTLS, "verify-tls", d.Fetch.VerifyTLS, "refuse sites whose TLS certificate does not verify (default: capture and record the problem)")
 	fs.Var(&f.include, "include", "collection accept `RULE`, kind:value (e.g. surt:http://(org,example,); repeatable")
 	fs.Var(&f.exclude, "exclude", "collection block `RULE`, kind:value (e.g. contains:/calendar/); repeatable")
+	fs.BoolVar(&f.noPlatformRules, "no-platform-rules", false, "turn every platform rule off (MediaWiki's edit forms, WordPress's login page, ... are then crawled), like scope.platform_rules: false")
 	fs.StringVar(&f.flavour, "flavour", "", "scope flavour: standard, brozzler or elastic (default: elastic with domains, else follows the fetcher)")
 	fs.Var(&f.domains, "domain", "elastic flavour: crawl this `ORIGIN` (scheme://host[:port]), like scope.domains; repeatable")
 	fs.Var(&f.crawlRules, "crawl-rule", "elastic flavour: add `'POLICY TYPE PATTERN'` (e.g. 'deny begins /blog') after every domain's crawl rules; without domains the seeds' origins become domains; repeatable")
@@ -380,6 +382,9 @@ func applyScopeFlags(cfg *config.File, a crawlArgs) error {
 	}
 	if a.set["flavour"] {
 		cfg.Scope.Flavour = f.flavour
+	}
+	if a.set["no-platform-rules"] {
+		cfg.Scope.PlatformRules = config.PlatformRules{config.PlatformRulesAll: !f.noPlatformRules}
 	}
 	if a.set["max-hops"] {
 		if f.maxHops < 0 {

@@ -95,9 +95,8 @@ func TestWasteFamilies(t *testing.T) {
 // wasteSite is a crawl of one host for the waste report: families of URLs, each with what
 // its fetches gave.
 type wasteSite struct {
-	host  string
-	fams  []wasteFam
-	lines []Line
+	host string
+	fams []wasteFam
 }
 
 type wasteFam struct {

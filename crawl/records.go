@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"strconv"
-	"time"
 
 	"github.com/amber-crawler/amber/chain"
 	"github.com/amber-crawler/amber/documents"
@@ -268,9 +267,6 @@ func (w *records) refused(worker int, u frontier.URL, res *fetch.Result, subs *s
 
 // WriteLine writes a crawl.log line (a zero Time is now) and counts it for the run's figures.
 func (w *records) WriteLine(l report.Line) error {
-	if l.Time.IsZero() {
-		l.Time = time.Now()
-	}
 	if err := w.clog.Write(l); err != nil {
 		return fmt.Errorf("write crawl.log: %w", err)
 	}

@@ -136,7 +136,7 @@ func (l Line) Format() string {
 
 // AppendFormat appends the line Format renders to b.
 func (l Line) AppendFormat(b []byte) []byte {
-	b = l.Time.UTC().AppendFormat(b, "2006-01-02T15:04:05.000Z")
+	b = l.Time.UTC().AppendFormat(b, crawlLogTime)
 	b = append(b, ' ')
 	b = appendPadded(b, strconv.Itoa(l.Status), 5)
 	b = append(b, ' ')
@@ -340,6 +340,12 @@ func parseFetchTime(col string) (time.Time, time.Duration, error) {
 	return start, time.Duration(d) * time.Millisecond, nil
 }
 
+// crawlLogTime is the layout of crawl.log's first column.
+const crawlLogTime = "2006-01-02T15:04:05.000Z"
+
+// stampPlaceholder formats as wide as the time CrawlLog.Write stamps in its place.
+var stampPlaceholder = time.Date(2000, 1, 1, 0, 0, 0, 0, time.UTC)
+
 // CrawlLog appends lines to a crawl.log file. Each line is one write, so a killed crawl leaves
 // whole lines. Safe for concurrent use.
 type CrawlLog struct {
@@ -357,13 +363,26 @@ func OpenCrawlLog(path string) (*CrawlLog, error) {
 	return &CrawlLog{f: f}, nil
 }
 
-// Write appends one line.
+// Write appends one line. A line without a Time is stamped with the time it is written, taken
+// under the file's lock, so that the lines of concurrent writers are in time order in the file
+// (as MergeCrawlLogs needs them): stamped before the lock, a worker that waited for it would
+// write a time earlier than the line before.
 func (c *CrawlLog) Write(l Line) error {
+	stamp := l.Time.IsZero()
+	if stamp {
+		l.Time = stampPlaceholder
+	}
 	s := append(l.AppendFormat(make([]byte, 0, 384)), '\n')
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.f == nil {
 		return ErrCrawlLogClosed
+	}
+	if stamp {
+		// The time column has a fixed width (years 1000 to 9999): rewritten in place, from a
+		// buffer of its own (AppendFormat writes past the column's end on its way).
+		var ts [64]byte
+		copy(s, time.Now().UTC().AppendFormat(ts[:0], crawlLogTime))
 	}
 	if err := c.f.writeLine(s); err != nil {
 		return fmt.Errorf("report: write crawl.log: %w", err)

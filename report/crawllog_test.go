@@ -1,9 +1,11 @@
 package report
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -231,6 +233,53 @@ func TestCrawlLogRepairsTornLine(t *testing.T) {
 	}
 	if _, err := ParseLine(ls[0]); err != nil {
 		t.Errorf("appended line does not parse: %v", err)
+	}
+}
+
+// TestCrawlLogStampsInOrder: lines without a time are stamped as they are written, so the
+// lines of concurrent writers are in time order in the file; a line with a time keeps it.
+func TestCrawlLogStampsInOrder(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "crawl.log")
+	cl, err := OpenCrawlLog(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	before := time.Now().Add(-time.Millisecond)
+	var wg sync.WaitGroup
+	for w := range 8 {
+		wg.Go(func() {
+			for i := range 300 {
+				if err := cl.Write(Line{Status: 200, Size: int64(i), URL: fmt.Sprintf("http://a/%d/%d", w, i), Thread: w}); err != nil {
+					t.Error(err)
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	given := time.Date(2011, 9, 14, 17, 42, 46, 281e6, time.UTC)
+	if err := cl.Write(Line{Time: given, Status: 200, URL: "http://a/given"}); err != nil {
+		t.Fatal(err)
+	}
+	cl.Close()
+	data, _ := os.ReadFile(p)
+	ls := strings.Split(strings.TrimSuffix(string(data), "\n"), "\n")
+	if len(ls) != 8*300+1 {
+		t.Fatalf("%d lines", len(ls))
+	}
+	prev := before
+	for i, s := range ls[:len(ls)-1] {
+		l, err := ParseLine(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if l.Time.Before(prev.Truncate(time.Millisecond)) || l.Time.After(time.Now()) {
+			t.Fatalf("line %d: time %v after %v: not in order, or not the time written", i, l.Time, prev)
+		}
+		prev = l.Time
+	}
+	if l, _ := ParseLine(ls[len(ls)-1]); !l.Time.Equal(given) {
+		t.Errorf("a line's own time %v written as %v", given, l.Time)
 	}
 }
 

@@ -57,9 +57,12 @@ func Logged(path string) string {
 	if path == "" {
 		return "-"
 	}
+	// Only what Logged writes is read as abbreviated: N > 0 letters left out, then letters
+	// without a '+'. Anything else (a crawl.log column edited or damaged: "0+0+") is taken as
+	// letters, so that writing what was read back gives the same column.
 	skipped, letters := 0, path
-	if n, rest, ok := strings.Cut(path, "+"); ok {
-		if k, err := strconv.Atoi(n); err == nil && k >= 0 {
+	if n, rest, ok := strings.Cut(path, "+"); ok && strings.IndexByte(rest, '+') < 0 {
+		if k, err := strconv.Atoi(n); err == nil && k > 0 {
 			skipped, letters = k, rest
 		}
 	}

@@ -21,6 +21,13 @@ func TestLogged(t *testing.T) {
 		// Already logged: unchanged.
 		{"1+" + strings.Repeat("L", 50), "1+" + strings.Repeat("L", 50)},
 		{"7+RLE", "7+RLE"},
+		// Not in that form: letters, whatever they are (FuzzParseLine: "0+0+" was written "0+",
+		// read back as "0+" and then written "-").
+		{"0+0+", "0+0+"},
+		{"0+", "0+"},
+		{"0+L", "0+L"},
+		{"5+0+", "5+0+"},
+		{"-1+L", "-1+L"},
 	}
 	for _, tt := range tests {
 		if got := Logged(tt.in); got != tt.want {

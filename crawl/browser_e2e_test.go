@@ -1,7 +1,6 @@
 package crawl_test
 
 import (
-	"net/http"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -10,51 +9,16 @@ import (
 	"github.com/amber-crawler/amber/browser"
 	"github.com/amber-crawler/amber/crawl"
 	"github.com/amber-crawler/amber/internal/crawltest"
-	"github.com/amber-crawler/amber/internal/testsite"
 	"github.com/amber-crawler/amber/internal/warccheck"
 	"github.com/amber-crawler/amber/scope"
 )
-
-// jsSite serves testdata/sites/js: a page whose content needs JavaScript, a cookie-protected
-// image, a redirecting image.
-func jsSite(t *testing.T) *testsite.Server {
-	t.Helper()
-	root := filepath.Join(crawltest.ModuleRoot(t), "testdata", "sites", "js", "www.example.com")
-	files := http.FileServer(http.Dir(root))
-	mux := http.NewServeMux()
-	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path != "/" {
-			files.ServeHTTP(w, r)
-			return
-		}
-		http.SetCookie(w, &http.Cookie{Name: "amber_session", Value: "ok", Path: "/", HttpOnly: true})
-		w.Header().Set("Content-Type", "text/html; charset=utf-8")
-		http.ServeFile(w, r, filepath.Join(root, "index.html"))
-	})
-	mux.HandleFunc("/redirect.png", func(w http.ResponseWriter, r *http.Request) {
-		http.Redirect(w, r, "/img/target.png", http.StatusFound)
-	})
-	mux.HandleFunc("/protected.png", func(w http.ResponseWriter, r *http.Request) {
-		if c, err := r.Cookie("amber_session"); err != nil || c.Value != "ok" {
-			http.Error(w, "no cookie", http.StatusForbidden)
-			return
-		}
-		http.ServeFile(w, r, filepath.Join(root, "img", "protected.png"))
-	})
-	site, err := testsite.StartHandler(mux)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { site.Close() })
-	return site
-}
 
 // TestCrawlBrowser crawls a JavaScript site with the browser fetcher and checks that every
 // resource the page needed is in the WARC, the script-made link was followed, the screenshot
 // is stored, and the search document has the script-inserted text.
 func TestCrawlBrowser(t *testing.T) {
 	path := crawltest.Chromium(t)
-	site := jsSite(t)
+	site := crawltest.JSSite(t)
 	cfg := basicConfig(t, site, t.TempDir())
 	cfg.Fetcher = crawl.FetcherBrowser
 	cfg.Browser = browser.Config{Path: path, Screenshot: true, PageTimeout: 60 * time.Second, BehaviorTimeout: 10 * time.Second}

@@ -260,7 +260,7 @@ func TestReplay(t *testing.T) {
 		},
 	} {
 		t.Run(tc.fetcher, func(t *testing.T) {
-			site := jsSite(t)
+			site := crawltest.JSSite(t)
 			cfg := basicConfig(t, site, t.TempDir())
 			cfg.Fetcher = tc.fetcher
 			cfg.Browser = browser.Config{Path: path, PageTimeout: 30 * time.Second, BehaviorTimeout: 10 * time.Second}

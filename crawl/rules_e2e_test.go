@@ -74,7 +74,7 @@ func TestCrawlExtractionRules(t *testing.T) {
 // rendered DOM: the element they select is made by the page's script.
 func TestCrawlExtractionRulesBrowser(t *testing.T) {
 	path := crawltest.Chromium(t)
-	site := jsSite(t)
+	site := crawltest.JSSite(t)
 	cfg := basicConfig(t, site, t.TempDir())
 	cfg.Fetcher = crawl.FetcherBrowser
 	cfg.Browser = browser.Config{Path: path, PageTimeout: 60 * time.Second, BehaviorTimeout: 10 * time.Second}

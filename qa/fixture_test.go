@@ -3,7 +3,6 @@ package qa_test
 import (
 	"context"
 	"fmt"
-	"net/http"
 	"os"
 	"path/filepath"
 	"sync"
@@ -22,44 +21,6 @@ import (
 
 func TestMain(m *testing.M) {
 	goleak.VerifyTestMain(m, goleak.Cleanup(func(int) { removeCrawls() }))
-}
-
-// jsHandler serves testdata/sites/js as crawl's jsSite does: a page whose content needs
-// JavaScript (script-inserted text, a list loaded with fetch(), an image loaded when scrolled
-// into view), a cookie-protected image, a redirecting image.
-func jsHandler(root string) http.Handler {
-	files := http.FileServer(http.Dir(root))
-	mux := http.NewServeMux()
-	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path != "/" {
-			files.ServeHTTP(w, r)
-			return
-		}
-		http.SetCookie(w, &http.Cookie{Name: "amber_session", Value: "ok", Path: "/", HttpOnly: true})
-		w.Header().Set("Content-Type", "text/html; charset=utf-8")
-		http.ServeFile(w, r, filepath.Join(root, "index.html"))
-	})
-	mux.HandleFunc("/redirect.png", func(w http.ResponseWriter, r *http.Request) {
-		http.Redirect(w, r, "/img/target.png", http.StatusFound)
-	})
-	mux.HandleFunc("/protected.png", func(w http.ResponseWriter, r *http.Request) {
-		if c, err := r.Cookie("amber_session"); err != nil || c.Value != "ok" {
-			http.Error(w, "no cookie", http.StatusForbidden)
-			return
-		}
-		http.ServeFile(w, r, filepath.Join(root, "img", "protected.png"))
-	})
-	return mux
-}
-
-// startJS serves the JS test site.
-func startJS(t testing.TB) *testsite.Server {
-	t.Helper()
-	site, err := testsite.StartHandler(jsHandler(filepath.Join(crawltest.ModuleRoot(t), "testdata", "sites", "js", "www.example.com")))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return site
 }
 
 // startBasic serves the basic test site (several hosts, robots.txt, redirects).
@@ -161,7 +122,7 @@ func sharedCrawl(t *testing.T, siteName string, browserFetcher bool) string {
 		dir := filepath.Join(crawls.parent, name)
 		var site *testsite.Server
 		if siteName == "js" {
-			site = startJS(t)
+			site = crawltest.JSSite(t)
 		} else {
 			site = startBasic(t)
 		}

@@ -7,6 +7,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/amber-crawler/amber/crawl"
+	"github.com/amber-crawler/amber/internal/crawltest"
 	"github.com/amber-crawler/amber/patch"
 	"github.com/amber-crawler/amber/qa"
 	"github.com/amber-crawler/amber/report"
@@ -34,7 +35,7 @@ func TestPatchLoop(t *testing.T) {
 	if err != nil || !ok {
 		t.Fatal(ok, err)
 	}
-	site := startJS(t)
+	site := crawltest.JSSite(t)
 	defer site.Close()
 	cfg := crawlConfig(t, site, dir, false)
 	cfg.Patch = urls

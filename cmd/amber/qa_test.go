@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"errors"
 	"io"
-	"net/http"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -16,41 +15,6 @@ import (
 	"github.com/amber-crawler/amber/report"
 	"github.com/amber-crawler/amber/wacz"
 )
-
-// startJS serves testdata/sites/js as the crawl tests do: a page whose content needs
-// JavaScript (a list loaded with fetch(), an image loaded when scrolled into view), a
-// cookie-protected image, a redirecting image.
-func startJS(t testing.TB) *testsite.Server {
-	t.Helper()
-	root := filepath.Join(crawltest.ModuleRoot(t), "testdata", "sites", "js", "www.example.com")
-	files := http.FileServer(http.Dir(root))
-	mux := http.NewServeMux()
-	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path != "/" {
-			files.ServeHTTP(w, r)
-			return
-		}
-		http.SetCookie(w, &http.Cookie{Name: "amber_session", Value: "ok", Path: "/", HttpOnly: true})
-		w.Header().Set("Content-Type", "text/html; charset=utf-8")
-		http.ServeFile(w, r, filepath.Join(root, "index.html"))
-	})
-	mux.HandleFunc("/redirect.png", func(w http.ResponseWriter, r *http.Request) {
-		http.Redirect(w, r, "/img/target.png", http.StatusFound)
-	})
-	mux.HandleFunc("/protected.png", func(w http.ResponseWriter, r *http.Request) {
-		if c, err := r.Cookie("amber_session"); err != nil || c.Value != "ok" {
-			http.Error(w, "no cookie", http.StatusForbidden)
-			return
-		}
-		http.ServeFile(w, r, filepath.Join(root, "img", "protected.png"))
-	})
-	site, err := testsite.StartHandler(mux)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { site.Close() })
-	return site
-}
 
 // crawlJS crawls the JS site into dir with amber crawl, the fetcher given ("http" or "browser").
 func crawlJS(t *testing.T, site *testsite.Server, dir, fetcher string) {
@@ -79,7 +43,7 @@ func qaPages(t *testing.T, dir string) map[string]report.QAPage {
 // TestQACommand: amber qa on a plain crawl of the JS site says what is missing, writes
 // qa.jsonl and report.html's QA section, and shows its progress.
 func TestQACommand(t *testing.T) {
-	site := startJS(t)
+	site := crawltest.JSSite(t)
 	dir := filepath.Join(t.TempDir(), "plain")
 	crawlJS(t, site, dir, "http")
 	var stdout, stderr bytes.Buffer
@@ -142,7 +106,7 @@ func TestQAUsage(t *testing.T) {
 // JS site into the crawl (new WARC files, the index, the reports, a WACZ package), and a
 // second amber qa finds nothing missing and gives the previous run's figures beside its own.
 func TestPatchCommand(t *testing.T) {
-	site := startJS(t)
+	site := crawltest.JSSite(t)
 	dir := filepath.Join(t.TempDir(), "plain")
 	crawlJS(t, site, dir, "http")
 	var stdout, stderr bytes.Buffer

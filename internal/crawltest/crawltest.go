@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -15,6 +16,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/amber-crawler/amber/internal/testsite"
 	"github.com/amber-crawler/amber/report"
 )
 
@@ -164,4 +166,39 @@ func SphinxDocs(t testing.TB) string {
 	}
 	t.Skip("no Python documentation (apt-get install python3-doc)")
 	return ""
+}
+
+// JSSite serves testdata/sites/js on loopback until the test ends: a page whose content needs
+// JavaScript (script-inserted text, a list loaded with fetch(), an image loaded when scrolled
+// into view), a cookie-protected image (the page sets the cookie), a redirecting image.
+func JSSite(t testing.TB) *testsite.Server {
+	t.Helper()
+	root := filepath.Join(ModuleRoot(t), "testdata", "sites", "js", "www.example.com")
+	files := http.FileServer(http.Dir(root))
+	mux := http.NewServeMux()
+	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/" {
+			files.ServeHTTP(w, r)
+			return
+		}
+		http.SetCookie(w, &http.Cookie{Name: "amber_session", Value: "ok", Path: "/", HttpOnly: true})
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		http.ServeFile(w, r, filepath.Join(root, "index.html"))
+	})
+	mux.HandleFunc("/redirect.png", func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, "/img/target.png", http.StatusFound)
+	})
+	mux.HandleFunc("/protected.png", func(w http.ResponseWriter, r *http.Request) {
+		if c, err := r.Cookie("amber_session"); err != nil || c.Value != "ok" {
+			http.Error(w, "no cookie", http.StatusForbidden)
+			return
+		}
+		http.ServeFile(w, r, filepath.Join(root, "img", "protected.png"))
+	})
+	site, err := testsite.StartHandler(mux)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { site.Close() })
+	return site
 }

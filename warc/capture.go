@@ -36,19 +36,10 @@ func (w *Writer) WriteCapture(c Capture) (Result, error) {
 	if c.Response == nil {
 		return Result{}, fmt.Errorf("%w: no response for %s", ErrInvalid, c.URL)
 	}
-	meta, err := metadataBlock(c)
+	meta, h, err := w.captureStart(c)
 	if err != nil {
 		return Result{}, err
 	}
-	infoID, err := w.currentInfoID()
-	if err != nil {
-		return Result{}, err
-	}
-	date := c.Date
-	if date.IsZero() {
-		date = w.now()
-	}
-	h := captureHeaders{date: date.UTC().Format(dateLayout), respID: newRecordID(), infoID: infoID}
 
 	resp, err := w.buildResponse(c, h)
 	if err != nil {
@@ -77,7 +68,7 @@ func (w *Writer) WriteCapture(c Capture) (Result, error) {
 		res.Revisit, res.NotModified, res.PayloadDigest = true, true, c.NotModified.PayloadDigest
 	}
 	if dedupable {
-		ref, found, claimed, err := w.lookupOrClaim(res.PayloadDigest, dedupRef{c.URL, date})
+		ref, found, claimed, err := w.lookupOrClaim(res.PayloadDigest, dedupRef{c.URL, h.at})
 		if err != nil {
 			return Result{}, fmt.Errorf("look up payload digest of %s: %w", c.URL, err)
 		}
@@ -97,16 +88,16 @@ func (w *Writer) WriteCapture(c Capture) (Result, error) {
 	}
 	ps = append(ps, &prepared{rec: w.buildCaptureMetadata(c, h, meta)})
 
-	line := captureLine(c.URL, date, resp, res)
+	line := captureLine(c.URL, h.at, resp, res)
 	if rq, ok := requestKey(c.URL, c.Request); ok {
 		// Keyed by method and body, as pywb and warcio.js key a POST (postkey.go).
 		line.key, line.Method, line.RequestBody = CDXKey(rq.url), rq.method, rq.body
 	}
-	if err := w.commit(ps, infoID, len(ps)-2, &res, &line); err != nil {
+	if err := w.commit(ps, h.infoID, len(ps)-2, &res, &line); err != nil {
 		return Result{}, err
 	}
 	if dedupable && !res.Revisit {
-		if err := w.cfg.Dedup.StoreDigest(res.PayloadDigest, c.URL, date); err != nil {
+		if err := w.cfg.Dedup.StoreDigest(res.PayloadDigest, c.URL, h.at); err != nil {
 			return res, fmt.Errorf("store payload digest of %s: %w", c.URL, err)
 		}
 	}
@@ -182,33 +173,43 @@ func (w *Writer) WriteRequest(c Capture) (Result, error) {
 	if len(c.Request) == 0 {
 		return Result{}, fmt.Errorf("%w: no request for %s", ErrInvalid, c.URL)
 	}
-	meta, err := metadataBlock(c)
+	meta, h, err := w.captureStart(c)
 	if err != nil {
 		return Result{}, err
 	}
-	infoID, err := w.currentInfoID()
-	if err != nil {
-		return Result{}, err
-	}
-	date := c.Date
-	if date.IsZero() {
-		date = w.now()
-	}
-	h := captureHeaders{date: date.UTC().Format(dateLayout), respID: newRecordID(), infoID: infoID}
 	ps := []*prepared{{rec: w.buildRequest(c, h, h.respID, "")}, {rec: w.buildCaptureMetadata(c, h, meta)}}
 	defer w.closePrepared(ps)
 	res := Result{RecordID: h.respID}
-	if err := w.commit(ps, infoID, 0, &res, nil); err != nil {
+	if err := w.commit(ps, h.infoID, 0, &res, nil); err != nil {
 		return Result{}, err
 	}
 	return res, nil
 }
 
+// captureStart returns what every capture's records begin with: the metadata record's block
+// and the headers they share (the capture's date, or now; a new record ID; the current
+// warcinfo record).
+func (w *Writer) captureStart(c Capture) (meta []byte, h captureHeaders, err error) {
+	if meta, err = metadataBlock(c); err != nil {
+		return nil, h, err
+	}
+	infoID, err := w.currentInfoID()
+	if err != nil {
+		return nil, h, err
+	}
+	date := c.Date
+	if date.IsZero() {
+		date = w.now()
+	}
+	return meta, captureHeaders{at: date, date: date.UTC().Format(dateLayout), respID: newRecordID(), infoID: infoID}, nil
+}
+
 // captureHeaders are the header values the records of one capture share.
 type captureHeaders struct {
-	date   string // WARC-Date, dateLayout
-	respID string // WARC-Record-ID of the response or revisit (the request without one), the target of WARC-Concurrent-To
-	infoID string // WARC-Warcinfo-ID
+	at     time.Time // the capture's time
+	date   string    // WARC-Date, dateLayout
+	respID string    // WARC-Record-ID of the response or revisit (the request without one), the target of WARC-Concurrent-To
+	infoID string    // WARC-Warcinfo-ID
 }
 
 // builtResponse is a response record and what the rest of a capture needs to know about it.

@@ -16,8 +16,8 @@
 // filters of fixed size: when the newer one holds its capacity, the older one is dropped and
 // a new one begun, so memory stays fixed (2 x FilterBytes) whatever the crawl's size, and a
 // shingle counts as seen when it was seen in the last one to two generations (about 32,000 to
-// 64,000 pages of 500 words). A Bloom filter may take a new shingle for a seen one (under 2%
-// below capacity), never the reverse: the measure can understate what is new, never overstate
+// 64,000 pages of 500 words). A Bloom filter may take a new shingle for a seen one (2.2% when
+// full, fewer below capacity), never the reverse: the measure can understate what is new, never overstate
 // it. Seen is safe for concurrent use.
 package novelty
 
@@ -40,8 +40,8 @@ const (
 	// filterHashes is the number of bit positions a shingle sets in a filter.
 	filterHashes = 4
 	// generationCapacity is the number of shingles a generation holds before the next
-	// begins: at 4 bit positions per shingle in 2^25 bits, a false positive rate of about
-	// 1.6% when it is full.
+	// begins: at 4 bit positions per shingle in 2^25 bits, blocked (inFilter), a false
+	// positive rate of 2.2% when it is full.
 	generationCapacity = 4_000_000
 )
 
@@ -61,57 +61,83 @@ func (m Measure) Little() bool { return m.Shingles > 0 && m.New*5 < m.Shingles }
 func Shingles(text string, fn func(uint64)) {
 	var window [ShingleWords]uint64
 	n := 0
-	for i := 0; i < len(text); {
-		start, word, digit := i, false, false
-		for i < len(text) {
-			r, size := utf8.DecodeRuneInString(text[i:])
-			if !unicode.IsLetter(r) && !unicode.IsDigit(r) {
-				if word {
-					break
-				}
-				i += size
-				start = i
-				continue
-			}
-			word = true
-			digit = digit || unicode.IsDigit(r)
-			i += size
+	// A word is hashed as it is read, FNV-1a over its lower-cased UTF-8 bytes (a word with a
+	// digit is "#"): ASCII bytes through a table, other runes decoded. The hash is fixed, so
+	// that a text samples the same shingles in every process and run.
+	const offset, prime = 14695981039346656037, 1099511628211
+	h, word, digit := uint64(offset), false, false
+	end := func() {
+		if digit {
+			h = 0x23 // "#"
 		}
-		if !word {
-			break
-		}
-		window[n%ShingleWords] = wordHash(text[start:i], digit)
+		window[n%ShingleWords] = h
 		n++
-		if n < ShingleWords {
+		if n >= ShingleWords {
+			var sh uint64 = 0x9e3779b97f4a7c15
+			for k := range ShingleWords {
+				sh = mix(sh ^ window[(n+k)%ShingleWords])
+			}
+			if sh%SampleModulus == 0 {
+				fn(sh)
+			}
+		}
+		h, word, digit = offset, false, false
+	}
+	for i := 0; i < len(text); {
+		if c := text[i]; c < utf8.RuneSelf {
+			i++
+			switch k := asciiKind[c]; {
+			case k == 0:
+				if word {
+					end()
+				}
+			default:
+				word = true
+				digit = digit || k == kindDigit
+				h = (h ^ uint64(asciiLower[c])) * prime
+			}
 			continue
 		}
-		var h uint64 = 0x9e3779b97f4a7c15
-		for k := range ShingleWords {
-			h = mix(h ^ window[(n+k)%ShingleWords])
+		r, size := utf8.DecodeRuneInString(text[i:])
+		i += size
+		if !unicode.IsLetter(r) && !unicode.IsDigit(r) {
+			if word {
+				end()
+			}
+			continue
 		}
-		if h%SampleModulus == 0 {
-			fn(h)
+		word = true
+		digit = digit || unicode.IsDigit(r)
+		var buf [utf8.UTFMax]byte
+		for _, b := range buf[:utf8.EncodeRune(buf[:], unicode.ToLower(r))] {
+			h = (h ^ uint64(b)) * prime
 		}
+	}
+	if word {
+		end()
 	}
 }
 
-// wordHash hashes a word lower-cased (FNV-1a over its UTF-8 bytes), or "#" for a word with a
-// digit. The hash is fixed, so that a text samples the same shingles in every process and run.
-func wordHash(w string, digit bool) uint64 {
-	if digit {
-		return 0x23 // "#"
-	}
-	const offset, prime = 14695981039346656037, 1099511628211
-	var h uint64 = offset
-	var buf [utf8.UTFMax]byte
-	for _, r := range w {
-		for _, b := range buf[:utf8.EncodeRune(buf[:], unicode.ToLower(r))] {
-			h ^= uint64(b)
-			h *= prime
+// The kinds of ASCII bytes for Shingles: 0 a separator, else part of a word.
+const (
+	kindLetter = 1
+	kindDigit  = 2
+)
+
+var asciiKind, asciiLower = func() (kind, lower [utf8.RuneSelf]byte) {
+	for c := range utf8.RuneSelf {
+		lower[c] = byte(c)
+		switch {
+		case 'a' <= c && c <= 'z':
+			kind[c] = kindLetter
+		case 'A' <= c && c <= 'Z':
+			kind[c], lower[c] = kindLetter, byte(c+'a'-'A')
+		case '0' <= c && c <= '9':
+			kind[c] = kindDigit
 		}
 	}
-	return h
-}
+	return kind, lower
+}()
 
 // mix is a 64-bit finaliser (splitmix64's), so that the order of words matters and the low
 // bits the sampling reads are well spread.
@@ -167,20 +193,27 @@ func (s *Seen) Measure(text string) Measure {
 }
 
 // inFilter reports whether h's bits are all set in f; with set it sets them (and reports
-// whether they all were).
+// whether they all were). The filter is blocked: a shingle's filterHashes bits are all in one
+// 512-bit block (a cache line), chosen by h, at positions chosen by mix(h), so that a look-up
+// reads one line of memory rather than filterHashes; at a generation's capacity its false
+// positives are 2.2% (measured, 1,000,000 look-ups) rather than an unblocked filter's 1.6%.
 func inFilter(f []uint64, h uint64, set bool) bool {
+	const blockWords = 8 // 512 bits
+	// h's low bits are the sampling's: the block is chosen by the others.
+	block := (bits.RotateLeft64(h, -2) % uint64(len(f)/blockWords)) * blockWords
+	bs := f[block : block+blockWords : block+blockWords]
+	p := mix(h)
 	all := true
-	nbits := uint64(len(f)) * 64
-	h1, h2 := bits.RotateLeft64(h, -2), bits.RotateLeft64(mix(h), 32)|1 // h's low bits are the sampling's
-	for k := range uint64(filterHashes) {
-		pos := (h1 + k*h2) % nbits
+	for range filterHashes {
+		pos := p & 511
+		p >>= 9
 		w, b := pos/64, uint64(1)<<(pos%64)
-		if f[w]&b == 0 {
+		if bs[w]&b == 0 {
 			all = false
 			if !set {
 				return false
 			}
-			f[w] |= b
+			bs[w] |= b
 		}
 	}
 	return all

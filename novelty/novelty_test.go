@@ -2,8 +2,11 @@ package novelty
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
+	"unicode"
+	"unicode/utf8"
 )
 
 // prose returns n words of text that no other seed's text shares (word i of seed s is
@@ -153,4 +156,93 @@ func BenchmarkMeasure(b *testing.B) {
 	for i := 0; b.Loop(); i++ {
 		s.Measure(texts[i%len(texts)])
 	}
+}
+
+// refShingles is Shingles as first written (words cut out, then hashed rune by rune): the
+// reference the faster Shingles must agree with.
+func refShingles(text string, fn func(uint64)) {
+	wordHash := func(w string, digit bool) uint64 {
+		if digit {
+			return 0x23
+		}
+		var h uint64 = 14695981039346656037
+		var buf [utf8.UTFMax]byte
+		for _, r := range w {
+			for _, b := range buf[:utf8.EncodeRune(buf[:], unicode.ToLower(r))] {
+				h ^= uint64(b)
+				h *= 1099511628211
+			}
+		}
+		return h
+	}
+	var window [ShingleWords]uint64
+	n := 0
+	for i := 0; i < len(text); {
+		start, word, digit := i, false, false
+		for i < len(text) {
+			r, size := utf8.DecodeRuneInString(text[i:])
+			if !unicode.IsLetter(r) && !unicode.IsDigit(r) {
+				if word {
+					break
+				}
+				i += size
+				start = i
+				continue
+			}
+			word = true
+			digit = digit || unicode.IsDigit(r)
+			i += size
+		}
+		if !word {
+			break
+		}
+		window[n%ShingleWords] = wordHash(text[start:i], digit)
+		n++
+		if n < ShingleWords {
+			continue
+		}
+		var h uint64 = 0x9e3779b97f4a7c15
+		for k := range ShingleWords {
+			h = mix(h ^ window[(n+k)%ShingleWords])
+		}
+		if h%SampleModulus == 0 {
+			fn(h)
+		}
+	}
+}
+
+// TestShinglesReference: Shingles samples exactly the shingles of the reference, on prose,
+// Unicode (letters, digits and case of other scripts), controls and invalid UTF-8.
+func TestShinglesReference(t *testing.T) {
+	texts := []string{
+		"", "one", "one two three four five six seven eight nine ten",
+		prose(1, 300), prose(2, 800),
+		"Ünïcödé WÖRDS ärë lower-cased ÄND Σίσυφος ΣΊΣΥΦΟΣ straße STRASSE İstanbul ıi",
+		"numbers 2026 r12345 ٣٤ digits ٣ in words x٣y and ＦＵＬＬ width ｗｏｒｄｓ here too",
+		"bad \xff\xfe utf8 \xc3 in the \xe2\x82 middle of words wo\xffrd one two three",
+		"tabs\tand\nnewlines\r\nand\x00controls\x7f between_words-and-hyphens.dots,commas",
+		strings.Repeat("日本語のテキスト 漢字 かな カナ ", 20),
+	}
+	for _, text := range texts {
+		var got, want []uint64
+		Shingles(text, func(h uint64) { got = append(got, h) })
+		refShingles(text, func(h uint64) { want = append(want, h) })
+		if !slices.Equal(got, want) {
+			t.Errorf("Shingles(%.40q) = %d hashes, the reference %d: they differ", text, len(got), len(want))
+		}
+	}
+}
+
+// FuzzShinglesReference: Shingles agrees with the reference on any input.
+func FuzzShinglesReference(f *testing.F) {
+	f.Add("a b c d e f g h")
+	f.Add("Straße 12 ÄÖÜ \xff x")
+	f.Fuzz(func(t *testing.T, text string) {
+		var got, want []uint64
+		Shingles(text, func(h uint64) { got = append(got, h) })
+		refShingles(text, func(h uint64) { want = append(want, h) })
+		if !slices.Equal(got, want) {
+			t.Fatalf("Shingles(%q) = %x, the reference %x", text, got, want)
+		}
+	})
 }

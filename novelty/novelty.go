@@ -23,7 +23,6 @@ package novelty
 
 import (
 	"math/bits"
-	"slices"
 	"sync"
 	"unicode"
 	"unicode/utf8"
@@ -73,10 +72,7 @@ func Shingles(text string, fn func(uint64)) {
 		window[n%ShingleWords] = h
 		n++
 		if n >= ShingleWords {
-			var sh uint64 = 0x9e3779b97f4a7c15
-			for k := range ShingleWords {
-				sh = mix(sh ^ window[(n+k)%ShingleWords])
-			}
+			sh := shingleHash(&window, n)
 			if sh%SampleModulus == 0 {
 				fn(sh)
 			}
@@ -116,6 +112,18 @@ func Shingles(text string, fn func(uint64)) {
 	if word {
 		end()
 	}
+}
+
+// shingleHash hashes the shingle of the last ShingleWords word hashes in window, the word n-1
+// the newest: each word's hash rotated by its place in the shingle, so that the order of the
+// words matters, and the whole mixed once, so that the low bits the sampling reads are well
+// spread.
+func shingleHash(window *[ShingleWords]uint64, n int) uint64 {
+	sh := uint64(0x9e3779b97f4a7c15)
+	for k := range ShingleWords {
+		sh ^= bits.RotateLeft64(window[(n+k)%ShingleWords], 16*k)
+	}
+	return mix(sh)
 }
 
 // The kinds of ASCII bytes for Shingles: 0 a separator, else part of a word.
@@ -171,8 +179,7 @@ func newSeen(capacity int) *Seen {
 func (s *Seen) Measure(text string) Measure {
 	var hs []uint64
 	Shingles(text, func(h uint64) { hs = append(hs, h) })
-	slices.Sort(hs)
-	hs = slices.Compact(hs)
+	hs = distinct(hs)
 	m := Measure{Shingles: len(hs)}
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -190,6 +197,45 @@ func (s *Seen) Measure(text string) Measure {
 		}
 	}
 	return m
+}
+
+// distinct removes the repeats from hs in place, keeping the first of each, through an open
+// addressing table of twice its length or more (a text's sampled shingles are a few hundred:
+// cheaper than sorting them).
+func distinct(hs []uint64) []uint64 {
+	if len(hs) < 2 {
+		return hs
+	}
+	size := 1 << bits.Len(uint(2*len(hs)-1))
+	var small [1024]uint64
+	var table []uint64
+	if size <= len(small) {
+		table = small[:size]
+	} else {
+		table = make([]uint64, size)
+	}
+	// 0 marks an empty slot; the hash 0 itself is noted apart.
+	out, zero := hs[:0], false
+	for _, h := range hs {
+		if h == 0 {
+			if !zero {
+				zero = true
+				out = append(out, h)
+			}
+			continue
+		}
+		for i := mix(h) & uint64(size-1); ; i = (i + 1) & uint64(size-1) {
+			if table[i] == h {
+				break
+			}
+			if table[i] == 0 {
+				table[i] = h
+				out = append(out, h)
+				break
+			}
+		}
+	}
+	return out
 }
 
 // inFilter reports whether h's bits are all set in f; with set it sets them (and reports

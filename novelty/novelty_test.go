@@ -2,6 +2,7 @@ package novelty
 
 import (
 	"fmt"
+	"math/bits"
 	"slices"
 	"strings"
 	"testing"
@@ -158,8 +159,8 @@ func BenchmarkMeasure(b *testing.B) {
 	}
 }
 
-// refShingles is Shingles as first written (words cut out, then hashed rune by rune): the
-// reference the faster Shingles must agree with.
+// refShingles is Shingles written plainly (words cut out, then hashed rune by rune, as it was
+// first written): the reference the faster Shingles must agree with.
 func refShingles(text string, fn func(uint64)) {
 	wordHash := func(w string, digit bool) uint64 {
 		if digit {
@@ -201,10 +202,11 @@ func refShingles(text string, fn func(uint64)) {
 		if n < ShingleWords {
 			continue
 		}
-		var h uint64 = 0x9e3779b97f4a7c15
+		h := uint64(0x9e3779b97f4a7c15)
 		for k := range ShingleWords {
-			h = mix(h ^ window[(n+k)%ShingleWords])
+			h ^= bits.RotateLeft64(window[(n+k)%ShingleWords], 16*k)
 		}
+		h = mix(h)
 		if h%SampleModulus == 0 {
 			fn(h)
 		}
@@ -245,4 +247,27 @@ func FuzzShinglesReference(f *testing.F) {
 			t.Fatalf("Shingles(%q) = %x, the reference %x", text, got, want)
 		}
 	})
+}
+
+// TestDistinct: distinct keeps the first of each hash, in order, the hash 0 included, for
+// short and long lists (past the table on the stack).
+func TestDistinct(t *testing.T) {
+	for _, n := range []int{0, 1, 2, 7, 300, 511, 512, 513, 5000} {
+		var in, want []uint64
+		seen := map[uint64]bool{}
+		for i := range n {
+			h := mix(uint64(i%(n/3+1))) &^ 3 // repeats, and low bits as the sampling leaves them
+			if i%97 == 5 {
+				h = 0
+			}
+			in = append(in, h)
+			if !seen[h] {
+				seen[h] = true
+				want = append(want, h)
+			}
+		}
+		if got := distinct(slices.Clone(in)); !slices.Equal(got, want) {
+			t.Errorf("n=%d: distinct kept %d, want %d", n, len(got), len(want))
+		}
+	}
 }

@@ -34,9 +34,9 @@ func (n *Novelty) After(_ context.Context, r *chain.Record) (chain.Verdict, erro
 	if r.Doc >= len(r.Captures) || r.Result == nil {
 		return chain.Proceed, nil
 	}
-	var text string
+	var m novelty.Measure
 	if d := r.Content.Document; d != nil {
-		text = d.Title + "\n" + d.Body
+		m = n.seen.Measure(d.Title, d.Body) // not joined: the body is a page's size
 	} else {
 		ex := r.Exchange()
 		if ex.StatusCode < 200 || ex.StatusCode >= 300 || !machineText(extract.MediaType(ex.Header.Get("Content-Type"))) {
@@ -46,9 +46,8 @@ func (n *Novelty) After(_ context.Context, r *chain.Record) (chain.Verdict, erro
 		if err != nil && len(body) == 0 {
 			return chain.Proceed, nil // a body that cannot be read is not measured
 		}
-		text = string(body)
+		m = n.seen.Measure(string(body))
 	}
-	m := n.seen.Measure(text)
 	r.Captures[r.Doc].Text = &m
 	return chain.Proceed, nil
 }

@@ -57,7 +57,11 @@ func (m Measure) Little() bool { return m.Shingles > 0 && m.New*5 < m.Shingles }
 
 // Shingles calls fn with the hash of each sampled shingle of text, in order, duplicates
 // included.
-func Shingles(text string, fn func(uint64)) {
+func Shingles(text string, fn func(uint64)) { shinglesOf([]string{text}, fn) }
+
+// shinglesOf is Shingles of the parts joined by line breaks, without joining them: the end of a
+// part ends a word, and shingles run on across parts.
+func shinglesOf(parts []string, fn func(uint64)) {
 	var window [ShingleWords]uint64
 	n := 0
 	// A word is hashed as it is read, FNV-1a over its lower-cased UTF-8 bytes (a word with a
@@ -66,6 +70,9 @@ func Shingles(text string, fn func(uint64)) {
 	const offset, prime = 14695981039346656037, 1099511628211
 	h, word, digit := uint64(offset), false, false
 	end := func() {
+		if !word {
+			return
+		}
 		if digit {
 			h = 0x23 // "#"
 		}
@@ -79,37 +86,32 @@ func Shingles(text string, fn func(uint64)) {
 		}
 		h, word, digit = offset, false, false
 	}
-	for i := 0; i < len(text); {
-		if c := text[i]; c < utf8.RuneSelf {
-			i++
-			switch k := asciiKind[c]; {
-			case k == 0:
-				if word {
+	for _, text := range parts {
+		for i := 0; i < len(text); {
+			if c := text[i]; c < utf8.RuneSelf {
+				i++
+				if k := asciiKind[c]; k != 0 {
+					word = true
+					digit = digit || k == kindDigit
+					h = (h ^ uint64(asciiLower[c])) * prime
+				} else {
 					end()
 				}
-			default:
-				word = true
-				digit = digit || k == kindDigit
-				h = (h ^ uint64(asciiLower[c])) * prime
+				continue
 			}
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(text[i:])
-		i += size
-		if !unicode.IsLetter(r) && !unicode.IsDigit(r) {
-			if word {
+			r, size := utf8.DecodeRuneInString(text[i:])
+			i += size
+			if !unicode.IsLetter(r) && !unicode.IsDigit(r) {
 				end()
+				continue
 			}
-			continue
+			word = true
+			digit = digit || unicode.IsDigit(r)
+			var buf [utf8.UTFMax]byte
+			for _, b := range buf[:utf8.EncodeRune(buf[:], unicode.ToLower(r))] {
+				h = (h ^ uint64(b)) * prime
+			}
 		}
-		word = true
-		digit = digit || unicode.IsDigit(r)
-		var buf [utf8.UTFMax]byte
-		for _, b := range buf[:utf8.EncodeRune(buf[:], unicode.ToLower(r))] {
-			h = (h ^ uint64(b)) * prime
-		}
-	}
-	if word {
 		end()
 	}
 }
@@ -174,11 +176,12 @@ func newSeen(capacity int) *Seen {
 	return &Seen{cur: make([]uint64, FilterBytes/8), capacity: capacity}
 }
 
-// Measure returns how much of text is new to s, and adds its sampled shingles to s. A
-// shingle repeated within text counts once.
-func (s *Seen) Measure(text string) Measure {
+// Measure returns how much of the text of parts (as if joined by line breaks: a page's title
+// and body, say) is new to s, and adds its sampled shingles to s. A shingle repeated within
+// the text counts once.
+func (s *Seen) Measure(parts ...string) Measure {
 	var hs []uint64
-	Shingles(text, func(h uint64) { hs = append(hs, h) })
+	shinglesOf(parts, func(h uint64) { hs = append(hs, h) })
 	hs = distinct(hs)
 	m := Measure{Shingles: len(hs)}
 	s.mu.Lock()

@@ -232,6 +232,16 @@ func TestShinglesReference(t *testing.T) {
 		if !slices.Equal(got, want) {
 			t.Errorf("Shingles(%.40q) = %d hashes, the reference %d: they differ", text, len(got), len(want))
 		}
+		// In parts, as Measure takes a page's title and body: as if joined by a line break.
+		if i := len(text) / 3; i > 0 {
+			var parts []uint64
+			shinglesOf([]string{text[:i], text[i:]}, func(h uint64) { parts = append(parts, h) })
+			var joined []uint64
+			refShingles(text[:i]+"\n"+text[i:], func(h uint64) { joined = append(joined, h) })
+			if !slices.Equal(parts, joined) {
+				t.Errorf("shingles of %.40q in two parts = %d hashes, joined by a line break %d: they differ", text, len(parts), len(joined))
+			}
+		}
 	}
 }
 

@@ -140,18 +140,7 @@ func TestWasteReport(t *testing.T) {
 		{format: "/img/%d.jpg", n: 150, status: 200},
 		{format: "/news/%d", n: 30, status: 200, text: [2]int{50, 1}},
 	}}
-	dir := t.TempDir()
-	if err := Write(dir, Input{Collection: "w", Lines: site.crawl()}); err != nil {
-		t.Fatal(err)
-	}
-	var rep ScopeReport
-	b, err := os.ReadFile(filepath.Join(dir, ScopeReportJSONFile))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := json.Unmarshal(b, &rep); err != nil {
-		t.Fatal(err)
-	}
+	rep, b, dir := writeScopeReport(t, Input{Collection: "w", Lines: site.crawl()})
 	if rep.Waste == nil {
 		t.Fatalf("no waste report:\n%s", b)
 	}
@@ -216,14 +205,7 @@ func TestWasteNone(t *testing.T) {
 		{format: "/p/%d", n: 300, status: 200, text: [2]int{100, 90}},
 		{format: "/img/%d.png", n: 300, status: 200},
 	}}
-	dir := t.TempDir()
-	if err := Write(dir, Input{Collection: "w", Lines: site.crawl()}); err != nil {
-		t.Fatal(err)
-	}
-	b, err := os.ReadFile(filepath.Join(dir, ScopeReportJSONFile))
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, b, _ := writeScopeReport(t, Input{Collection: "w", Lines: site.crawl()})
 	if strings.Contains(string(b), `"waste"`) {
 		t.Errorf("waste report on a crawl without waste:\n%s", b)
 	}
@@ -246,18 +228,7 @@ func TestScopeReportPlatformRules(t *testing.T) {
 	add("http://w.test/index.php?title=B&action=edit", "platform:mediawiki/edit")
 	add("http://w.test/index.php?title=A&action=history", "platform:mediawiki/history")
 	add("http://w.test/index.php?title=Special:Search", "platform:mediawiki/special")
-	dir := t.TempDir()
-	if err := Write(dir, in); err != nil {
-		t.Fatal(err)
-	}
-	var rep ScopeReport
-	b, err := os.ReadFile(filepath.Join(dir, ScopeReportJSONFile))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := json.Unmarshal(b, &rep); err != nil {
-		t.Fatal(err)
-	}
+	rep, _, dir := writeScopeReport(t, in)
 	want := []ScopePlatformRule{
 		{ID: "mediawiki/edit", On: true, LeftOut: 2, Why: "Edit forms."},
 		{ID: "mediawiki/history", On: true, LeftOut: 1, Why: "Histories."},
@@ -297,18 +268,7 @@ func TestWasteMediaWiki(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	dir := t.TempDir()
-	if err := Write(dir, Input{Collection: "mw-off", Lines: lines}); err != nil {
-		t.Fatal(err)
-	}
-	var rep ScopeReport
-	b, err := os.ReadFile(filepath.Join(dir, ScopeReportJSONFile))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := json.Unmarshal(b, &rep); err != nil {
-		t.Fatal(err)
-	}
+	rep, _, _ := writeScopeReport(t, Input{Collection: "mw-off", Lines: lines})
 	if rep.Waste == nil || len(rep.Waste.Proposals) < 4 || len(rep.Waste.Hosts) != 1 {
 		t.Fatalf("waste report: %+v", rep.Waste)
 	}
@@ -356,4 +316,23 @@ func TestWasteMediaWiki(t *testing.T) {
 	if missed*5 >= left {
 		t.Errorf("%d of the %d captures the rules leave are machinery, want under 20%%", missed, left)
 	}
+}
+
+// writeScopeReport writes the reports of in into a new directory and returns the scope report
+// as scope-report.json holds it, that file, and the directory.
+func writeScopeReport(t *testing.T, in Input) (ScopeReport, []byte, string) {
+	t.Helper()
+	dir := t.TempDir()
+	if err := Write(dir, in); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(filepath.Join(dir, ScopeReportJSONFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rep ScopeReport
+	if err := json.Unmarshal(b, &rep); err != nil {
+		t.Fatal(err)
+	}
+	return rep, b, dir
 }

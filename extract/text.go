@@ -1,6 +1,9 @@
 package extract
 
 import (
+	"bytes"
+	"encoding/binary"
+	"math/bits"
 	"strings"
 	"sync"
 	"unicode"
@@ -30,6 +33,36 @@ func (t *textBuf) write(text []byte) {
 		return
 	}
 	for i := 0; i < len(text); {
+		// A run of printable ASCII (most of a page's text) is written a stretch at a time: what
+		// lies between its runs of two or more spaces, single spaces and all.
+		if n := printableASCII(text[i:]); n > 0 {
+			r := text[i : i+n]
+			i += n
+			for len(r) > 0 {
+				if r[0] == ' ' {
+					t.space = true
+					r = r[1:]
+					continue
+				}
+				end := bytes.Index(r, twoSpaces)
+				if end < 0 {
+					end = len(r)
+				}
+				chunk, trailing := r[:end], false
+				if chunk[len(chunk)-1] == ' ' { // the run's last byte: left pending
+					chunk, trailing = chunk[:len(chunk)-1], true
+				}
+				r = r[end:]
+				t.word()
+				t.b = append(t.b, chunk[:min(len(chunk), t.limit+1-len(t.b))]...)
+				t.space = trailing
+				if len(t.b) > t.limit {
+					t.full = true
+					return
+				}
+			}
+			continue
+		}
 		c := text[i]
 		if c < utf8.RuneSelf {
 			if c == ' ' || c == '\n' || c == '\t' || c == '\r' || c == '\f' || c == '\v' {
@@ -64,6 +97,29 @@ func (t *textBuf) write(text []byte) {
 		}
 	}
 }
+
+// printableASCII is the length of b's leading run of printable ASCII bytes (0x20 to 0x7e):
+// eight bytes at a time, each word flagging in its high bits the bytes below 0x20, 0x7f (DEL)
+// and those of 0x80 and above. Only the lowest flag of a word is exact (a flagged byte's borrow
+// may flag those above it), which is all this reads.
+func printableASCII(b []byte) int {
+	const ones, high = 0x0101010101010101, 0x8080808080808080
+	n := 0
+	for len(b)-n >= 8 {
+		x := binary.LittleEndian.Uint64(b[n:])
+		del := x ^ 0x7f*ones
+		if m := ((x-0x20*ones)&^x | x | (del-ones)&^del) & high; m != 0 {
+			return n + bits.TrailingZeros64(m)/8
+		}
+		n += 8
+	}
+	for n < len(b) && b[n] >= ' ' && b[n] < 0x7f {
+		n++
+	}
+	return n
+}
+
+var twoSpaces = []byte("  ")
 
 // word writes a pending space before the next non-space byte.
 func (t *textBuf) word() {

@@ -22,6 +22,7 @@
 package novelty
 
 import (
+	"encoding/binary"
 	"math/bits"
 	"sync"
 	"unicode"
@@ -57,96 +58,155 @@ func (m Measure) Little() bool { return m.Shingles > 0 && m.New*5 < m.Shingles }
 
 // Shingles calls fn with the hash of each sampled shingle of text, in order, duplicates
 // included.
-func Shingles(text string, fn func(uint64)) { shinglesOf([]string{text}, fn) }
-
-// shinglesOf is Shingles of the parts joined by line breaks, without joining them: the end of a
-// part ends a word, and shingles run on across parts.
-func shinglesOf(parts []string, fn func(uint64)) {
-	var window [ShingleWords]uint64
-	n := 0
-	// A word is hashed as it is read, FNV-1a over its lower-cased UTF-8 bytes (a word with a
-	// digit is "#"): ASCII bytes through a table, other runes decoded. The hash is fixed, so
-	// that a text samples the same shingles in every process and run.
-	const offset, prime = 14695981039346656037, 1099511628211
-	h, word, digit := uint64(offset), false, false
-	end := func() {
-		if !word {
-			return
-		}
-		if digit {
-			h = 0x23 // "#"
-		}
-		window[n%ShingleWords] = h
-		n++
-		if n >= ShingleWords {
-			sh := shingleHash(&window, n)
-			if sh%SampleModulus == 0 {
-				fn(sh)
-			}
-		}
-		h, word, digit = offset, false, false
+func Shingles(text string, fn func(uint64)) {
+	for _, h := range appendShingles(nil, []string{text}) {
+		fn(h)
 	}
+}
+
+// appendShingles appends to dst the sampled shingles of the parts joined by line breaks,
+// without joining them: the end of a part ends a word, and shingles run on across parts.
+func appendShingles(dst []uint64, parts []string) []uint64 {
+	// w0 to w3 are the last four words' hashes, w3 the newest; n counts the words up to four.
+	var w0, w1, w2, w3 uint64
+	n := 0
 	for _, text := range parts {
 		for i := 0; i < len(text); {
+			// Separators up to the next word.
 			if c := text[i]; c < utf8.RuneSelf {
-				i++
-				if k := asciiKind[c]; k != 0 {
-					word = true
-					digit = digit || k == kindDigit
-					h = (h ^ uint64(asciiLower[c])) * prime
-				} else {
-					end()
+				if asciiWord[c] == 0 {
+					i++
+					continue
 				}
+			} else if r, size := utf8.DecodeRuneInString(text[i:]); !unicode.IsLetter(r) && !unicode.IsDigit(r) {
+				i += size
 				continue
 			}
+			var h uint64
+			h, i = wordAt(text, i)
+			w0, w1, w2, w3 = w1, w2, w3, h
+			if n < ShingleWords-1 {
+				n++
+				continue
+			}
+			if sh := shingleHash(w0, w1, w2, w3); sh%SampleModulus == 0 {
+				dst = append(dst, sh)
+			}
+		}
+	}
+	return dst
+}
+
+// wordAt hashes the word that begins at text[i] and returns its hash and its end. The hash is
+// fixed, so that a text samples the same shingles in every process and run: the word's
+// lower-cased UTF-8 bytes taken eight at a time, little-endian, the last eight padded with
+// zeros, each multiplied into the hash as FNV-1a does a byte (a word with a digit is "#"). An
+// ASCII stretch is read eight bytes at a time (SWAR: each byte of a word flagged in its high
+// bit), the rest a character at a time.
+func wordAt(text string, i int) (uint64, int) {
+	const offset, prime = 14695981039346656037, 1099511628211
+	h, digit := uint64(offset), false
+	var acc uint64 // the bytes of the eight not yet hashed, the first lowest
+	accN := 0
+	for i < len(text) {
+		if accN == 0 && len(text)-i >= 8 {
+			if x := binary.LittleEndian.Uint64([]byte(text[i : i+8])); x&high == 0 {
+				letters := between(x|0x20*ones, 'a', 'z')
+				digits := between(x, '0', '9')
+				lower := x | letters>>2 // 0x20 at each letter
+				stop := ^(letters | digits) & high
+				if stop == 0 {
+					h = (h ^ lower) * prime
+					digit = digit || digits != 0
+					i += 8
+					continue
+				}
+				// The word ends within these eight bytes, at an ASCII separator.
+				if k := bits.TrailingZeros64(stop) / 8; k > 0 {
+					keep := uint64(1)<<(8*k) - 1
+					h = (h ^ lower&keep) * prime
+					digit = digit || digits&keep != 0
+					i += k
+				}
+				return wordHash(h, digit), i
+			}
+		}
+		if c := text[i]; c < utf8.RuneSelf {
+			l := asciiWord[c]
+			if l == 0 {
+				break
+			}
+			digit = digit || c-'0' < 10
+			acc |= uint64(l) << (8 * accN)
+			accN++
+			i++
+		} else {
 			r, size := utf8.DecodeRuneInString(text[i:])
-			i += size
 			if !unicode.IsLetter(r) && !unicode.IsDigit(r) {
-				end()
-				continue
+				break
 			}
-			word = true
+			i += size
 			digit = digit || unicode.IsDigit(r)
 			var buf [utf8.UTFMax]byte
 			for _, b := range buf[:utf8.EncodeRune(buf[:], unicode.ToLower(r))] {
-				h = (h ^ uint64(b)) * prime
+				if accN == 8 {
+					h = (h ^ acc) * prime
+					acc, accN = 0, 0
+				}
+				acc |= uint64(b) << (8 * accN)
+				accN++
 			}
 		}
-		end()
-	}
-}
-
-// shingleHash hashes the shingle of the last ShingleWords word hashes in window, the word n-1
-// the newest: each word's hash rotated by its place in the shingle, so that the order of the
-// words matters, and the whole mixed once, so that the low bits the sampling reads are well
-// spread.
-func shingleHash(window *[ShingleWords]uint64, n int) uint64 {
-	sh := uint64(0x9e3779b97f4a7c15)
-	for k := range ShingleWords {
-		sh ^= bits.RotateLeft64(window[(n+k)%ShingleWords], 16*k)
-	}
-	return mix(sh)
-}
-
-// The kinds of ASCII bytes for Shingles: 0 a separator, else part of a word.
-const (
-	kindLetter = 1
-	kindDigit  = 2
-)
-
-var asciiKind, asciiLower = func() (kind, lower [utf8.RuneSelf]byte) {
-	for c := range utf8.RuneSelf {
-		lower[c] = byte(c)
-		switch {
-		case 'a' <= c && c <= 'z':
-			kind[c] = kindLetter
-		case 'A' <= c && c <= 'Z':
-			kind[c], lower[c] = kindLetter, byte(c+'a'-'A')
-		case '0' <= c && c <= '9':
-			kind[c] = kindDigit
+		if accN == 8 {
+			h = (h ^ acc) * prime
+			acc, accN = 0, 0
 		}
 	}
-	return kind, lower
+	if accN > 0 {
+		h = (h ^ acc) * prime
+	}
+	return wordHash(h, digit), i
+}
+
+// wordHash is a word's hash h, or that of "#" for a word with a digit.
+func wordHash(h uint64, digit bool) uint64 {
+	if digit {
+		return 0x23
+	}
+	return h
+}
+
+const (
+	ones = 0x0101010101010101
+	high = 0x8080808080808080
+)
+
+// between flags in its high bit each byte of x from lo to hi; every byte of x is below 0x80,
+// so that no sum carries into the next byte.
+func between(x uint64, lo, hi byte) uint64 {
+	return (x + (0x80-uint64(lo))*ones) &^ (x + (0x7f-uint64(hi))*ones) & high
+}
+
+// shingleHash hashes the shingle of the words hashed w0 to w3, w3 the newest: each word's hash
+// rotated by its place in the shingle, so that the order of the words matters, and the whole
+// mixed once, so that the low bits the sampling reads are well spread.
+func shingleHash(w0, w1, w2, w3 uint64) uint64 {
+	return mix(0x9e3779b97f4a7c15 ^ w0 ^ bits.RotateLeft64(w1, 16) ^ bits.RotateLeft64(w2, 32) ^
+		bits.RotateLeft64(w3, 48))
+}
+
+// asciiWord maps an ASCII byte that is part of a word (a letter or digit) to its lower case,
+// and a separator to 0.
+var asciiWord = func() (t [utf8.RuneSelf]byte) {
+	for c := range utf8.RuneSelf {
+		switch {
+		case 'a' <= c && c <= 'z', '0' <= c && c <= '9':
+			t[c] = byte(c)
+		case 'A' <= c && c <= 'Z':
+			t[c] = byte(c + 'a' - 'A')
+		}
+	}
+	return t
 }()
 
 // mix is a 64-bit finaliser (splitmix64's), so that the order of words matters and the low
@@ -180,9 +240,14 @@ func newSeen(capacity int) *Seen {
 // and body, say) is new to s, and adds its sampled shingles to s. A shingle repeated within
 // the text counts once.
 func (s *Seen) Measure(parts ...string) Measure {
-	var hs []uint64
-	shinglesOf(parts, func(h uint64) { hs = append(hs, h) })
-	hs = distinct(hs)
+	buf := hashBufs.Get().(*[]uint64)
+	hs := distinct(appendShingles((*buf)[:0], parts))
+	defer func() {
+		if cap(hs) <= maxHashBuf {
+			*buf = hs
+			hashBufs.Put(buf)
+		}
+	}()
 	m := Measure{Shingles: len(hs)}
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -201,6 +266,12 @@ func (s *Seen) Measure(parts ...string) Measure {
 	}
 	return m
 }
+
+// hashBufs keep the buffers Measure gathers a text's shingles in, for the next texts; those
+// above maxHashBuf (a text of some megabytes) go to the collector.
+var hashBufs = sync.Pool{New: func() any { b := make([]uint64, 0, 1024); return &b }}
+
+const maxHashBuf = 1 << 16
 
 // distinct removes the repeats from hs in place, keeping the first of each, through an open
 // addressing table of twice its length or more (a text's sampled shingles are a few hundred:

@@ -3,7 +3,11 @@
 // documents.jsonl are built with it.
 package jsonstr
 
-import "unicode/utf8"
+import (
+	"encoding/binary"
+	"math/bits"
+	"unicode/utf8"
+)
 
 const hex = "0123456789abcdef"
 
@@ -16,6 +20,18 @@ func Append(dst []byte, s string, escapeHTML bool) []byte {
 	dst = append(dst, '"')
 	start := 0
 	for i := 0; i < len(s); {
+		// Eight bytes at a time while none needs a look (most of a page's text).
+		for len(s)-i >= 8 {
+			m := special(binary.LittleEndian.Uint64([]byte(s[i:i+8])), escapeHTML)
+			if m != 0 {
+				i += bits.TrailingZeros64(m) / 8
+				break
+			}
+			i += 8
+		}
+		if i >= len(s) {
+			break
+		}
 		if b := s[i]; b < utf8.RuneSelf {
 			if b >= 0x20 && b != '"' && b != '\\' && (!escapeHTML || (b != '<' && b != '>' && b != '&')) {
 				i++
@@ -62,6 +78,29 @@ func Append(dst []byte, s string, escapeHTML bool) []byte {
 	dst = append(dst, s[start:]...)
 	return append(dst, '"')
 }
+
+const (
+	ones = 0x0101010101010101
+	high = 0x8080808080808080
+)
+
+// special flags (in its high bit) the first byte of the eight in x, read little-endian, that
+// Append cannot copy as it is: a control byte, '"', '\\', a byte of a multi-byte rune, and with
+// escapeHTML '<', '>' and '&'. Only the lowest flag is exact: bytes above it may be flagged
+// too (the borrow of a subtraction), which is all the caller reads.
+func special(x uint64, escapeHTML bool) uint64 {
+	m := (x - 0x20*ones) &^ x // below 0x20
+	m |= x                    // 0x80 and above
+	m |= zero(x ^ '"'*ones)
+	m |= zero(x ^ '\\'*ones)
+	if escapeHTML {
+		m |= zero(x^'<'*ones) | zero(x^'>'*ones) | zero(x^'&'*ones)
+	}
+	return m & high
+}
+
+// zero flags the zero bytes of x in their high bits (exact for the lowest, as for special).
+func zero(x uint64) uint64 { return (x - ones) &^ x }
 
 // AppendArray appends ss as a JSON array of strings ([] when empty, never null).
 func AppendArray(dst []byte, ss []string, escapeHTML bool) []byte {

@@ -3,6 +3,7 @@ package jsonstr
 import (
 	"bytes"
 	"encoding/json"
+	"strings"
 	"testing"
 )
 
@@ -82,4 +83,20 @@ func BenchmarkAppend(b *testing.B) {
 			buf = append(buf[:0], js...)
 		}
 	})
+}
+
+// BenchmarkAppendText is Append on a page's body text (5 KB of prose with some punctuation,
+// quotes and a few non-ASCII letters), the longest string of each line of documents.jsonl.
+func BenchmarkAppendText(b *testing.B) {
+	var sb strings.Builder
+	for sb.Len() < 5000 {
+		sb.WriteString(`The committee's "annual report" covers 2025–2026 & notes café openings; see page 12. `)
+	}
+	s := sb.String()
+	var buf []byte
+	b.SetBytes(int64(len(s)))
+	b.ReportAllocs()
+	for b.Loop() {
+		buf = Append(buf[:0], s, true)
+	}
 }

@@ -2,6 +2,7 @@ package warc
 
 import (
 	"bufio"
+	"bytes"
 	"strings"
 	"testing"
 )
@@ -53,4 +54,59 @@ func TestChunkedAlone(t *testing.T) {
 			t.Errorf("HTTPHead.chunkedAlone(%q) = %v, want %v", tt.header, got, tt.want)
 		}
 	}
+}
+
+// checkPlainChunks fails if plainChunks takes body and digests it otherwise than net/http's
+// reading does (chunkedPayload); it reports whether plainChunks took it.
+func checkPlainChunks(t testing.TB, body []byte) bool {
+	t.Helper()
+	got, ok := plainChunks(body)
+	if !ok {
+		return false
+	}
+	want, err := chunkedPayload(bytes.NewReader(body), payloadDigest{digest: "stored"})
+	if err != nil || got != want {
+		t.Fatalf("plainChunks(%q) = %+v, net/http reads %+v (%v)", body, got, want, err)
+	}
+	return true
+}
+
+// TestPlainChunks: the fast path takes the plain chunked bodies and digests them as net/http
+// de-chunks them; everything else (extensions, spaces, bare LF, trailers, bytes after the
+// end, a short or long chunk, 16 digits) is left to net/http.
+func TestPlainChunks(t *testing.T) {
+	tests := []struct {
+		body  string
+		plain bool
+	}{
+		{"0\r\n\r\n", true},
+		{"5\r\nhello\r\n0\r\n\r\n", true},
+		{"5\r\nhello\r\n7\r\n, world\r\n0\r\n\r\n", true},
+		{"A\r\n0123456789\r\n0\r\n\r\n", true},
+		{"000a\r\n0123456789\r\n00\r\n\r\n", true},
+		{"5;ext=1\r\nhello\r\n0\r\n\r\n", false},
+		{"5 \r\nhello\r\n0\r\n\r\n", false},
+		{"5\nhello\r\n0\r\n\r\n", false},
+		{"5\r\nhello\r\n0\r\nX-Trailer: 1\r\n\r\n", false},
+		{"5\r\nhello\r\n0\r\n\r\nextra", false},
+		{"5\r\nhell\r\n0\r\n\r\n", false},
+		{"5\r\nhello!\r\n0\r\n\r\n", false},
+		{"5\r\nhello\r\n", false},
+		{"5\r\nhello\r\n0\r\n", false},
+		{"0000000000000005\r\nhello\r\n0\r\n\r\n", false},
+		{"\r\n5\r\nhello\r\n0\r\n\r\n", false},
+		{"", false},
+	}
+	for _, tt := range tests {
+		if got := checkPlainChunks(t, []byte(tt.body)); got != tt.plain {
+			t.Errorf("plainChunks(%q) took it: %v, want %v", tt.body, got, tt.plain)
+		}
+	}
+}
+
+// FuzzPlainChunks: whatever plainChunks takes, it digests as net/http de-chunks it.
+func FuzzPlainChunks(f *testing.F) {
+	f.Add([]byte("5\r\nhello\r\n7\r\n, world\r\n0\r\n\r\n"))
+	f.Add([]byte("1\r\nx\r\n0\r\n\r\n"))
+	f.Fuzz(func(t *testing.T, body []byte) { checkPlainChunks(t, body) })
 }

@@ -295,6 +295,14 @@ func (b *rawBlock) payload() io.Reader {
 	return io.NewSectionReader(b.f, b.hdrLen-int64(len(b.mem)), b.n-b.hdrLen)
 }
 
+// memPayload is what payload reads, when all of it is in memory.
+func (b *rawBlock) memPayload() ([]byte, bool) {
+	if b.f != nil || b.hdrLen > int64(len(b.mem)) {
+		return nil, false
+	}
+	return b.mem[b.hdrLen:], true
+}
+
 func (b *rawBlock) Size() int64 { return b.n }
 
 func (b *rawBlock) WriteTo(w io.Writer) (int64, error) {

@@ -240,20 +240,17 @@ func (w *Writer) buildResponse(c Capture, h captureHeaders) (*builtResponse, err
 	}
 	r := &builtResponse{header: hdr}
 	r.status, r.mime, r.hasMime = lenientHead(hdr)
-	r.payload = payloadDigest{digest: sha1Digest(raw.paySum), size: raw.Size() - int64(len(hdr))}
-	if headChunkedAlone(hdr) {
-		var plain bool
-		if body, ok := raw.memPayload(); ok {
-			var d payloadDigest
-			if d, plain = plainChunks(body); plain {
-				r.payload = d
-			}
-		}
-		if !plain {
-			if r.payload, err = chunkedPayload(raw.payload(), r.payload); err != nil {
-				_ = raw.Close()
-				return nil, fmt.Errorf("digest payload of %s: %w", c.URL, err)
-			}
+	chunked, plain := headChunkedAlone(hdr), false
+	if body, ok := raw.memPayload(); ok && chunked {
+		r.payload, plain = plainChunks(body)
+	}
+	switch {
+	case !chunked:
+		r.payload = raw.storedPayloadDigest()
+	case !plain:
+		if r.payload, err = chunkedPayload(raw.payload(), raw.storedPayloadDigest()); err != nil {
+			_ = raw.Close()
+			return nil, fmt.Errorf("digest payload of %s: %w", c.URL, err)
 		}
 	}
 	fields := commonFields(h.respID, h.date, c.URL, c.IP, h.infoID)

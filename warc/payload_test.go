@@ -24,6 +24,7 @@ import (
 // (valid, or failing for the reason given).
 func TestChunkedPayloadDigest(t *testing.T) {
 	entity := []byte("0123456789abcdefghijklmnopqrstuvwxyz")
+	big := bytes.Repeat([]byte("0123456789abcdefghijklmnopqrstuvwxyz.\n"), 40_000) // 1.5 MB
 	wf := warctest.Chunk(entity, 10) // "a\r\n0123456789\r\n" three times, "6\r\nuvwxyz\r\n", "0\r\n\r\n"
 	noLast := bytes.TrimSuffix(wf, []byte("0\r\n\r\n"))
 	cat := func(parts ...string) []byte { return []byte(strings.Join(parts, "")) }
@@ -50,6 +51,11 @@ func TestChunkedPayloadDigest(t *testing.T) {
 		{name: "chunk extensions", body: cat("a;name=value\r\n0123456789\r\n1a;q=\"x;y\"\r\n", string(entity[10:]), "\r\n0;last\r\n\r\n"), entity: entity},
 		{name: "white space after a size", body: cat("a \r\n0123456789\r\n1a\t\r\n", string(entity[10:]), "\r\n0\r\n\r\n"), entity: entity},
 		{name: "only the last chunk", body: []byte("0\r\n\r\n"), entity: []byte{}},
+		// Past the 1 MiB a response keeps in memory (the rest spooled to a file).
+		{name: "well formed, past memory", body: warctest.Chunk(big, 100_000), entity: big},
+		{name: "not chunked, past memory", te: []string{}, body: big},
+		{name: "cut short, past memory", body: warctest.Chunk(big, 100_000)[:1_300_000], truncated: "disconnect", ia: readFails,
+			warcio: big[:1_200_000+99_885]}, // the whole chunks and what came of the last
 		{name: "bytes after the last chunk", body: cat(string(wf), "HTTP/1.1 200 OK\r\n"), entity: entity},
 		{name: "Transfer-Encoding in capitals", te: []string{"Chunked"}, body: wf, entity: entity,
 			warcio: wf}, // de-chunks only "chunked", exactly

@@ -168,7 +168,7 @@ type rawBlock struct {
 	hdrDone  bool  // the blank line was read
 	lineLen  int   // bytes of the header line being read
 	blockSum hash.Hash
-	paySum   hash.Hash
+	paySum   hash.Hash // the stored payload's digest, kept from the time the block spills to f
 }
 
 var readPool = sync.Pool{New: func() any { b := make([]byte, 32<<10); return &b }}
@@ -181,7 +181,7 @@ var rawMems = sync.Pool{New: func() any { b := make([]byte, 0, 16<<10); return &
 // readRaw reads r to its end into a rawBlock; sizeHint, when positive, is its expected length.
 // Temp files go to dir.
 func readRaw(r io.Reader, sizeHint int64, dir string) (*rawBlock, error) {
-	b := &rawBlock{blockSum: sha1.New(), paySum: sha1.New()}
+	b := &rawBlock{blockSum: sha1.New()}
 	if sizeHint > 0 {
 		b.mem = (*rawMems.Get().(*[]byte))[:0]
 		if want := int(min(sizeHint, rawMem)); cap(b.mem) < want {
@@ -215,6 +215,7 @@ func readRaw(r io.Reader, sizeHint int64, dir string) (*rawBlock, error) {
 // add takes p, the next bytes read: already in place at the end of mem when direct, else
 // appended to mem while it has room and to the temp file after that.
 func (b *rawBlock) add(p []byte, direct bool, dir string) error {
+	memBefore := len(b.mem)
 	switch {
 	case direct:
 		b.mem = b.mem[:len(b.mem)+len(p)]
@@ -240,10 +241,28 @@ func (b *rawBlock) add(p []byte, direct bool, dir string) error {
 	if !b.hdrDone {
 		p = p[b.scanHeader(p):]
 	}
-	if len(p) > 0 {
+	if b.f != nil {
+		// Past memory the payload is digested as it comes (the file is not read back for it),
+		// from what of it memory holds.
+		if b.paySum == nil {
+			b.paySum = sha1.New()
+			if b.hdrLen < int64(memBefore) {
+				b.paySum.Write(b.mem[b.hdrLen:memBefore])
+			}
+		}
 		b.paySum.Write(p)
 	}
 	return nil
+}
+
+// storedPayloadDigest is the digest of the bytes after the header block, as stored. A block
+// held in memory is digested now: a chunked body's is mostly never asked for (plainChunks).
+func (b *rawBlock) storedPayloadDigest() payloadDigest {
+	size := b.n - b.hdrLen
+	if b.paySum != nil {
+		return payloadDigest{digest: sha1Digest(b.paySum), size: size}
+	}
+	return payloadDigest{digest: digestBytes(b.mem[min(b.hdrLen, int64(len(b.mem))):]), size: size}
 }
 
 // scanHeader consumes the header bytes at the start of p and returns how many there are.

@@ -24,9 +24,9 @@ import (
 // (valid, or failing for the reason given).
 func TestChunkedPayloadDigest(t *testing.T) {
 	entity := []byte("0123456789abcdefghijklmnopqrstuvwxyz")
-	big := bytes.Repeat([]byte("0123456789abcdefghijklmnopqrstuvwxyz.\n"), 40_000) // 1.5 MB
 	wf := warctest.Chunk(entity, 10) // "a\r\n0123456789\r\n" three times, "6\r\nuvwxyz\r\n", "0\r\n\r\n"
 	noLast := bytes.TrimSuffix(wf, []byte("0\r\n\r\n"))
+	big := bytes.Repeat([]byte("0123456789abcdefghijklmnopqrstuvwxyz.\n"), 40_000) // 1.5 MB
 	cat := func(parts ...string) []byte { return []byte(strings.Join(parts, "")) }
 	chunked := []string{"chunked"}
 	const (

@@ -212,17 +212,19 @@ type tab struct {
 	epoch  int
 	wills  map[network.RequestID]will // each request's Network.requestWillBeSent
 	frames map[cdp.FrameID]int        // epoch in which each child frame was first seen
+	docs   map[cdp.LoaderID]int       // epoch in which each document committed (any frame)
 }
 
 // will is a request's announcement (Network.requestWillBeSent): the epoch it came in, the
-// request's place in its renderer's sequence (requestSeq), and what started it (for a
+// request's place in its renderer's sequence (requestSeq), what started it (for a
 // navigation: "other" for the browser's own, amber's Page.navigate among them; "script" for
-// one a script started).
+// one a script started), and the document that made it.
 type will struct {
 	epoch     int
 	proc      string
 	seq       int64
 	initiator network.InitiatorType
+	loader    cdp.LoaderID // the document that made the request; "" from a worker
 }
 
 // requestSeq splits a renderer's network request ID, "PROCESS.N", where N counts the
@@ -246,7 +248,7 @@ func requestSeq(id network.RequestID) (proc string, n int64, ok bool) {
 func (in *instance) newTab(ctx context.Context, f *Fetcher) (*tab, error) {
 	t := &tab{
 		inst: in, f: f, loads: make(chan struct{}, 16), ready: make(chan struct{}, 16),
-		wills: map[network.RequestID]will{}, frames: map[cdp.FrameID]int{},
+		wills: map[network.RequestID]will{}, frames: map[cdp.FrameID]int{}, docs: map[cdp.LoaderID]int{},
 	}
 	t.ctx, t.cancel = chromedp.NewContext(in.ctx, chromedp.WithListener(t.onEvent))
 	errc := make(chan error, 1)
@@ -336,7 +338,7 @@ func (t *tab) onEvent(ev any) {
 		t.mu.Lock()
 		if _, ok := t.wills[ev.RequestID]; !ok && ev.RequestID != "" {
 			proc, seq, _ := requestSeq(ev.RequestID)
-			w := will{epoch: t.epoch, proc: proc, seq: seq}
+			w := will{epoch: t.epoch, proc: proc, seq: seq, loader: ev.LoaderID}
 			if ev.Initiator != nil {
 				w.initiator = ev.Initiator.Type
 			}
@@ -363,6 +365,9 @@ func (t *tab) onEvent(ev any) {
 			t.seeFrameLocked(ev.Frame.ID)
 		} else if r := t.rec; r != nil && r.epoch == 0 && r.loader != "" && network.RequestID(ev.Frame.LoaderID) == r.loader {
 			t.commitLocked(r)
+		}
+		if _, ok := t.docs[ev.Frame.LoaderID]; !ok && ev.Frame.LoaderID != "" {
+			t.docs[ev.Frame.LoaderID] = t.epoch
 		}
 		t.mu.Unlock()
 	case *network.EventLoadingFinished:
@@ -438,6 +443,11 @@ func (t *tab) commitLocked(r *recorder) {
 	for id, e := range t.frames {
 		if e < t.epoch-1 {
 			delete(t.frames, id)
+		}
+	}
+	for id, e := range t.docs {
+		if e < t.epoch-1 {
+			delete(t.docs, id)
 		}
 	}
 	close(r.commit)
@@ -525,13 +535,13 @@ func (t *tab) placeLocked(ev *cdpfetch.EventRequestPaused, epoch int) verdict {
 		// A main-frame navigation the browser announced before the commit is not the page's
 		// (its own committed; see verdictLocked): one the previous page started in the
 		// moment before it.
-		if w, ok := t.wills[ev.NetworkID]; ok && ev.FrameID == t.targetID && w.epoch < epoch {
+		if w, ok := t.wills[ev.NetworkID]; ok && ev.FrameID == t.targetID && t.willEpochLocked(w) < epoch {
 			return stale
 		}
 		return ofPage
 	}
 	if w, ok := t.wills[ev.NetworkID]; ok {
-		if w.epoch < epoch {
+		if t.willEpochLocked(w) < epoch {
 			return stale
 		}
 		return ofPage
@@ -544,14 +554,27 @@ func (t *tab) placeLocked(ev *cdpfetch.EventRequestPaused, epoch int) verdict {
 		if w.proc != proc {
 			continue
 		}
-		switch {
-		case w.epoch < epoch && w.seq > n:
+		switch e := t.willEpochLocked(w); {
+		case e < epoch && w.seq > n:
 			return stale
-		case w.epoch >= epoch && w.seq < n:
+		case e >= epoch && w.seq < n:
 			return ofPage
 		}
 	}
 	return held
+}
+
+// willEpochLocked is the epoch of w's request: that in which the document that made it
+// committed, when known, else that in which it was announced. The announcement of a request
+// the previous page made just before the commit can come after it (the browser's network
+// events and the renderer's navigation events are not ordered between them, and a loaded
+// machine widens the gap: TestPreviousPage saw a /tick so taken for the next page's); its
+// document says whose it is. t.mu must be held.
+func (t *tab) willEpochLocked(w will) int {
+	if e, ok := t.docs[w.loader]; ok && w.loader != "" {
+		return e
+	}
+	return w.epoch
 }
 
 // landed hands Chromium's end of a network request to the page's recorder.

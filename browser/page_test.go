@@ -446,8 +446,14 @@ func TestPlace(t *testing.T) {
 			"10.9":   {epoch: 2, proc: "10", seq: 9}, // the page's
 			"20.3":   {epoch: 2, proc: "20", seq: 3}, // the page's, in another renderer
 			"LOADER": {epoch: 1},                     // a navigation's
+			// Announced after the commit, made by the previous page's document (DOC1) or by
+			// the page's (DOC2), in a renderer of their own.
+			"40.8":  {epoch: 2, proc: "40", seq: 8, loader: "DOC1"},
+			"40.12": {epoch: 2, proc: "40", seq: 12, loader: "DOC2"},
+			"40.15": {epoch: 2, proc: "40", seq: 15, loader: "UNSEEN"},
 		},
 		frames: map[cdp.FrameID]int{"OLD": 1, "NEW": 2},
+		docs:   map[cdp.LoaderID]int{"DOC1": 1, "DOC2": 2},
 	}
 	for _, tc := range []struct {
 		name  string
@@ -473,6 +479,11 @@ func TestPlace(t *testing.T) {
 		{name: "a document in the main frame after the commit", id: "NAV", frame: main, typ: network.ResourceTypeDocument, want: ofPage},
 		{name: "a document in the main frame announced after the commit", id: "10.9", frame: main, typ: network.ResourceTypeDocument, want: ofPage},
 		{name: "a document in the main frame announced before the commit", id: "LOADER", frame: main, typ: network.ResourceTypeDocument, want: stale},
+		{name: "announced after the commit by the previous page's document", id: "40.8", frame: main, want: stale},
+		{name: "made before that", id: "40.7", frame: main, want: stale},
+		{name: "announced after the commit by the page's document", id: "40.12", frame: main, want: ofPage},
+		{name: "made between the two documents' requests", id: "40.10", frame: main, want: held},
+		{name: "announced after the commit by no known document", id: "40.15", frame: main, want: ofPage},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			typ := tc.typ

@@ -128,7 +128,6 @@ type blockWriter struct {
 
 func newBlockWriter(w io.Writer, n int, filename string) *blockWriter {
 	b := &blockWriter{w: w, n: n, filename: filename}
-	b.gz = gzip.NewWriter(&b.member)
 	meta, _ := json.Marshal(struct {
 		Format   string `json:"format"`
 		Filename string `json:"filename"`
@@ -156,6 +155,9 @@ func (b *blockWriter) flush() error {
 		return nil
 	}
 	b.member.Reset()
+	if b.gz == nil {
+		b.gz = gzip.NewWriter(&b.member)
+	}
 	b.gz.Reset(&b.member)
 	if _, err := b.gz.Write(b.raw.Bytes()); err != nil {
 		return err

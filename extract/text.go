@@ -54,7 +54,15 @@ func (t *textBuf) write(text []byte) {
 				}
 				r = r[end:]
 				t.word()
-				t.b = append(t.b, chunk[:min(len(chunk), t.limit+1-len(t.b))]...)
+				// Past the limit a byte at a time would stop after the first character that
+				// takes the text over it (a space is written only with the character after it):
+				// String's repair of invalid UTF-8 can shorten the text, so exactly as much is
+				// kept (FuzzTextBuf).
+				k := max(t.limit+1-len(t.b), 1)
+				if k < len(chunk) && chunk[k-1] == ' ' {
+					k++
+				}
+				t.b = append(t.b, chunk[:min(len(chunk), k)]...)
 				t.space = trailing
 				if len(t.b) > t.limit {
 					t.full = true

@@ -48,6 +48,10 @@ func Navigates(path string) bool {
 // Heritrix's UriProcessingFormatter does.
 const maxLogged = 50
 
+// maxSkipped bounds the N of an abbreviated path read back, so that adding the letters Logged
+// leaves out to it cannot overflow.
+const maxSkipped = 1 << 40
+
 // Logged is a hop path as Heritrix writes it in crawl.log (CrawlURI.extendHopsPath): "-" for a
 // seed, the path itself up to 50 letters, and a longer one as "N+" followed by its last 50
 // letters, N being the number of letters left out. A path already in that form (as read back
@@ -57,12 +61,14 @@ func Logged(path string) string {
 	if path == "" {
 		return "-"
 	}
-	// Only what Logged writes is read as abbreviated: N > 0 letters left out, then letters
-	// without a '+'. Anything else (a crawl.log column edited or damaged: "0+0+") is taken as
-	// letters, so that writing what was read back gives the same column.
+	// Only what Logged writes is read as abbreviated: N > 0 letters left out, N written as
+	// strconv.Itoa writes it, then the letters, whatever they are (the last 50 of a damaged
+	// column can hold a '+': "1+0…+00" is read as 1 left out, not as 52 letters, which would
+	// write "2+0…+00"). Anything else (a crawl.log column edited or damaged: "0+0+", "01+L") is
+	// taken as letters, so that writing what was read back gives the same column.
 	skipped, letters := 0, path
-	if n, rest, ok := strings.Cut(path, "+"); ok && strings.IndexByte(rest, '+') < 0 {
-		if k, err := strconv.Atoi(n); err == nil && k > 0 {
+	if n, rest, ok := strings.Cut(path, "+"); ok {
+		if k, err := strconv.Atoi(n); err == nil && k > 0 && k <= maxSkipped && strconv.Itoa(k) == n {
 			skipped, letters = k, rest
 		}
 	}

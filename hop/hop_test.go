@@ -28,6 +28,12 @@ func TestLogged(t *testing.T) {
 		{"0+L", "0+L"},
 		{"5+0+", "5+0+"},
 		{"-1+L", "-1+L"},
+		{"01+L", "01+L"},
+		{"2000000000000+L", "2000000000000+L"},
+		// A long damaged column whose last 50 letters hold a '+' (FuzzParseLine: written
+		// "1+0…+00", read back as 52 letters and written "2+0…+00").
+		{"0+" + strings.Repeat("0", 47) + "+00", "2+" + strings.Repeat("0", 47) + "+00"},
+		{"1+" + strings.Repeat("0", 47) + "+00", "1+" + strings.Repeat("0", 47) + "+00"},
 	}
 	for _, tt := range tests {
 		if got := Logged(tt.in); got != tt.want {

@@ -195,18 +195,17 @@ func appendPadded(b []byte, s string, w int) []byte {
 }
 
 // mimeColumn is the MIME column as Heritrix's MimetypeUtils.truncate writes it.
+// A media type cut down to nothing or to "-" (which ParseLine reads as none: FuzzParseLine
+// gave "-,") is written as none is.
 func (l Line) mimeColumn() string {
-	if l.MIME == "" {
-		if l.Status > 0 {
-			return UnknownType
-		}
-		return NoType
-	}
 	m := l.MIME
 	if i := strings.IndexAny(m, " \t\r\n\v\f;,"); i >= 0 {
 		m = m[:i]
 	}
-	if m == "" {
+	if m == "" || m == "-" {
+		if l.MIME == "" && l.Status > 0 {
+			return UnknownType
+		}
 		return NoType
 	}
 	return m

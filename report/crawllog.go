@@ -317,7 +317,9 @@ func ParseLine(s string) (Line, error) {
 // missing).
 func parseFetchTime(col string) (time.Time, time.Duration, error) {
 	ts, dur, ok := strings.Cut(col, "+")
-	if len(ts) != 17 {
+	if len(ts) != 17 || strings.Trim(ts, "0123456789") != "" {
+		// Digits only: Atoi would take "-01" for the milliseconds (FuzzParseLine), a time
+		// before the one written, which Format cannot write back as 17 digits.
 		return time.Time{}, 0, fmt.Errorf("%w: fetch time %q: want 17 digits", ErrMalformedLine, ts)
 	}
 	start, err := time.Parse("20060102150405", ts[:14])

@@ -123,8 +123,8 @@ func plainChunks(p []byte) (d payloadDigest, ok bool) {
 		j := 0
 		var size uint64
 		for ; j < len(p) && j < 15; j++ {
-			v := hexValue(p[j])
-			if v < 0 {
+			v, ok := unhex(p[j])
+			if !ok {
 				break
 			}
 			size = size<<4 | uint64(v)
@@ -146,19 +146,6 @@ func plainChunks(p []byte) (d payloadDigest, ok bool) {
 		total += int64(size)
 		p = p[size+2:]
 	}
-}
-
-// hexValue is the value of the hexadecimal digit c, or -1.
-func hexValue(c byte) int {
-	switch {
-	case '0' <= c && c <= '9':
-		return int(c - '0')
-	case 'a' <= c && c <= 'f':
-		return int(c-'a') + 10
-	case 'A' <= c && c <= 'F':
-		return int(c-'A') + 10
-	}
-	return -1
 }
 
 // headReaders are chunkedPayload's buffered readers (a new 4 KiB one for every chunked

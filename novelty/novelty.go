@@ -56,15 +56,8 @@ type Measure struct {
 // short) is not judged.
 func (m Measure) Little() bool { return m.Shingles > 0 && m.New*5 < m.Shingles }
 
-// Shingles calls fn with the hash of each sampled shingle of text, in order, duplicates
-// included.
-func Shingles(text string, fn func(uint64)) {
-	for _, h := range appendShingles(nil, []string{text}) {
-		fn(h)
-	}
-}
-
-// appendShingles appends to dst the sampled shingles of the parts joined by line breaks,
+// appendShingles appends to dst the hash of each sampled shingle of the parts (in order,
+// duplicates included) joined by line breaks,
 // without joining them: the end of a part ends a word, and shingles run on across parts.
 func appendShingles(dst []uint64, parts []string) []uint64 {
 	// w0 to w3 are the last four words' hashes, w3 the newest; n counts the words up to four.

@@ -2,12 +2,12 @@ package extract
 
 import (
 	"bytes"
-	"encoding/binary"
-	"math/bits"
 	"strings"
 	"sync"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/amber-crawler/amber/internal/swar"
 )
 
 // textBuf accumulates text with runs of white space (Unicode White_Space, which includes
@@ -106,18 +106,14 @@ func (t *textBuf) write(text []byte) {
 	}
 }
 
-// printableASCII is the length of b's leading run of printable ASCII bytes (0x20 to 0x7e):
-// eight bytes at a time, each word flagging in its high bits the bytes below 0x20, 0x7f (DEL)
-// and those of 0x80 and above. Only the lowest flag of a word is exact (a flagged byte's borrow
-// may flag those above it), which is all this reads.
+// printableASCII is the length of b's leading run of printable ASCII bytes (0x20 to 0x7e),
+// read eight bytes at a time (package swar).
 func printableASCII(b []byte) int {
-	const ones, high = 0x0101010101010101, 0x8080808080808080
 	n := 0
 	for len(b)-n >= 8 {
-		x := binary.LittleEndian.Uint64(b[n:])
-		del := x ^ 0x7f*ones
-		if m := ((x-0x20*ones)&^x | x | (del-ones)&^del) & high; m != 0 {
-			return n + bits.TrailingZeros64(m)/8
+		x := swar.Load(b[n:])
+		if m := swar.Less(x, 0x20) | swar.Equal(x, 0x7f) | swar.NonASCII(x); m != 0 {
+			return n + swar.First(m)
 		}
 		n += 8
 	}

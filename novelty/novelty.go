@@ -22,11 +22,12 @@
 package novelty
 
 import (
-	"encoding/binary"
 	"math/bits"
 	"sync"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/amber-crawler/amber/internal/swar"
 )
 
 // Shingle and sampling parameters.
@@ -103,11 +104,11 @@ func wordAt(text string, i int) (uint64, int) {
 	accN := 0
 	for i < len(text) {
 		if accN == 0 && len(text)-i >= 8 {
-			if x := binary.LittleEndian.Uint64([]byte(text[i : i+8])); x&high == 0 {
-				letters := between(x|0x20*ones, 'a', 'z')
-				digits := between(x, '0', '9')
-				lower := x | letters>>2 // 0x20 at each letter
-				stop := ^(letters | digits) & high
+			if x := swar.LoadString(text[i:]); swar.NonASCII(x) == 0 {
+				letters := swar.Between(x|0x2020202020202020, 'a', 'z')
+				digits := swar.Between(x, '0', '9')
+				lower := x | letters>>2                          // 0x20 at each letter
+				stop := ^(letters | digits) & 0x8080808080808080 // the other bytes' high bits
 				if stop == 0 {
 					h = (h ^ lower) * prime
 					digit = digit || digits != 0
@@ -115,7 +116,7 @@ func wordAt(text string, i int) (uint64, int) {
 					continue
 				}
 				// The word ends within these eight bytes, at an ASCII separator.
-				if k := bits.TrailingZeros64(stop) / 8; k > 0 {
+				if k := swar.First(stop); k > 0 {
 					keep := uint64(1)<<(8*k) - 1
 					h = (h ^ lower&keep) * prime
 					digit = digit || digits&keep != 0
@@ -167,17 +168,6 @@ func wordHash(h uint64, digit bool) uint64 {
 		return 0x23
 	}
 	return h
-}
-
-const (
-	ones = 0x0101010101010101
-	high = 0x8080808080808080
-)
-
-// between flags in its high bit each byte of x from lo to hi; every byte of x is below 0x80,
-// so that no sum carries into the next byte.
-func between(x uint64, lo, hi byte) uint64 {
-	return (x + (0x80-uint64(lo))*ones) &^ (x + (0x7f-uint64(hi))*ones) & high
 }
 
 // shingleHash hashes the shingle of the words hashed w0 to w3, w3 the newest: each word's hash

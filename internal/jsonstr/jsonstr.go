@@ -4,9 +4,9 @@
 package jsonstr
 
 import (
-	"encoding/binary"
-	"math/bits"
 	"unicode/utf8"
+
+	"github.com/amber-crawler/amber/internal/swar"
 )
 
 const hex = "0123456789abcdef"
@@ -22,9 +22,8 @@ func Append(dst []byte, s string, escapeHTML bool) []byte {
 	for i := 0; i < len(s); {
 		// Eight bytes at a time while none needs a look (most of a page's text).
 		for len(s)-i >= 8 {
-			m := special(binary.LittleEndian.Uint64([]byte(s[i:i+8])), escapeHTML)
-			if m != 0 {
-				i += bits.TrailingZeros64(m) / 8
+			if m := special(swar.LoadString(s[i:]), escapeHTML); m != 0 {
+				i += swar.First(m)
 				break
 			}
 			i += 8
@@ -79,28 +78,16 @@ func Append(dst []byte, s string, escapeHTML bool) []byte {
 	return append(dst, '"')
 }
 
-const (
-	ones = 0x0101010101010101
-	high = 0x8080808080808080
-)
-
-// special flags (in its high bit) the first byte of the eight in x, read little-endian, that
-// Append cannot copy as it is: a control byte, '"', '\\', a byte of a multi-byte rune, and with
-// escapeHTML '<', '>' and '&'. Only the lowest flag is exact: bytes above it may be flagged
-// too (the borrow of a subtraction), which is all the caller reads.
+// special flags the bytes of the eight in x (package swar) that Append cannot copy as they
+// are: control bytes, '"', '\\', the bytes of multi-byte runes, and with escapeHTML '<', '>'
+// and '&'.
 func special(x uint64, escapeHTML bool) uint64 {
-	m := (x - 0x20*ones) &^ x // below 0x20
-	m |= x                    // 0x80 and above
-	m |= zero(x ^ '"'*ones)
-	m |= zero(x ^ '\\'*ones)
+	m := swar.Less(x, 0x20) | swar.NonASCII(x) | swar.Equal(x, '"') | swar.Equal(x, '\\')
 	if escapeHTML {
-		m |= zero(x^'<'*ones) | zero(x^'>'*ones) | zero(x^'&'*ones)
+		m |= swar.Equal(x, '<') | swar.Equal(x, '>') | swar.Equal(x, '&')
 	}
-	return m & high
+	return m
 }
-
-// zero flags the zero bytes of x in their high bits (exact for the lowest, as for special).
-func zero(x uint64) uint64 { return (x - ones) &^ x }
 
 // AppendArray appends ss as a JSON array of strings ([] when empty, never null).
 func AppendArray(dst []byte, ss []string, escapeHTML bool) []byte {

@@ -11,6 +11,7 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"slices"
 	"sync"
 	"time"
 
@@ -421,9 +422,16 @@ func (m Meta) After(_ context.Context, r *chain.Record) (chain.Verdict, error) {
 	if p.NoIndex && !m.ignoreMeta {
 		p.Document = nil
 	}
-	var kept []extract.Outlink
-	for _, l := range p.Links {
-		if l.Hop == hop.Link && (noFollow || l.NoFollow) {
+	denied := func(l extract.Outlink) bool { return l.Hop == hop.Link && (noFollow || l.NoFollow) }
+	first := slices.IndexFunc(p.Links, denied)
+	if first < 0 {
+		// Most pages deny nothing: their links stay as they are, not copied.
+		p.DeniedReason = report.DenyNofollow
+		return chain.Proceed, nil
+	}
+	kept := slices.Clip(p.Links[:first])
+	for _, l := range p.Links[first:] {
+		if denied(l) {
 			p.Denied = append(p.Denied, l.URL)
 			continue
 		}

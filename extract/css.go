@@ -18,11 +18,13 @@ func CSS(pageURL string, body []byte) ([]Outlink, error) {
 	if err != nil {
 		return nil, err
 	}
-	return resolveAll(r, cssRefs(body, 0).links), nil
+	refs := cssRefs(body, 0)
+	defer refs.release()
+	return resolveAll(r, refs.links), nil
 }
 
 // cssRefs returns the references of a stylesheet body, at most limit of them (0: no limit).
-func cssRefs(body []byte, limit int) refList {
+func cssRefs(body []byte, limit int) *refList {
 	refs := newRefList(limit)
 	scanCSS(string(body), func(ref string, isImport bool) {
 		ctx := "css/url()"

@@ -54,6 +54,7 @@ func parseHTML(pageURL, contentType string, body []byte, cfg *DocConfig, maxLink
 	text, charsetName, queryEnc := decodeHTML(body, contentType)
 	page.queryEnc = queryEnc
 	p := htmlParser{pageURL: pageURL, refs: newRefList(maxLinks), refreshMax: refreshMax}
+	defer p.refs.release()
 	if cfg != nil {
 		p.doc = newDocState(cfg.withDefaults(), pageURL)
 	}
@@ -91,7 +92,7 @@ func parseHTML(pageURL, contentType string, body []byte, cfg *DocConfig, maxLink
 // tree of the top-level document and collects its text (docState in htmldoc.go).
 type htmlParser struct {
 	pageURL string
-	refs    refList
+	refs    *refList
 	attrs   []attr // attributes of the current tag, reused between tags
 
 	baseSeen bool

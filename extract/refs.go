@@ -2,6 +2,7 @@ package extract
 
 import (
 	"hash/maphash"
+	"sync"
 
 	"github.com/amber-crawler/amber/hop"
 )
@@ -34,8 +35,32 @@ type refKey struct {
 	hop byte
 }
 
-func newRefList(limit int) refList {
-	return refList{limit: max(limit, 0), seen: map[link]int{}, byRef: map[refKey]int{}}
+// newRefList returns an empty refList of the given limit, which release may give back for
+// the next body: its maps and slices grown for one page serve the next (they were a tenth
+// of the bytes a crawl of 5 KB pages allocated).
+func newRefList(limit int) *refList {
+	r := refLists.Get().(*refList)
+	r.limit = max(limit, 0)
+	return r
+}
+
+var refLists = sync.Pool{New: func() any {
+	return &refList{seen: map[link]int{}, byRef: map[refKey]int{}}
+}}
+
+// maxPooledRefs bounds the references of a refList kept for reuse.
+const maxPooledRefs = 4096
+
+// release empties r and gives it back for reuse; r is not used after.
+func (r *refList) release() {
+	if cap(r.links) > maxPooledRefs || len(r.seen) > maxPooledRefs {
+		return
+	}
+	clear(r.links[:cap(r.links)]) // the strings they hold
+	*r = refList{links: r.links[:0], seen: r.seen, byRef: r.byRef, linkIdx: r.linkIdx[:0]}
+	clear(r.seen)
+	clear(r.byRef)
+	refLists.Put(r)
 }
 
 // add records l.

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/amber-crawler/amber/addrgate"
 	"github.com/amber-crawler/amber/chain"
@@ -214,8 +215,9 @@ func rewrittenNote(from string) string {
 func (o *outlinks) decide(u frontier.URL, content chain.Content) decided {
 	var d decided
 	links := content.Links
-	canon := make([]string, len(links))
-	from := make([]string, len(links))
+	sc := decideScratches.Get().(*decideScratch)
+	defer sc.release()
+	canon, from := sc.strings(len(links))
 	for i, l := range links {
 		canon[i], from[i] = o.canonical(l.URL)
 	}
@@ -223,22 +225,17 @@ func (o *outlinks) decide(u frontier.URL, content chain.Content) decided {
 	if content.Listed {
 		max = len(links)
 	}
-	kept := keep(links, canon, max)
-	d.dropped = distinct(canon) - len(kept)
+	keepInto(sc.kept, links, canon, max)
+	d.dropped = distinctIn(sc.distinct, canon) - len(sc.kept)
 	// One entry per distinct kept URL, in the order first found, sized for the page at once:
-	// growing these (and d's lists) link by link was a tenth of a crawl's allocation.
-	type entry struct {
-		cu   string
-		in   bool
-		feed bool // found as a feed (auto-discovery)
-		best decision
-	}
-	entries := make([]entry, 0, len(kept))
-	at := make(map[string]int, len(kept))
+	// growing these (and d's lists) link by link was a tenth of a crawl's allocation. The
+	// entries, the index of them and the maps above are the scratch of one call, reused.
+	entries := slices.Grow(sc.entries[:0], len(sc.kept))
+	at := sc.at
 	d.metadata = make([]warc.Outlink, 0, len(links))
 	for i, l := range links {
 		cu := canon[i]
-		if cu == "" || !kept[cu] {
+		if cu == "" || !sc.kept[cu] {
 			continue
 		}
 		cand := o.decideOne(u, l, cu, content)
@@ -248,7 +245,7 @@ func (o *outlinks) decide(u frontier.URL, content chain.Content) decided {
 		if !ok {
 			k = len(entries)
 			at[cu] = k
-			entries = append(entries, entry{cu: cu, in: cand.decision.In, best: cand})
+			entries = append(entries, outlinkEntry{cu: cu, in: cand.decision.In, best: cand})
 		} else if cand.decision.In && !entries[k].in {
 			entries[k].in, entries[k].best = true, cand
 		}
@@ -256,6 +253,7 @@ func (o *outlinks) decide(u frontier.URL, content chain.Content) decided {
 			entries[k].feed = true
 		}
 	}
+	sc.entries = entries
 	d.in = make([]frontier.URL, 0, len(entries))
 	for i := range entries {
 		e := &entries[i]
@@ -272,6 +270,51 @@ func (o *outlinks) decide(u frontier.URL, content chain.Content) decided {
 		d.addIn(e.best)
 	}
 	return d
+}
+
+// outlinkEntry is decide's record of one distinct kept URL of a page.
+type outlinkEntry struct {
+	cu   string
+	in   bool
+	feed bool // found as a feed (auto-discovery)
+	best decision
+}
+
+// decideScratch is what decide needs only while it runs, kept from one page to the next.
+type decideScratch struct {
+	canon, from []string
+	kept        map[string]bool
+	distinct    map[string]struct{}
+	at          map[string]int
+	entries     []outlinkEntry
+}
+
+var decideScratches = sync.Pool{New: func() any {
+	return &decideScratch{kept: map[string]bool{}, distinct: map[string]struct{}{}, at: map[string]int{}}
+}}
+
+// maxScratchLinks bounds the links of a page whose scratch is kept for reuse.
+const maxScratchLinks = 4096
+
+// strings returns canon and from slices of n empty strings.
+func (sc *decideScratch) strings(n int) (canon, from []string) {
+	sc.canon = slices.Grow(sc.canon[:0], n)[:n]
+	sc.from = slices.Grow(sc.from[:0], n)[:n]
+	return sc.canon, sc.from
+}
+
+// release empties sc (it holds nothing of the page after) and gives it back for reuse.
+func (sc *decideScratch) release() {
+	if cap(sc.canon) > maxScratchLinks {
+		return
+	}
+	clear(sc.canon[:cap(sc.canon)])
+	clear(sc.from[:cap(sc.from)])
+	clear(sc.entries[:cap(sc.entries)])
+	clear(sc.kept)
+	clear(sc.distinct)
+	clear(sc.at)
+	decideScratches.Put(sc)
 }
 
 // decideOne decides the link l (canonical URL cu) of u: scope, the subcollection of the link,
@@ -320,12 +363,12 @@ func ruleReason(reason string) bool {
 		strings.HasPrefix(reason, platform.ReasonPrefix)
 }
 
-// keep returns the distinct canonical URLs (canon[i] of links[i]; "" for none) a page keeps
-// under a cap of max: all of them when they are no more than max; else first those found with
-// a hop other than hop.Link (embeds, redirects, the inferred favicon: what the page needs to
-// replay, and what makes a redirect a redirect), then links, each in document order.
-func keep(links []extract.Outlink, canon []string, max int) map[string]bool {
-	kept := make(map[string]bool, len(links))
+// keepInto puts in the empty map kept the distinct canonical URLs (canon[i] of links[i]; ""
+// for none) a page keeps under a cap of max: all of them when they are no more than max; else
+// first those found with a hop other than hop.Link (embeds, redirects, the inferred favicon:
+// what the page needs to replay, and what makes a redirect a redirect), then links, each in
+// document order.
+func keepInto(kept map[string]bool, links []extract.Outlink, canon []string, max int) {
 	for pass := range 2 {
 		for i, l := range links {
 			cu := canon[i]
@@ -333,17 +376,16 @@ func keep(links []extract.Outlink, canon []string, max int) map[string]bool {
 				continue
 			}
 			if len(kept) == max {
-				return kept
+				return
 			}
 			kept[cu] = true
 		}
 	}
-	return kept
 }
 
-// distinct returns the number of distinct non-empty strings in s.
-func distinct(s []string) int {
-	seen := make(map[string]struct{}, len(s))
+// distinctIn returns the number of distinct non-empty strings in s, counted in the empty
+// map seen.
+func distinctIn(seen map[string]struct{}, s []string) int {
 	for _, v := range s {
 		if v != "" {
 			seen[v] = struct{}{}

@@ -36,7 +36,8 @@ func TestKeep(t *testing.T) {
 			for i, l := range tt.links {
 				canon[i] = l.URL
 			}
-			got := keep(tt.links, canon, tt.max)
+			got := map[string]bool{}
+			keepInto(got, tt.links, canon, tt.max)
 			want := map[string]bool{}
 			for _, u := range tt.want {
 				want[u] = true

@@ -46,6 +46,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -695,8 +696,10 @@ func (f *Frontier) AddBatch(us []URL) ([]AddResult, error) {
 		return nil, err
 	}
 	defer f.exit()
-	adds := f.prepareAdds(us, res)
-	f.reserveAdds(us, adds)
+	sc := addScratches.Get().(*addScratch)
+	defer sc.release()
+	adds := f.prepareAdds(us, res, sc)
+	f.reserveAdds(us, adds, sc.firsts)
 	err := f.writeAdds(adds, res)
 	if f.hook != nil {
 		f.hook("added")
@@ -716,11 +719,34 @@ type addOp struct {
 	prev bool     // was rejected
 }
 
-// prepareAdds returns the addOp of each of us: its record (with Attempts reset to 0) and its
-// key in the known cache. A URL that cannot be stored is skipped, with its error wrapping
-// ErrURL in res. It takes no lock.
-func (f *Frontier) prepareAdds(us []URL, res []AddResult) []addOp {
-	adds := make([]addOp, len(us))
+// addScratch is what an AddBatch call needs only while it runs, kept from one call to the
+// next: its addOps (which the queues copy: registerAdds) and the set of its URLs.
+type addScratch struct {
+	adds   []addOp
+	firsts map[string]struct{}
+}
+
+var addScratches = sync.Pool{New: func() any { return &addScratch{firsts: map[string]struct{}{}} }}
+
+// maxScratchAdds bounds the URLs of a batch whose scratch is kept for reuse.
+const maxScratchAdds = 4096
+
+// release empties sc (it holds nothing of the batch after) and gives it back for reuse.
+func (sc *addScratch) release() {
+	if cap(sc.adds) > maxScratchAdds {
+		return
+	}
+	clear(sc.adds[:cap(sc.adds)])
+	clear(sc.firsts)
+	addScratches.Put(sc)
+}
+
+// prepareAdds returns the addOp of each of us, in sc: its record (with Attempts reset to 0)
+// and its key in the known cache. A URL that cannot be stored is skipped, with its error
+// wrapping ErrURL in res. It takes no lock.
+func (f *Frontier) prepareAdds(us []URL, res []AddResult, sc *addScratch) []addOp {
+	sc.adds = slices.Grow(sc.adds[:0], len(us))[:len(us)]
+	adds := sc.adds
 	for i := range us {
 		if err := checkURL(&us[i]); err != nil {
 			adds[i].skip, res[i].Err = true, err
@@ -742,11 +768,11 @@ func (f *Frontier) prepareAdds(us []URL, res []AddResult) []addOp {
 // f.mu held, which of adds are to be written: it skips a URL given earlier in the batch or
 // known to the store (unless only rejected), and gives every other its host, a sequence
 // number and its queue key, pending in its host until registerAdds. It then encodes their u/
-// keys and values, without the lock.
-func (f *Frontier) reserveAdds(us []URL, adds []addOp) {
+// keys and values, without the lock. seen is an empty set it may use.
+func (f *Frontier) reserveAdds(us []URL, adds []addOp, seen map[string]struct{}) {
 	var firsts map[string]struct{}
 	if len(us) > 1 {
-		firsts = make(map[string]struct{}, len(us))
+		firsts = seen
 	}
 	f.mu.Lock()
 	f.adding++

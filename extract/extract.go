@@ -51,6 +51,7 @@ import (
 	"fmt"
 	"net/url"
 	"strings"
+	"sync"
 
 	"github.com/amber-crawler/amber/hop"
 )
@@ -248,18 +249,15 @@ func resolveAll(r *resolver, refs []link) []Outlink {
 	if len(refs) == 0 {
 		return nil
 	}
-	type key struct {
-		url string
-		hop byte
-	}
-	seen := make(map[key]int, len(refs)) // index in out
-	raw := make(map[key]int, len(refs))  // references already resolved: index in out, or -1
-	var out []Outlink
+	m := resolveMaps.Get().(*resolveSets)
+	defer m.release()
+	seen, raw := m.seen, m.raw // index in out; references already resolved: index in out, or -1
+	out := make([]Outlink, 0, len(refs))
 	for _, l := range refs {
 		if l.evicted {
 			continue
 		}
-		if i, dup := raw[key{l.ref, l.hop}]; dup {
+		if i, dup := raw[refKey{l.ref, l.hop}]; dup {
 			if i >= 0 {
 				out[i].NoFollow = out[i].NoFollow && l.nofollow
 				out[i].Feed = out[i].Feed || l.feed
@@ -268,21 +266,44 @@ func resolveAll(r *resolver, refs []link) []Outlink {
 		}
 		u, ok := r.resolve(l.ref)
 		if !ok {
-			raw[key{l.ref, l.hop}] = -1
+			raw[refKey{l.ref, l.hop}] = -1
 			continue
 		}
-		k := key{u, l.hop}
+		k := refKey{u, l.hop}
 		if i, dup := seen[k]; dup {
-			raw[key{l.ref, l.hop}] = i
+			raw[refKey{l.ref, l.hop}] = i
 			out[i].NoFollow = out[i].NoFollow && l.nofollow
 			out[i].Feed = out[i].Feed || l.feed
 			continue
 		}
 		seen[k] = len(out)
-		raw[key{l.ref, l.hop}] = len(out)
+		raw[refKey{l.ref, l.hop}] = len(out)
 		out = append(out, Outlink{URL: u, Hop: l.hop, Context: l.context, NoFollow: l.nofollow, Feed: l.feed})
 	}
+	if len(out) == 0 {
+		return nil // no outlinks: nil, not an empty list
+	}
 	return out
+}
+
+// resolveSets are resolveAll's maps, reused from page to page.
+type resolveSets struct {
+	seen, raw map[refKey]int
+}
+
+var resolveMaps = sync.Pool{New: func() any {
+	return &resolveSets{seen: map[refKey]int{}, raw: map[refKey]int{}}
+}}
+
+// release empties m and gives it back for reuse, unless a page with very many references
+// grew it.
+func (m *resolveSets) release() {
+	if len(m.raw) > maxPooledRefs {
+		return
+	}
+	clear(m.seen)
+	clear(m.raw)
+	resolveMaps.Put(m)
 }
 
 // errPageURL wraps ErrPageURL with the offending value.

@@ -235,13 +235,13 @@ func (s *Seen) Measure(parts ...string) Measure {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for _, h := range hs {
-		if inFilter(s.cur, h, false) {
+		// Set in the current generation, which reports whether it held h already.
+		if inFilter(s.cur, h, true) {
 			continue
 		}
 		if s.old == nil || !inFilter(s.old, h, false) {
 			m.New++
 		}
-		inFilter(s.cur, h, true)
 		s.n++
 		if s.n >= s.capacity {
 			s.old, s.cur, s.n = s.cur, make([]uint64, FilterBytes/8), 0
@@ -303,7 +303,13 @@ func distinct(hs []uint64) []uint64 {
 func inFilter(f []uint64, h uint64, set bool) bool {
 	const blockWords = 8 // 512 bits
 	// h's low bits are the sampling's: the block is chosen by the others.
-	block := (bits.RotateLeft64(h, -2) % uint64(len(f)/blockWords)) * blockWords
+	n := uint64(len(f) / blockWords)
+	var block uint64
+	if n&(n-1) == 0 {
+		block = (bits.RotateLeft64(h, -2) & (n - 1)) * blockWords // what % gives, without a division
+	} else {
+		block = (bits.RotateLeft64(h, -2) % n) * blockWords
+	}
 	bs := f[block : block+blockWords : block+blockWords]
 	p := mix(h)
 	all := true

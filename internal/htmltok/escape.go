@@ -165,30 +165,24 @@ func unescapeEntity(s []byte, attribute bool) (rune, rune, int) {
 	return '&', 0, 1
 }
 
-// What cook does to the bytes it is given.
+// cooking says what cook does to the bytes it is given.
+type cooking uint8
+
 const (
-	cookNUL       = 1 << iota // NUL becomes U+FFFD
-	cookNewlines              // "\r\n" and "\r" become "\n"
-	cookUnescape              // character references are replaced
-	cookAttribute             // ... as in an attribute value (with cookUnescape)
+	cookNUL       cooking = 1 << iota // NUL becomes U+FFFD
+	cookNewlines                      // "\r\n" and "\r" become "\n"
+	cookUnescape                      // character references are replaced
+	cookAttribute                     // ... as in an attribute value (with cookUnescape)
 )
 
+// cookedBy is, for each byte, the cooking that changes it.
+var cookedBy = [256]cooking{0: cookNUL, '\r': cookNewlines, '&': cookUnescape}
+
 // needsCook reports whether cook(dst, s, how) would return anything but s.
-func needsCook(s []byte, how int) bool {
+func needsCook(s []byte, how cooking) bool {
 	for _, c := range s {
-		switch c {
-		case 0:
-			if how&cookNUL != 0 {
-				return true
-			}
-		case '\r':
-			if how&cookNewlines != 0 {
-				return true
-			}
-		case '&':
-			if how&cookUnescape != 0 {
-				return true
-			}
+		if cookedBy[c]&how != 0 {
+			return true
 		}
 	}
 	return false
@@ -199,7 +193,7 @@ func needsCook(s []byte, how int) bool {
 // order does not matter: a character reference (its name or digits, and the ';' or '=' read
 // after it) holds no CR or NUL, and what a reference gives is not converted again, so
 // reading references in s itself finds the same ones as reading them in the converted bytes.
-func cook(dst, s []byte, how int) []byte {
+func cook(dst, s []byte, how cooking) []byte {
 	for i := 0; i < len(s); {
 		switch c := s[i]; {
 		case c == 0 && how&cookNUL != 0:
@@ -219,8 +213,13 @@ func cook(dst, s []byte, how int) []byte {
 			}
 			i += n
 		default:
-			dst = append(dst, c)
-			i++
+			// Copy the run of bytes up to the next one to convert at once.
+			j := i + 1
+			for j < len(s) && cookedBy[s[j]]&how == 0 {
+				j++
+			}
+			dst = append(dst, s[i:j]...)
+			i = j
 		}
 	}
 	return dst

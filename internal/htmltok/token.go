@@ -22,6 +22,7 @@
 package htmltok
 
 import (
+	"bytes"
 	"io"
 	"strconv"
 )
@@ -178,24 +179,43 @@ func (z *Tokenizer) readByte() byte {
 	return x
 }
 
+// readPast reads up to and including the next byte c, as calls of readByte until one returns
+// c would, and reports whether there was one. The loops of readByte that look for one byte
+// (the '<' that ends text, the quote that ends a value) are calls of readPast, which finds it
+// with bytes.IndexByte.
+func (z *Tokenizer) readPast(c byte) bool {
+	i := bytes.IndexByte(z.buf[z.raw.end:], c)
+	if i < 0 {
+		z.raw.end = len(z.buf)
+		z.err = io.EOF
+		return false
+	}
+	z.raw.end += i + 1
+	return true
+}
+
+// isSpace reports whether c is one of the white space bytes of HTML's tokenizer.
+func isSpace(c byte) bool {
+	switch c {
+	case ' ', '\n', '\r', '\t', '\f':
+		return true
+	}
+	return false
+}
+
 // skipWhiteSpace skips past any white space.
 func (z *Tokenizer) skipWhiteSpace() {
 	if z.err != nil {
 		return
 	}
-	for {
-		c := z.readByte()
-		if z.err != nil {
-			return
-		}
-		switch c {
-		case ' ', '\n', '\r', '\t', '\f':
-			// No-op.
-		default:
-			z.raw.end--
+	for i := z.raw.end; i < len(z.buf); i++ {
+		if !isSpace(z.buf[i]) {
+			z.raw.end = i
 			return
 		}
 	}
+	z.raw.end = len(z.buf)
+	z.err = io.EOF
 }
 
 // readRawOrRCDATA reads until the next "</foo>", where "foo" is z.rawTag and
@@ -209,14 +229,10 @@ func (z *Tokenizer) readRawOrRCDATA() {
 	}
 loop:
 	for {
-		c := z.readByte()
-		if z.err != nil {
+		if !z.readPast('<') {
 			break loop
 		}
-		if c != '<' {
-			continue loop
-		}
-		c = z.readByte()
+		c := z.readByte()
 		if z.err != nil {
 			break loop
 		}
@@ -272,14 +288,10 @@ func (z *Tokenizer) readScript() {
 	var c byte
 
 scriptData:
-	c = z.readByte()
-	if z.err != nil {
+	if !z.readPast('<') {
 		return
 	}
-	if c == '<' {
-		goto scriptDataLessThanSign
-	}
-	goto scriptData
+	goto scriptDataLessThanSign
 
 scriptDataLessThanSign:
 	c = z.readByte()
@@ -551,17 +563,11 @@ func hasSuffix(b []byte, suffix string) bool {
 // readUntilCloseAngle reads until the next ">".
 func (z *Tokenizer) readUntilCloseAngle() {
 	z.data.start = z.raw.end
-	for {
-		c := z.readByte()
-		if z.err != nil {
-			z.data.end = z.raw.end
-			return
-		}
-		if c == '>' {
-			z.data.end = z.raw.end - len(">")
-			return
-		}
+	if !z.readPast('>') {
+		z.data.end = z.raw.end
+		return
 	}
+	z.data.end = z.raw.end - len(">")
 }
 
 // readMarkupDeclaration reads the next token starting with "<!". It might be
@@ -781,37 +787,32 @@ func equalLower(a, b []byte) bool {
 // has already been consumed.
 func (z *Tokenizer) readTagName() {
 	z.data.start = z.raw.end - 1
-	for {
-		c := z.readByte()
-		if z.err != nil {
-			z.data.end = z.raw.end
-			return
-		}
-		switch c {
+	for i := z.raw.end; i < len(z.buf); i++ {
+		switch z.buf[i] {
 		case ' ', '\n', '\r', '\t', '\f':
-			z.data.end = z.raw.end - 1
+			z.raw.end = i + 1
+			z.data.end = i
 			return
 		case '/', '>':
-			z.raw.end--
-			z.data.end = z.raw.end
+			z.raw.end = i
+			z.data.end = i
 			return
 		}
 	}
+	z.raw.end = len(z.buf)
+	z.err = io.EOF
+	z.data.end = z.raw.end
 }
 
 // readTagAttrKey sets z.pendingAttr[0] to the "k" in "<div k=v>".
 // Precondition: z.err == nil.
 func (z *Tokenizer) readTagAttrKey() {
-	z.pendingAttr[0].start = z.raw.end
-	for {
-		c := z.readByte()
-		if z.err != nil {
-			z.pendingAttr[0].end = z.raw.end
-			return
-		}
-		switch c {
+	start := z.raw.end
+	z.pendingAttr[0].start = start
+	for i := start; i < len(z.buf); i++ {
+		switch z.buf[i] {
 		case '=':
-			if z.pendingAttr[0].start+1 == z.raw.end {
+			if i == start {
 				// WHATWG 13.2.5.32, if we see an equals sign before the attribute name
 				// begins, we treat it as a character in the attribute name and continue.
 				continue
@@ -820,11 +821,14 @@ func (z *Tokenizer) readTagAttrKey() {
 		case ' ', '\n', '\r', '\t', '\f', '/', '>':
 			// WHATWG 13.2.5.33 Attribute name state
 			// We need to reconsume the char in the after attribute name state to support the / character
-			z.raw.end--
-			z.pendingAttr[0].end = z.raw.end
+			z.raw.end = i
+			z.pendingAttr[0].end = i
 			return
 		}
 	}
+	z.raw.end = len(z.buf)
+	z.err = io.EOF
+	z.pendingAttr[0].end = z.raw.end
 }
 
 // readTagAttrVal sets z.pendingAttr[1] to the "v" in "<div k=v>".
@@ -861,36 +865,29 @@ func (z *Tokenizer) readTagAttrVal() {
 
 	case '\'', '"':
 		z.pendingAttr[1].start = z.raw.end
-		for {
-			c := z.readByte()
-			if z.err != nil {
-				z.pendingAttr[1].end = z.raw.end
-				return
-			}
-			if c == quote {
-				z.pendingAttr[1].end = z.raw.end - 1
-				return
-			}
+		if !z.readPast(quote) {
+			z.pendingAttr[1].end = z.raw.end
+			return
 		}
+		z.pendingAttr[1].end = z.raw.end - 1
 
 	default:
 		z.pendingAttr[1].start = z.raw.end - 1
-		for {
-			c := z.readByte()
-			if z.err != nil {
-				z.pendingAttr[1].end = z.raw.end
-				return
-			}
-			switch c {
+		for i := z.raw.end; i < len(z.buf); i++ {
+			switch z.buf[i] {
 			case ' ', '\n', '\r', '\t', '\f':
-				z.pendingAttr[1].end = z.raw.end - 1
+				z.raw.end = i + 1
+				z.pendingAttr[1].end = i
 				return
 			case '>':
-				z.raw.end--
-				z.pendingAttr[1].end = z.raw.end
+				z.raw.end = i
+				z.pendingAttr[1].end = i
 				return
 			}
 		}
+		z.raw.end = len(z.buf)
+		z.err = io.EOF
+		z.pendingAttr[1].end = z.raw.end
 	}
 }
 
@@ -907,9 +904,8 @@ func (z *Tokenizer) Next() TokenType {
 	if z.rawTag != "" {
 		if z.rawTag == "plaintext" {
 			// Read everything up to EOF.
-			for z.err == nil {
-				z.readByte()
-			}
+			z.raw.end = len(z.buf)
+			z.err = io.EOF
 			z.data.end = z.raw.end
 			z.textIsRaw = true
 		} else {
@@ -926,17 +922,13 @@ func (z *Tokenizer) Next() TokenType {
 
 loop:
 	for {
-		c := z.readByte()
-		if z.err != nil {
+		if !z.readPast('<') {
 			break loop
-		}
-		if c != '<' {
-			continue loop
 		}
 
 		// Check if the '<' we have just read is part of a tag, comment
 		// or doctype. If not, it's part of the accumulated text token.
-		c = z.readByte()
+		c := z.readByte()
 		if z.err != nil {
 			break loop
 		}
@@ -1085,7 +1077,7 @@ func (z *Tokenizer) TagAttr() (key, val []byte, moreAttr bool) {
 
 // cook returns s converted as how says: s itself if that changes nothing, else the
 // converted bytes, appended to z.scratch.
-func (z *Tokenizer) cook(s []byte, how int) []byte {
+func (z *Tokenizer) cook(s []byte, how cooking) []byte {
 	if !needsCook(s, how) {
 		return s
 	}
@@ -1099,7 +1091,7 @@ func (z *Tokenizer) cook(s []byte, how int) []byte {
 func (z *Tokenizer) lowerName(sp span) []byte {
 	s := z.buf[sp.start:sp.end:sp.end]
 	i := 0
-	for i < len(s) && s[i] != 0 && (s[i] < 'A' || s[i] > 'Z') {
+	for i < len(s) && !changedInName[s[i]] {
 		i++
 	}
 	if i == len(s) {
@@ -1119,6 +1111,12 @@ func (z *Tokenizer) lowerName(sp span) []byte {
 	}
 	return z.scratch[start:len(z.scratch):len(z.scratch)]
 }
+
+// changedInName is, for each byte, whether lowerName changes it.
+var changedInName = [256]bool{0: true,
+	'A': true, 'B': true, 'C': true, 'D': true, 'E': true, 'F': true, 'G': true, 'H': true, 'I': true,
+	'J': true, 'K': true, 'L': true, 'M': true, 'N': true, 'O': true, 'P': true, 'Q': true, 'R': true,
+	'S': true, 'T': true, 'U': true, 'V': true, 'W': true, 'X': true, 'Y': true, 'Z': true}
 
 // lower lower-cases the A-Z bytes in b in-place, so that "aBc" becomes "abc".
 func lower(b []byte) []byte {

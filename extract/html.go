@@ -1,18 +1,21 @@
 package extract
 
 import (
-	"bytes"
 	"strings"
-
-	"golang.org/x/net/html"
+	"sync"
 
 	"github.com/amber-crawler/amber/hop"
+	"github.com/amber-crawler/amber/internal/htmltok"
 )
 
 // maxNesting bounds how deep markup found inside raw text (<noscript>, <noframes>) or in an
 // iframe srcdoc attribute is tokenised again, so that every byte is read a bounded number of
 // times.
 const maxNesting = 2
+
+// tokenizers keeps the tokenizers of ended passes, one per nesting level, for the next
+// pages: each keeps the memory it allocated for a page's attributes and converted text.
+var tokenizers = sync.Pool{New: func() any { return new([maxNesting + 1]htmltok.Tokenizer) }}
 
 // HTML returns the outlinks, base URL, title and robots meta flags of an HTML (or XHTML)
 // page, in one streaming pass over body. It reads:
@@ -53,7 +56,14 @@ func parseHTML(pageURL, contentType string, body []byte, cfg *DocConfig, maxLink
 	}
 	text, charsetName, queryEnc := decodeHTML(body, contentType)
 	page.queryEnc = queryEnc
-	p := htmlParser{pageURL: pageURL, refs: newRefList(maxLinks), refreshMax: refreshMax}
+	toks := tokenizers.Get().(*[maxNesting + 1]htmltok.Tokenizer)
+	defer func() {
+		for i := range toks {
+			toks[i].Reset(nil) // not to keep the page alive in the pool
+		}
+		tokenizers.Put(toks)
+	}()
+	p := htmlParser{pageURL: pageURL, refs: newRefList(maxLinks), refreshMax: refreshMax, toks: toks}
 	defer p.refs.release()
 	if cfg != nil {
 		p.doc = newDocState(cfg.withDefaults(), pageURL)
@@ -95,6 +105,11 @@ type htmlParser struct {
 	refs    *refList
 	attrs   []attr // attributes of the current tag, reused between tags
 
+	// toks are the tokenizers of walk, one per nesting level: a nested walk runs while the
+	// walk that found its markup holds the name and attributes of its current tag, which
+	// point into that walk's tokenizer.
+	toks *[maxNesting + 1]htmltok.Tokenizer
+
 	baseSeen bool
 	baseHref string
 
@@ -114,8 +129,8 @@ type htmlParser struct {
 	doc *docState // nil unless a search document is extracted
 }
 
-// attr is one attribute of the current tag; both slices point into the tokenizer's buffer
-// and are valid until its next token.
+// attr is one attribute of the current tag; both slices point into the page or the
+// tokenizer's buffer and are valid until its next token.
 type attr struct {
 	key, val []byte
 }
@@ -123,17 +138,18 @@ type attr struct {
 // walk tokenises body and dispatches its tokens. nesting counts how many times the text
 // being read was found inside other markup.
 func (p *htmlParser) walk(body []byte, nesting int) {
-	z := html.NewTokenizer(bytes.NewReader(body))
+	z := &p.toks[nesting]
+	z.Reset(body)
 	var rawTag string // element whose raw text content is the next token, if any
 	for {
 		tt := z.Next()
-		if tt != html.TextToken {
+		if tt != htmltok.TextToken {
 			rawTag = ""
 		}
 		switch tt {
-		case html.ErrorToken:
+		case htmltok.ErrorToken:
 			return
-		case html.StartTagToken, html.SelfClosingTagToken:
+		case htmltok.StartTagToken, htmltok.SelfClosingTagToken:
 			name, hasAttr := z.TagName()
 			p.attrs = p.attrs[:0]
 			if hasAttr && !wantsAttrs(name) && !containsFold(z.Raw(), "style") &&
@@ -146,12 +162,12 @@ func (p *htmlParser) walk(body []byte, nesting int) {
 				k, v, hasAttr = z.TagAttr()
 				p.attrs = append(p.attrs, attr{k, v})
 			}
-			p.startTag(name, tt == html.SelfClosingTagToken, nesting)
+			p.startTag(name, tt == htmltok.SelfClosingTagToken, nesting)
 			if p.doc != nil && nesting == 0 {
-				p.doc.start(p, name, tt == html.SelfClosingTagToken)
+				p.doc.start(p, name, tt == htmltok.SelfClosingTagToken)
 			}
 			rawTag = rawTextTag(name)
-		case html.EndTagToken:
+		case htmltok.EndTagToken:
 			name, _ := z.TagName()
 			if string(name) == "svg" && p.svgDepth > 0 {
 				p.svgDepth--
@@ -159,7 +175,7 @@ func (p *htmlParser) walk(body []byte, nesting int) {
 			if p.doc != nil && nesting == 0 {
 				p.doc.end(name)
 			}
-		case html.TextToken:
+		case htmltok.TextToken:
 			if rawTag != "" {
 				p.rawText(rawTag, z.Text(), nesting)
 				rawTag = ""

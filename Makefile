@@ -71,7 +71,7 @@ test-short:
 # prints pages/s, CPU-s per 1,000 pages, peak RSS and the ratio amber/wget for each.
 bench: build
 	./scripts/bench.sh compare
-	$(GO) test -run '^$$' -bench . -benchmem ./scope/ ./crawlrule/ ./sitemap/ ./extract/ ./frontier/ ./warc/ ./wacz/ ./replay/ ./fetch/
+	$(GO) test -run '^$$' -bench . -benchmem ./scope/ ./crawlrule/ ./sitemap/ ./extract/ ./internal/htmltok/ ./frontier/ ./warc/ ./wacz/ ./replay/ ./fetch/
 	$(GO) test -run '^$$' -bench 'LoadPrior|LoadRecrawl' -benchtime 1x ./prior/
 	$(GO) test -run '^$$' -bench AddClaimDone -benchtime 50000x ./frontier/redisfront/
 	$(GO) test -run '^$$' -bench SharedCrawl -benchtime 1x ./cmd/amber/

@@ -25,6 +25,7 @@ import (
 	"bytes"
 	"io"
 	"strconv"
+	"unsafe"
 )
 
 // A TokenType is the type of a token.
@@ -79,9 +80,10 @@ type span struct {
 // hostile tag with many thousands of attributes costs no more than in x/net.
 const maxLinearAttrs = 16
 
-// maxKeptScratch is the capacity of the buffer of converted bytes above which Reset lets it
-// go rather than keeping it for the next document.
-const maxKeptScratch = 64 << 10
+// maxKept is the capacity in bytes of a buffer (converted bytes, attributes, a name) above
+// which Reset lets it go rather than keeping it for the next document, as a hostile page
+// can make them large.
+const maxKept = 64 << 10
 
 // A Tokenizer returns a stream of HTML tokens from a []byte. The zero Tokenizer has no
 // input: its first token is an ErrorToken. A Tokenizer is not safe for concurrent use.
@@ -141,20 +143,23 @@ func New(b []byte) *Tokenizer {
 // Reset makes z a Tokenizer of b, as New(b) would return, keeping the memory z had
 // allocated. The results of z's earlier calls become invalid.
 func (z *Tokenizer) Reset(b []byte) {
-	scratch := z.scratch[:0]
-	if cap(scratch) > maxKeptScratch {
-		scratch = nil
-	}
-	if z.attrMapped {
-		clear(z.attrNames)
-	}
+	// The map of attribute names is for tags with many attributes, which few pages have,
+	// and it would not shrink: it is not kept.
 	*z = Tokenizer{
-		buf:       b,
-		attr:      z.attr[:0],
-		attrNames: z.attrNames,
-		keyBuf:    z.keyBuf[:0],
-		scratch:   scratch,
+		buf:     b,
+		attr:    kept(z.attr),
+		keyBuf:  kept(z.keyBuf),
+		scratch: kept(z.scratch),
 	}
+}
+
+// kept returns s emptied, or nil if its capacity is more than maxKept bytes.
+func kept[S ~[]E, E any](s S) S {
+	var e E
+	if cap(s)*int(unsafe.Sizeof(e)) > maxKept {
+		return nil
+	}
+	return s[:0]
 }
 
 // Err returns the error associated with the most recent ErrorToken token: io.EOF, the end of

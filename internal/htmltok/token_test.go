@@ -374,3 +374,28 @@ func FuzzTokenizer(f *testing.F) {
 		checkSame(t, used, b)
 	})
 }
+
+// TestResetDropsLarge: Reset keeps the buffers of an ordinary page for the next and lets go
+// of those a hostile page made large.
+func TestResetDropsLarge(t *testing.T) {
+	read := func(z *Tokenizer, page string) {
+		z.Reset([]byte(page))
+		for z.Next() != ErrorToken {
+			_, more := z.TagName()
+			for more {
+				_, _, more = z.TagAttr()
+			}
+		}
+	}
+	z := New(nil)
+	read(z, `<A HREF="&amp;">`)
+	read(z, `<p>`) // and so Reset with the buffers of the first page
+	if cap(z.scratch) == 0 || cap(z.attr) == 0 {
+		t.Errorf("an ordinary page's buffers not kept: scratch %d, attr %d", cap(z.scratch), cap(z.attr))
+	}
+	read(z, `<a href="`+strings.Repeat("&amp;", 2*maxKept)+`">`+manyAttrs)
+	z.Reset(nil)
+	if z.scratch != nil || z.attrNames != nil {
+		t.Errorf("a hostile page's buffers kept: scratch %d, attribute map %v", cap(z.scratch), z.attrNames != nil)
+	}
+}

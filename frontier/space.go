@@ -55,6 +55,13 @@ const (
 	writeSlack = 3 << 20
 	// scanEvery is how long a scan of the store's files is trusted when space is short.
 	scanEvery = 100 * time.Millisecond
+	// A reading of the free space that left more than plenty beyond what the store needs is
+	// trusted by acquire for freeFresh, less the writes it let through meanwhile: others
+	// (the WARC files, the logs) cannot write a gigabyte in 20 ms, and a crawl commits to
+	// the store two or three times a page, which took as many fstatfs calls. Below plenty,
+	// every acquire reads it afresh, as the refusals need.
+	freeFresh = 20 * time.Millisecond
+	plenty    = 1 << 30
 	// entryOverhead is the log bytes of one entry beyond its key and value (header, version,
 	// checksum); txnOverhead those of a transaction (its commit entry).
 	entryOverhead = 40
@@ -131,7 +138,15 @@ type gate struct {
 	// every table file is taken to be in it.
 	live func() int64
 
+	// statfs reads the filesystem's free space and now the time (freeBytes and time.Now;
+	// tests count the readings and set the clock).
+	statfs func(*os.File) (int64, error)
+	now    func() time.Time
+
 	mu      sync.Mutex // guards the fields below
+	freeAt  time.Time  // time of the last reading of statfs that acquire may trust; zero: none
+	free    int64      // that reading
+	freeLet int64      // bytes acquire let through since it
 	scanned time.Time  // time of the last scan; zero: never
 	tables  int64      // bytes of the tables in the LSM tree at the last scan
 	extra   int64      // bytes of other table files at the last scan
@@ -145,7 +160,7 @@ func openGate(path string) (*gate, error) {
 	if err != nil {
 		return nil, fmt.Errorf("frontier: open %s: %w", path, err)
 	}
-	return &gate{path: path, dir: d}, nil
+	return &gate{path: path, dir: d, statfs: freeBytes, now: time.Now}, nil
 }
 
 func (g *gate) close() error { return g.dir.Close() }
@@ -203,7 +218,7 @@ func (g *gate) scan() error {
 
 // space measures the free space and what the store needs now, scanning its files afresh.
 func (g *gate) space() (Space, error) {
-	free, err := freeBytes(g.dir)
+	free, err := g.statfs(g.dir)
 	if err != nil {
 		return Space{}, fmt.Errorf("frontier: free space of %s: %w", g.path, err)
 	}
@@ -228,13 +243,23 @@ func short(free, need int64, dir string) error {
 // space badger may need; release must follow. It refuses only on a fresh scan: the last one
 // may be from before a memtable flush, whose compressed table needs far less than its log.
 func (g *gate) acquire(n int64) error {
-	free, err := freeBytes(g.dir)
+	g.mu.Lock()
+	if !g.freeAt.IsZero() && g.now().Sub(g.freeAt) < freeFresh && g.free-g.freeLet >= maxNeed+plenty+g.pending+n {
+		g.pending += n
+		g.freeLet += n
+		g.mu.Unlock()
+		return nil
+	}
+	g.mu.Unlock()
+	free, err := g.statfs(g.dir)
 	if err != nil {
 		return fmt.Errorf("frontier: free space of %s: %w", g.path, err)
 	}
 	g.mu.Lock()
+	g.freeAt, g.free, g.freeLet = g.now(), free, 0
 	if free >= maxNeed+g.pending+n {
 		g.pending += n
+		g.freeLet += n
 		g.mu.Unlock()
 		return nil
 	}
@@ -258,6 +283,7 @@ func (g *gate) acquire(n int64) error {
 	}
 	if err == nil {
 		g.pending += n
+		g.freeLet += n
 	}
 	g.mu.Unlock()
 	return err

@@ -8,6 +8,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"golang.org/x/net/html"
+
+	"github.com/amber-crawler/amber/internal/testsite"
 )
 
 // rulesPage is the page most Apply rows read: the cities example of the open crawler's
@@ -538,7 +540,7 @@ func TestRulesetsHostilePage(t *testing.T) {
 // apply (the page is parsed a second time, into a tree, for the html rule), to compare with
 // BenchmarkDocument.
 func BenchmarkRulesets(b *testing.B) {
-	body := benchPage(100 << 10)
+	body := testsite.NewsPage(100 << 10)
 	rs, err := CompileRulesets([]Ruleset{{Domain: "https://news.example.com", Rules: []ExtractionRule{
 		{Action: ActionExtract, FieldName: "authors", Selector: "p.meta a[href^='/authors/']"},
 		{Action: ActionExtract, FieldName: "section", Selector: `^https://[^/]+/(\w*)`, Source: SourceURL},

@@ -12,6 +12,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"golang.org/x/net/html"
+
+	"github.com/amber-crawler/amber/internal/testsite"
 )
 
 // token is what a caller can read of one token: its type and raw bytes, and its name and
@@ -357,7 +359,7 @@ func pageSeeds(t testing.TB) [][]byte {
 
 func TestPages(t *testing.T) {
 	used := usedTokenizer()
-	for _, page := range append(pageSeeds(t), benchPage(5<<10), benchPage(100<<10)) {
+	for _, page := range append(pageSeeds(t), testsite.NewsPage(5<<10), testsite.NewsPage(100<<10)) {
 		checkSame(t, used, page)
 	}
 }

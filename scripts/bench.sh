@@ -7,7 +7,10 @@
 #                                10000), one after the other, each under /usr/bin/time -v; prints
 #                                pages/s, CPU-seconds per 1,000 pages and peak RSS for both and
 #                                the ratio amber/wget, and a table of every size at the end. Exits
-#                                1 if they did not fetch the same URLs.
+#                                1 if they did not fetch the same URLs. RUNS=N (default 1) runs
+#                                each N times, alternating, and reports each run and the medians
+#                                (a shared machine's speed drifts by a fifth within an hour: the
+#                                ratio of alternated runs is the figure to compare).
 #   scripts/bench.sh scale       make bench-scale: amber on a SCALE_PAGES-page site (default
 #                                1000000) of PAGE_SIZE pages (default 5000; 0 for the small
 #                                pages), printing pages/s and RSS (anonymous and file-backed)
@@ -120,42 +123,54 @@ compare_size() {
   echo
   echo "generated site: $PAGES pages of $(size_name "$size") at $seed ($(nproc) cores)"
 
-  timed amber ./bin/amber crawl --dir "$work/amber" "${AMBER_FLAGS[@]}" --quiet "$seed" >/dev/null
-  # wget, one connection: --level=inf to follow the whole link tree, --page-requisites for the
-  # stylesheet and images (it reads url() in CSS too), robots.txt obeyed as amber does.
-  mkdir -p "$work/wget"
-  timed wget wget --recursive --level=inf --page-requisites --no-verbose --no-parent -e robots=on \
-    --warc-file="$work/wget/crawl" --directory-prefix="$work/wget/files" -o "$work/wget/log" "$seed"
+  local runs=${RUNS:-1} r n
+  : >"$work/compare.rows"
+  for r in $(seq "$runs"); do
+    rm -rf "$work/amber" "$work/wget"
+    timed amber ./bin/amber crawl --dir "$work/amber" "${AMBER_FLAGS[@]}" --quiet "$seed" >/dev/null
+    # wget, one connection: --level=inf to follow the whole link tree, --page-requisites for
+    # the stylesheet and images (it reads url() in CSS too), robots.txt obeyed as amber does.
+    mkdir -p "$work/wget"
+    timed wget wget --recursive --level=inf --page-requisites --no-verbose --no-parent -e robots=on \
+      --warc-file="$work/wget/crawl" --directory-prefix="$work/wget/files" -o "$work/wget/log" "$seed"
 
-  [ "$(cat "$work/amber.exit")" = 0 ] || { echo "bench: amber exited $(cat "$work/amber.exit")" >&2; exit 1; }
-  # wget exits 8 when a URL answered an error; the generated site has none (amber's favicon.ico
-  # probe is amber's own).
-  [ "$(cat "$work/wget.exit")" = 0 ] || { echo "bench: wget exited $(cat "$work/wget.exit")" >&2; tail -n 5 "$work/wget/log" >&2; exit 1; }
+    [ "$(cat "$work/amber.exit")" = 0 ] || { echo "bench: amber exited $(cat "$work/amber.exit")" >&2; exit 1; }
+    # wget exits 8 when a URL answered an error; the generated site has none (amber's
+    # favicon.ico probe is amber's own).
+    [ "$(cat "$work/wget.exit")" = 0 ] || { echo "bench: wget exited $(cat "$work/wget.exit")" >&2; tail -n 5 "$work/wget/log" >&2; exit 1; }
 
-  # The URLs each fetched with a 200: crawl.log's fourth field; wget's "URL:... [n/n] ->" lines.
-  awk '$2 == 200 {print $4}' "$work/amber/logs/crawl.log" | sort >"$work/amber.urls"
-  sed -n 's/^.* URL:\([^ ]*\) \[.*$/\1/p' "$work/wget/log" | sort >"$work/wget.urls"
-  local na nw
-  na=$(wc -l <"$work/amber.urls")
-  nw=$(wc -l <"$work/wget.urls")
-  echo "URLs fetched (200): amber $na, wget $nw (pages, robots.txt, style.css, 50 images)"
-  if ! cmp -s "$work/amber.urls" "$work/wget.urls"; then
-    echo "bench: amber and wget did not fetch the same URLs (< amber only, > wget only):" >&2
-    diff "$work/amber.urls" "$work/wget.urls" | grep '^[<>]' | head -n 20 >&2
-    exit 1
-  fi
+    # The URLs each fetched with a 200: crawl.log's fourth field; wget's "URL:... [n/n] ->"
+    # lines.
+    awk '$2 == 200 {print $4}' "$work/amber/logs/crawl.log" | sort >"$work/amber.urls"
+    sed -n 's/^.* URL:\([^ ]*\) \[.*$/\1/p' "$work/wget/log" | sort >"$work/wget.urls"
+    if [ "$r" = 1 ]; then
+      echo "URLs fetched (200): amber $(wc -l <"$work/amber.urls"), wget $(wc -l <"$work/wget.urls") (pages, robots.txt, style.css, 50 images)"
+      printf '\n%-10s %8s %9s %15s %9s\n' crawler wall-s pages/s "CPU-s/1k pages" "peak RSS"
+    fi
+    if ! cmp -s "$work/amber.urls" "$work/wget.urls"; then
+      echo "bench: amber and wget did not fetch the same URLs (< amber only, > wget only):" >&2
+      diff "$work/amber.urls" "$work/wget.urls" | grep '^[<>]' | head -n 20 >&2
+      exit 1
+    fi
+    for n in amber wget; do
+      echo "$n $(figure "$n" wall) $(figure "$n" cpu) $(figure "$n" rss)" >>"$work/compare.rows"
+      awk -v n="$n" -v p="$PAGES" -v r="$r" -v runs="$runs" '$1 == n { w = $2; c = $3; m = $4 } END {
+        printf "%-10s %8.2f %9.0f %15.3f %6.0f MB%s\n", n, w, p / w, c / p * 1000, m, (runs > 1 ? "   run " r : "") }' "$work/compare.rows"
+    done
+  done
 
-  printf '\n%-10s %8s %9s %15s %9s\n' crawler wall-s pages/s "CPU-s/1k pages" "peak RSS"
-  local n wall cpu rss
+  # The medians of the runs (the one run's figures when RUNS is 1).
+  local wall cpu rss
   declare -A pps cpk mb
+  [ "$runs" = 1 ] || { echo; echo "medians of $runs runs:"; }
   for n in amber wget; do
-    wall=$(figure "$n" wall)
-    cpu=$(figure "$n" cpu)
-    rss=$(figure "$n" rss)
+    wall=$(awk -v n="$n" '$1 == n {print $2}' "$work/compare.rows" | median)
+    cpu=$(awk -v n="$n" '$1 == n {print $3}' "$work/compare.rows" | median)
+    rss=$(awk -v n="$n" '$1 == n {print $4}' "$work/compare.rows" | median)
     pps[$n]=$(awk -v p="$PAGES" -v w="$wall" 'BEGIN { printf "%.0f", p / w }')
     cpk[$n]=$(awk -v p="$PAGES" -v c="$cpu" 'BEGIN { printf "%.3f", c / p * 1000 }')
     mb[$n]=$(awk -v r="$rss" 'BEGIN { printf "%.0f", r }')
-    printf '%-10s %8.2f %9s %15s %6s MB\n' "$n" "$wall" "${pps[$n]}" "${cpk[$n]}" "${mb[$n]}"
+    [ "$runs" = 1 ] || printf '%-10s %8.2f %9s %15s %6s MB\n' "$n" "$wall" "${pps[$n]}" "${cpk[$n]}" "${mb[$n]}"
     printf '%-12s %-10s %9s %15s %6s MB\n' "$(size_name "$size")" "$n" "${pps[$n]}" "${cpk[$n]}" "${mb[$n]}" >>"$work/summary"
   done
   awk -v a="${pps[amber]}" -v w="${pps[wget]}" -v ac="${cpk[amber]}" -v wc="${cpk[wget]}" \
@@ -177,7 +192,7 @@ compare() {
     compare_size "$size"
   done
   echo
-  echo "all sizes ($PAGES pages each):"
+  echo "all sizes ($PAGES pages each$([ "${RUNS:-1}" = 1 ] || echo ", medians of $RUNS runs")):"
   printf '%-12s %-10s %9s %15s %9s\n' "page size" crawler pages/s "CPU-s/1k pages" "peak RSS"
   cat "$work/summary"
 }

@@ -25,7 +25,6 @@ import (
 	"bytes"
 	"io"
 	"strconv"
-	"unsafe"
 )
 
 // A TokenType is the type of a token.
@@ -84,6 +83,9 @@ const maxLinearAttrs = 16
 // which Reset lets it go rather than keeping it for the next document, as a hostile page
 // can make them large.
 const maxKept = 64 << 10
+
+// attrSize is the bytes of one entry of Tokenizer.attr: two spans of two ints.
+const attrSize = 4 * 8
 
 // A Tokenizer returns a stream of HTML tokens from a []byte. The zero Tokenizer has no
 // input: its first token is an ErrorToken. A Tokenizer is not safe for concurrent use.
@@ -147,16 +149,15 @@ func (z *Tokenizer) Reset(b []byte) {
 	// and it would not shrink: it is not kept.
 	*z = Tokenizer{
 		buf:     b,
-		attr:    kept(z.attr),
-		keyBuf:  kept(z.keyBuf),
-		scratch: kept(z.scratch),
+		attr:    kept(z.attr, maxKept/attrSize),
+		keyBuf:  kept(z.keyBuf, maxKept),
+		scratch: kept(z.scratch, maxKept),
 	}
 }
 
-// kept returns s emptied, or nil if its capacity is more than maxKept bytes.
-func kept[S ~[]E, E any](s S) S {
-	var e E
-	if cap(s)*int(unsafe.Sizeof(e)) > maxKept {
+// kept returns s emptied, or nil if it can hold more than max elements.
+func kept[S ~[]E, E any](s S, max int) S {
+	if cap(s) > max {
 		return nil
 	}
 	return s[:0]

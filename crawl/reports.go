@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
@@ -23,7 +24,7 @@ const (
 const (
 	metaCollection = "crawl/collection"
 	metaStarted    = "crawl/started"
-	metaSeeds      = "crawl/seeds" // "URL TYPE" lines
+	metaSeeds      = "crawl/seeds" // "URL TYPE" lines, in entries of linesChunk (putLines)
 	metaEnd        = "crawl/end"   // how the last run ended
 	// metaPlatformRules holds the platform rules of the last run, "ID on" or "ID off" lines.
 	metaPlatformRules = "crawl/platform-rules"
@@ -49,7 +50,7 @@ func (c *crawler) describe() error {
 		}
 		seeds = append(seeds, s.URL+" "+t)
 	}
-	if err := c.front.PutMeta(metaSeeds, []byte(strings.Join(seeds, "\n"))); err != nil {
+	if err := putLines(c.front, metaSeeds, seeds); err != nil {
 		return fmt.Errorf("record seeds: %w", err)
 	}
 	if err := c.front.PutMeta(metaCollection, []byte(c.cfg.Collection)); err != nil {
@@ -63,7 +64,7 @@ func (c *crawler) describe() error {
 		}
 		rules = append(rules, r.ID+" "+state)
 	}
-	if err := c.front.PutMeta(metaPlatformRules, []byte(strings.Join(rules, "\n"))); err != nil {
+	if err := putLines(c.front, metaPlatformRules, rules); err != nil {
 		return fmt.Errorf("record platform rules: %w", err)
 	}
 	return nil
@@ -124,12 +125,12 @@ func ReportInput(dir string, front frontier.Store) report.Input {
 			in.EndReason, in.Ended = r, at
 		}
 	}
-	for _, l := range strings.Split(meta(metaSeeds), "\n") {
+	for _, l := range strings.Split(readLines(meta, metaSeeds), "\n") {
 		if u, t, ok := strings.Cut(l, " "); ok {
 			in.Seeds = append(in.Seeds, report.SeedInfo{URL: u, Type: t})
 		}
 	}
-	in.PlatformRules = platformRules(meta(metaPlatformRules))
+	in.PlatformRules = platformRules(readLines(meta, metaPlatformRules))
 	in.CrawlLog = filepath.Join(dir, CrawlLogFile)
 	in.Dirs = []string{dir}
 	in.EachURL = func(fn func(report.URLState) error) error {
@@ -141,6 +142,58 @@ func ReportInput(dir string, front frontier.Store) report.Input {
 		})
 	}
 	return in
+}
+
+// linesChunk bounds the bytes of one of the metadata entries putLines writes, well below
+// frontier.MaxRecordSize: a crawl of 6,000 seeds has half a megabyte of seed lines.
+const linesChunk = 32 << 10
+
+// putLines records lines under the metadata key in entries of whole lines, each at most
+// linesChunk bytes unless one line alone is longer: the first under key itself (as a crawl
+// recorded them all before), the next under key/1, key/2 and so on, and an empty entry after
+// the last, which ends them for readLines whatever a longer list of an earlier run left after
+// it.
+func putLines(front frontier.Store, key string, lines []string) error {
+	var b []byte
+	i := 0
+	put := func() error {
+		k := key
+		if i > 0 {
+			k += "/" + strconv.Itoa(i)
+		}
+		i++
+		err := front.PutMeta(k, b)
+		b = b[:0]
+		return err
+	}
+	for _, l := range lines {
+		if len(b) > 0 && len(b)+1+len(l) > linesChunk {
+			if err := put(); err != nil {
+				return err
+			}
+		}
+		if len(b) > 0 {
+			b = append(b, '\n')
+		}
+		b = append(b, l...)
+	}
+	if err := put(); err != nil {
+		return err
+	}
+	return put() // the empty entry that ends them
+}
+
+// readLines returns the lines putLines recorded under key, joined by line breaks, reading
+// them with meta ("" for an entry not stored).
+func readLines(meta func(string) string, key string) string {
+	v := meta(key)
+	for i := 1; ; i++ {
+		more := meta(key + "/" + strconv.Itoa(i))
+		if more == "" {
+			return v
+		}
+		v += "\n" + more
+	}
 }
 
 // platformRules reads the platform rules recorded in metaPlatformRules, each with the why of

@@ -29,7 +29,7 @@
 //
 // Memory holds only small per-host state (counters, schedule, a read-ahead of a few entries,
 // readAheadBudget entries in all before loads shrink), a fixed cache of URLs the store holds
-// (knownCache, 4 MiB), and badger's own: memtables of 4 MiB (three at most: one written, one
+// (knownCache, 4 MiB), and badger's own: memtables of 2 MiB (three at most: one written, one
 // waiting for its flush, one being flushed), the builders of the tables that flushes and
 // compactions write and the buffers badger keeps of them between tables (at most 8, each as
 // large as the largest table it built: compressed tables of 256 KiB below level 0; see
@@ -87,8 +87,8 @@ var (
 // badger's batch limit (AddBatch writes a URL's record twice in one, and a transaction is at
 // most 15% of memTableSize) and every value in the LSM tree, below the value log threshold.
 // URLs are far shorter: scope refuses those over max_url_length, 2,083 bytes by default. It
-// was 512 KiB with memtables of 8 MiB (see memTableSize).
-const MaxRecordSize = 256 << 10
+// was 512 KiB with memtables of 8 MiB and 256 KiB with 4 MiB (see memTableSize).
+const MaxRecordSize = 128 << 10
 
 // Config configures a Frontier.
 type Config struct {
@@ -123,6 +123,9 @@ type Config struct {
 	// noCompaction opens the store without badger's compactors, for the tests that count the
 	// pages of its tables resident: a compaction in between writes and maps tables of its own.
 	noCompaction bool
+	// memTable, when not 0, is the memtable size to open with instead of memTableSize, for
+	// the test of a store left with larger memtable logs (TestReopenLargerLogs).
+	memTable int64
 }
 
 // URL is one URL of the crawl and what the crawl knows about how it was reached.
@@ -259,11 +262,21 @@ func Open(cfg Config) (*Frontier, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := removeEmptyLogs(cfg.Dir); err != nil {
+	replay, err := checkLogs(cfg.Dir, cfg.memTable)
+	if err == nil && replay > 0 {
+		err = flushLogs(cfg.Dir, replay)
+	}
+	if err != nil {
 		_ = g.close()
-		return nil, fmt.Errorf("frontier: open %s: %w", cfg.Dir, err)
+		if lockedByOther(cfg.Dir) {
+			return nil, fmt.Errorf("%w: %s", ErrLocked, cfg.Dir)
+		}
+		return nil, fmt.Errorf("frontier: open %s: %w", cfg.Dir, noSpace(err))
 	}
 	opts := badgerOptions(cfg.Dir)
+	if cfg.memTable > 0 {
+		opts = opts.WithMemTableSize(cfg.memTable)
+	}
 	if cfg.noCompaction {
 		opts = opts.WithNumCompactors(0)
 	}
@@ -412,22 +425,39 @@ func liveTables(db *badger.DB) int64 {
 	return n
 }
 
-// removeEmptyLogs deletes the empty memtable logs (*.mem) in dir. Badger deletes the log of a
-// flushed memtable by truncating it to nothing and then removing it; a process killed in
-// between leaves an empty log, which badger (v4.9.6, openMemTables) takes for a new file and
-// refuses to open the store with ("while opening fid: N err: Create a new file"). An empty
-// log holds no write: deleting it loses nothing. The logs of a store that another process has
-// open are left alone (badger.Open then fails).
-func removeEmptyLogs(dir string) error {
+// checkLogs readies the memtable logs (*.mem) in dir for badger.Open and returns the memtable
+// size that replaying them needs, or 0 when the one the store opens with (memTable, or
+// memTableSize when 0) does.
+//
+// It deletes the empty logs. Badger deletes the log of a flushed memtable by truncating it to
+// nothing and then removing it; a process killed in between leaves an empty log, which badger
+// (v4.9.6, openMemTables) takes for a new file and refuses to open the store with ("while
+// opening fid: N err: Create a new file"). An empty log holds no write: deleting it loses
+// nothing.
+//
+// Badger replays each log left by a crash into a memtable of the size the store is opened
+// with, and ends the process when its writes do not fit (skl: "Arena too small"): a log
+// written with larger memtables (by an older amber: 8 MiB, then 4 MiB) or cut to its writes by
+// an earlier replay (badger truncates a log it replays, and a crash before the flush leaves it
+// so) may hold more than the memtable holds. A log as badger creates it is twice the memtable
+// size; any other log asks for twice its own size, which holds its writes whatever their mix
+// (an entry takes at most a node of skl.MaxNodeSize more in a memtable than in its log).
+//
+// The logs of a store that another process has open are left alone (badger.Open then fails).
+func checkLogs(dir string, memTable int64) (int64, error) {
+	if memTable == 0 {
+		memTable = memTableSize
+	}
 	unlock, ok := lockDir(dir)
 	if !ok {
-		return nil
+		return 0, nil
 	}
 	defer unlock()
 	es, err := os.ReadDir(dir)
 	if err != nil {
-		return err
+		return 0, err
 	}
+	var replay int64
 	for _, e := range es {
 		if !strings.HasSuffix(e.Name(), ".mem") || !e.Type().IsRegular() {
 			continue
@@ -437,15 +467,34 @@ func removeEmptyLogs(dir string) error {
 			continue
 		}
 		if err != nil {
-			return err
+			return 0, err
 		}
-		if fi.Size() == 0 {
+		switch size := fi.Size(); {
+		case size == 0:
 			if err := os.Remove(filepath.Join(dir, e.Name())); err != nil {
-				return err
+				return 0, err
 			}
+		case size != 2*memTable:
+			replay = max(replay, 2*size)
 		}
 	}
-	return nil
+	if replay <= memTable {
+		return 0, nil
+	}
+	return replay, nil
+}
+
+// flushLogs opens the store in dir with memtables of memTable bytes, large enough to replay
+// its memtable logs (see checkLogs), and closes it again: Close flushes the memtables to
+// level-0 tables and deletes their logs, so that the store then opens with memtables of any
+// size. Nothing is compacted.
+func flushLogs(dir string, memTable int64) error {
+	opts := badgerOptions(dir).WithMemTableSize(memTable).WithNumCompactors(0)
+	db, err := badger.Open(opts)
+	if err != nil {
+		return err
+	}
+	return db.Close()
 }
 
 // rebuild derives the counters and the per-host queue sizes from the stored keys (keys only,

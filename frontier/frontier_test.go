@@ -4,9 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -1016,6 +1019,113 @@ func TestCrash(t *testing.T) {
 	}
 	f := openT(t, Config{Dir: dir})
 	checkResumed(t, f)
+}
+
+const largerLogsEnv = "AMBER_FRONTIER_LARGER_LOGS_DIR"
+
+// largerLogsURLs is the number of URLs TestReopenLargerLogs adds: their log, about 3.4 MB, is
+// more than a memtable of memTableSize holds and less than one of twice that.
+const largerLogsURLs = 3400
+
+// TestReopenLargerLogs: a store that a crash left with a memtable log written with larger
+// memtables (an older amber's) opens, and keeps every URL. Badger replays a log into a
+// memtable of the size it opens the store with, and ended the process when the log's writes
+// did not fit ("Arena too small").
+func TestReopenLargerLogs(t *testing.T) {
+	via := "http://a.test/" + strings.Repeat("v", 400)
+	if dir := os.Getenv(largerLogsEnv); dir != "" {
+		f, err := Open(Config{Dir: dir, memTable: 2 * memTableSize})
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(3)
+		}
+		for i := range largerLogsURLs {
+			if _, err := f.Add(URL{URL: fmt.Sprintf("http://a.test/%d", i), Host: "a.test", Hops: "L", Via: via}); err != nil {
+				fmt.Fprintln(os.Stderr, err)
+				os.Exit(3)
+			}
+		}
+		os.Exit(1) // no Close, no Sync
+	}
+	dir := t.TempDir()
+	cmd := exec.Command(os.Args[0], "-test.run=^TestReopenLargerLogs$", "-test.count=1")
+	cmd.Env = append(os.Environ(), largerLogsEnv+"="+dir)
+	out, err := cmd.CombinedOutput()
+	var exit *exec.ExitError
+	if !errors.As(err, &exit) || exit.ExitCode() != 1 {
+		t.Fatalf("child: %v\n%s", err, out)
+	}
+	logs := func() map[string]int64 {
+		es, err := os.ReadDir(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sizes := map[string]int64{}
+		for _, e := range es {
+			if strings.HasSuffix(e.Name(), ".mem") {
+				fi, err := e.Info()
+				if err != nil {
+					t.Fatal(err)
+				}
+				sizes[e.Name()] = fi.Size()
+			}
+		}
+		return sizes
+	}
+	if sizes := logs(); !slices.Contains(slices.Collect(maps.Values(sizes)), 4*memTableSize) {
+		t.Fatalf("logs left %v, want one of %d bytes", sizes, 4*memTableSize)
+	}
+	f := openT(t, Config{Dir: dir})
+	if got := f.Stats(); got.Queued != largerLogsURLs {
+		t.Errorf("Stats after reopen = %+v, want %d queued", got, largerLogsURLs)
+	}
+	for name, size := range logs() {
+		if size != 2*memTableSize {
+			t.Errorf("log %s of %d bytes after reopen, want %d", name, size, 2*memTableSize)
+		}
+	}
+}
+
+// TestCheckLogs: the memtable size the logs a store holds need to be replayed (0: the one it
+// opens with), and the empty logs deleted.
+func TestCheckLogs(t *testing.T) {
+	const m = memTableSize
+	tests := []struct {
+		name  string
+		sizes []int64
+		want  int64
+	}{
+		{"none", nil, 0},
+		{"as created", []int64{2 * m, 2 * m}, 0},
+		{"empty", []int64{0, 2 * m}, 0},
+		{"of larger memtables", []int64{2 * m, 4 * m}, 8 * m},
+		{"cut by a replay, larger", []int64{3*m/2 + 123}, 3*m + 246},
+		{"cut by a replay, small", []int64{m / 2}, 0},
+		{"cut, and larger ones", []int64{5 * m, 16 * m, 2 * m}, 32 * m},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			for i, size := range tt.sizes {
+				if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("%05d.mem", i+1)), nil, 0o600); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.Truncate(filepath.Join(dir, fmt.Sprintf("%05d.mem", i+1)), size); err != nil {
+					t.Fatal(err)
+				}
+			}
+			got, err := checkLogs(dir, 0)
+			if err != nil || got != tt.want {
+				t.Errorf("checkLogs = %d, %v; want %d", got, err, tt.want)
+			}
+			for i, size := range tt.sizes {
+				_, err := os.Stat(filepath.Join(dir, fmt.Sprintf("%05d.mem", i+1)))
+				if gone := errors.Is(err, os.ErrNotExist); gone != (size == 0) {
+					t.Errorf("log %d of %d bytes: gone %v", i+1, size, gone)
+				}
+			}
+		})
+	}
 }
 
 func TestDigest(t *testing.T) {

@@ -2,6 +2,7 @@ package frontier
 
 import (
 	"errors"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -59,8 +60,8 @@ func TestKeyPart(t *testing.T) {
 	}
 }
 
-// TestLongURLs runs URLs, hosts, digests and metadata keys of up to 100 KB through every
-// method and a reopen.
+// TestLongURLs runs URLs, hosts, digests and metadata keys of up to 70 KB through every
+// method and a reopen (a record holds a URL and its Via: two of 50 KB).
 func TestLongURLs(t *testing.T) {
 	dir := t.TempDir()
 	f, err := Open(Config{Dir: dir})
@@ -68,15 +69,15 @@ func TestLongURLs(t *testing.T) {
 		t.Fatal(err)
 	}
 	longHost := strings.Repeat("h", 1000) + ".test"
-	big := longURL("a.test", 100_000, "/1")
-	twin := longURL("a.test", 100_000, "/2") // same first 256 bytes
+	big := longURL("a.test", 50_000, "/1")
+	twin := longURL("a.test", 50_000, "/2") // same first 256 bytes
 	onLongHost := URL{URL: "http://" + longHost + "/x", Host: longHost, Via: big, Seed: big}
 	tests := []struct {
 		name string
 		u    URL
 		want bool
 	}{
-		{"100 KB URL", URL{URL: big, Host: "a.test", Via: big}, true},
+		{"50 KB URL", URL{URL: big, Host: "a.test", Via: big}, true},
 		{"again", URL{URL: big, Host: "a.test"}, false},
 		{"same prefix", URL{URL: twin, Host: "a.test"}, true},
 		{"long host", onLongHost, true},
@@ -179,7 +180,11 @@ func TestLongURLs(t *testing.T) {
 			}); err != nil {
 				t.Fatal(err)
 			}
-			if diff := cmp.Diff(sc.want, got); diff != "" {
+			// Keys past maxKeyPart bytes come in the order of their hashes.
+			want := slices.Clone(sc.want)
+			slices.Sort(want)
+			slices.Sort(got)
+			if diff := cmp.Diff(want, got); diff != "" {
 				t.Errorf("ScanMeta(%d-byte prefix) (-want +got):\n%s", len(sc.prefix), diff)
 			}
 		})
@@ -194,7 +199,7 @@ func TestAddBatchPerURLErrors(t *testing.T) {
 		{Host: "a.test"}, // empty URL
 		{URL: huge, Host: "a.test"},
 		{URL: "http://a.test/\xff\xfe", Host: "a.test\x00"}, // not UTF-8: stored as bytes
-		{URL: longURL("a.test", 150_000, "/v"), Host: "a.test", Via: longURL("a.test", 100_000, "/via")},
+		{URL: longURL("a.test", 75_000, "/v"), Host: "a.test", Via: longURL("a.test", 50_000, "/via")},
 		u("a.test", "/1"),
 	}
 	res, err := f.AddBatch(batch)

@@ -74,9 +74,9 @@ const (
 // transaction.
 const (
 	// memTableSize bounds the level-0 table a memtable flush builds, and with it the largest
-	// table-builder allocator badger keeps in its pool (see builders.go): 7.5 MiB where 8 MiB
-	// memtables made it 15.5 MiB.
-	memTableSize   = 4 << 20
+	// table-builder allocator badger keeps in its pool (see builders.go). A store left with
+	// larger logs opens too (checkLogs).
+	memTableSize   = 2 << 20
 	numMemtables   = 1
 	blockCacheSize = 4 << 20
 	maxBatchSize   = 15 * memTableSize / 100 // badger's limit on the bytes of one transaction

@@ -29,11 +29,12 @@
 //
 // Memory holds only small per-host state (counters, schedule, a read-ahead of a few entries,
 // readAheadBudget entries in all before loads shrink), a fixed cache of URLs the store holds
-// (knownCache, 4 MiB), and badger's own: memtables of 2 MiB (three at most: one written, one
-// waiting for its flush, one being flushed), the builders of the tables that flushes and
-// compactions write and the buffers badger keeps of them between tables (at most 8, each as
-// large as the largest table it built: compressed tables of 256 KiB below level 0; see
-// baseTableSize), a 4 MiB block cache. Never the whole queue.
+// (knownCache, 4 MiB), and badger's own: memtables of 2 or 4 MiB as the process's memory
+// limit allows (memTableFor; three at most: one written, one waiting for its flush, one being
+// flushed), the builders of the tables that flushes and compactions write and the buffers
+// badger keeps of them between tables (at most 8, each as large as the largest table it
+// built: compressed tables of 256 KiB below level 0; see baseTableSize), a 4 MiB block cache.
+// Never the whole queue.
 // Badger memory-maps its tables and memtable logs; on Linux their pages are kept out of the
 // process's resident set (see trimmer).
 package frontier
@@ -46,6 +47,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"slices"
 	"strings"
 	"sync"
@@ -123,7 +125,7 @@ type Config struct {
 	// noCompaction opens the store without badger's compactors, for the tests that count the
 	// pages of its tables resident: a compaction in between writes and maps tables of its own.
 	noCompaction bool
-	// memTable, when not 0, is the memtable size to open with instead of memTableSize, for
+	// memTable, when not 0, is the memtable size to open with instead of memTableFor's, for
 	// the test of a store left with larger memtable logs (TestReopenLargerLogs).
 	memTable int64
 }
@@ -262,7 +264,11 @@ func Open(cfg Config) (*Frontier, error) {
 	if err != nil {
 		return nil, err
 	}
-	replay, err := checkLogs(cfg.Dir, cfg.memTable)
+	memTable := cfg.memTable
+	if memTable == 0 {
+		memTable = memTableFor(debug.SetMemoryLimit(-1))
+	}
+	replay, err := checkLogs(cfg.Dir, memTable)
 	if err == nil && replay > 0 {
 		err = flushLogs(cfg.Dir, replay)
 	}
@@ -273,10 +279,7 @@ func Open(cfg Config) (*Frontier, error) {
 		}
 		return nil, fmt.Errorf("frontier: open %s: %w", cfg.Dir, noSpace(err))
 	}
-	opts := badgerOptions(cfg.Dir)
-	if cfg.memTable > 0 {
-		opts = opts.WithMemTableSize(cfg.memTable)
-	}
+	opts := badgerOptions(cfg.Dir).WithMemTableSize(memTable)
 	if cfg.noCompaction {
 		opts = opts.WithNumCompactors(0)
 	}
@@ -426,8 +429,7 @@ func liveTables(db *badger.DB) int64 {
 }
 
 // checkLogs readies the memtable logs (*.mem) in dir for badger.Open and returns the memtable
-// size that replaying them needs, or 0 when the one the store opens with (memTable, or
-// memTableSize when 0) does.
+// size that replaying them needs, or 0 when memTable, the one the store opens with, does.
 //
 // It deletes the empty logs. Badger deletes the log of a flushed memtable by truncating it to
 // nothing and then removing it; a process killed in between leaves an empty log, which badger
@@ -445,9 +447,6 @@ func liveTables(db *badger.DB) int64 {
 //
 // The logs of a store that another process has open are left alone (badger.Open then fails).
 func checkLogs(dir string, memTable int64) (int64, error) {
-	if memTable == 0 {
-		memTable = memTableSize
-	}
 	unlock, ok := lockDir(dir)
 	if !ok {
 		return 0, nil

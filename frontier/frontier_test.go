@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -1034,7 +1035,7 @@ const largerLogsURLs = 3400
 func TestReopenLargerLogs(t *testing.T) {
 	via := "http://a.test/" + strings.Repeat("v", 400)
 	if dir := os.Getenv(largerLogsEnv); dir != "" {
-		f, err := Open(Config{Dir: dir, memTable: 2 * memTableSize})
+		f, err := Open(Config{Dir: dir, memTable: largeMemTableSize})
 		if err != nil {
 			fmt.Fprintln(os.Stderr, err)
 			os.Exit(3)
@@ -1072,16 +1073,36 @@ func TestReopenLargerLogs(t *testing.T) {
 		}
 		return sizes
 	}
-	if sizes := logs(); !slices.Contains(slices.Collect(maps.Values(sizes)), 4*memTableSize) {
-		t.Fatalf("logs left %v, want one of %d bytes", sizes, 4*memTableSize)
+	if sizes := logs(); !slices.Contains(slices.Collect(maps.Values(sizes)), 2*largeMemTableSize) {
+		t.Fatalf("logs left %v, want one of %d bytes", sizes, 2*largeMemTableSize)
 	}
-	f := openT(t, Config{Dir: dir})
+	f := openT(t, Config{Dir: dir, memTable: memTableSize})
 	if got := f.Stats(); got.Queued != largerLogsURLs {
 		t.Errorf("Stats after reopen = %+v, want %d queued", got, largerLogsURLs)
 	}
 	for name, size := range logs() {
 		if size != 2*memTableSize {
 			t.Errorf("log %s of %d bytes after reopen, want %d", name, size, 2*memTableSize)
+		}
+	}
+}
+
+// TestMemTableFor: the larger memtables where the memory limit leaves room for their
+// builders, and without a limit.
+func TestMemTableFor(t *testing.T) {
+	tests := []struct {
+		limit, want int64
+	}{
+		{64 << 20, memTableSize},
+		{96 << 20, memTableSize}, // a crawl's default
+		{largeMemTableLimit - 1, memTableSize},
+		{largeMemTableLimit, largeMemTableSize},
+		{1 << 30, largeMemTableSize},
+		{math.MaxInt64, largeMemTableSize}, // none
+	}
+	for _, tt := range tests {
+		if got := memTableFor(tt.limit); got != tt.want {
+			t.Errorf("memTableFor(%d) = %d, want %d", tt.limit, got, tt.want)
 		}
 	}
 }
@@ -1114,7 +1135,7 @@ func TestCheckLogs(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			got, err := checkLogs(dir, 0)
+			got, err := checkLogs(dir, memTableSize)
 			if err != nil || got != tt.want {
 				t.Errorf("checkLogs = %d, %v; want %d", got, err, tt.want)
 			}

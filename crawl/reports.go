@@ -163,7 +163,7 @@ func putLines(front frontier.Store, key string, lines []string) error {
 		}
 		i++
 		err := front.PutMeta(k, b)
-		b = b[:0]
+		b = nil // a Store may keep what it was given
 		return err
 	}
 	for _, l := range lines {

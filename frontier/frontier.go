@@ -442,8 +442,12 @@ func liveTables(db *badger.DB) int64 {
 // written with larger memtables (by an older amber: 8 MiB, then 4 MiB) or cut to its writes by
 // an earlier replay (badger truncates a log it replays, and a crash before the flush leaves it
 // so) may hold more than the memtable holds. A log as badger creates it is twice the memtable
-// size; any other log asks for twice its own size, which holds its writes whatever their mix
-// (an entry takes at most a node of skl.MaxNodeSize more in a memtable than in its log).
+// size; any other log asks for a memtable of twice its own size. That holds its writes
+// whatever their mix: badger's memtable of M bytes takes 1.3 M (its arena adds a
+// transaction's bytes and nodes), and an entry takes at most about 2.3 times its log bytes in
+// it (the deletion of a short key: a skiplist node of 27 bytes and more, on average 29,
+// against a log header and checksum of 9 bytes and more, both beside the key and its
+// version).
 //
 // The logs of a store that another process has open are left alone (badger.Open then fails).
 func checkLogs(dir string, memTable int64) (int64, error) {

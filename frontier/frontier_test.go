@@ -1,6 +1,7 @@
 package frontier
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -996,6 +997,23 @@ func TestSitemapMark(t *testing.T) {
 	}
 }
 
+// crashChild runs the test named test of this binary in a child process with env set to dir,
+// and returns what the child printed on stdout. The child works on the store in dir and exits
+// with status 1 without closing it (a crash); t fails unless it did.
+func crashChild(t *testing.T, test, env, dir string) []byte {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], "-test.run=^"+test+"$", "-test.count=1")
+	cmd.Env = append(os.Environ(), env+"="+dir)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	var exit *exec.ExitError
+	if !errors.As(err, &exit) || exit.ExitCode() != 1 {
+		t.Fatalf("child: %v\n%s%s", err, out, stderr.Bytes())
+	}
+	return out
+}
+
 const crashEnv = "AMBER_FRONTIER_CRASH_DIR"
 
 // TestCrash simulates a crash: a child process (this test binary) opens the frontier, works,
@@ -1011,13 +1029,7 @@ func TestCrash(t *testing.T) {
 		os.Exit(1) // no Close, no Sync
 	}
 	dir := t.TempDir()
-	cmd := exec.Command(os.Args[0], "-test.run=^TestCrash$", "-test.count=1")
-	cmd.Env = append(os.Environ(), crashEnv+"="+dir)
-	out, err := cmd.CombinedOutput()
-	var exit *exec.ExitError
-	if !errors.As(err, &exit) || exit.ExitCode() != 1 {
-		t.Fatalf("child: %v\n%s", err, out)
-	}
+	crashChild(t, "TestCrash", crashEnv, dir)
 	f := openT(t, Config{Dir: dir})
 	checkResumed(t, f)
 }
@@ -1049,13 +1061,7 @@ func TestReopenLargerLogs(t *testing.T) {
 		os.Exit(1) // no Close, no Sync
 	}
 	dir := t.TempDir()
-	cmd := exec.Command(os.Args[0], "-test.run=^TestReopenLargerLogs$", "-test.count=1")
-	cmd.Env = append(os.Environ(), largerLogsEnv+"="+dir)
-	out, err := cmd.CombinedOutput()
-	var exit *exec.ExitError
-	if !errors.As(err, &exit) || exit.ExitCode() != 1 {
-		t.Fatalf("child: %v\n%s", err, out)
-	}
+	crashChild(t, "TestReopenLargerLogs", largerLogsEnv, dir)
 	logs := func() map[string]int64 {
 		es, err := os.ReadDir(dir)
 		if err != nil {
@@ -1592,13 +1598,7 @@ func TestFirstClaimLoadsOneHost(t *testing.T) {
 func TestEmptyLog(t *testing.T) {
 	t.Run("crash", func(t *testing.T) {
 		dir := t.TempDir()
-		cmd := exec.Command(os.Args[0], "-test.run=^TestCrash$", "-test.count=1")
-		cmd.Env = append(os.Environ(), crashEnv+"="+dir)
-		out, err := cmd.CombinedOutput()
-		var exit *exec.ExitError
-		if !errors.As(err, &exit) || exit.ExitCode() != 1 {
-			t.Fatalf("child: %v\n%s", err, out)
-		}
+		crashChild(t, "TestCrash", crashEnv, dir)
 		if err := os.WriteFile(filepath.Join(dir, "00000.mem"), nil, 0o644); err != nil {
 			t.Fatal(err)
 		}

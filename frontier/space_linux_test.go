@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -339,13 +338,7 @@ func TestFullDiskCrash(t *testing.T) {
 	}
 	mnt := mountTmpfs(t, "30m")
 	dir := filepath.Join(mnt, "state")
-	cmd := exec.Command(os.Args[0], "-test.run=^TestFullDiskCrash$", "-test.count=1")
-	cmd.Env = append(os.Environ(), fullCrashEnv+"="+dir)
-	out, err := cmd.Output()
-	var exit *exec.ExitError
-	if !errors.As(err, &exit) || exit.ExitCode() != 1 {
-		t.Fatalf("child: %v\n%s", err, out)
-	}
+	out := crashChild(t, "TestFullDiskCrash", fullCrashEnv, dir)
 	var added int64
 	if _, err := fmt.Sscanf(string(out), "added %d", &added); err != nil {
 		t.Fatalf("child output %q: %v", out, err)

@@ -2,10 +2,8 @@ package frontier
 
 import (
 	"bufio"
-	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -283,13 +281,7 @@ func TestTrimLogCrash(t *testing.T) {
 		os.Exit(1) // no Close, no Sync
 	}
 	dir := t.TempDir()
-	cmd := exec.Command(os.Args[0], "-test.run=^TestTrimLogCrash$", "-test.count=1")
-	cmd.Env = append(os.Environ(), trimCrashEnv+"="+dir)
-	out, err := cmd.CombinedOutput()
-	var exit *exec.ExitError
-	if !errors.As(err, &exit) || exit.ExitCode() != 1 {
-		t.Fatalf("child: %v\n%s", err, out)
-	}
+	crashChild(t, "TestTrimLogCrash", trimCrashEnv, dir)
 	f := openT(t, Config{Dir: dir})
 	if got, want := f.Stats(), (Stats{Queued: rounds * batch}); got != want {
 		t.Errorf("Stats after the crash = %+v, want %+v", got, want)

@@ -389,7 +389,7 @@ func (w *Writer) failLocked(start int64, cause error) error {
 // short records of a crawl (request, metadata, small pages) the cost is per gzip member (about
 // 12 µs, building its Huffman tables), the same at every level; on 16 KB of HTML it took 44 µs
 // where the default level took 61, for output 6% larger (measured 2026-11, see issue 11).
-// Records of at most fixedMax bytes are compressed with the fixed codes instead (gzfixed).
+// Records of at most textMax bytes are compressed with codes set in advance instead (gzfixed).
 const gzipLevel = 2
 
 // fixedMax is the largest record written as a gzip member with fixed Huffman codes
@@ -397,8 +397,18 @@ const gzipLevel = 2
 // small responses of a crawl. On such records the fixed codes take 4 to 6 times less CPU for
 // output 5 to 8% larger (go test -bench Append ./internal/gzfixed/: a 574-byte request 3.9
 // µs and 426 bytes against 18.3 µs and 399); on a 5 KB page 36 µs and 32% larger against 63
-// µs, so larger records keep dynamic codes.
+// µs, so larger records take the text codes.
 const fixedMax = 2048
+
+// textMax is the largest record written as a gzip member with the text codes of gzfixed,
+// dynamic codes built once from a corpus of HTML, when AppendText takes it (HTML and text in
+// the Latin script; other records go to klauspost/compress). On a 5 KB page of make bench's
+// site they take 17.6 µs for 2,649 bytes against klauspost's 22.2 µs and 2,487 (6.5% larger;
+// go test -bench Append ./internal/gzfixed/), and in a crawl of 10,000 such pages amber took
+// 5% less CPU. The encoder gains on the table klauspost builds for every member and loses on
+// each byte: on a 30 KB page it took 151 µs against 136, so larger records stay with
+// klauspost/compress.
+const textMax = 16 << 10
 
 var gzipPool = sync.Pool{New: func() any {
 	zw, _ := gzip.NewWriterLevel(io.Discard, gzipLevel)
@@ -421,12 +431,12 @@ func (w *Writer) compress(p *prepared) error {
 	} else if err := p.sp.Reset(); err != nil {
 		return err
 	}
-	if p.rec.block.Size() > fixedMax {
+	if p.rec.block.Size() > textMax {
 		return gzipTo(p.sp, p.rec.marshal)
 	}
 	fc := fixedPool.Get().(*fixedCoder)
 	defer func() {
-		if fc.in.Cap() <= 4*fixedMax { // not the buffer of a record with a long header
+		if fc.in.Cap() <= 2*textMax { // not the buffer of a record with a long header
 			fixedPool.Put(fc)
 		}
 	}()
@@ -434,10 +444,18 @@ func (w *Writer) compress(p *prepared) error {
 	if err := p.rec.marshal(&fc.in); err != nil {
 		return fmt.Errorf("write record: %w", err)
 	}
-	if fc.in.Len() > fixedMax {
+	switch n := fc.in.Len(); {
+	case n <= fixedMax:
+		fc.out = fc.enc.Append(fc.out[:0], fc.in.Bytes())
+	case n <= gzfixed.MaxInput:
+		var ok bool
+		if fc.out, ok = fc.enc.AppendText(fc.out[:0], fc.in.Bytes()); ok {
+			break
+		}
+		fallthrough
+	default:
 		return gzipTo(p.sp, func(zw io.Writer) error { _, err := zw.Write(fc.in.Bytes()); return err })
 	}
-	fc.out = fc.enc.Append(fc.out[:0], fc.in.Bytes())
 	if _, err := p.sp.Write(fc.out); err != nil {
 		return fmt.Errorf("compress record: %w", err)
 	}

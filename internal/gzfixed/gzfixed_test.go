@@ -63,7 +63,8 @@ func TestRoundTrip(t *testing.T) {
 	// A match of the longest length, 258, at the longest distance, 32768.
 	far := append(randomBytes(3, 258), randomBytes(4, 32768-258)...)
 	far = append(far, far[:258]...)
-	far = far[:MaxInput]
+	// A repeat farther back than the window, which no match may reach.
+	beyond := append(randomBytes(5, 40000), randomBytes(5, 3000)...)
 	tests := []struct {
 		name string
 		in   []byte
@@ -95,6 +96,7 @@ func TestRoundTrip(t *testing.T) {
 			return b
 		}()},
 		{"farthest match", far},
+		{"repeat beyond the window", beyond},
 		{"max input", randomBytes(2, MaxInput)},
 	}
 	var e Encoder
@@ -106,6 +108,11 @@ func TestRoundTrip(t *testing.T) {
 		}
 		if got := decode(t, out[4:]); !bytes.Equal(got, tt.in) {
 			t.Errorf("%s: read back %d bytes, want %d", tt.name, len(got), len(tt.in))
+		}
+		// The text codes, whether or not AppendText would decline: the member is written.
+		text := e.appendMember([]byte("kept"), tt.in, &textCodes, true)
+		if got := decode(t, text[4:]); !bytes.Equal(got, tt.in) {
+			t.Errorf("%s, text codes: read back %d bytes, want %d", tt.name, len(got), len(tt.in))
 		}
 	}
 }
@@ -149,6 +156,9 @@ func FuzzRoundTrip(f *testing.F) {
 			if got := decodeStd(t, e.Append(nil, in)); !bytes.Equal(got, in) {
 				t.Fatalf("read back %q, want %q", got, in)
 			}
+			if got := decodeStd(t, e.appendMember(nil, in, &textCodes, true)); !bytes.Equal(got, in) {
+				t.Fatalf("text codes: read back %q, want %q", got, in)
+			}
 		}
 	})
 }
@@ -178,13 +188,22 @@ func BenchmarkAppend(b *testing.B) {
 	for _, in := range []struct {
 		name string
 		b    []byte
-	}{{"request", request}, {"metadata", meta.Bytes()}, {"response-5KB", response}} {
+	}{{"request", request}, {"metadata", meta.Bytes()}, {"response-5KB", response}, {"response-30KB", generatedPage(77, 30000)}} {
 		b.Run("fixed/"+in.name, func(b *testing.B) {
 			var e Encoder
 			var out []byte
 			b.SetBytes(int64(len(in.b)))
 			for b.Loop() {
 				out = e.Append(out[:0], in.b)
+			}
+			b.ReportMetric(float64(len(out)), "bytes/member")
+		})
+		b.Run("text/"+in.name, func(b *testing.B) {
+			var e Encoder
+			var out []byte
+			b.SetBytes(int64(len(in.b)))
+			for b.Loop() {
+				out, _ = e.AppendText(out[:0], in.b)
 			}
 			b.ReportMetric(float64(len(out)), "bytes/member")
 		})

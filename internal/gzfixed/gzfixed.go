@@ -67,15 +67,18 @@ func (e *Encoder) Append(dst, p []byte) []byte {
 // extended slice and true; or, when p's own dynamic codes would make its data notably shorter
 // (see textSlack), dst as it was and false. It panics when p is longer than MaxInput.
 func (e *Encoder) AppendText(dst, p []byte) ([]byte, bool) {
-	// A look at the start first: what the text codes spend more than notText bits a byte on
-	// as literals (compressed images, text in other scripts) is declined at once.
-	var bits int
-	start := p[:min(len(p), 1024)]
-	for _, b := range start {
-		bits += int(textCodes.lit[b].len)
-	}
-	if bits > notText*len(start) {
-		return dst, false
+	// A look first at three stretches of p, at its start, middle and end: when the text
+	// codes spend more than notText bits a byte on the bytes of one (compressed images, text
+	// in other scripts), p is declined without encoding it.
+	for _, at := range [3]int{0, len(p) / 2, len(p) - sampleLen} {
+		sample := p[max(at, 0):min(max(at, 0)+sampleLen, len(p))]
+		var bits int
+		for _, b := range sample {
+			bits += int(textCodes.lit[b].len)
+		}
+		if bits > notText*len(sample) {
+			return dst, false
+		}
 	}
 	out := e.appendMember(dst, p, &textCodes, true)
 	if e.textCost() > e.dynamicCost()*textSlack {
@@ -122,10 +125,13 @@ func (e *Encoder) appendMember(dst, p []byte, c *codeSet, count bool) []byte {
 	return out
 }
 
-// notText is the most bits a byte the text codes may spend, as literals, on the first
-// kilobyte of an input before AppendText declines it without encoding it: about 5.5 on HTML
-// and English text, 12 to 14 on bytes at random or text in Chinese (UTF-8).
-const notText = 10
+// notText is the most bits a byte the text codes may spend, as literals, on a stretch of
+// sampleLen bytes of an input before AppendText declines it without encoding it: about 5.5 on
+// HTML and English text, 12 to 14 on bytes at random or text in Chinese (UTF-8).
+const (
+	notText   = 10
+	sampleLen = 512
+)
 
 // textSlack is how much longer than the estimate of a member's own dynamic codes the text
 // codes may make its symbols before AppendText declines (see dynamicCost).

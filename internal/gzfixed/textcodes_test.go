@@ -203,6 +203,9 @@ func TestAppendText(t *testing.T) {
 		{"small page", generatedPage(9, 0), false, 0},
 		{"one sentence repeated", bytes.Repeat([]byte("It was the best of times, it was the worst of times, it was the age of wisdom. "), 40), false, 0},
 		{"Chinese text", cjkText(1, 6000), false, 0},
+		// Markup in ASCII first and the text in Chinese: the stretches sampled at the middle
+		// and end decline it before it is encoded; the cost of the whole would too.
+		{"page in Chinese", append(append(bytes.Clone(generatedPage(5, 0)), cjkText(2, 4000)...), "</p></body></html>"...), false, 0},
 		{"random bytes", randomBytes(5, 8000), false, 0},
 	}
 	var e Encoder

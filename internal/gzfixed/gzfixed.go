@@ -33,7 +33,7 @@ import (
 const MaxInput = 64 << 10
 
 const (
-	maxHashBits = 15
+	maxHashBits = 14
 	minMatch    = 4
 	maxMatch    = 258
 	window      = 32 << 10
@@ -178,7 +178,7 @@ func entropyBits(hist []uint32) float64 {
 // set: greedy, the last earlier position with the same four bytes (by hash) within the window
 // as the only candidate.
 func (e *Encoder) encode(p []byte, count bool) {
-	// A table of about twice as many entries as p has bytes, 1,024 to 32,768: clearing it is
+	// A table of about twice as many entries as p has bytes, 1,024 to 16,384: clearing it is
 	// a cost of every member.
 	hashBits := min(max(bits.Len(uint(len(p))), 10), maxHashBits)
 	shift := uint(32 - hashBits)

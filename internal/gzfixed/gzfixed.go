@@ -13,7 +13,7 @@
 // bytes of the block; past a kilobyte or two dynamic codes win, by a third on a 5 KB page, as
 // the fixed codes spend 8 or 9 bits on every letter. The text codes spend about what a page's
 // own dynamic codes would on HTML and text in the languages of the Latin script, and cost
-// the bytes of their table in every member (102 of them); on other input (images, text in
+// the bytes of their table in every member (about 100 of them); on other input (images, text in
 // other scripts) AppendText declines and the caller uses a general compressor.
 //
 // The output is plain gzip: any reader decodes it.

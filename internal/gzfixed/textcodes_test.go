@@ -24,15 +24,14 @@ import (
 //	go test ./internal/gzfixed -run TestTextCodes -corpus DIR
 //
 // which counts the symbols of every .html file under DIR as AppendText writes them (in pieces
-// of trainPiece bytes) and rewrites textcodes.go with the lengths of a
-// Huffman code for them, of at most 15 bits, every symbol counted at least once in 2^14 so
-// that each has a code.
+// of trainPiece bytes) and rewrites textcodes.go with the lengths of a Huffman code for them,
+// of at most 15 bits, every symbol counted at least once in 2^14 so that each has a code.
+var corpus = flag.String("corpus", "", "rebuild textcodes.go from the .html files under this directory")
+
 // trainPiece is the size of the pieces the corpus is counted in: the largest record amber's
 // WARC writer gives AppendText (warc's textMax), so that matches reach no farther back than in
 // a record.
 const trainPiece = 16 << 10
-
-var corpus = flag.String("corpus", "", "rebuild textcodes.go from the .html files under this directory")
 
 func TestTextCodes(t *testing.T) {
 	if *corpus != "" {

@@ -50,7 +50,6 @@ type Encoder struct {
 	bits  uint64                  // bits not yet written, lowest first
 	nbits uint
 	out   []byte
-	codes *codeSet
 
 	// The symbols of the member being written, counted by AppendText.
 	litHist  [numLit]uint32
@@ -96,18 +95,13 @@ func (e *Encoder) appendMember(dst, p []byte, c *codeSet, count bool) []byte {
 		clear(e.litHist[:])
 		clear(e.distHist[:])
 	}
-	e.codes = c
 	e.out = append(dst, header[:]...)
 	e.bits, e.nbits = 0, 0
 	for _, b := range c.head {
 		e.put(uint64(b), 8)
 	}
 	e.put(c.tail, c.tailBits)
-	if count {
-		e.encode(p, true)
-	} else {
-		e.encode(p, false)
-	}
+	e.encode(p, c, count)
 	e.putCode(c.lit[256]) // end of block
 	if e.nbits > 0 {
 		e.out = append(e.out, byte(e.bits))
@@ -121,7 +115,7 @@ func (e *Encoder) appendMember(dst, p []byte, c *codeSet, count bool) []byte {
 	e.out = binary.LittleEndian.AppendUint32(e.out, crc32.ChecksumIEEE(p))
 	e.out = binary.LittleEndian.AppendUint32(e.out, uint32(len(p)))
 	out := e.out
-	e.out, e.codes = nil, nil
+	e.out = nil
 	return out
 }
 
@@ -174,10 +168,10 @@ func entropyBits(hist []uint32) float64 {
 	return float64(n)*math.Log2(float64(n)) - sum
 }
 
-// encode writes p as literals and matches with e.codes, counting the symbols when count is
+// encode writes p as literals and matches with the codes c, counting the symbols when count is
 // set: greedy, the last earlier position with the same four bytes (by hash) within the window
 // as the only candidate.
-func (e *Encoder) encode(p []byte, count bool) {
+func (e *Encoder) encode(p []byte, c *codeSet, count bool) {
 	// A table of about twice as many entries as p has bytes, 1,024 to 16,384: clearing it is
 	// a cost of every member.
 	hashBits := min(max(bits.Len(uint(len(p))), 10), maxHashBits)
@@ -196,8 +190,8 @@ func (e *Encoder) encode(p []byte, count bool) {
 			continue
 		}
 		n := minMatch + matchLen(p[cand+minMatch:], p[i+minMatch:min(len(p), i+maxMatch)])
-		e.putLiterals(p[lit:i], count)
-		e.putMatch(n, i-cand, count)
+		e.putLiterals(p[lit:i], c, count)
+		e.putMatch(n, i-cand, c, count)
 		// Index the positions a short match covers too, so that later repeats of them are
 		// found; of a long one only its last few (indexing them all would cost more than the
 		// match saves).
@@ -211,7 +205,7 @@ func (e *Encoder) encode(p []byte, count bool) {
 		i = end
 		lit = end
 	}
-	e.putLiterals(p[lit:], count)
+	e.putLiterals(p[lit:], c, count)
 }
 
 // hash4 is the hash of 4 bytes, of 32 - shift bits.
@@ -233,9 +227,9 @@ func matchLen(a, b []byte) int {
 	return n
 }
 
-// putLiterals writes the bytes of p as literals.
-func (e *Encoder) putLiterals(p []byte, count bool) {
-	lit := &e.codes.lit
+// putLiterals writes the bytes of p as literals with the codes c.
+func (e *Encoder) putLiterals(p []byte, c *codeSet, count bool) {
+	lit := &c.lit
 	for _, b := range p {
 		e.putCode(lit[b])
 		if count {
@@ -245,14 +239,14 @@ func (e *Encoder) putLiterals(p []byte, count bool) {
 }
 
 // putMatch writes a match of length n (3 to 258) at distance d (1 to 32768).
-func (e *Encoder) putMatch(n, d int, count bool) {
+func (e *Encoder) putMatch(n, d int, c *codeSet, count bool) {
 	lc := lengthCode[n]
-	e.putCode(e.codes.lit[257+int(lc)])
+	e.putCode(c.lit[257+int(lc)])
 	if eb := lengthExtra[lc]; eb > 0 {
 		e.put(uint64(n-int(lengthBase[lc])), eb)
 	}
 	dc := distCode(d)
-	e.putCode(e.codes.dist[dc])
+	e.putCode(c.dist[dc])
 	if eb := distExtra[dc]; eb > 0 {
 		e.put(uint64(d-int(distBase[dc])), eb)
 	}

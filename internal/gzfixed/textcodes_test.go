@@ -139,8 +139,8 @@ func join(lens []uint8) string {
 	return b.String() + "\n"
 }
 
-// generatedPage is page i of a site of pages of about size bytes of varied text, as make
-// bench crawls.
+// generatedPage is the response, head and body, of page i of a site of pages of about size
+// bytes of varied text, as make bench crawls.
 func generatedPage(i, size int) []byte {
 	rec := httptest.NewRecorder()
 	testsite.Generated{Pages: 10000, PageSize: size}.ServeHTTP(rec, httptest.NewRequest("GET", testsite.PageURL(i), nil))

@@ -20,10 +20,10 @@ package frontier
 // allocator has the level-0 size. With memtables of 8 MiB that was 15.5 MiB each and the pool
 // 95 MB of the Go heap at the peak of make bench-scale; with 4 MiB, 7.5 MiB and 41 MB. A
 // transaction is at most 15% of a memtable, and AddBatch writes a URL's record, up to
-// MaxRecordSize, twice in one: memtables of 2 MiB hold records of 128 KiB. Smaller tables mean smaller allocators but
-// more tables, and every table costs resident pages of its own (see liveTables and trimmer):
-// with 128 KiB compaction tables make bench-scale peaked at 159 MB crawling (1,462 tables at
-// the end), against 149 MB with 256 KiB (about 770).
+// MaxRecordSize, twice in one: memtables of 2 MiB hold records of 128 KiB. Smaller tables
+// mean smaller allocators but more tables, and every table costs resident pages of its own
+// (see liveTables and trimmer): with 128 KiB compaction tables make bench-scale peaked at 159
+// MB crawling (1,462 tables at the end), against 149 MB with 256 KiB (about 770).
 //
 // The frontier used to trim badger's pool itself, reaching it through reflect and unsafe from
 // a goroutine (every 250 ms: two idle allocators kept, trimmed to 16 table sizes, the others

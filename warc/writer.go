@@ -394,20 +394,22 @@ const gzipLevel = 2
 
 // fixedMax is the largest record written as a gzip member with fixed Huffman codes
 // (internal/gzfixed) rather than by klauspost/compress: the requests, metadata, revisits and
-// small responses of a crawl. On such records the fixed codes take 4 to 6 times less CPU for
-// output 5 to 8% larger (go test -bench Append ./internal/gzfixed/: a 574-byte request 3.9
-// µs and 426 bytes against 18.3 µs and 399); on a 5 KB page 36 µs and 32% larger against 63
-// µs, so larger records take the text codes.
+// small responses of a crawl. On such records the fixed codes take 5 to 6 times less CPU for
+// output 6 to 11% larger (go test -bench Append ./internal/gzfixed/, 128 different records of
+// each kind: a request of about 570 bytes 2.1 µs and 433 bytes against 11.7 µs and 391; a
+// metadata record 1.4 µs and 252 bytes against 8.8 µs and 237); on a 5 KB page 35 µs and 31%
+// larger against 40 µs, so larger records take the text codes.
 const fixedMax = 2048
 
 // textMax is the largest record written as a gzip member with the text codes of gzfixed,
 // dynamic codes built once from a corpus of HTML, when AppendText takes it (HTML and text in
-// the Latin script; other records go to klauspost/compress). On a 5 KB page of make bench's
-// site they take 17.6 µs for 2,611 bytes against klauspost's 21.1 µs and 2,487 (5% larger;
-// go test -bench Append ./internal/gzfixed/), and in a crawl of 10,000 such pages amber took
-// 5% less CPU. The encoder gains on the table klauspost builds for every member and loses on
-// each byte: on a 30 KB page it took 151 µs against 136, so larger records stay with
-// klauspost/compress.
+// the Latin script; other records go to klauspost/compress). On 5 KB pages of make bench's
+// site they take 38 µs for 2,609 bytes against klauspost's 40 µs and 2,491 (5% larger; go
+// test -bench Append ./internal/gzfixed/), and in a crawl of 10,000 such pages amber took
+// 5.6% less CPU (about 19 µs a page: in a crawl klauspost costs more than in its benchmark). The
+// encoder gains on the table klauspost builds for every member and loses on each byte: on 30
+// KB pages it took as long (190 µs against 187) for output 9% larger, so larger records stay
+// with klauspost/compress.
 const textMax = 16 << 10
 
 var gzipPool = sync.Pool{New: func() any {

@@ -47,13 +47,32 @@ type Stream struct {
 	cfg   extract.DocConfig
 	dedup bool
 
-	// mu guards f and makes "look up the hash, merge, append, record" one step, so two pages
-	// with the same content at the same moment make one document. It is held across a local
-	// file append and a store read/write: that is the whole point of it.
-	mu   sync.Mutex
-	f    *os.File
+	// open guards f against Close: Add holds it for reading throughout, Close for writing.
+	open sync.RWMutex
+	f    *os.File // nil after Close
+
+	// hashes make "look up the hash, merge, append, record" one step for each content hash
+	// (hashes[hashLock(hash)]), so that two pages with the same content at the same moment
+	// make one document. Pages of other contents go on meanwhile: the step waits for a read
+	// and a write of the store (the write a commit of the frontier's writer), and when one
+	// lock served every page the crawl's workers queued behind it (make bench, 5 KB pages, 16
+	// workers: 5 of them waiting at any moment, by a trace of 3 s).
+	hashes [hashLocks]sync.Mutex
+
+	mu   sync.Mutex // guards the file's end: size and the appends
 	size int64
-	buf  []byte // the line being written
+}
+
+// hashLocks is the number of locks of content hashes.
+const hashLocks = 64
+
+// hashLock is the index of the lock of a content hash.
+func hashLock(hash string) int {
+	h := uint32(2166136261) // FNV-1a
+	for i := range len(hash) {
+		h = (h ^ uint32(hash[i])) * 16777619
+	}
+	return int(h % hashLocks)
 }
 
 // Open opens the stream at path for appending, its hash index in front; dedup makes one
@@ -78,32 +97,37 @@ func Open(path string, front Store, cfg extract.DocConfig, dedup bool) (*Stream,
 func (d *Stream) Add(pageURL string, doc *extract.Document, warcFile string, warcOffset int64, at time.Time) (*extract.SearchDocument, error) {
 	sd := extract.NewSearchDocument(pageURL, doc, d.cfg, at)
 	sd.WARCFilename, sd.WARCOffset = warcFile, warcOffset
-	d.mu.Lock()
-	defer d.mu.Unlock()
+	d.open.RLock()
+	defer d.open.RUnlock()
 	if d.f == nil {
 		return nil, ErrClosed
 	}
-	if d.dedup {
-		prev, ok, err := d.lookup(sd.ContentHash)
-		if err != nil {
+	if !d.dedup {
+		if _, _, err := d.append(sd); err != nil {
 			return nil, err
 		}
-		if ok {
-			merged, changed := mergeDuplicate(prev, sd, doc != nil && doc.Canonical != "")
-			if !changed {
-				return nil, nil
-			}
-			sd = merged
+		return &sd, nil
+	}
+	l := &d.hashes[hashLock(sd.ContentHash)]
+	l.Lock()
+	defer l.Unlock()
+	prev, ok, err := d.lookup(sd.ContentHash)
+	if err != nil {
+		return nil, err
+	}
+	if ok {
+		merged, changed := mergeDuplicate(prev, sd, doc != nil && doc.Canonical != "")
+		if !changed {
+			return nil, nil
 		}
+		sd = merged
 	}
 	off, n, err := d.append(sd)
 	if err != nil {
 		return nil, err
 	}
-	if d.dedup {
-		if err := d.front.PutMeta(metaDocHash+sd.ContentHash, []byte(strconv.FormatInt(off, 10)+" "+strconv.FormatInt(n, 10))); err != nil {
-			return nil, fmt.Errorf("store document hash: %w", err)
-		}
+	if err := d.front.PutMeta(metaDocHash+sd.ContentHash, []byte(strconv.FormatInt(off, 10)+" "+strconv.FormatInt(n, 10))); err != nil {
+		return nil, fmt.Errorf("store document hash: %w", err)
 	}
 	return &sd, nil
 }
@@ -156,7 +180,10 @@ func (d *Stream) lookup(hash string) (extract.SearchDocument, bool, error) {
 	offS, nS, _ := strings.Cut(string(v), " ")
 	off, err1 := strconv.ParseInt(offS, 10, 64)
 	n, err2 := strconv.ParseInt(nS, 10, 64)
-	if err1 != nil || err2 != nil || off < 0 || n <= 0 || off+n > d.size {
+	d.mu.Lock()
+	size := d.size
+	d.mu.Unlock()
+	if err1 != nil || err2 != nil || off < 0 || n <= 0 || off+n > size {
 		// The line it points at is gone (a repaired file): treat the content as new.
 		return extract.SearchDocument{}, false, nil
 	}
@@ -174,14 +201,20 @@ func (d *Stream) lookup(hash string) (extract.SearchDocument, bool, error) {
 }
 
 // append writes one line and returns its offset and length. A line that could not be written
-// whole (a full disk) is cut off again.
+// whole (a full disk) is cut off again. The caller holds d.open.
 func (d *Stream) append(sd extract.SearchDocument) (int64, int64, error) {
-	d.buf = append(sd.AppendJSON(d.buf[:0]), '\n')
-	if cap(d.buf) > 1<<20 {
-		defer func() { d.buf = nil }() // keep no huge buffer between pages
-	}
+	bp := lineBufs.Get().(*[]byte)
+	line := append(sd.AppendJSON((*bp)[:0]), '\n')
+	defer func() {
+		if cap(line) <= 1<<20 { // keep no huge buffer between pages
+			*bp = line
+			lineBufs.Put(bp)
+		}
+	}()
+	d.mu.Lock()
+	defer d.mu.Unlock()
 	off := d.size
-	n, err := d.f.WriteAt(d.buf, off)
+	n, err := d.f.WriteAt(line, off)
 	if err != nil {
 		// size stays at off: the next line is written over what was torn here (and a reopen
 		// cuts a torn last line), even when the cut fails.
@@ -197,10 +230,13 @@ func (d *Stream) append(sd extract.SearchDocument) (int64, int64, error) {
 	return off, int64(n), nil
 }
 
+// lineBufs hold the buffers the lines are written from.
+var lineBufs = sync.Pool{New: func() any { return new([]byte) }}
+
 // Close syncs and closes the stream; Add fails after it.
 func (d *Stream) Close() error {
-	d.mu.Lock()
-	defer d.mu.Unlock()
+	d.open.Lock()
+	defer d.open.Unlock()
 	if d.f == nil {
 		return nil
 	}

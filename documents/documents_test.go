@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -677,6 +678,78 @@ func TestAddConcurrent(t *testing.T) {
 				t.Errorf("document of content %q has URL %s", sd.BodyContent, u)
 			}
 		}
+	}
+}
+
+// blockingStore is a memStore whose PutMeta of the key block waits until release is closed,
+// and reports on blocked that it does.
+type blockingStore struct {
+	*memStore
+	block   string
+	blocked chan struct{}
+	release chan struct{}
+}
+
+func (s *blockingStore) PutMeta(key string, value []byte) error {
+	if key == s.block {
+		close(s.blocked)
+		<-s.release
+	}
+	return s.memStore.PutMeta(key, value)
+}
+
+// An Add waiting for the store (its PutMeta is a commit of the frontier's writer) holds up
+// the Adds of the same content and no other: a page of another content is written meanwhile,
+// and one of the same content waits and joins the first page's document.
+func TestAddWaitsOnlyForItsContent(t *testing.T) {
+	hash := func(body string) string {
+		return extract.NewSearchDocument("https://example.com/", page("T", body), extract.DocConfig{}, t0).ContentHash
+	}
+	// Another content whose hash has its own lock.
+	other := ""
+	for i := 0; other == ""; i++ {
+		if b := fmt.Sprint("b", i); hashLock(hash(b)) != hashLock(hash("a")) {
+			other = b
+		}
+	}
+	front := &blockingStore{memStore: newStore(), block: metaDocHash + hash("a"),
+		blocked: make(chan struct{}), release: make(chan struct{})}
+	path := filepath.Join(t.TempDir(), "documents.jsonl")
+	d := openStream(t, path, front, extract.DocConfig{}, true)
+	first := make(chan error, 1)
+	go func() {
+		_, err := d.Add("https://example.com/a1", page("T", "a"), "w.warc.gz", 0, t0)
+		first <- err
+	}()
+	<-front.blocked
+	// The first page's line is written, its hash not yet recorded.
+	if _, err := d.Add("https://example.com/other", page("T", other), "w.warc.gz", 1, t0); err != nil {
+		t.Fatal(err)
+	}
+	same := make(chan error, 1)
+	go func() {
+		_, err := d.Add("https://example.com/a2", page("T", "a"), "w.warc.gz", 2, t0)
+		same <- err
+	}()
+	front.block = "" // the second page of "a" goes through once it has the lock
+	close(front.release)
+	for _, c := range []chan error{first, same} {
+		if err := <-c; err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := d.Close(); err != nil {
+		t.Fatal(err)
+	}
+	docs := readDocs(t, path)
+	if len(docs) != 3 {
+		t.Fatalf("%d lines, want 3 (a1, other, a1 with a2)", len(docs))
+	}
+	if docs[0].URL != "https://example.com/a1" || docs[1].URL != "https://example.com/other" {
+		t.Errorf("lines of %s, %s; want a1 then other", docs[0].URL, docs[1].URL)
+	}
+	if last := docs[2]; last.ID != docs[0].ID || !slices.Equal(last.AdditionalURLs, []string{"https://example.com/a2"}) {
+		t.Errorf("third line: id %s, additional_urls %v; want the first page's document with a2", last.ID, last.AdditionalURLs)
 	}
 }
 

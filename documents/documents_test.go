@@ -700,7 +700,8 @@ func (s *blockingStore) PutMeta(key string, value []byte) error {
 
 // An Add waiting for the store (its PutMeta is a commit of the frontier's writer) holds up
 // the Adds of the same content and no other: a page of another content is written meanwhile,
-// and one of the same content waits and joins the first page's document.
+// and one of the same content, added then, joins the first page's document. An Add of another
+// content that waits for the first fails the test after a minute rather than hanging it.
 func TestAddWaitsOnlyForItsContent(t *testing.T) {
 	hash := func(body string) string {
 		return extract.NewSearchDocument("https://example.com/", page("T", body), extract.DocConfig{}, t0).ContentHash
@@ -723,8 +724,19 @@ func TestAddWaitsOnlyForItsContent(t *testing.T) {
 	}()
 	<-front.blocked
 	// The first page's line is written, its hash not yet recorded.
-	if _, err := d.Add("https://example.com/other", page("T", other), "w.warc.gz", 1, t0); err != nil {
-		t.Fatal(err)
+	second := make(chan error, 1)
+	go func() {
+		_, err := d.Add("https://example.com/other", page("T", other), "w.warc.gz", 1, t0)
+		second <- err
+	}()
+	select {
+	case err := <-second:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(time.Minute):
+		close(front.release)
+		t.Fatal("the Add of another content waited for the first page's store write")
 	}
 	same := make(chan error, 1)
 	go func() {

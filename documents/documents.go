@@ -12,6 +12,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"hash/maphash"
 	"os"
 	"slices"
 	"strconv"
@@ -67,13 +68,9 @@ type Stream struct {
 const hashLocks = 64
 
 // hashLock is the index of the lock of a content hash.
-func hashLock(hash string) int {
-	h := uint32(2166136261) // FNV-1a
-	for i := range len(hash) {
-		h = (h ^ uint32(hash[i])) * 16777619
-	}
-	return int(h % hashLocks)
-}
+func hashLock(hash string) int { return int(maphash.String(lockSeed, hash) % hashLocks) }
+
+var lockSeed = maphash.MakeSeed()
 
 // Open opens the stream at path for appending, its hash index in front; dedup makes one
 // document per distinct content. A torn last line left by a killed crawl is cut off

@@ -191,7 +191,7 @@ func BenchmarkAppend(b *testing.B) {
 		// false when it declines the record); it reports the mean member.
 		each := func(b *testing.B, enc func(p []byte) (int, bool)) {
 			b.SetBytes(int64(size / len(row.recs)))
-			var n, bytes, declined int
+			var n, total, declined int
 			for b.Loop() {
 				m, ok := enc(row.recs[n%len(row.recs)])
 				n++
@@ -199,14 +199,14 @@ func BenchmarkAppend(b *testing.B) {
 					declined++
 					continue
 				}
-				bytes += m
+				total += m
 			}
 			if declined > 0 {
 				// The time is then what declining them costs.
 				b.ReportMetric(float64(declined)/float64(n), "declined/member")
 			}
 			if n > declined {
-				b.ReportMetric(float64(bytes)/float64(n-declined), "bytes/member")
+				b.ReportMetric(float64(total)/float64(n-declined), "bytes/member")
 			}
 		}
 		b.Run("fixed/"+row.name, func(b *testing.B) {
